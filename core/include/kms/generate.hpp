@@ -1,0 +1,19 @@
+#pragma once
+// Seeded point-set generators (deterministic for a spec and seed, on every platform).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kms/dataset.hpp"
+
+namespace kms {
+
+// spec is "NAME" or "NAME:key=value,key=value", e.g. "blobs:n=100000,k=5,d=2,spread=0.05".
+// Generators: blobs, uniform, anisotropic, varied, circles, moons, he4d.
+// Throws InputError naming the spec and the offending key for a bad spec.
+// The result has truth_labels (and truth_centroids where defined).
+Dataset generate_dataset(std::string_view spec, std::uint64_t seed);
+// One line per generator with its keys and defaults, for --help and the GUI.
+std::string generator_help();
+
+}  // namespace kms

@@ -1,0 +1,40 @@
+#pragma once
+// Initial centroids, shared by every back end and deterministic for a seed.
+// The random stream is counter-based (kms/random.hpp) and every sum over points is
+// taken in a fixed blocked order, so a GPU implementation can reproduce the CPU's
+// choice exactly for the same seed.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kms/matrix.hpp"
+
+namespace kms {
+
+enum class InitMethod {
+    Random,                // k distinct points sampled uniformly
+    KMeansPlusPlus,        // D² sampling (Arthur & Vassilvitskii)
+    GreedyKMeansPlusPlus,  // D² sampling with scikit-learn's local trials (2 + ⌊ln k⌋ candidates)
+    Maximin,               // farthest point: first at random, then the point farthest from all chosen
+    File                   // centroids read from a file (any loader format)
+};
+
+std::string_view to_string(InitMethod);
+std::optional<InitMethod> parse_init_method(std::string_view);  // random|kmeans++|greedy-kmeans++|maximin
+
+struct InitOptions {
+    InitMethod method = InitMethod::KMeansPlusPlus;
+    std::uint64_t seed = 0;
+    int greedy_trials = 0;   // 0 = scikit-learn's default 2 + ⌊ln k⌋
+    std::string path;        // for InitMethod::File
+    int threads = 0;         // OpenMP threads for the distance passes; result does not depend on it
+};
+
+// k × d centroids. Throws InputError for k < 1 or k > n (naming the source),
+// and for a centroid file whose shape does not match (k rows, d columns).
+Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
+                                    const std::string& source_name = "data");
+
+}  // namespace kms

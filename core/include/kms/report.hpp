@@ -1,0 +1,27 @@
+#pragma once
+// Machine-readable run reports: one JSON object per iteration, one summary.
+#include <string>
+
+#include "kms/solver.hpp"
+#include "kms/stats.hpp"
+
+namespace kms {
+
+struct RunSummary {
+    std::string solver;          // SolverConfig::describe()
+    std::string data;            // dataset name
+    std::size_t n = 0, d = 0, k = 0;
+    int iterations = 0;
+    bool converged = false;      // stopped by a convergence test, not by max iterations
+    StopReason stop_reason = StopReason::NotStopped;
+    double inertia = 0.0;        // of the final labels and centroids
+    double total_time_ms = 0.0;  // sum of step times
+};
+
+std::string to_json(const IterationStats& stats);   // one line, no trailing newline
+std::string to_json(const RunSummary& summary);     // one line, no trailing newline
+std::string json_escape(const std::string& text);
+// Shortest text that parses back to the same double (JSON has no NaN: null).
+std::string json_number(double value);
+
+}  // namespace kms

@@ -1,0 +1,94 @@
+#pragma once
+// The one solver interface shared by every algorithm and back end (sequential,
+// OpenMP, CUDA), so the GUI, the CLI and the tests drive them alike.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kms/matrix.hpp"
+#include "kms/stats.hpp"
+
+namespace kms {
+
+enum class Algorithm { Lloyd, Elkan, Hamerly };
+enum class Backend { Sequential, OpenMP, CudaGlobal, CudaShared };
+enum class Precision { F32, F64 };
+enum class EmptyClusterPolicy { Keep, Farthest };
+enum class StopReason { NotStopped, NoLabelChange, Tolerance, MaxIterations };
+
+// Names used on the command line, in reports and in the GUI.
+std::string_view to_string(Algorithm);
+std::string_view to_string(Backend);
+std::string_view to_string(Precision);
+std::string_view to_string(EmptyClusterPolicy);
+std::string_view to_string(StopReason);
+// Parse a name; std::nullopt if unknown (callers turn that into an error naming the option).
+std::optional<Algorithm> parse_algorithm(std::string_view);
+std::optional<Backend> parse_backend(std::string_view);
+std::optional<Precision> parse_precision(std::string_view);
+std::optional<EmptyClusterPolicy> parse_empty_policy(std::string_view);
+
+struct SolverConfig {
+    Algorithm algorithm = Algorithm::Lloyd;
+    Backend backend = Backend::Sequential;
+    Precision precision = Precision::F64;
+    int threads = 0;                   // OpenMP threads; 0 = OpenMP's default
+    int max_iterations = 300;
+    double tol = 1e-4;                 // scikit-learn's meaning: relative to the mean feature variance
+    EmptyClusterPolicy empty_policy = EmptyClusterPolicy::Keep;
+    bool compute_inertia = false;      // fill IterationStats::inertia each step
+    bool record_point_status = false;  // keep per-point skipped/recomputed flags (GUI bounds view)
+    int cuda_block_size = 0;           // CUDA threads per block; 0 = automatic
+    int cuda_device = 0;
+
+    std::string describe() const;      // e.g. "hamerly/omp/f32"
+};
+
+// Per-point outcome of the last assignment, for the bounds view.
+enum class PointStatus : std::uint8_t { Recomputed = 0, Skipped = 1 };
+
+class Solver {
+public:
+    virtual ~Solver() = default;
+
+    virtual const SolverConfig& config() const = 0;
+
+    // The data, shared (never copied for double solvers). Resets the run.
+    virtual void set_data(std::shared_ptr<const Matrix<double>> points) = 0;
+    // k × d initial centroids. Resets the run to iteration 0 with these centroids.
+    virtual void set_initial_centroids(const Matrix<double>& centroids) = 0;
+    // Back to iteration 0 with the same initial centroids.
+    virtual void reset() = 0;
+
+    // One iteration: assign every point, then update the centroids. Throws
+    // kms::Error if there is no data or no centroids.
+    virtual IterationStats step() = 0;
+    // Relabel against the current centroids without moving them (what
+    // scikit-learn does after stopping on tol/max-iter, so labels match centroids).
+    // Returns the number of labels that changed.
+    virtual std::uint64_t finalize_labels() = 0;
+
+    virtual int iteration() const = 0;                       // steps done since reset
+    virtual bool converged() const = 0;                      // stop_reason() != NotStopped
+    virtual StopReason stop_reason() const = 0;
+    virtual const std::vector<std::int32_t>& labels() const = 0;   // -1 before the first step
+    virtual Matrix<double> centroids() const = 0;                  // current, k × d
+    virtual const std::vector<PointStatus>& point_status() const = 0;  // empty unless recorded
+    // Σ ||x - c(label(x))||² for the current labels and centroids (double accumulation).
+    virtual double inertia() const = 0;
+};
+
+// The stopping rule every back end applies after a step (scikit-learn's order:
+// unchanged labels first, then Σ shift² ≤ tol·mean variance, then max iterations).
+StopReason evaluate_stop(const SolverConfig& config, const IterationStats& stats, double tol_absolute);
+// tol × the mean over features of the data's variance (scikit-learn's _tolerance).
+double absolute_tolerance(const Matrix<double>& points, double tol);
+
+// Sequential and OpenMP solvers. Throws kms::Error for a CUDA back end (use
+// kms::make_solver from gpu/ "kms/backends.hpp", which dispatches to both).
+std::unique_ptr<Solver> make_cpu_solver(const SolverConfig& config);
+
+}  // namespace kms

@@ -1,0 +1,31 @@
+#pragma once
+// One statistics record per iteration, the same for every algorithm and back end.
+#include <cstdint>
+#include <limits>
+
+namespace kms {
+
+struct IterationStats {
+    int iteration = 0;                 // 1-based: the iteration this record describes
+
+    // Wall time per phase, milliseconds (CUDA back ends: CUDA events).
+    double time_assign_ms = 0.0;       // point–centroid distances and labels
+    double time_bounds_ms = 0.0;       // bound maintenance and centroid–centroid distances
+    double time_update_ms = 0.0;       // centroid recomputation, shifts
+    double time_total_ms = 0.0;        // the whole step (≥ the sum of phases)
+
+    std::uint64_t point_centroid_distances = 0;     // distance evaluations of points to centroids
+    std::uint64_t centroid_centroid_distances = 0;  // distance evaluations between centroids
+    std::uint64_t bound_skips = 0;     // points whose full search the bounds avoided
+    std::uint64_t labels_changed = 0;  // points whose label differs from the previous iteration
+    double max_shift = 0.0;            // largest centroid move (Euclidean) in this update
+    double mean_shift = 0.0;           // mean centroid move
+    double shift_sq_total = 0.0;       // Σ squared moves: scikit-learn's convergence quantity
+    int empty_clusters = 0;            // clusters that received no point in this assignment
+
+    // Σ ||x - c(label(x))||² of this iteration's labels and updated centroids; NaN
+    // unless the solver was asked for it (its distances are not counted above).
+    double inertia = std::numeric_limits<double>::quiet_NaN();
+};
+
+}  // namespace kms
