@@ -79,6 +79,12 @@ public:
     virtual const std::vector<PointStatus>& point_status() const = 0;  // empty unless recorded
     // Σ ||x - c(label(x))||² for the current labels and centroids (double accumulation).
     virtual double inertia() const = 0;
+
+    // CUDA back ends: the device copy of the labels / point status (n entries),
+    // valid until the next step or reset, for rendering without a host copy.
+    // nullptr for CPU back ends.
+    virtual const std::int32_t* device_labels() const { return nullptr; }
+    virtual const PointStatus* device_point_status() const { return nullptr; }
 };
 
 // The stopping rule every back end applies after a step (scikit-learn's order:
