@@ -1,0 +1,331 @@
+// Initial centroids: random, k-means++, greedy k-means++, maximin, from a file.
+//
+// REPRODUCIBLE ORDER (a CUDA implementation must follow this to the bit):
+//
+//  * Squared distance of point i to a centre: kms::squared_distance<double>
+//    (kms/distance.hpp): Σ_j (x_ij - c_j)², coordinates in index order j = 0..d-1,
+//    one rounding per operation, no FMA (-ffp-contract=off; nvcc --fmad=false).
+//  * D[i] (weight of point i) = min over chosen centres of that squared distance;
+//    after a centre c is chosen, D[i] = (s < D[i]) ? s : D[i] with s = dist(i, c).
+//    Before the first update D[i] = +infinity.
+//  * Blocks: point i belongs to block i / 4096 (kBlockSize). A block sum is
+//    Σ D[i] over the block's points in increasing i, starting from 0.0. The total
+//    is Σ block sums in increasing block order, starting from 0.0.
+//  * D² sampling with a uniform u in [0, 1): r = u * total. Walk the blocks with
+//    running = 0.0: the block is b when running + sum[b] > r, else running += sum[b].
+//    Inside block b, continue from that `running`: running += D[i] for i in
+//    increasing order, pick the first i with running > r. If rounding leaves no
+//    such i inside block b, pick the last i of block b with D[i] > 0. If no block
+//    qualifies, pick the last i overall with D[i] > 0.
+//  * Random numbers (kms/random.hpp, seed = InitOptions::seed):
+//      first centre (k-means++, greedy, maximin): random_below(seed, 0x1171, 0, n)
+//      k-means++ centre of round r (r = 1..k-1): u = random_uniform(seed, 0x1172, r)
+//      greedy candidate t of round r: u = random_uniform(seed, 0x1173, r * trials + t)
+//      random init, Floyd step s = 0..k-1 (j = n-k+s): random_below(seed, 0x1175, s, j + 1)
+//  * Greedy k-means++ (scikit-learn's): trials = 2 + ⌊ln k⌋ unless given. Each
+//    round samples `trials` candidates by D² from the same D (repeats allowed),
+//    computes each candidate's potential Σ min(D[i], dist(i, candidate)) in the
+//    blocked order above, and keeps the candidate with the smallest potential
+//    (ties → the lowest t).
+//  * Maximin: the point with the largest D[i], ties → the lowest i.
+//  * Fallback when the total is 0 (every point coincides with a chosen centre:
+//    fewer distinct points than k): the centre of round r is the m-th point not yet
+//    chosen, in increasing index order, with m = random_below(seed, 0x1174, r,
+//    number of points not yet chosen). Chosen indices are therefore always distinct.
+//
+// The OpenMP loops only split whole blocks (sums) or independent points (D
+// updates) between threads, so the result is identical for any thread count.
+#include "kms/init.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "kms/distance.hpp"
+#include "kms/error.hpp"
+#include "kms/io.hpp"
+#include "kms/random.hpp"
+
+namespace kms {
+namespace {
+
+constexpr std::size_t kBlockSize = 4096;
+constexpr std::uint64_t kStreamFirstCentre = 0x1171;
+constexpr std::uint64_t kStreamKMeansPlusPlus = 0x1172;
+constexpr std::uint64_t kStreamGreedyCandidates = 0x1173;
+constexpr std::uint64_t kStreamFallback = 0x1174;
+constexpr std::uint64_t kStreamRandom = 0x1175;
+
+// The nearest-centre weights D[i] with their fixed-order block sums.
+class NearestDistances {
+public:
+    NearestDistances(const Matrix<double>& points, int threads)
+        : points_(points),
+          threads_(threads),
+          weights_(points.rows(), std::numeric_limits<double>::infinity()),
+          block_sums_((points.rows() + kBlockSize - 1) / kBlockSize, 0.0) {}
+
+    // D[i] = min(D[i], dist(i, centre)) and the block sums, in one pass.
+    void add_centre(const double* centre) {
+        const std::size_t n = points_.rows(), d = points_.cols();
+        const auto blocks = static_cast<std::int64_t>(block_sums_.size());
+#pragma omp parallel for num_threads(threads_) schedule(static)
+        for (std::int64_t b = 0; b < blocks; ++b) {
+            const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
+            const std::size_t end = std::min(n, begin + kBlockSize);
+            double sum = 0.0;
+            for (std::size_t i = begin; i < end; ++i) {
+                const double s = squared_distance(points_.row(i), centre, d);
+                if (s < weights_[i]) weights_[i] = s;
+                sum += weights_[i];
+            }
+            block_sums_[static_cast<std::size_t>(b)] = sum;
+        }
+        total_ = 0.0;
+        for (double sum : block_sums_) total_ += sum;
+    }
+
+    double total() const { return total_; }
+    const std::vector<double>& weights() const { return weights_; }
+
+    // D² sampling with u in [0, 1) (see the order at the top of the file). Needs total() > 0.
+    std::size_t sample(double u) const {
+        const double target = u * total_;
+        double running = 0.0;
+        for (std::size_t b = 0; b < block_sums_.size(); ++b) {
+            if (running + block_sums_[b] > target) {
+                const std::size_t begin = b * kBlockSize;
+                const std::size_t end = std::min(weights_.size(), begin + kBlockSize);
+                for (std::size_t i = begin; i < end; ++i) {
+                    running += weights_[i];
+                    if (running > target) return i;
+                }
+                return last_positive(begin, end);
+            }
+            running += block_sums_[b];
+        }
+        return last_positive(0, weights_.size());
+    }
+
+    // Σ_i min(D[i], dist(i, candidate)) for each candidate, in the fixed blocked order.
+    std::vector<double> potentials(const std::vector<std::size_t>& candidates) const {
+        const std::size_t n = points_.rows(), d = points_.cols(), count = candidates.size();
+        const std::size_t blocks = block_sums_.size();
+        std::vector<double> block_potentials(count * blocks, 0.0);  // [t * blocks + b]
+#pragma omp parallel num_threads(threads_)
+        {
+            std::vector<double> sums(count);
+#pragma omp for schedule(static)
+            for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
+                const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
+                const std::size_t end = std::min(n, begin + kBlockSize);
+                std::fill(sums.begin(), sums.end(), 0.0);
+                for (std::size_t i = begin; i < end; ++i)
+                    for (std::size_t t = 0; t < count; ++t) {
+                        const double s = squared_distance(points_.row(i), points_.row(candidates[t]), d);
+                        sums[t] += s < weights_[i] ? s : weights_[i];
+                    }
+                for (std::size_t t = 0; t < count; ++t) block_potentials[t * blocks + static_cast<std::size_t>(b)] = sums[t];
+            }
+        }
+        std::vector<double> totals(count, 0.0);
+        for (std::size_t t = 0; t < count; ++t)
+            for (std::size_t b = 0; b < blocks; ++b) totals[t] += block_potentials[t * blocks + b];
+        return totals;
+    }
+
+    // The point with the largest D[i], ties → lowest i.
+    std::size_t farthest() const {
+        const std::size_t n = weights_.size(), blocks = block_sums_.size();
+        std::vector<std::size_t> block_best(blocks);
+#pragma omp parallel for num_threads(threads_) schedule(static)
+        for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
+            const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
+            const std::size_t end = std::min(n, begin + kBlockSize);
+            std::size_t best = begin;
+            for (std::size_t i = begin + 1; i < end; ++i)
+                if (weights_[i] > weights_[best]) best = i;
+            block_best[static_cast<std::size_t>(b)] = best;
+        }
+        std::size_t best = block_best[0];
+        for (std::size_t b = 1; b < blocks; ++b)
+            if (weights_[block_best[b]] > weights_[best]) best = block_best[b];
+        return best;
+    }
+
+private:
+    std::size_t last_positive(std::size_t begin, std::size_t end) const {
+        for (std::size_t i = end; i > begin; --i)
+            if (weights_[i - 1] > 0.0) return i - 1;
+        return end - 1;  // unreachable when the caller saw a positive sum
+    }
+
+    const Matrix<double>& points_;
+    int threads_;
+    std::vector<double> weights_;
+    std::vector<double> block_sums_;
+    double total_ = 0.0;
+};
+
+// Chosen point indices, in order, and the centres they make.
+class Selection {
+public:
+    Selection(const Matrix<double>& points, std::size_t k) : points_(points), chosen_(points.rows(), 0) {
+        order_.reserve(k);
+    }
+
+    void add(std::size_t index) {
+        chosen_[index] = 1;
+        order_.push_back(index);
+    }
+    std::size_t count() const { return order_.size(); }
+
+    // Fallback when every point coincides with a chosen centre: the m-th unchosen point.
+    std::size_t uniform_unchosen(std::uint64_t seed, std::uint64_t round) const {
+        const std::uint64_t remaining = chosen_.size() - order_.size();
+        std::uint64_t m = random_below(seed, kStreamFallback, round, remaining);
+        for (std::size_t i = 0; i < chosen_.size(); ++i)
+            if (!chosen_[i] && m-- == 0) return i;
+        return chosen_.size() - 1;  // unreachable: remaining > 0 because k ≤ n
+    }
+
+    Matrix<double> centres() const {
+        const std::size_t d = points_.cols();
+        Matrix<double> out(order_.size(), d);
+        for (std::size_t c = 0; c < order_.size(); ++c)
+            std::copy(points_.row(order_[c]), points_.row(order_[c]) + d, out.row(c));
+        return out;
+    }
+
+private:
+    const Matrix<double>& points_;
+    std::vector<char> chosen_;
+    std::vector<std::size_t> order_;
+};
+
+// k distinct indices, uniformly (Robert Floyd's sampling: k draws, no O(n) memory).
+Matrix<double> random_init(const Matrix<double>& points, std::size_t k, std::uint64_t seed) {
+    const std::uint64_t n = points.rows();
+    std::unordered_set<std::uint64_t> taken;
+    taken.reserve(k);
+    Selection selection(points, k);
+    for (std::uint64_t step = 0; step < k; ++step) {
+        const std::uint64_t j = n - k + step;
+        const std::uint64_t t = random_below(seed, kStreamRandom, step, j + 1);
+        const std::uint64_t pick = taken.count(t) ? j : t;
+        taken.insert(pick);
+        selection.add(pick);
+    }
+    return selection.centres();
+}
+
+int default_greedy_trials(std::size_t k) {
+    return 2 + static_cast<int>(std::floor(std::log(static_cast<double>(k))));
+}
+
+Matrix<double> seeded_init(const Matrix<double>& points, std::size_t k, const InitOptions& options,
+                           const std::string& source_name) {
+    const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    const std::uint64_t seed = options.seed;
+    NearestDistances nearest(points, threads);
+    Selection selection(points, k);
+    const auto choose = [&](std::size_t index) {
+        selection.add(index);
+        nearest.add_centre(points.row(index));
+        if (!std::isfinite(nearest.total()))
+            throw InputError::whole(source_name, "squared distances between points overflow (or are not numbers); "
+                                                 "rescale the data");
+    };
+    choose(random_below(seed, kStreamFirstCentre, 0, points.rows()));
+
+    const std::size_t trials = options.greedy_trials > 0 ? static_cast<std::size_t>(options.greedy_trials)
+                                                          : static_cast<std::size_t>(default_greedy_trials(k));
+    for (std::uint64_t round = 1; round < k; ++round) {
+        if (!(nearest.total() > 0.0)) {
+            choose(selection.uniform_unchosen(seed, round));
+            continue;
+        }
+        switch (options.method) {
+            case InitMethod::KMeansPlusPlus:
+                choose(nearest.sample(random_uniform(seed, kStreamKMeansPlusPlus, round)));
+                break;
+            case InitMethod::GreedyKMeansPlusPlus: {
+                std::vector<std::size_t> candidates(trials);
+                for (std::size_t t = 0; t < trials; ++t)
+                    candidates[t] = nearest.sample(random_uniform(seed, kStreamGreedyCandidates, round * trials + t));
+                const std::vector<double> potentials = nearest.potentials(candidates);
+                std::size_t best = 0;
+                for (std::size_t t = 1; t < trials; ++t)
+                    if (potentials[t] < potentials[best]) best = t;
+                choose(candidates[best]);
+                break;
+            }
+            default:  // Maximin
+                choose(nearest.farthest());
+                break;
+        }
+    }
+    return selection.centres();
+}
+
+Matrix<double> file_init(const Matrix<double>& points, std::size_t k, const InitOptions& options) {
+    if (options.path.empty()) throw Error("initialisation 'file' needs the path of a centroid file");
+    Matrix<double> centres = load_matrix(options.path);
+    if (centres.rows() != k || centres.cols() != points.cols())
+        throw InputError::whole(options.path, "the initial centroids are " + std::to_string(centres.rows()) +
+                                                  " rows × " + std::to_string(centres.cols()) +
+                                                  " columns; expected k = " + std::to_string(k) + " rows × d = " +
+                                                  std::to_string(points.cols()) + " columns");
+    for (std::size_t c = 0; c < centres.rows(); ++c)
+        for (std::size_t j = 0; j < centres.cols(); ++j)
+            if (!std::isfinite(centres(c, j)))
+                throw InputError::whole(options.path, "centroid " + std::to_string(c + 1) + ", column " +
+                                                          std::to_string(j + 1) + " is not a finite number");
+    return centres;
+}
+
+}  // namespace
+
+std::string_view to_string(InitMethod method) {
+    switch (method) {
+        case InitMethod::Random: return "random";
+        case InitMethod::KMeansPlusPlus: return "kmeans++";
+        case InitMethod::GreedyKMeansPlusPlus: return "greedy-kmeans++";
+        case InitMethod::Maximin: return "maximin";
+        case InitMethod::File: return "file";
+    }
+    return "unknown";
+}
+
+std::optional<InitMethod> parse_init_method(std::string_view name) {
+    for (InitMethod method : {InitMethod::Random, InitMethod::KMeansPlusPlus, InitMethod::GreedyKMeansPlusPlus,
+                              InitMethod::Maximin, InitMethod::File})
+        if (name == to_string(method)) return method;
+    return std::nullopt;
+}
+
+Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
+                                    const std::string& source_name) {
+    const std::size_t n = points.rows();
+    if (k < 1 || k > n)
+        throw InputError::whole(source_name, "k = " + std::to_string(k) + " must be between 1 and n = " +
+                                                 std::to_string(n));
+    if (points.cols() == 0) throw InputError::whole(source_name, "the points have no coordinates (d = 0)");
+    if (options.greedy_trials < 0)
+        throw Error("greedy k-means++ trials = " + std::to_string(options.greedy_trials) + " must be ≥ 0 (0 = 2 + ⌊ln k⌋)");
+    switch (options.method) {
+        case InitMethod::Random: return random_init(points, k, options.seed);
+        case InitMethod::File: return file_init(points, k, options);
+        case InitMethod::KMeansPlusPlus:
+        case InitMethod::GreedyKMeansPlusPlus:
+        case InitMethod::Maximin: return seeded_init(points, k, options, source_name);
+    }
+    throw Error("unknown initialisation method");
+}
+
+}  // namespace kms
