@@ -1,0 +1,159 @@
+// Loader speed: writes a 2-D CSV of random decimals (6 to 8 significant digits;
+// 10^7 lines by default), then times load_dataset on it, median of 3 runs, on
+// one thread and on all OpenMP threads. The same points are also saved as
+// .npy and timed.
+//
+//   bench_load [--lines N] [--repeats R] [--keep] [PATH]
+//
+// With PATH the file is written there (and kept with --keep); without it a
+// file under $TMPDIR (or /tmp) is used and removed afterwards. If PATH already
+// exists and --reuse is given, it is timed as is instead of being generated.
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kms/error.hpp"
+#include "kms/io.hpp"
+#include "kms/random.hpp"
+
+namespace {
+
+struct Options {
+    std::size_t lines = 10'000'000;
+    int repeats = 3;
+    bool keep = false;
+    bool reuse = false;
+    std::string path;
+};
+
+[[noreturn]] void usage(const char* message) {
+    std::fprintf(stderr, "bench_load: %s\nusage: bench_load [--lines N] [--repeats R] [--keep] [--reuse] [PATH]\n",
+                 message);
+    std::exit(2);
+}
+
+Options parse_options(int argc, char** argv) {
+    Options options;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--lines" && i + 1 < argc) options.lines = std::strtoull(argv[++i], nullptr, 10);
+        else if (arg == "--repeats" && i + 1 < argc) options.repeats = std::atoi(argv[++i]);
+        else if (arg == "--keep") options.keep = true;
+        else if (arg == "--reuse") options.reuse = true;
+        else if (!arg.empty() && arg[0] != '-' && options.path.empty()) options.path = arg;
+        else usage(("unknown argument " + arg).c_str());
+    }
+    if (options.lines == 0 || options.repeats < 1) usage("--lines and --repeats must be positive");
+    return options;
+}
+
+// Random decimals in [-1000, 1000) with 6, 7 or 8 significant digits, e.g. "-734.2915,12.90871".
+std::string make_csv(std::size_t lines) {
+    std::string text;
+    text.reserve(lines * 22);
+    char buffer[64];
+    for (std::size_t i = 0; i < lines; ++i) {
+        for (int j = 0; j < 2; ++j) {
+            const std::uint64_t counter = 2 * i + static_cast<std::uint64_t>(j);
+            const double value = kms::random_uniform(42, 0, counter) * 2000.0 - 1000.0;
+            const int digits = 6 + static_cast<int>(kms::random_below(42, 1, counter, 3));
+            const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed,
+                                              std::max(0, digits - 3));
+            text.append(buffer, result.ptr);
+            text += j == 0 ? ',' : '\n';
+        }
+    }
+    return text;
+}
+
+std::string npy_bytes(const kms::Matrix<double>& points) {
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(points.rows()) +
+                         ", " + std::to_string(points.cols()) + "), }";
+    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+    header += '\n';
+    std::string bytes("\x93NUMPY\x01\x00", 8);
+    bytes += static_cast<char>(header.size() & 0xff);
+    bytes += static_cast<char>(header.size() >> 8);
+    bytes += header;
+    bytes.append(reinterpret_cast<const char*>(points.data()), points.size() * sizeof(double));
+    return bytes;
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+// Median seconds of `repeats` loads; checks the shape every time.
+double time_loads(const std::string& path, int repeats, std::size_t rows, std::size_t cols) {
+    std::vector<double> seconds;
+    for (int r = 0; r < repeats; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        const kms::Dataset dataset = kms::load_dataset(path);
+        const auto stop = std::chrono::steady_clock::now();
+        if (dataset.n() != rows || dataset.d() != cols) {
+            std::fprintf(stderr, "bench_load: %s loaded as %zu x %zu, expected %zu x %zu\n", path.c_str(),
+                         dataset.n(), dataset.d(), rows, cols);
+            std::exit(1);
+        }
+        seconds.push_back(std::chrono::duration<double>(stop - start).count());
+    }
+    return median(seconds);
+}
+
+void report(const char* what, int threads, double seconds, std::uintmax_t bytes, std::size_t lines) {
+    std::printf("%-6s threads=%-2d median=%8.3f s  %8.1f MB/s  %8.2f M lines/s\n", what, threads, seconds,
+                static_cast<double>(bytes) / seconds / 1e6, static_cast<double>(lines) / seconds / 1e6);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    Options options = parse_options(argc, argv);
+    const bool temporary = options.path.empty();
+    if (temporary) {
+        const char* tmp = std::getenv("TMPDIR");
+        options.path = std::string(tmp && *tmp ? tmp : "/tmp") + "/kms_bench_load_" + std::to_string(::getpid()) + ".csv";
+    }
+    if (!(options.reuse && std::filesystem::exists(options.path))) {
+        std::printf("writing %zu lines to %s\n", options.lines, options.path.c_str());
+        kms::write_text_file(options.path, make_csv(options.lines));
+    }
+    const std::uintmax_t bytes = std::filesystem::file_size(options.path);
+    // The line count of a reused file comes from a first load.
+    const kms::Dataset reference = kms::load_dataset(options.path);
+    const std::size_t rows = reference.n();
+    const std::size_t cols = reference.d();
+    std::printf("file: %s, %.1f MB, %zu rows x %zu columns; median of %d loads (file in the page cache)\n",
+                options.path.c_str(), static_cast<double>(bytes) / 1e6, rows, cols, options.repeats);
+
+    const int all_threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    report("csv", 1, time_loads(options.path, options.repeats, rows, cols), bytes, rows);
+    if (all_threads > 1) {
+        omp_set_num_threads(all_threads);
+        report("csv", all_threads, time_loads(options.path, options.repeats, rows, cols), bytes, rows);
+    }
+
+    const std::string npy_path = options.path + ".npy";
+    kms::write_text_file(npy_path, npy_bytes(reference.points));
+    const std::uintmax_t npy_size = std::filesystem::file_size(npy_path);
+    omp_set_num_threads(1);
+    report("npy", 1, time_loads(npy_path, options.repeats, rows, cols), npy_size, rows);
+    std::filesystem::remove(npy_path);
+
+    if (temporary && !options.keep) std::filesystem::remove(options.path);
+    return 0;
+} catch (const std::exception& error) {
+    std::fprintf(stderr, "bench_load: %s\n", error.what());
+    return 1;
+}

@@ -1,0 +1,48 @@
+#pragma once
+// Private pieces shared by the loaders (io.cpp, io_file.cpp, io_text.cpp, io_npy.cpp).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kms/io.hpp"
+#include "kms/matrix.hpp"
+
+namespace kms::io_detail {
+
+// A whole file in memory. Not zero-initialised on allocation: a 200 MB file
+// should cost one read, not a memset and a read.
+struct FileBytes {
+    std::unique_ptr<char[]> data;
+    std::size_t size = 0;
+
+    std::string_view view() const noexcept { return {data.get(), size}; }
+    void release() noexcept { data.reset(); size = 0; }
+};
+
+// Reads the whole file; InputError (with the OS reason) when it cannot be opened,
+// is a directory or fails to read; kms::Error when cancelled.
+FileBytes read_whole_file(const std::string& path, const std::stop_token& cancel);
+
+[[noreturn]] void throw_cancelled(const std::string& path);
+
+// "\x93NUMPY" at the start: the .npy magic, whatever the file is called.
+bool has_npy_magic(std::string_view bytes) noexcept;
+
+// Delimited text / benchmark-set text. The buffer is released as soon as it is
+// no longer needed, so the peak memory is the buffer plus the matrix.
+Matrix<double> parse_text_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options);
+std::vector<std::int32_t> parse_text_labels(const std::string& path, FileBytes& bytes);
+
+// NumPy .npy, versions 1.0, 2.0, 3.0, C order, 1-D or 2-D.
+Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes, const LoadOptions& options);
+std::vector<std::int32_t> parse_npy_labels(const std::string& path, const FileBytes& bytes);
+
+// A token as it may appear in a message: non-printable bytes escaped as \xNN,
+// long tokens shortened, in single quotes.
+std::string quote_token(std::string_view token);
+
+}  // namespace kms::io_detail

@@ -1,0 +1,86 @@
+// Public loaders: format detection by content (the .npy magic), then the text
+// or .npy parser; ground truth picked up from files beside the data.
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "detail/io_detail.hpp"
+#include "kms/error.hpp"
+#include "kms/io.hpp"
+
+namespace kms {
+namespace {
+
+Matrix<double> load_any_matrix(const std::string& path, const LoadOptions& options) {
+    io_detail::FileBytes bytes = io_detail::read_whole_file(path, options.cancel);
+    if (io_detail::has_npy_magic(bytes.view())) return io_detail::parse_npy_matrix(path, bytes, options);
+    return io_detail::parse_text_matrix(path, bytes, options);
+}
+
+bool is_regular_file(const std::string& path) {
+    std::error_code error;
+    return std::filesystem::is_regular_file(path, error);
+}
+
+// NAME.txt / NAME.csv -> NAME (empty when the data file has another extension).
+std::string benchmark_stem(const std::string& path) {
+    const std::filesystem::path file(path);
+    std::string extension = file.extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (extension != ".txt" && extension != ".csv") return {};
+    return path.substr(0, path.size() - extension.size());
+}
+
+// Benchmark labels are 1..k: stored 0-based. Negative labels (e.g. "noise")
+// have no cluster to map to, so they are refused rather than guessed at.
+std::vector<std::int32_t> load_truth_labels(const std::string& labels_path, std::size_t points,
+                                            const std::string& data_path) {
+    std::vector<std::int32_t> labels = load_labels(labels_path);
+    if (labels.size() != points)
+        throw InputError::whole(labels_path, "has " + std::to_string(labels.size()) + " labels but " + data_path +
+                                                 " has " + std::to_string(points) + " points");
+    const auto smallest = std::min_element(labels.begin(), labels.end());
+    if (*smallest < 0)
+        throw InputError::whole(labels_path, "label " + std::to_string(*smallest) + " (point " +
+                                                 std::to_string(smallest - labels.begin()) +
+                                                 ") is negative: ground-truth labels must be 0-based or 1-based");
+    if (*smallest == 1)
+        for (std::int32_t& label : labels) label -= 1;
+    return labels;
+}
+
+}  // namespace
+
+Dataset load_dataset(const std::string& path, const LoadOptions& options) {
+    Dataset dataset;
+    dataset.name = path;
+    dataset.points = load_any_matrix(path, options);
+    if (!options.attach_ground_truth) return dataset;
+    const std::string stem = benchmark_stem(path);
+    if (stem.empty()) return dataset;
+    const std::string labels_path = stem + "-labels.txt";
+    if (is_regular_file(labels_path)) dataset.truth_labels = load_truth_labels(labels_path, dataset.n(), path);
+    const std::string centroids_path = stem + "-gt.txt";
+    if (is_regular_file(centroids_path)) {
+        Matrix<double> centroids = load_any_matrix(centroids_path, LoadOptions{{}, options.cancel, false});
+        if (centroids.cols() != dataset.d())
+            throw InputError::whole(centroids_path, "true centroids have " + std::to_string(centroids.cols()) +
+                                                        " coordinates but " + path + " has " +
+                                                        std::to_string(dataset.d()));
+        dataset.truth_centroids = std::move(centroids);
+    }
+    return dataset;
+}
+
+Matrix<double> load_matrix(const std::string& path, const LoadOptions& options) {
+    return load_any_matrix(path, options);
+}
+
+std::vector<std::int32_t> load_labels(const std::string& path) {
+    io_detail::FileBytes bytes = io_detail::read_whole_file(path, {});
+    if (io_detail::has_npy_magic(bytes.view())) return io_detail::parse_npy_labels(path, bytes);
+    return io_detail::parse_text_labels(path, bytes);
+}
+
+}  // namespace kms

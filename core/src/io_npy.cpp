@@ -1,0 +1,346 @@
+// NumPy .npy: "\x93NUMPY", version bytes, header length, then a Python dict
+// literal {'descr': '<f8', 'fortran_order': False, 'shape': (n, d), } padded
+// with spaces, then the raw array. Every refusal names the byte offset.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include "detail/io_detail.hpp"
+#include "kms/error.hpp"
+
+namespace kms::io_detail {
+namespace {
+
+static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big,
+              "mixed-endian machines are not supported");
+
+enum class Kind { Float, Signed, Unsigned };
+
+struct DType {
+    std::string text;  // as written in the header, for messages
+    Kind kind = Kind::Float;
+    std::size_t item_size = 8;
+    bool swap = false;  // stored with the other byte order than this machine's
+};
+
+struct Header {
+    DType dtype;
+    std::vector<std::uint64_t> shape;
+    std::size_t data_offset = 0;
+};
+
+// A recursive-descent reader for the small subset of Python literals that
+// NumPy writes in the header; positions are byte offsets in the file.
+class HeaderReader {
+public:
+    HeaderReader(const std::string& path, std::string_view text, std::size_t offset)
+        : path_(path), text_(text), offset_(offset) {}
+
+    [[noreturn]] void fail(const std::string& reason) const {
+        throw InputError::at_byte(path_, offset_ + pos_, "bad .npy header: " + reason);
+    }
+    std::size_t file_offset() const { return offset_ + pos_; }
+
+    void skip_space() {
+        while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
+                                       text_[pos_] == '\r'))
+            ++pos_;
+    }
+    bool at_end() const { return pos_ >= text_.size(); }
+    char peek() const { return at_end() ? '\0' : text_[pos_]; }
+    bool accept(char c) {
+        skip_space();
+        if (peek() != c) return false;
+        ++pos_;
+        return true;
+    }
+    void expect(char c, const char* what) {
+        if (!accept(c)) fail(std::string("expected ") + what);
+    }
+
+    std::string read_string() {
+        skip_space();
+        const char quote = peek();
+        if (quote != '\'' && quote != '"') fail("expected a quoted string");
+        ++pos_;
+        const std::size_t start = pos_;
+        while (!at_end() && text_[pos_] != quote) {
+            if (text_[pos_] == '\\') fail("escape sequences in header strings are not supported");
+            ++pos_;
+        }
+        if (at_end()) fail("unterminated string");
+        std::string value(text_.substr(start, pos_ - start));
+        ++pos_;
+        return value;
+    }
+
+    bool read_bool() {
+        skip_space();
+        if (text_.substr(pos_, 4) == "True") {
+            pos_ += 4;
+            return true;
+        }
+        if (text_.substr(pos_, 5) == "False") {
+            pos_ += 5;
+            return false;
+        }
+        fail("expected True or False");
+    }
+
+    std::vector<std::uint64_t> read_shape() {
+        expect('(', "'(' starting the shape tuple");
+        std::vector<std::uint64_t> shape;
+        for (;;) {
+            if (accept(')')) break;
+            skip_space();
+            if (peek() < '0' || peek() > '9') fail("expected a non-negative integer in the shape");
+            std::uint64_t value = 0;
+            while (!at_end() && peek() >= '0' && peek() <= '9') {
+                const std::uint64_t digit = static_cast<std::uint64_t>(peek() - '0');
+                if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) fail("shape value too large");
+                value = value * 10 + digit;
+                ++pos_;
+            }
+            if (peek() == 'L') ++pos_;  // Python 2 era files wrote 3L
+            shape.push_back(value);
+            if (accept(')')) break;
+            expect(',', "',' or ')' in the shape tuple");
+        }
+        return shape;
+    }
+
+private:
+    const std::string& path_;
+    std::string_view text_;
+    std::size_t offset_;
+    std::size_t pos_ = 0;
+};
+
+DType parse_dtype(const HeaderReader& reader, const std::string& descr) {
+    const std::string supported = " (supported: float32/float64 and 8- to 64-bit integers, e.g. '<f8', '<f4', '<i8', '<i4')";
+    DType dtype;
+    dtype.text = descr;
+    std::size_t pos = 0;
+    char order = '=';
+    if (!descr.empty() && (descr[0] == '<' || descr[0] == '>' || descr[0] == '=' || descr[0] == '|')) order = descr[pos++];
+    if (pos >= descr.size()) reader.fail("unsupported dtype '" + descr + "'" + supported);
+    const char kind = descr[pos++];
+    std::size_t size = 0;
+    if (pos == descr.size()) reader.fail("unsupported dtype '" + descr + "'" + supported);
+    for (; pos < descr.size(); ++pos) {
+        if (descr[pos] < '0' || descr[pos] > '9' || size > 64) reader.fail("unsupported dtype '" + descr + "'" + supported);
+        size = size * 10 + static_cast<std::size_t>(descr[pos] - '0');
+    }
+    if (kind == 'f' && (size == 4 || size == 8)) dtype.kind = Kind::Float;
+    else if (kind == 'i' && (size == 1 || size == 2 || size == 4 || size == 8)) dtype.kind = Kind::Signed;
+    else if (kind == 'u' && (size == 1 || size == 2 || size == 4 || size == 8)) dtype.kind = Kind::Unsigned;
+    else reader.fail("unsupported dtype '" + descr + "'" + supported);
+    dtype.item_size = size;
+    // '|' means "byte order not applicable": only true of one-byte types.
+    if (order == '|' && size != 1)
+        reader.fail("dtype '" + descr + "' has no byte order ('|') but items of " + std::to_string(size) + " bytes");
+    const bool big = order == '>' || (order == '=' && std::endian::native == std::endian::big);
+    dtype.swap = size > 1 && order != '|' && big != (std::endian::native == std::endian::big);
+    return dtype;
+}
+
+Header parse_header(const std::string& path, std::string_view bytes) {
+    // Magic already checked by the caller.
+    if (bytes.size() < 10) throw InputError::at_byte(path, bytes.size(), "truncated .npy file: the header is cut short");
+    const auto major = static_cast<unsigned char>(bytes[6]);
+    const auto minor = static_cast<unsigned char>(bytes[7]);
+    if (!((major == 1 || major == 2 || major == 3) && minor == 0))
+        throw InputError::at_byte(path, 6,
+                                  "unsupported .npy format version " + std::to_string(major) + "." +
+                                      std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)");
+    const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
+    std::size_t header_length = 0;
+    std::size_t header_start = 0;
+    if (major == 1) {
+        header_length = raw[8] | (std::size_t{raw[9]} << 8);
+        header_start = 10;
+    } else {
+        if (bytes.size() < 12)
+            throw InputError::at_byte(path, bytes.size(), "truncated .npy file: the header is cut short");
+        header_length = raw[8] | (std::size_t{raw[9]} << 8) | (std::size_t{raw[10]} << 16) | (std::size_t{raw[11]} << 24);
+        header_start = 12;
+    }
+    if (header_start + header_length > bytes.size())
+        throw InputError::at_byte(path, bytes.size(),
+                                  "truncated .npy file: the header should be " + std::to_string(header_length) +
+                                      " bytes from byte " + std::to_string(header_start) + ", the file ends first");
+
+    HeaderReader reader(path, bytes.substr(header_start, header_length), header_start);
+    std::optional<std::string> descr;
+    std::optional<bool> fortran_order;
+    std::optional<std::vector<std::uint64_t>> shape;
+    std::size_t fortran_offset = 0;
+    reader.expect('{', "'{' starting the header dictionary");
+    for (;;) {
+        if (reader.accept('}')) break;
+        const std::size_t key_offset = (reader.skip_space(), reader.file_offset());
+        const std::string key = reader.read_string();
+        reader.expect(':', "':' after a key");
+        reader.skip_space();
+        if (key == "descr") {
+            if (descr) reader.fail("duplicate key 'descr'");
+            if (reader.peek() == '[') reader.fail("structured dtypes (descr is a list of fields) are not supported");
+            descr = reader.read_string();
+        } else if (key == "fortran_order") {
+            if (fortran_order) reader.fail("duplicate key 'fortran_order'");
+            fortran_offset = reader.file_offset();
+            fortran_order = reader.read_bool();
+        } else if (key == "shape") {
+            if (shape) reader.fail("duplicate key 'shape'");
+            shape = reader.read_shape();
+        } else {
+            throw InputError::at_byte(path, key_offset, "bad .npy header: unexpected key '" + key + "'");
+        }
+        if (reader.accept('}')) break;
+        reader.expect(',', "',' or '}' in the header dictionary");
+    }
+    reader.skip_space();
+    if (!reader.at_end()) reader.fail("unexpected text after the header dictionary");
+    if (!descr) reader.fail("missing key 'descr'");
+    if (!fortran_order) reader.fail("missing key 'fortran_order'");
+    if (!shape) reader.fail("missing key 'shape'");
+    if (*fortran_order)
+        throw InputError::at_byte(path, fortran_offset,
+                                  "Fortran-order (column-major) arrays are not supported: save with "
+                                  "np.save(path, np.ascontiguousarray(a))");
+    Header header;
+    header.dtype = parse_dtype(reader, *descr);
+    header.shape = *shape;
+    header.data_offset = header_start + header_length;
+    return header;
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// Checks that exactly count items follow the header.
+void check_data_size(const std::string& path, std::string_view bytes, const Header& header, std::uint64_t count) {
+    const std::uint64_t available = bytes.size() - header.data_offset;
+    if (count > available / header.dtype.item_size)
+        throw InputError::at_byte(path, bytes.size(),
+                                  "truncated .npy file: shape " + shape_text(header.shape) + " of '" +
+                                      header.dtype.text + "' needs " + std::to_string(count * header.dtype.item_size) +
+                                      " data bytes after byte " + std::to_string(header.data_offset) + ", found " +
+                                      std::to_string(available));
+    const std::uint64_t expected = count * header.dtype.item_size;
+    if (available > expected)
+        throw InputError::at_byte(path, header.data_offset + expected,
+                                  std::to_string(available - expected) + " unexpected bytes after the array data");
+}
+
+// Reads item i as T (double or int64), converting byte order and width.
+template <typename T>
+T read_item(const char* data, const DType& dtype, std::size_t i) {
+    unsigned char raw[8];
+    std::memcpy(raw, data + i * dtype.item_size, dtype.item_size);
+    if (dtype.swap) std::reverse(raw, raw + dtype.item_size);
+    switch (dtype.kind) {
+        case Kind::Float:
+            if (dtype.item_size == 4) {
+                float value;
+                std::memcpy(&value, raw, 4);
+                return static_cast<T>(value);
+            } else {
+                double value;
+                std::memcpy(&value, raw, 8);
+                return static_cast<T>(value);
+            }
+        case Kind::Signed:
+            switch (dtype.item_size) {
+                case 1: { std::int8_t v; std::memcpy(&v, raw, 1); return static_cast<T>(v); }
+                case 2: { std::int16_t v; std::memcpy(&v, raw, 2); return static_cast<T>(v); }
+                case 4: { std::int32_t v; std::memcpy(&v, raw, 4); return static_cast<T>(v); }
+                default: { std::int64_t v; std::memcpy(&v, raw, 8); return static_cast<T>(v); }
+            }
+        case Kind::Unsigned:
+            switch (dtype.item_size) {
+                case 1: { std::uint8_t v; std::memcpy(&v, raw, 1); return static_cast<T>(v); }
+                case 2: { std::uint16_t v; std::memcpy(&v, raw, 2); return static_cast<T>(v); }
+                case 4: { std::uint32_t v; std::memcpy(&v, raw, 4); return static_cast<T>(v); }
+                default: { std::uint64_t v; std::memcpy(&v, raw, 8); return static_cast<T>(v); }
+            }
+    }
+    return T{};
+}
+
+// Items between two looks at the stop token / progress reports (8 MB of doubles).
+constexpr std::size_t kItemsPerCheck = std::size_t{1} << 20;
+
+}  // namespace
+
+Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes, const LoadOptions& options) {
+    const std::string_view view = bytes.view();
+    const Header header = parse_header(path, view);
+    if (header.shape.empty() || header.shape.size() > 2)
+        throw InputError::at_byte(path, 8,
+                                  "expected a 1-D or 2-D array (points × coordinates), the shape is " +
+                                      shape_text(header.shape));
+    const std::uint64_t rows = header.shape[0];
+    const std::uint64_t columns = header.shape.size() == 2 ? header.shape[1] : 1;
+    if (rows == 0 || columns == 0)
+        throw InputError::at_byte(path, 8, "empty array (shape " + shape_text(header.shape) + "): no data");
+    if (rows > std::numeric_limits<std::uint64_t>::max() / columns / 8)
+        throw InputError::at_byte(path, 8, "shape " + shape_text(header.shape) + " is too large");
+    const std::uint64_t count = rows * columns;
+    check_data_size(path, view, header, count);
+
+    std::vector<double> values(count);
+    const char* data = bytes.data.get() + header.data_offset;
+    const bool is_float = header.dtype.kind == Kind::Float;
+    for (std::size_t start = 0; start < count; start += kItemsPerCheck) {
+        if (options.cancel.stop_requested()) throw_cancelled(path);
+        const std::size_t stop = std::min<std::size_t>(count, start + kItemsPerCheck);
+        for (std::size_t i = start; i < stop; ++i) {
+            const double value = read_item<double>(data, header.dtype, i);
+            if (is_float && !std::isfinite(value))
+                throw InputError::at_byte(path, header.data_offset + i * header.dtype.item_size,
+                                          std::string(std::isnan(value) ? "NaN" : "an infinite value") +
+                                              " is not a valid coordinate (element [" + std::to_string(i / columns) +
+                                              ", " + std::to_string(i % columns) + "])");
+            values[i] = value;
+        }
+        if (options.progress)
+            options.progress(header.data_offset + stop * header.dtype.item_size, bytes.size);
+    }
+    return Matrix<double>(rows, columns, std::move(values));
+}
+
+std::vector<std::int32_t> parse_npy_labels(const std::string& path, const FileBytes& bytes) {
+    const std::string_view view = bytes.view();
+    const Header header = parse_header(path, view);
+    const bool column = header.shape.size() == 2 && header.shape[1] == 1;
+    if (header.shape.size() != 1 && !column)
+        throw InputError::at_byte(path, 8, "labels must be a 1-D array, the shape is " + shape_text(header.shape));
+    if (header.dtype.kind == Kind::Float)
+        throw InputError::at_byte(path, 8, "labels must be integers, the dtype is '" + header.dtype.text + "'");
+    const std::uint64_t count = header.shape[0];
+    if (count == 0) throw InputError::at_byte(path, 8, "empty array: no labels");
+    check_data_size(path, view, header, count);
+
+    std::vector<std::int32_t> labels(count);
+    const char* data = bytes.data.get() + header.data_offset;
+    for (std::size_t i = 0; i < count; ++i) {
+        // Unsigned 64-bit values above INT64_MAX wrap negative here; they are out of range either way.
+        const bool unsigned_too_big = header.dtype.kind == Kind::Unsigned && header.dtype.item_size == 8 &&
+                                      read_item<std::uint64_t>(data, header.dtype, i) > INT32_MAX;
+        const std::int64_t value = read_item<std::int64_t>(data, header.dtype, i);
+        if (unsigned_too_big || value < INT32_MIN || value > INT32_MAX)
+            throw InputError::at_byte(path, header.data_offset + i * header.dtype.item_size,
+                                      "label does not fit in a 32-bit integer (element " + std::to_string(i) + ")");
+        labels[i] = static_cast<std::int32_t>(value);
+    }
+    return labels;
+}
+
+}  // namespace kms::io_detail

@@ -1,0 +1,511 @@
+// Delimited text: comma / semicolon / whitespace separated numbers, one row per
+// line. The first content line fixes the separator and the column count; a
+// non-numeric first line is a header. The rows are then parsed in parallel
+// chunks (OpenMP) with std::from_chars, straight into the final matrix, and
+// every error carries the exact 1-based line number an editor would show.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <system_error>
+
+#include "detail/io_detail.hpp"
+#include "kms/error.hpp"
+
+namespace kms::io_detail {
+namespace {
+
+enum class Separator { Whitespace, Comma, Semicolon };
+
+std::string describe(Separator separator) {
+    switch (separator) {
+        case Separator::Comma: return "','";
+        case Separator::Semicolon: return "';'";
+        case Separator::Whitespace: break;
+    }
+    return "spaces or tabs";
+}
+
+inline bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
+
+enum class FieldStatus { Ok, NotANumber, NaN, Infinite, OutOfRange };
+
+// Decides whether an out-of-range decimal overflowed (refused) or underflowed
+// (its correctly rounded value is a signed zero, which we accept), from its
+// decimal magnitude: significant integer digits (or minus the leading zeros of
+// the fraction) plus the exponent.
+bool decimal_overflows(const char* begin, const char* end) {
+    const char* p = begin;
+    if (p != end && (*p == '-' || *p == '+')) ++p;
+    while (p != end && *p == '0') ++p;
+    long long magnitude = 0;
+    const char* digits = p;
+    while (p != end && *p >= '0' && *p <= '9') ++p;
+    magnitude = p - digits;
+    if (magnitude == 0 && p != end && *p == '.') {
+        ++p;
+        const char* fraction = p;
+        while (p != end && *p == '0') ++p;
+        magnitude = -(p - fraction);
+    }
+    while (p != end && *p != 'e' && *p != 'E') ++p;
+    if (p != end) {
+        ++p;
+        bool negative = false;
+        if (p != end && (*p == '-' || *p == '+')) negative = *p++ == '-';
+        long long exponent = 0;
+        for (; p != end && *p >= '0' && *p <= '9'; ++p) exponent = std::min(exponent * 10 + (*p - '0'), 1LL << 40);
+        magnitude += negative ? -exponent : exponent;
+    }
+    return magnitude > 0;
+}
+
+// Coordinates: any decimal or integer that std::from_chars reads, with an
+// optional leading '+'. NaN and infinities are refused.
+struct CoordinateValue {
+    using type = double;
+
+    static FieldStatus parse(const char* begin, const char* end, const char*& stop, double& out) {
+        const char* p = begin;
+        if (p != end && *p == '+') {
+            ++p;
+            if (p == end || *p == '-' || *p == '+') {
+                stop = begin;
+                return FieldStatus::NotANumber;
+            }
+        }
+        const auto [ptr, ec] = std::from_chars(p, end, out);
+        stop = ptr;
+        if (ec == std::errc::invalid_argument) return FieldStatus::NotANumber;
+        if (ec == std::errc::result_out_of_range) {
+            if (decimal_overflows(p, ptr)) return FieldStatus::OutOfRange;
+            out = *p == '-' ? -0.0 : 0.0;
+            return FieldStatus::Ok;
+        }
+        if (std::isnan(out)) return FieldStatus::NaN;
+        if (std::isinf(out)) return FieldStatus::Infinite;
+        return FieldStatus::Ok;
+    }
+
+    static std::string describe(FieldStatus status, const std::string& token) {
+        switch (status) {
+            case FieldStatus::NotANumber: return "not a number: " + token;
+            case FieldStatus::NaN: return "NaN is not a valid coordinate: " + token;
+            case FieldStatus::Infinite: return "an infinite value is not a valid coordinate: " + token;
+            case FieldStatus::OutOfRange: return "number too large for a double: " + token;
+            case FieldStatus::Ok: break;
+        }
+        return "unexpected value " + token;
+    }
+};
+
+// Labels: integers that fit in 32 bits.
+struct LabelValue {
+    using type = std::int32_t;
+
+    static FieldStatus parse(const char* begin, const char* end, const char*& stop, std::int32_t& out) {
+        const char* p = begin;
+        if (p != end && *p == '+') {
+            ++p;
+            if (p == end || *p == '-' || *p == '+') {
+                stop = begin;
+                return FieldStatus::NotANumber;
+            }
+        }
+        std::int64_t wide = 0;
+        const auto [ptr, ec] = std::from_chars(p, end, wide);
+        stop = ptr;
+        if (ec == std::errc::invalid_argument) return FieldStatus::NotANumber;
+        if (ec == std::errc::result_out_of_range || wide < INT32_MIN || wide > INT32_MAX) return FieldStatus::OutOfRange;
+        out = static_cast<std::int32_t>(wide);
+        return FieldStatus::Ok;
+    }
+
+    static std::string describe(FieldStatus status, const std::string& token) {
+        switch (status) {
+            case FieldStatus::NotANumber:
+            case FieldStatus::NaN:
+            case FieldStatus::Infinite: return "not an integer label: " + token;
+            case FieldStatus::OutOfRange: return "label does not fit in a 32-bit integer: " + token;
+            case FieldStatus::Ok: break;
+        }
+        return "unexpected value " + token;
+    }
+};
+
+// What went wrong in one row (the hot path builds no strings; messages are
+// made only for the row that fails).
+struct RowIssue {
+    enum class Kind { None, BadValue, EmptyField } kind = Kind::None;
+    FieldStatus status = FieldStatus::Ok;
+    std::string_view token;
+    std::size_t column = 0;  // 1-based
+};
+
+std::string_view token_at(const char* field, const char* end, Separator separator) {
+    const char delimiter = separator == Separator::Comma ? ',' : ';';
+    const char* p = field;
+    while (p != end && !(separator == Separator::Whitespace ? is_blank(*p) : *p == delimiter)) ++p;
+    while (p != field && is_blank(p[-1])) --p;
+    return {field, static_cast<std::size_t>(p - field)};
+}
+
+// Parses one line (without its '\n' and trailing '\r'). Returns the number of
+// values found (0: blank or comment line); writes at most `capacity` of them.
+// On a malformed field, fills `issue` and returns the count so far.
+template <class Value>
+std::size_t parse_row(const char* p, const char* end, Separator separator, typename Value::type* out,
+                      std::size_t capacity, RowIssue& issue) {
+    const bool delimited = separator != Separator::Whitespace;
+    const char delimiter = separator == Separator::Comma ? ',' : ';';
+    std::size_t count = 0;
+    for (;;) {
+        while (p != end && is_blank(*p)) ++p;
+        if (p == end || *p == '#') {
+            // Only reachable after a delimiter in delimited mode: "1,2," has an empty last field.
+            if (delimited && count > 0) {
+                issue.kind = RowIssue::Kind::EmptyField;
+                issue.column = count + 1;
+            }
+            return count;
+        }
+        if (delimited && *p == delimiter) {
+            issue.kind = RowIssue::Kind::EmptyField;
+            issue.column = count + 1;
+            return count;
+        }
+        const char* field = p;
+        typename Value::type value{};
+        const char* stop = p;
+        FieldStatus status = Value::parse(p, end, stop, value);
+        // A value must end at a separator, a comment or the end of the line: "1.5x" is not a number.
+        if (status == FieldStatus::Ok && stop != end && !is_blank(*stop) && *stop != '#' &&
+            !(delimited && *stop == delimiter))
+            status = FieldStatus::NotANumber;
+        if (status != FieldStatus::Ok) {
+            issue = {RowIssue::Kind::BadValue, status, token_at(field, end, separator), count + 1};
+            return count;
+        }
+        if (count < capacity) out[count] = value;
+        ++count;
+        p = stop;
+        if (delimited) {
+            while (p != end && is_blank(*p)) ++p;
+            if (p == end || *p == '#') return count;
+            if (*p != delimiter) {  // "1 2,3" in a comma file: "1 2" is one (bad) field
+                issue = {RowIssue::Kind::BadValue, FieldStatus::NotANumber, token_at(field, end, separator),
+                         count};
+                return count;
+            }
+            ++p;
+        }
+    }
+}
+
+template <class Value>
+std::string describe(const RowIssue& issue) {
+    if (issue.kind == RowIssue::Kind::EmptyField)
+        return "empty value in column " + std::to_string(issue.column);
+    std::string message = Value::describe(issue.status, quote_token(issue.token));
+    message += " (column " + std::to_string(issue.column) + ")";
+    if (issue.token.find('\r') != std::string_view::npos)
+        message += "; a carriage return inside a line: only \\n and \\r\\n line endings are supported";
+    return message;
+}
+
+std::string count_mismatch(std::size_t expected, std::size_t found, Separator separator, std::uint64_t first_line,
+                           const char* unit) {
+    return "expected " + std::to_string(expected) + " " + unit + (expected == 1 ? "" : "s") + ", found " +
+           std::to_string(found) + " (separated by " + describe(separator) + ", as on line " +
+           std::to_string(first_line) + ")";
+}
+
+// One line of the buffer: [begin, end) without the '\n' and a trailing '\r'.
+struct Line {
+    const char* begin;
+    const char* end;
+    const char* next;  // start of the following line
+    std::uint64_t number;
+};
+
+Line line_at(const char* p, const char* buffer_end, std::uint64_t number) {
+    const auto* newline = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(buffer_end - p)));
+    const char* end = newline ? newline : buffer_end;
+    const char* next = newline ? newline + 1 : buffer_end;
+    if (end != p && end[-1] == '\r') --end;
+    return {p, end, next, number};
+}
+
+bool has_content(const Line& line) {
+    const char* p = line.begin;
+    while (p != line.end && is_blank(*p)) ++p;
+    return p != line.end && *p != '#';
+}
+
+std::optional<Line> next_content_line(const char* p, const char* buffer_end, std::uint64_t number) {
+    while (p != buffer_end) {
+        Line line = line_at(p, buffer_end, number);
+        if (has_content(line)) return line;
+        p = line.next;
+        ++number;
+    }
+    return std::nullopt;
+}
+
+Separator detect_separator(const std::string& path, const Line& line) {
+    const char* end = static_cast<const char*>(std::memchr(line.begin, '#', static_cast<std::size_t>(line.end - line.begin)));
+    if (!end) end = line.end;
+    const bool comma = std::find(line.begin, end, ',') != end;
+    const bool semicolon = std::find(line.begin, end, ';') != end;
+    if (comma && semicolon)
+        throw InputError::at_line(path, line.number,
+                                  "both ',' and ';' appear on the first data line, so the separator is ambiguous "
+                                  "(decimal commas are not supported)");
+    if (comma) return Separator::Comma;
+    if (semicolon) return Separator::Semicolon;
+    return Separator::Whitespace;
+}
+
+std::vector<std::string_view> split_fields(const Line& line, Separator separator) {
+    std::vector<std::string_view> fields;
+    const char delimiter = separator == Separator::Comma ? ',' : ';';
+    const char* p = line.begin;
+    const char* end = line.end;
+    for (;;) {
+        while (p != end && is_blank(*p)) ++p;
+        if (p == end) break;
+        const std::string_view token = token_at(p, end, separator);
+        fields.push_back(token);
+        p = token.data() + token.size();
+        while (p != end && is_blank(*p)) ++p;
+        if (separator != Separator::Whitespace) {
+            if (p == end) break;
+            if (*p == delimiter) ++p;
+        }
+    }
+    return fields;
+}
+
+// A header names columns: none of its fields reads as a number (not even NaN).
+bool looks_like_header(const Line& line, Separator separator) {
+    const auto fields = split_fields(line, separator);
+    if (fields.empty()) return false;
+    for (const std::string_view field : fields) {
+        if (field.empty()) return false;
+        double ignored = 0;
+        const char* stop = nullptr;
+        if (CoordinateValue::parse(field.data(), field.data() + field.size(), stop, ignored) != FieldStatus::NotANumber)
+            return false;
+    }
+    return true;
+}
+
+// Where the rows start and how they look, from the first one or two content lines.
+struct Layout {
+    const char* data_begin;
+    std::uint64_t first_data_line;
+    Separator separator;
+    std::size_t columns;
+};
+
+template <class Value>
+Layout find_layout(const std::string& path, const char* begin, const char* end, bool empty_after_bom) {
+    const std::optional<Line> first = next_content_line(begin, end, 1);
+    if (!first) {
+        if (empty_after_bom) throw InputError::whole(path, "empty file: no data rows");
+        throw InputError::whole(path, "no data rows: the file has only blank lines and '#' comments");
+    }
+    const Separator first_separator = detect_separator(path, *first);
+    RowIssue issue;
+    const std::size_t count = parse_row<Value>(first->begin, first->end, first_separator, nullptr, 0, issue);
+    if (issue.kind == RowIssue::Kind::None) return {first->begin, first->number, first_separator, count};
+
+    if (!looks_like_header(*first, first_separator))
+        throw InputError::at_line(path, first->number, describe<Value>(issue));
+    const std::optional<Line> second = next_content_line(first->next, end, first->number + 1);
+    if (!second) throw InputError::at_line(path, first->number, "only a header row, no data rows");
+    const Separator separator = detect_separator(path, *second);
+    RowIssue second_issue;
+    const std::size_t columns = parse_row<Value>(second->begin, second->end, separator, nullptr, 0, second_issue);
+    if (second_issue.kind != RowIssue::Kind::None)
+        throw InputError::at_line(path, second->number, describe<Value>(second_issue));
+    const std::size_t names = split_fields(*first, separator).size();
+    if (names != columns)
+        throw InputError::at_line(path, first->number,
+                                  "the header row has " + std::to_string(names) + " names but line " +
+                                      std::to_string(second->number) + " has " + std::to_string(columns) +
+                                      " values (separated by " + describe(separator) + ")");
+    return {second->begin, second->number, separator, columns};
+}
+
+// Chunks of about this size are parsed in parallel; progress is reported after each.
+constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+// Lines between two looks at the stop token.
+constexpr std::size_t kLinesPerCheck = 8192;
+
+struct ChunkError {
+    std::uint64_t line = 0;
+    std::string reason;
+};
+
+// Parses [layout.data_begin, end) into rows of layout.columns values, releases
+// the file buffer, and returns exactly rows × columns values.
+template <class Value>
+std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes& bytes, const Layout& layout,
+                                             const LoadOptions& options, const char* unit) {
+    using T = typename Value::type;
+    const char* const buffer = bytes.data.get();
+    const char* const end = buffer + bytes.size;
+    const char* const begin = layout.data_begin;
+    const std::size_t columns = layout.columns;
+
+    // Chunk boundaries fall just after a '\n', so every chunk holds whole lines.
+    std::vector<const char*> bounds{begin};
+    for (const char* target = begin + kChunkBytes; target < end; target += kChunkBytes) {
+        const char* from = std::max(target - 1, bounds.back());
+        const auto* newline = static_cast<const char*>(std::memchr(from, '\n', static_cast<std::size_t>(end - from)));
+        if (!newline || newline + 1 >= end) break;
+        if (newline + 1 > bounds.back()) bounds.push_back(newline + 1);
+        target = std::max(target, newline + 1);
+    }
+    bounds.push_back(end);
+    const std::size_t chunks = bounds.size() - 1;
+
+    // Lines per chunk (a final line without '\n' counts too) give each chunk its
+    // first line number and an upper bound on its rows, hence its place in the output.
+    std::vector<std::uint64_t> lines_before(chunks + 1, 0);
+#pragma omp parallel for schedule(static) if (chunks > 1)
+    for (std::size_t c = 0; c < chunks; ++c)
+        lines_before[c + 1] = static_cast<std::uint64_t>(std::count(bounds[c], bounds[c + 1], '\n'));
+    if (end[-1] != '\n') ++lines_before[chunks];
+    for (std::size_t c = 0; c < chunks; ++c) lines_before[c + 1] += lines_before[c];
+
+    std::vector<T> values(static_cast<std::size_t>(lines_before[chunks]) * columns);
+    std::vector<std::size_t> rows_in_chunk(chunks, 0);
+    std::vector<ChunkError> errors(chunks);
+    std::atomic<std::size_t> first_failed_chunk{chunks};
+    std::atomic<bool> abandon{false};
+    std::atomic<std::uint64_t> bytes_done{static_cast<std::uint64_t>(begin - buffer)};
+    std::exception_ptr callback_failure;
+    std::mutex callback_failure_mutex;
+    const std::uint64_t total_bytes = bytes.size;
+
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+    for (std::size_t c = 0; c < chunks; ++c) {
+        if (abandon.load(std::memory_order_relaxed) || first_failed_chunk.load(std::memory_order_relaxed) < c) continue;
+        const char* p = bounds[c];
+        const char* const chunk_end = bounds[c + 1];
+        std::uint64_t line_number = layout.first_data_line + lines_before[c];
+        T* out = values.data() + lines_before[c] * columns;
+        std::size_t rows = 0;
+        std::size_t lines_since_check = 0;
+        while (p != chunk_end) {
+            const auto* newline =
+                static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(chunk_end - p)));
+            const char* line_end = newline ? newline : chunk_end;
+            const char* next = newline ? newline + 1 : chunk_end;
+            if (line_end != p && line_end[-1] == '\r') --line_end;
+            RowIssue issue;
+            const std::size_t count = parse_row<Value>(p, line_end, layout.separator, out, columns, issue);
+            if (issue.kind != RowIssue::Kind::None || (count != 0 && count != columns)) {
+                errors[c].line = line_number;
+                errors[c].reason = issue.kind != RowIssue::Kind::None
+                                       ? describe<Value>(issue)
+                                       : count_mismatch(columns, count, layout.separator, layout.first_data_line, unit);
+                std::size_t seen = first_failed_chunk.load();
+                while (c < seen && !first_failed_chunk.compare_exchange_weak(seen, c)) {
+                }
+                break;
+            }
+            if (count != 0) {
+                ++rows;
+                out += columns;
+            }
+            ++line_number;
+            p = next;
+            if (++lines_since_check == kLinesPerCheck) {
+                lines_since_check = 0;
+                if (options.cancel.stop_requested()) abandon.store(true);
+                if (abandon.load(std::memory_order_relaxed) || first_failed_chunk.load(std::memory_order_relaxed) < c)
+                    break;
+            }
+        }
+        rows_in_chunk[c] = rows;
+        const std::uint64_t done = bytes_done.fetch_add(static_cast<std::uint64_t>(chunk_end - bounds[c])) +
+                                   static_cast<std::uint64_t>(chunk_end - bounds[c]);
+        // The callback runs on the calling thread only (thread 0), never concurrently.
+        if (options.progress && omp_get_thread_num() == 0 && c + 1 < chunks) {
+            try {
+                options.progress(done, total_bytes);
+            } catch (...) {
+                std::lock_guard lock(callback_failure_mutex);
+                if (!callback_failure) callback_failure = std::current_exception();
+                abandon.store(true);
+            }
+        }
+    }
+
+    if (callback_failure) std::rethrow_exception(callback_failure);
+    if (abandon.load() || options.cancel.stop_requested()) throw_cancelled(path);
+    const std::size_t failed = first_failed_chunk.load();
+    if (failed < chunks) throw InputError::at_line(path, errors[failed].line, errors[failed].reason);
+
+    // Blank and comment lines left gaps at the chunk ends: close them.
+    std::size_t row = 0;
+    for (std::size_t c = 0; c < chunks; ++c) {
+        const std::size_t from = static_cast<std::size_t>(lines_before[c]);
+        if (row != from && rows_in_chunk[c] != 0)
+            std::memmove(values.data() + row * columns, values.data() + from * columns,
+                         rows_in_chunk[c] * columns * sizeof(T));
+        row += rows_in_chunk[c];
+    }
+    bytes.release();  // before any reallocation below, to keep the peak low
+    values.resize(row * columns);
+    if (values.capacity() - values.size() > values.size() / 8) values.shrink_to_fit();
+    if (options.progress) options.progress(total_bytes, total_bytes);
+    return values;
+}
+
+struct TextStart {
+    const char* begin;
+    bool empty;
+};
+
+TextStart text_start(const std::string& path, const FileBytes& bytes) {
+    const char* data = bytes.data.get();
+    const auto* raw = reinterpret_cast<const unsigned char*>(data);
+    if (bytes.size == 0) throw InputError::whole(path, "empty file: no data rows");
+    if (bytes.size >= 2 && ((raw[0] == 0xFF && raw[1] == 0xFE) || (raw[0] == 0xFE && raw[1] == 0xFF)))
+        throw InputError::at_byte(path, 0, "UTF-16 text is not supported: save the file as UTF-8");
+    const bool bom = bytes.size >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF;
+    const char* begin = data + (bom ? 3 : 0);
+    return {begin, begin == data + bytes.size};
+}
+
+}  // namespace
+
+Matrix<double> parse_text_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options) {
+    const TextStart start = text_start(path, bytes);
+    const Layout layout =
+        find_layout<CoordinateValue>(path, start.begin, bytes.data.get() + bytes.size, start.empty);
+    std::vector<double> values = parse_rows<CoordinateValue>(path, bytes, layout, options, "value");
+    const std::size_t rows = values.size() / layout.columns;
+    return Matrix<double>(rows, layout.columns, std::move(values));
+}
+
+std::vector<std::int32_t> parse_text_labels(const std::string& path, FileBytes& bytes) {
+    const TextStart start = text_start(path, bytes);
+    const Layout layout = find_layout<LabelValue>(path, start.begin, bytes.data.get() + bytes.size, start.empty);
+    if (layout.columns != 1)
+        throw InputError::at_line(path, layout.first_data_line,
+                                  "expected 1 label per line, found " + std::to_string(layout.columns));
+    return parse_rows<LabelValue>(path, bytes, layout, LoadOptions{}, "label");
+}
+
+}  // namespace kms::io_detail
