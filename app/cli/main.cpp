@@ -1,0 +1,40 @@
+// kmeans-cli: the engine, headless.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "commands.hpp"
+
+namespace {
+void print_usage(std::FILE* out) {
+    std::fputs(
+        "usage: kmeans-cli COMMAND [OPTIONS]\n"
+        "\n"
+        "commands:\n"
+        "  run       cluster a file or generated data, print per-iteration statistics\n"
+        "  generate  write a generated data set to a file\n"
+        "  score     quality scores of a labelling (silhouette, Calinski-Harabasz, ...)\n"
+        "\n"
+        "'kmeans-cli COMMAND --help' describes a command's options.\n",
+        out);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        print_usage(stderr);
+        return 2;
+    }
+    const std::string command = argv[1];
+    if (command == "--help" || command == "-h" || command == "help") {
+        print_usage(stdout);
+        return 0;
+    }
+    kms::cli::Args args(argv + 2, argv + argc);
+    if (command == "run") return kms::cli::cmd_run(args);
+    if (command == "generate") return kms::cli::cmd_generate(args);
+    if (command == "score") return kms::cli::cmd_score(args);
+    std::fprintf(stderr, "kmeans-cli: unknown command '%s'\n", command.c_str());
+    print_usage(stderr);
+    return 2;
+}

@@ -1,0 +1,103 @@
+// JSON run reports (one object per iteration, one summary), hand-written to
+// keep the engine free of dependencies.
+#include "kms/report.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace kms {
+
+std::string json_escape(const std::string& text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    for (const unsigned char c : text) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buffer[8];
+                    std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+                    out += buffer;
+                } else {
+                    out += static_cast<char>(c);
+                }
+        }
+    }
+    return out;
+}
+
+std::string json_number(double value) {
+    if (!std::isfinite(value)) return "null";
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, result.ptr);
+}
+
+namespace {
+class JsonObject {
+public:
+    JsonObject& field(const char* key, const std::string& raw_value) {
+        text_ += first_ ? "{" : ",";
+        first_ = false;
+        text_ += '"';
+        text_ += key;
+        text_ += "\":";
+        text_ += raw_value;
+        return *this;
+    }
+    JsonObject& number(const char* key, double value) { return field(key, json_number(value)); }
+    JsonObject& integer(const char* key, long long value) { return field(key, std::to_string(value)); }
+    JsonObject& boolean(const char* key, bool value) { return field(key, value ? "true" : "false"); }
+    JsonObject& string(const char* key, const std::string& value) {
+        return field(key, "\"" + json_escape(value) + "\"");
+    }
+    std::string str() const { return first_ ? "{}" : text_ + "}"; }
+
+private:
+    std::string text_;
+    bool first_ = true;
+};
+}  // namespace
+
+std::string to_json(const IterationStats& s) {
+    return JsonObject()
+        .string("type", "iteration")
+        .integer("iteration", s.iteration)
+        .number("time_assign_ms", s.time_assign_ms)
+        .number("time_bounds_ms", s.time_bounds_ms)
+        .number("time_update_ms", s.time_update_ms)
+        .number("time_total_ms", s.time_total_ms)
+        .integer("point_centroid_distances", static_cast<long long>(s.point_centroid_distances))
+        .integer("centroid_centroid_distances", static_cast<long long>(s.centroid_centroid_distances))
+        .integer("bound_skips", static_cast<long long>(s.bound_skips))
+        .integer("labels_changed", static_cast<long long>(s.labels_changed))
+        .number("max_shift", s.max_shift)
+        .number("mean_shift", s.mean_shift)
+        .number("shift_sq_total", s.shift_sq_total)
+        .integer("empty_clusters", s.empty_clusters)
+        .number("inertia", s.inertia)
+        .str();
+}
+
+std::string to_json(const RunSummary& s) {
+    return JsonObject()
+        .string("type", "summary")
+        .string("solver", s.solver)
+        .string("data", s.data)
+        .integer("n", static_cast<long long>(s.n))
+        .integer("d", static_cast<long long>(s.d))
+        .integer("k", static_cast<long long>(s.k))
+        .integer("iterations", s.iterations)
+        .boolean("converged", s.converged)
+        .string("stop_reason", std::string(to_string(s.stop_reason)))
+        .number("inertia", s.inertia)
+        .number("total_time_ms", s.total_time_ms)
+        .str();
+}
+
+}  // namespace kms

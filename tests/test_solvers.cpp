@@ -1,0 +1,365 @@
+// Correctness of the CPU solvers: Elkan and Hamerly are exact accelerations of
+// Lloyd (same labels and centroids at every iteration), results do not depend
+// on the thread count, and the stopping rules, empty-cluster policies and error
+// paths behave as documented.
+#include <QtTest>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "kms/error.hpp"
+#include "kms/random.hpp"
+#include "kms/solver.hpp"
+#include "test_support.hpp"
+
+using namespace kms;
+
+namespace {
+
+// Kinds of random data, chosen to provoke ties, duplicates and empty clusters.
+enum class Shape { Blobs, Uniform, IntegerGrid, FewDistinct, AllIdentical };
+
+struct Case {
+    std::size_t n, d, k;
+    Shape shape;
+    bool far_centroids;  // some initial centroids far away: empty clusters
+    std::uint64_t seed;
+};
+
+double gaussian(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
+    const double u1 = 1.0 - random_uniform(seed, stream, 2 * counter);
+    const double u2 = random_uniform(seed, stream, 2 * counter + 1);
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+std::shared_ptr<const Matrix<double>> make_points(const Case& c) {
+    auto points = std::make_shared<Matrix<double>>(c.n, c.d);
+    const std::size_t blobs = 1 + random_below(c.seed, 1, 0, 8);
+    for (std::size_t i = 0; i < c.n; ++i) {
+        const std::size_t blob = random_below(c.seed, 2, i, blobs);
+        for (std::size_t t = 0; t < c.d; ++t) {
+            double& v = (*points)(i, t);
+            const std::uint64_t counter = i * c.d + t;
+            switch (c.shape) {
+                case Shape::Blobs: v = 10.0 * random_uniform(c.seed, 3, blob * c.d + t) + gaussian(c.seed, 4, counter); break;
+                case Shape::Uniform: v = random_uniform(c.seed, 5, counter) * 100.0 - 50.0; break;
+                case Shape::IntegerGrid: v = static_cast<double>(random_below(c.seed, 6, counter, 5)); break;
+                case Shape::FewDistinct: v = static_cast<double>(blob) * 3.0 + static_cast<double>(t); break;
+                case Shape::AllIdentical: v = 1.5; break;
+            }
+        }
+    }
+    return points;
+}
+
+Matrix<double> make_centroids(const Case& c, const Matrix<double>& points) {
+    Matrix<double> centroids(c.k, c.d);
+    for (std::size_t j = 0; j < c.k; ++j) {
+        const std::size_t row = random_below(c.seed, 7, j, c.n);  // repeats allowed: duplicate centroids
+        for (std::size_t t = 0; t < c.d; ++t) centroids(j, t) = points(row, t);
+        if (c.far_centroids && j % 3 == 1)
+            for (std::size_t t = 0; t < c.d; ++t) centroids(j, t) += 1000.0 * (1.0 + static_cast<double>(j));
+    }
+    return centroids;
+}
+
+std::unique_ptr<Solver> make(Algorithm algorithm, Backend backend, Precision precision, int threads,
+                             EmptyClusterPolicy policy, bool record_status = false) {
+    SolverConfig config;
+    config.algorithm = algorithm;
+    config.backend = backend;
+    config.precision = precision;
+    config.threads = threads;
+    config.empty_policy = policy;
+    config.tol = 0.0;
+    config.max_iterations = 40;
+    config.record_point_status = record_status;
+    return make_cpu_solver(config);
+}
+
+Case random_case(std::uint64_t index) {
+    const std::uint64_t seed = 1000 + index;
+    Case c{};
+    c.seed = seed;
+    c.shape = static_cast<Shape>(random_below(seed, 10, 0, 5));
+    const std::size_t size_class = random_below(seed, 10, 1, 4);
+    c.n = size_class == 0 ? 1 + random_below(seed, 10, 2, 12) : 10 + random_below(seed, 10, 3, size_class * 700);
+    c.d = 1 + random_below(seed, 10, 4, index % 5 == 0 ? 40 : 6);
+    c.k = 1 + random_below(seed, 10, 5, std::min<std::size_t>(c.n, 64));
+    if (index % 17 == 0) c.k = c.n <= 200 ? c.n : c.k;  // k = n
+    c.far_centroids = random_below(seed, 10, 6, 4) == 0;
+    return c;
+}
+
+}  // namespace
+
+class TestSolvers : public QObject {
+    Q_OBJECT
+
+private:
+    // Runs Lloyd, Elkan and Hamerly in lockstep and requires identical labels
+    // and bitwise-identical centroids at every iteration.
+    void check_lockstep(const Case& c, Precision precision, Backend backend, int threads, EmptyClusterPolicy policy) {
+        const auto points = make_points(c);
+        const Matrix<double> initial = make_centroids(c, *points);
+        std::unique_ptr<Solver> solvers[3] = {make(Algorithm::Lloyd, backend, precision, threads, policy),
+                                              make(Algorithm::Elkan, backend, precision, threads, policy, true),
+                                              make(Algorithm::Hamerly, backend, precision, threads, policy, true)};
+        for (auto& s : solvers) {
+            s->set_data(points);
+            s->set_initial_centroids(initial);
+        }
+        const std::string where = "n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " k=" +
+                                  std::to_string(c.k) + " shape=" + std::to_string(static_cast<int>(c.shape)) +
+                                  " seed=" + std::to_string(c.seed) + " " + solvers[0]->config().describe();
+        while (!solvers[0]->converged()) {
+            IterationStats stats[3];
+            for (int a = 0; a < 3; ++a) stats[a] = solvers[a]->step();
+            for (int a = 1; a < 3; ++a) {
+                const std::string at = where + " " + std::string(to_string(solvers[a]->config().algorithm)) +
+                                       " iteration " + std::to_string(stats[0].iteration);
+                QVERIFY2(solvers[a]->labels() == solvers[0]->labels(), at.c_str());
+                QVERIFY2(solvers[a]->centroids() == solvers[0]->centroids(), at.c_str());
+                QCOMPARE(stats[a].labels_changed, stats[0].labels_changed);
+                QCOMPARE(stats[a].empty_clusters, stats[0].empty_clusters);
+                QCOMPARE(solvers[a]->stop_reason(), solvers[0]->stop_reason());
+                // The accelerated solvers never do more point work than Lloyd
+                // (plus one tightening distance per point for Hamerly).
+                QVERIFY2(stats[a].point_centroid_distances <= stats[0].point_centroid_distances + c.n, at.c_str());
+                std::uint64_t skipped = 0;
+                for (PointStatus s : solvers[a]->point_status()) skipped += s == PointStatus::Skipped;
+                QCOMPARE(skipped, stats[a].bound_skips);
+            }
+            total_skips_ += stats[2].bound_skips;
+        }
+        ++cases_run_;
+    }
+
+    std::uint64_t cases_run_ = 0;
+    std::uint64_t total_skips_ = 0;
+
+private slots:
+    void exact_accelerations_double() {
+        for (std::uint64_t i = 0; i < 220; ++i) {
+            const Case c = random_case(i);
+            check_lockstep(c, Precision::F64, Backend::Sequential, 1,
+                           i % 2 ? EmptyClusterPolicy::Farthest : EmptyClusterPolicy::Keep);
+            if (QTest::currentTestFailed()) return;
+        }
+        QVERIFY(total_skips_ > 0);  // the bounds did skip work somewhere
+    }
+
+    void exact_accelerations_float() {
+        for (std::uint64_t i = 0; i < 220; ++i) {
+            const Case c = random_case(5000 + i);
+            check_lockstep(c, Precision::F32, Backend::Sequential, 1,
+                           i % 2 ? EmptyClusterPolicy::Keep : EmptyClusterPolicy::Farthest);
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    void exact_accelerations_openmp() {
+        for (std::uint64_t i = 0; i < 40; ++i) {
+            const Case c = random_case(9000 + i);
+            check_lockstep(c, i % 2 ? Precision::F32 : Precision::F64, Backend::OpenMP, 3, EmptyClusterPolicy::Keep);
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    // Same labels and bitwise-same centroids for 1, 2 and 7 threads (the
+    // two-step package reduction does not depend on the thread count), and the
+    // sequential back end agrees too.
+    void thread_count_does_not_change_results_data() {
+        QTest::addColumn<int>("algorithm");
+        QTest::addColumn<int>("precision");
+        for (int a = 0; a < 3; ++a)
+            for (int p = 0; p < 2; ++p)
+                QTest::newRow((std::string(to_string(static_cast<Algorithm>(a))) + "/" +
+                               std::string(to_string(static_cast<Precision>(p))))
+                                  .c_str())
+                    << a << p;
+    }
+    void thread_count_does_not_change_results() {
+        QFETCH(int, algorithm);
+        QFETCH(int, precision);
+        const Case c{120000, 3, 25, Shape::Blobs, false, 77};
+        const auto points = make_points(c);
+        const Matrix<double> initial = make_centroids(c, *points);
+        std::vector<std::unique_ptr<Solver>> solvers;
+        solvers.push_back(make(static_cast<Algorithm>(algorithm), Backend::Sequential,
+                               static_cast<Precision>(precision), 1, EmptyClusterPolicy::Keep));
+        for (int threads : {1, 2, 7})
+            solvers.push_back(make(static_cast<Algorithm>(algorithm), Backend::OpenMP,
+                                   static_cast<Precision>(precision), threads, EmptyClusterPolicy::Keep));
+        for (auto& s : solvers) {
+            s->set_data(points);
+            s->set_initial_centroids(initial);
+        }
+        for (int it = 0; it < 12; ++it) {
+            for (auto& s : solvers) s->step();
+            for (std::size_t s = 1; s < solvers.size(); ++s) {
+                QVERIFY(solvers[s]->labels() == solvers[0]->labels());
+                QVERIFY(solvers[s]->centroids() == solvers[0]->centroids());
+                QCOMPARE(solvers[s]->inertia(), solvers[0]->inertia());
+            }
+        }
+    }
+
+    // Float centroids keep double-like accuracy on many points thanks to the
+    // two-step package sums: compare one update of float against double.
+    void float_update_accuracy() {
+        const std::size_t n = 2'000'000;
+        auto points = std::make_shared<Matrix<double>>(n, 2);
+        for (std::size_t i = 0; i < n; ++i) {
+            (*points)(i, 0) = 1000.0 + random_uniform(3, 1, i);
+            (*points)(i, 1) = -500.0 + 0.001 * random_uniform(3, 2, i);
+        }
+        Matrix<double> one(1, 2);
+        one(0, 0) = 1000.0;
+        one(0, 1) = -500.0;
+        auto f32 = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F32, 2, EmptyClusterPolicy::Keep);
+        auto f64 = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F64, 2, EmptyClusterPolicy::Keep);
+        f32->set_data(points);
+        f64->set_data(points);
+        f32->set_initial_centroids(one);
+        f64->set_initial_centroids(one);
+        f32->step();
+        f64->step();
+        for (std::size_t t = 0; t < 2; ++t) {
+            // The exact mean of the float-rounded coordinates (what the float solver sees).
+            long double exact = 0.0L;
+            for (std::size_t i = 0; i < n; ++i) exact += static_cast<float>((*points)(i, t));
+            const double expected = static_cast<double>(exact / static_cast<long double>(n));
+            const double got = f32->centroids()(0, t);
+            const double ulp = std::nextafter(static_cast<float>(std::abs(expected)), 1e30f) -
+                               static_cast<float>(std::abs(expected));
+            // A plain float sum of 2M terms is off by hundreds of ulps here.
+            QVERIFY2(std::abs(got - expected) <= 2 * ulp,
+                     (std::to_string(got) + " vs " + std::to_string(expected)).c_str());
+            QVERIFY(std::abs(f64->centroids()(0, t) - expected) < 1e-4);
+        }
+    }
+
+    void stops_when_labels_settle_and_on_tol() {
+        const Case c{3000, 2, 6, Shape::Blobs, false, 5};
+        const auto points = make_points(c);
+        const Matrix<double> initial = make_centroids(c, *points);
+        SolverConfig config;
+        config.tol = 0.0;
+        auto exact = make_cpu_solver(config);
+        exact->set_data(points);
+        exact->set_initial_centroids(initial);
+        IterationStats last;
+        while (!exact->converged()) last = exact->step();
+        QCOMPARE(exact->stop_reason(), StopReason::NoLabelChange);
+        QCOMPARE(last.labels_changed, std::uint64_t{0});
+        QCOMPARE(last.shift_sq_total, 0.0);
+
+        config.tol = 1e-2;
+        auto loose = make_cpu_solver(config);
+        loose->set_data(points);
+        loose->set_initial_centroids(initial);
+        while (!loose->converged()) last = loose->step();
+        QVERIFY(loose->iteration() <= exact->iteration());
+        if (loose->stop_reason() == StopReason::Tolerance)
+            QVERIFY(last.shift_sq_total <= 1e-2 * 1.0e9);  // bounded by tol·variance (variance < 1e9 here)
+
+        config.tol = 0.0;
+        config.max_iterations = 2;
+        auto capped = make_cpu_solver(config);
+        capped->set_data(points);
+        capped->set_initial_centroids(initial);
+        while (!capped->converged()) capped->step();
+        QVERIFY(capped->iteration() <= 2);
+    }
+
+    void reset_replays_the_same_run() {
+        const Case c{2000, 4, 9, Shape::Blobs, false, 11};
+        const auto points = make_points(c);
+        auto solver = make(Algorithm::Hamerly, Backend::OpenMP, Precision::F32, 2, EmptyClusterPolicy::Keep);
+        solver->set_data(points);
+        solver->set_initial_centroids(make_centroids(c, *points));
+        solver->step();
+        solver->step();
+        const auto labels = solver->labels();
+        const auto centroids = solver->centroids();
+        solver->reset();
+        QCOMPARE(solver->iteration(), 0);
+        QVERIFY(solver->labels() == std::vector<std::int32_t>(c.n, -1));
+        solver->step();
+        solver->step();
+        QVERIFY(solver->labels() == labels);
+        QVERIFY(solver->centroids() == centroids);
+    }
+
+    void empty_cluster_policies() {
+        // Two tight groups and a centroid far away that no point chooses.
+        auto points = std::make_shared<Matrix<double>>(6, 1);
+        const double values[] = {0.0, 0.1, 0.2, 10.0, 10.1, 10.2};
+        for (std::size_t i = 0; i < 6; ++i) (*points)(i, 0) = values[i];
+        Matrix<double> initial(3, 1);
+        initial(0, 0) = 0.0;
+        initial(1, 0) = 10.0;
+        initial(2, 0) = 1000.0;
+        auto keep = make(Algorithm::Lloyd, Backend::Sequential, Precision::F64, 1, EmptyClusterPolicy::Keep);
+        keep->set_data(points);
+        keep->set_initial_centroids(initial);
+        const IterationStats kept = keep->step();
+        QCOMPARE(kept.empty_clusters, 1);
+        QCOMPARE(keep->centroids()(2, 0), 1000.0);
+
+        auto farthest = make(Algorithm::Lloyd, Backend::Sequential, Precision::F64, 1, EmptyClusterPolicy::Farthest);
+        farthest->set_data(points);
+        farthest->set_initial_centroids(initial);
+        const IterationStats moved = farthest->step();
+        QCOMPARE(moved.empty_clusters, 1);
+        // Squared distances to the old centroids are 0, .01, .04 and 0, .01, .04 up
+        // to rounding; 0.2 - 0 rounds above 10.2 - 10, so point 0.2 is the farthest.
+        QCOMPARE(farthest->centroids()(2, 0), 0.2);
+        QCOMPARE(farthest->centroids()(0, 0), 0.05);  // cluster 0 lost 0.2: mean of 0 and 0.1 (fuzzy compare)
+    }
+
+    void errors_are_clear() {
+        auto solver = make(Algorithm::Elkan, Backend::Sequential, Precision::F64, 1, EmptyClusterPolicy::Keep);
+        QVERIFY_THROWS_EXCEPTION(Error, solver->step());
+        auto points = std::make_shared<Matrix<double>>(3, 2, 1.0);
+        solver->set_data(points);
+        QVERIFY_THROWS_EXCEPTION(Error, solver->step());
+        try {
+            solver->set_initial_centroids(Matrix<double>(4, 2));
+            QFAIL("k > n accepted");
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("k = 4") != std::string::npos);
+        }
+        try {
+            solver->set_initial_centroids(Matrix<double>(2, 3));
+            QFAIL("wrong d accepted");
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("3 coordinates") != std::string::npos);
+        }
+        Matrix<double> nan(1, 2);
+        nan(0, 0) = std::nan("");
+        QVERIFY_THROWS_EXCEPTION(Error, solver->set_initial_centroids(nan));
+        QVERIFY_THROWS_EXCEPTION(Error, solver->set_data(std::make_shared<Matrix<double>>()));
+        SolverConfig cuda;
+        cuda.backend = Backend::CudaGlobal;
+        QVERIFY_THROWS_EXCEPTION(Error, make_cpu_solver(cuda));
+    }
+
+    void names_round_trip() {
+        for (auto a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly})
+            QCOMPARE(parse_algorithm(to_string(a)), std::optional<Algorithm>(a));
+        for (auto b : {Backend::Sequential, Backend::OpenMP, Backend::CudaGlobal, Backend::CudaShared})
+            QCOMPARE(parse_backend(to_string(b)), std::optional<Backend>(b));
+        QCOMPARE(parse_precision("f16"), std::optional<Precision>());
+        SolverConfig config;
+        config.algorithm = Algorithm::Hamerly;
+        config.backend = Backend::OpenMP;
+        config.precision = Precision::F32;
+        QCOMPARE(config.describe(), std::string("hamerly/omp/f32"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSolvers)
+#include "test_solvers.moc"
