@@ -74,7 +74,7 @@ public:
     void add_centre(const double* centre) {
         const std::size_t n = points_.rows(), d = points_.cols();
         const auto blocks = static_cast<std::int64_t>(block_sums_.size());
-#pragma omp parallel for num_threads(threads_) schedule(static)
+#pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
         for (std::int64_t b = 0; b < blocks; ++b) {
             const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
             const std::size_t end = std::min(n, begin + kBlockSize);
@@ -117,7 +117,7 @@ public:
         const std::size_t n = points_.rows(), d = points_.cols(), count = candidates.size();
         const std::size_t blocks = block_sums_.size();
         std::vector<double> block_potentials(count * blocks, 0.0);  // [t * blocks + b]
-#pragma omp parallel num_threads(threads_)
+#pragma omp parallel num_threads(threads_) if (blocks > 1)
         {
             std::vector<double> sums(count);
 #pragma omp for schedule(static)
@@ -143,7 +143,7 @@ public:
     std::size_t farthest() const {
         const std::size_t n = weights_.size(), blocks = block_sums_.size();
         std::vector<std::size_t> block_best(blocks);
-#pragma omp parallel for num_threads(threads_) schedule(static)
+#pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
         for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
             const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
             const std::size_t end = std::min(n, begin + kBlockSize);

@@ -1,0 +1,398 @@
+// Centroid initialisation: every method's shape, data rows, determinism, thread
+// independence, edge cases, errors, and the sampling law itself.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kms/distance.hpp"
+#include "kms/error.hpp"
+#include "kms/generate.hpp"
+#include "kms/init.hpp"
+#include "kms/random.hpp"
+
+Q_DECLARE_METATYPE(kms::InitMethod)
+
+namespace {
+
+using Rows = std::vector<std::vector<double>>;
+
+Rows rows_of(const kms::Matrix<double>& m) {
+    Rows rows;
+    for (std::size_t i = 0; i < m.rows(); ++i) rows.emplace_back(m.row(i), m.row(i) + m.cols());
+    return rows;
+}
+
+kms::Matrix<double> init(const kms::Matrix<double>& points, std::size_t k, kms::InitMethod method,
+                         std::uint64_t seed, int threads = 0) {
+    kms::InitOptions options;
+    options.method = method;
+    options.seed = seed;
+    options.threads = threads;
+    return kms::initialize_centroids(points, k, options, "test-data");
+}
+
+// Σ_i min_c ||x_i - c||²: the k-means potential of a set of centres.
+double potential(const kms::Matrix<double>& points, const kms::Matrix<double>& centres) {
+    double total = 0;
+    for (std::size_t i = 0; i < points.rows(); ++i) {
+        double best = std::numeric_limits<double>::infinity();
+        for (std::size_t c = 0; c < centres.rows(); ++c)
+            best = std::min(best, kms::squared_distance(points.row(i), centres.row(c), points.cols()));
+        total += best;
+    }
+    return total;
+}
+
+// Every centre is a data row, and no data row is used more often than it occurs.
+bool rows_drawn_from(const kms::Matrix<double>& centres, const kms::Matrix<double>& points) {
+    std::map<std::vector<double>, int> available;
+    for (const auto& row : rows_of(points)) ++available[row];
+    for (const auto& row : rows_of(centres))
+        if (--available[row] < 0) return false;
+    return true;
+}
+
+// Straight from the order documented in core/src/init.cpp, sequential and
+// unoptimised, so the documented contract (which the CUDA code follows) is checked.
+struct ReferenceInit {
+    const kms::Matrix<double>& points;
+    std::uint64_t seed;
+    std::vector<double> weight;
+
+    std::vector<double> block_sums() const {
+        std::vector<double> sums;
+        for (std::size_t begin = 0; begin < weight.size(); begin += 4096) {
+            double sum = 0.0;
+            for (std::size_t i = begin; i < std::min(weight.size(), begin + 4096); ++i) sum += weight[i];
+            sums.push_back(sum);
+        }
+        return sums;
+    }
+    double total() const {
+        double total = 0.0;
+        for (double sum : block_sums()) total += sum;
+        return total;
+    }
+    std::size_t sample(double u) const {
+        const auto sums = block_sums();
+        const double target = u * total();
+        double running = 0.0;
+        for (std::size_t b = 0; b < sums.size(); ++b) {
+            if (running + sums[b] > target) {
+                std::size_t last_positive = 0;
+                for (std::size_t i = b * 4096; i < std::min(weight.size(), (b + 1) * 4096); ++i) {
+                    running += weight[i];
+                    if (running > target) return i;
+                    if (weight[i] > 0) last_positive = i;
+                }
+                return last_positive;
+            }
+            running += sums[b];
+        }
+        std::size_t last_positive = 0;
+        for (std::size_t i = 0; i < weight.size(); ++i)
+            if (weight[i] > 0) last_positive = i;
+        return last_positive;
+    }
+    void add(std::size_t index) {
+        for (std::size_t i = 0; i < weight.size(); ++i)
+            weight[i] = std::min(weight[i], kms::squared_distance(points.row(i), points.row(index), points.cols()));
+    }
+    double potential_with(std::size_t candidate) const {
+        double total = 0.0;
+        for (std::size_t begin = 0; begin < weight.size(); begin += 4096) {
+            double sum = 0.0;
+            for (std::size_t i = begin; i < std::min(weight.size(), begin + 4096); ++i)
+                sum += std::min(weight[i], kms::squared_distance(points.row(i), points.row(candidate), points.cols()));
+            total += sum;
+        }
+        return total;
+    }
+
+    std::vector<std::size_t> run(kms::InitMethod method, std::size_t k) {
+        weight.assign(points.rows(), std::numeric_limits<double>::infinity());
+        std::vector<std::size_t> chosen{kms::random_below(seed, 0x1171, 0, points.rows())};
+        add(chosen[0]);
+        const std::size_t trials = 2 + static_cast<std::size_t>(std::floor(std::log(double(k))));
+        for (std::uint64_t round = 1; round < k; ++round) {
+            std::size_t pick = 0;
+            if (method == kms::InitMethod::KMeansPlusPlus) {
+                pick = sample(kms::random_uniform(seed, 0x1172, round));
+            } else if (method == kms::InitMethod::GreedyKMeansPlusPlus) {
+                double best = std::numeric_limits<double>::infinity();
+                for (std::size_t t = 0; t < trials; ++t) {
+                    const std::size_t candidate = sample(kms::random_uniform(seed, 0x1173, round * trials + t));
+                    const double pot = potential_with(candidate);
+                    if (pot < best) {
+                        best = pot;
+                        pick = candidate;
+                    }
+                }
+            } else {  // maximin
+                for (std::size_t i = 1; i < weight.size(); ++i)
+                    if (weight[i] > weight[pick]) pick = i;
+            }
+            chosen.push_back(pick);
+            add(pick);
+        }
+        return chosen;
+    }
+};
+
+const kms::InitMethod kSampledMethods[] = {kms::InitMethod::Random, kms::InitMethod::KMeansPlusPlus,
+                                           kms::InitMethod::GreedyKMeansPlusPlus, kms::InitMethod::Maximin};
+
+}  // namespace
+
+class TestInit : public QObject {
+    Q_OBJECT
+
+    static void addMethodRows() {
+        QTest::addColumn<kms::InitMethod>("method");
+        for (auto method : kSampledMethods) QTest::newRow(std::string(kms::to_string(method)).c_str()) << method;
+    }
+
+private slots:
+    void names() {
+        for (auto method : {kms::InitMethod::Random, kms::InitMethod::KMeansPlusPlus,
+                            kms::InitMethod::GreedyKMeansPlusPlus, kms::InitMethod::Maximin, kms::InitMethod::File})
+            QCOMPARE(kms::parse_init_method(kms::to_string(method)), std::optional(method));
+        QCOMPARE(kms::to_string(kms::InitMethod::GreedyKMeansPlusPlus), std::string_view("greedy-kmeans++"));
+        QVERIFY(!kms::parse_init_method("k-means").has_value());
+    }
+
+    void shapeRowsDeterminism_data() { addMethodRows(); }
+    void shapeRowsDeterminism() {
+        QFETCH(kms::InitMethod, method);
+        const auto data = kms::generate_dataset("blobs:n=1000,k=6,d=3", 1);
+        const auto a = init(data.points, 6, method, 5);
+        QCOMPARE(a.rows(), std::size_t(6));
+        QCOMPARE(a.cols(), std::size_t(3));
+        QVERIFY(rows_drawn_from(a, data.points));
+        QVERIFY(a == init(data.points, 6, method, 5));
+        bool some_seed_differs = false;
+        for (std::uint64_t seed = 6; seed < 10; ++seed) some_seed_differs |= !(a == init(data.points, 6, method, seed));
+        QVERIFY(some_seed_differs);
+    }
+
+    // Bitwise identical for 1, 2 and 7 threads, over several 4096-point blocks.
+    void threadCountIndependent_data() { addMethodRows(); }
+    void threadCountIndependent() {
+        QFETCH(kms::InitMethod, method);
+        const auto data = kms::generate_dataset("blobs:n=20000,k=12,d=3", 2);
+        const auto one = init(data.points, 12, method, 3, 1);
+        QVERIFY(one == init(data.points, 12, method, 3, 2));
+        QVERIFY(one == init(data.points, 12, method, 3, 7));
+    }
+
+    // The documented order (the CUDA port's contract) reproduces the result bit for bit.
+    void matchesDocumentedOrder_data() {
+        QTest::addColumn<kms::InitMethod>("method");
+        QTest::newRow("kmeans++") << kms::InitMethod::KMeansPlusPlus;
+        QTest::newRow("greedy-kmeans++") << kms::InitMethod::GreedyKMeansPlusPlus;
+        QTest::newRow("maximin") << kms::InitMethod::Maximin;
+    }
+    void matchesDocumentedOrder() {
+        QFETCH(kms::InitMethod, method);
+        const auto data = kms::generate_dataset("varied:n=9000,k=5,d=2", 4);
+        for (std::uint64_t seed : {1u, 2u, 3u}) {
+            ReferenceInit reference{data.points, seed, {}};
+            const auto indices = reference.run(method, 9);
+            const auto centres = init(data.points, 9, method, seed, 3);
+            for (std::size_t c = 0; c < 9; ++c)
+                QVERIFY2(std::equal(centres.row(c), centres.row(c) + 2, data.points.row(indices[c])),
+                         qPrintable(QString("seed %1 centre %2").arg(seed).arg(c)));
+        }
+    }
+
+    void kOneAndKEqualsN_data() { addMethodRows(); }
+    void kOneAndKEqualsN() {
+        QFETCH(kms::InitMethod, method);
+        const auto data = kms::generate_dataset("blobs:n=50,k=3,d=2", 3);
+        const auto single = init(data.points, 1, method, 1);
+        QCOMPARE(single.rows(), std::size_t(1));
+        QVERIFY(rows_drawn_from(single, data.points));
+        const auto all = init(data.points, 50, method, 1);
+        auto chosen = rows_of(all), expected = rows_of(data.points);
+        std::sort(chosen.begin(), chosen.end());
+        std::sort(expected.begin(), expected.end());
+        QVERIFY(chosen == expected);  // every point exactly once
+    }
+
+    // Duplicated points: a repeated value is not chosen twice while another value is
+    // available (D² weight 0), and no index is chosen twice.
+    void duplicates_data() { addMethodRows(); }
+    void duplicates() {
+        QFETCH(kms::InitMethod, method);
+        const auto base = kms::generate_dataset("uniform:n=10,d=2", 8);
+        kms::Matrix<double> points(30, 2);
+        for (std::size_t i = 0; i < 30; ++i) std::copy(base.points.row(i % 10), base.points.row(i % 10) + 2, points.row(i));
+        for (std::uint64_t seed = 0; seed < 5; ++seed) {
+            const auto ten = init(points, 10, method, seed);
+            QVERIFY(rows_drawn_from(ten, points));
+            if (method != kms::InitMethod::Random) {
+                const auto rows = rows_of(ten);
+                QCOMPARE(std::set<std::vector<double>>(rows.begin(), rows.end()).size(), std::size_t(10));
+            }
+            const auto many = init(points, 25, method, seed);  // more than the 10 distinct values
+            QVERIFY(rows_drawn_from(many, points));
+        }
+    }
+
+    void allIdenticalPoints_data() { addMethodRows(); }
+    void allIdenticalPoints() {
+        QFETCH(kms::InitMethod, method);
+        const kms::Matrix<double> points(20, 3, 1.5);
+        const auto centres = init(points, 5, method, 4);
+        QCOMPARE(centres.rows(), std::size_t(5));
+        for (double value : centres.values()) QCOMPARE(value, 1.5);
+    }
+
+    void kOutOfRange_data() {
+        addMethodRows();
+        QTest::newRow("file") << kms::InitMethod::File;
+    }
+    void kOutOfRange() {
+        QFETCH(kms::InitMethod, method);
+        const kms::Matrix<double> points(5, 2, 0.0);
+        for (std::size_t k : {std::size_t(0), std::size_t(7)}) {
+            try {
+                init(points, k, method, 1);
+                QFAIL("no error for k out of range");
+            } catch (const kms::InputError& error) {
+                QCOMPARE(std::string(error.what()),
+                         "test-data: k = " + std::to_string(k) + " must be between 1 and n = 5");
+            }
+        }
+        QVERIFY_THROWS_EXCEPTION(kms::InputError, init(kms::Matrix<double>(0, 2), 1, method, 1));
+    }
+
+    // Maximin against a brute-force farthest-point rule (ties → lowest index),
+    // including a tie: from 0, the points -5 and 5 are equally far.
+    void maximinPicksFarthest() {
+        const kms::Matrix<double> points(6, 1, std::vector<double>{0, -5, 5, 1, 4.5, -2});
+        bool saw_tie = false;
+        for (std::uint64_t seed = 0; seed < 40; ++seed) {
+            const auto centres = init(points, 4, kms::InitMethod::Maximin, seed);
+            std::vector<double> chosen{centres(0, 0)};
+            for (std::size_t c = 1; c < 4; ++c) {
+                std::size_t expected = 0;
+                double farthest = -1;
+                for (std::size_t i = 0; i < 6; ++i) {
+                    double nearest = std::numeric_limits<double>::infinity();
+                    for (double x : chosen) nearest = std::min(nearest, (points(i, 0) - x) * (points(i, 0) - x));
+                    if (nearest > farthest) {
+                        farthest = nearest;
+                        expected = i;
+                    }
+                }
+                QCOMPARE(centres(c, 0), points(expected, 0));
+                chosen.push_back(centres(c, 0));
+            }
+            if (centres(0, 0) == 0.0) {
+                saw_tie = true;
+                QCOMPARE(centres(1, 0), -5.0);  // the lower index of the tie
+            }
+        }
+        QVERIFY2(saw_tie, "no seed in 0..39 started from the point 0");
+    }
+
+    // scikit-learn's greedy variant lowers the initial potential on average.
+    void greedyBeatsPlainOnAverage() {
+        const auto data = kms::generate_dataset("blobs:n=3000,k=15,d=2,spread=0.03", 6);
+        double plain = 0, greedy = 0;
+        for (std::uint64_t seed = 0; seed < 30; ++seed) {
+            plain += potential(data.points, init(data.points, 15, kms::InitMethod::KMeansPlusPlus, seed));
+            greedy += potential(data.points, init(data.points, 15, kms::InitMethod::GreedyKMeansPlusPlus, seed));
+        }
+        QVERIFY2(greedy < plain, qPrintable(QString("greedy %1 vs plain %2").arg(greedy).arg(plain)));
+    }
+
+    // k-means++ draws the second centre with probability ∝ D²: chi-square test over
+    // every (first, second) pair on a 5-point line, 20000 seeds.
+    void kmeansPlusPlusSamplesProportionalToDSquared() {
+        const std::vector<double> xs{0, 1, 3, 6, 10};
+        const kms::Matrix<double> points(5, 1, xs);
+        std::map<std::pair<double, double>, int> counts;
+        const int seeds = 20000;
+        for (int seed = 0; seed < seeds; ++seed) {
+            const auto centres = init(points, 2, kms::InitMethod::KMeansPlusPlus, std::uint64_t(seed));
+            ++counts[{centres(0, 0), centres(1, 0)}];
+        }
+        double chi_square = 0;
+        int cells = 0;
+        for (double first : xs) {
+            double denominator = 0;
+            for (double x : xs) denominator += (x - first) * (x - first);
+            for (double second : xs) {
+                if (second == first) {
+                    QCOMPARE((counts[{first, second}]), 0);  // weight 0 is never drawn
+                    continue;
+                }
+                const double expected = seeds / 5.0 * (second - first) * (second - first) / denominator;
+                const double diff = counts[{first, second}] - expected;
+                chi_square += diff * diff / expected;
+                ++cells;
+            }
+        }
+        // 20 cells, 19 degrees of freedom: P(χ² > 50) ≈ 1e-4.
+        QVERIFY2(chi_square < 50, qPrintable(QString("chi-square %1 over %2 cells").arg(chi_square).arg(cells)));
+    }
+
+    void randomIsUniform() {
+        const kms::Matrix<double> points(6, 1, std::vector<double>{0, 1, 2, 3, 4, 5});
+        std::vector<int> counts(6, 0);
+        const int seeds = 12000;
+        for (int seed = 0; seed < seeds; ++seed) {
+            const auto centres = init(points, 2, kms::InitMethod::Random, std::uint64_t(seed));
+            QVERIFY(centres(0, 0) != centres(1, 0));
+            ++counts[std::size_t(centres(0, 0))];
+            ++counts[std::size_t(centres(1, 0))];
+        }
+        double chi_square = 0;
+        for (int count : counts) chi_square += (count - 4000.0) * (count - 4000.0) / 4000.0;
+        QVERIFY2(chi_square < 30, qPrintable(QString("chi-square %1").arg(chi_square)));  // 5 dof
+    }
+
+    void fromFile() {
+        const QString path = QDir::temp().filePath(QString("kms_test_init_%1.csv").arg(QCoreApplication::applicationPid()));
+        {
+            std::ofstream out(path.toStdString());
+            out << "1.5,2\n-3,4.25\n";
+        }
+        const kms::Matrix<double> points(10, 2, 0.0);
+        kms::InitOptions options;
+        options.method = kms::InitMethod::File;
+        options.path = path.toStdString();
+        const auto centres = kms::initialize_centroids(points, 2, options);
+        QVERIFY(centres == kms::Matrix<double>(2, 2, std::vector<double>{1.5, 2, -3, 4.25}));
+        try {
+            kms::initialize_centroids(points, 3, options);
+            QFAIL("no error for a centroid file with the wrong row count");
+        } catch (const kms::InputError& error) {
+            QCOMPARE(QString::fromStdString(error.source()), path);
+            QVERIFY2(QString(error.what()).contains("expected k = 3 rows × d = 2 columns"), error.what());
+        }
+        try {
+            kms::initialize_centroids(kms::Matrix<double>(10, 3, 0.0), 2, options);
+            QFAIL("no error for a centroid file with the wrong column count");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(QString(error.what()).contains("2 rows × 2 columns; expected k = 2 rows × d = 3 columns"),
+                     error.what());
+        }
+        std::remove(path.toStdString().c_str());
+        options.path.clear();
+        QVERIFY_THROWS_EXCEPTION(kms::Error, kms::initialize_centroids(points, 2, options));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestInit)
+#include "test_init.moc"
