@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Per-iteration time of our CPU solvers against scikit-learn, same data, same
+initial centroids, same thread count.
+
+usage: bench/cpu_vs_sklearn.py [--cli build/app/kmeans-cli] [--n 1000000] [--d 2] [--k 100]
+                               [--threads 2] [--iterations 20] [--repeats 3] [--out docs/cpu-benchmark.md]
+
+Needs python3 with numpy, scikit-learn and threadpoolctl (Debian: python3-sklearn).
+Our time per iteration is the median over the iterations of every run of the
+step time kmeans-cli reports (time_total_ms), median over repeats; scikit-learn's
+is fit() time / n_iter_ (it includes one extra labelling pass and the inertia),
+median over repeats. Both run tol=0 for a fixed number of iterations.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def run_ours(cli, data, init, k, solver, precision, backend, threads, iterations):
+    cmd = [cli, "run", "--input", data, "--k", str(k), "--init", init, "--solver", solver,
+           "--precision", precision, "--backend", backend, "--threads", str(threads),
+           "--max-iter", str(iterations), "--tol", "0", "--report", "json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    records = [json.loads(line) for line in out.splitlines() if line.strip()]
+    steps = [r for r in records if r["type"] == "iteration"]
+    summary = records[-1]
+    return steps, summary
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--cli", default="build/app/kmeans-cli")
+    p.add_argument("--n", type=int, default=1_000_000)
+    p.add_argument("--d", type=int, default=2)
+    p.add_argument("--k", type=int, default=100)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--iterations", type=int, default=20)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--out", default="")
+    args = p.parse_args()
+
+    from sklearn import __version__ as sklearn_version
+    from sklearn.cluster import KMeans
+    from threadpoolctl import threadpool_limits
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data_path = os.path.join(tmp, "data.npy")
+        init_path = os.path.join(tmp, "init.csv")
+        # Data from our own generator, so anyone can regenerate it.
+        subprocess.run([args.cli, "generate", "--generate",
+                        f"blobs:n={args.n},k={args.k},d={args.d}", "--seed", str(args.seed),
+                        "--out", data_path, "--format", "npy"], check=True, capture_output=True)
+        X = np.load(data_path).astype(np.float64)
+        rng = np.random.default_rng(args.seed)
+        C0 = X[rng.choice(X.shape[0], args.k, replace=False)]
+        np.savetxt(init_path, C0, delimiter=",", fmt="%.17g")
+
+        rows = []
+        for solver in ("lloyd", "elkan", "hamerly"):
+            for precision in ("f64", "f32"):
+                per_repeat, work = [], []
+                for _ in range(args.repeats):
+                    steps, summary = run_ours(args.cli, data_path, init_path, args.k, solver, precision,
+                                              "omp", args.threads, args.iterations)
+                    per_repeat.append(statistics.median(s["time_total_ms"] for s in steps))
+                    work.append(sum(s["point_centroid_distances"] for s in steps) /
+                                (len(steps) * args.n * args.k))
+                    skips = sum(s["bound_skips"] for s in steps[1:]) / max(1, (len(steps) - 1) * args.n)
+                rows.append({"who": "kmeans-studio", "solver": solver, "precision": precision,
+                             "ms": statistics.median(per_repeat), "iterations": summary["iterations"],
+                             "work": statistics.mean(work), "skips": skips})
+                print(rows[-1], file=sys.stderr)
+
+        for algorithm in ("lloyd", "elkan"):
+            times, n_iter = [], 0
+            for _ in range(args.repeats):
+                with threadpool_limits(limits=args.threads):
+                    km = KMeans(n_clusters=args.k, init=C0, n_init=1, max_iter=args.iterations, tol=0,
+                                algorithm=algorithm)
+                    start = time.perf_counter()
+                    km.fit(X)
+                    elapsed = time.perf_counter() - start
+                times.append(1000.0 * elapsed / km.n_iter_)
+                n_iter = km.n_iter_
+            rows.append({"who": f"scikit-learn {sklearn_version}", "solver": algorithm, "precision": "f64",
+                         "ms": statistics.median(times), "iterations": n_iter, "work": None, "skips": None})
+            print(rows[-1], file=sys.stderr)
+
+    sk_lloyd = next(r["ms"] for r in rows if r["who"].startswith("scikit") and r["solver"] == "lloyd")
+    lines = [
+        f"Machine: {cpu_name()}, {os.cpu_count()} cores visible, {args.threads} threads used; "
+        f"{datetime.date.today().isoformat()}.",
+        f"Data: `blobs:n={args.n},k={args.k},d={args.d}` seed {args.seed} (our generator), k = {args.k}, "
+        f"the same {args.k} initial centroids (random rows, numpy seed {args.seed}) for everyone; "
+        f"tol = 0, {args.iterations} iterations; median of {args.repeats} runs.",
+        "",
+        "| implementation | solver | precision | ms / iteration | vs scikit-learn Lloyd | "
+        "distance evaluations (share of Lloyd's) | points skipped by bounds (iterations 2+) |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        work = "" if r["work"] is None else f"{100 * r['work']:.1f} %"
+        skips = "" if r["skips"] is None else f"{100 * r['skips']:.1f} %"
+        lines.append(f"| {r['who']} | {r['solver']} | {r['precision']} | {r['ms']:.1f} | "
+                     f"{sk_lloyd / r['ms']:.2f}x | {work} | {skips} |")
+    table = "\n".join(lines)
+    print(table)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("# CPU solvers against scikit-learn\n\n")
+            f.write("Reproduce: `python3 bench/cpu_vs_sklearn.py --cli build/app/kmeans-cli "
+                    f"--threads {args.threads} --out {args.out}` (Debian's python3-sklearn).\n\n")
+            f.write(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
