@@ -1,6 +1,7 @@
 // Public loaders: format detection by content (the .npy magic), then the text
 // or .npy parser; ground truth picked up from files beside the data.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <system_error>
 
@@ -11,9 +12,25 @@
 namespace kms {
 namespace {
 
+bool has_npy_extension(const std::string& path) {
+    std::string extension = std::filesystem::path(path).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return extension == ".npy";
+}
+
+// The content decides the format; a file named *.npy without the magic is
+// refused here rather than reported as a text file full of non-numbers.
+bool is_npy(const std::string& path, const io_detail::FileBytes& bytes) {
+    if (io_detail::has_npy_magic(bytes.view())) return true;
+    if (has_npy_extension(path))
+        throw InputError::at_byte(path, 0, "not a NumPy .npy file: it does not start with the magic \"\\x93NUMPY\"");
+    return false;
+}
+
 Matrix<double> load_any_matrix(const std::string& path, const LoadOptions& options) {
     io_detail::FileBytes bytes = io_detail::read_whole_file(path, options.cancel);
-    if (io_detail::has_npy_magic(bytes.view())) return io_detail::parse_npy_matrix(path, bytes, options);
+    if (is_npy(path, bytes)) return io_detail::parse_npy_matrix(path, bytes, options);
     return io_detail::parse_text_matrix(path, bytes, options);
 }
 
@@ -79,7 +96,7 @@ Matrix<double> load_matrix(const std::string& path, const LoadOptions& options) 
 
 std::vector<std::int32_t> load_labels(const std::string& path) {
     io_detail::FileBytes bytes = io_detail::read_whole_file(path, {});
-    if (io_detail::has_npy_magic(bytes.view())) return io_detail::parse_npy_labels(path, bytes);
+    if (is_npy(path, bytes)) return io_detail::parse_npy_labels(path, bytes);
     return io_detail::parse_text_labels(path, bytes);
 }
 

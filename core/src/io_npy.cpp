@@ -29,6 +29,8 @@ struct DType {
 struct Header {
     DType dtype;
     std::vector<std::uint64_t> shape;
+    std::size_t descr_offset = 0;  // where in the file the dtype string and the shape tuple are, for messages
+    std::size_t shape_offset = 0;
     std::size_t data_offset = 0;
 };
 
@@ -119,29 +121,32 @@ private:
     std::size_t pos_ = 0;
 };
 
-DType parse_dtype(const HeaderReader& reader, const std::string& descr) {
+DType parse_dtype(const std::string& path, std::size_t offset, const std::string& descr) {
+    const auto fail = [&](const std::string& reason) {
+        throw InputError::at_byte(path, offset, "bad .npy header: " + reason);
+    };
     const std::string supported = " (supported: float32/float64 and 8- to 64-bit integers, e.g. '<f8', '<f4', '<i8', '<i4')";
     DType dtype;
     dtype.text = descr;
     std::size_t pos = 0;
     char order = '=';
     if (!descr.empty() && (descr[0] == '<' || descr[0] == '>' || descr[0] == '=' || descr[0] == '|')) order = descr[pos++];
-    if (pos >= descr.size()) reader.fail("unsupported dtype '" + descr + "'" + supported);
+    if (pos >= descr.size()) fail("unsupported dtype '" + descr + "'" + supported);
     const char kind = descr[pos++];
     std::size_t size = 0;
-    if (pos == descr.size()) reader.fail("unsupported dtype '" + descr + "'" + supported);
+    if (pos == descr.size()) fail("unsupported dtype '" + descr + "'" + supported);
     for (; pos < descr.size(); ++pos) {
-        if (descr[pos] < '0' || descr[pos] > '9' || size > 64) reader.fail("unsupported dtype '" + descr + "'" + supported);
+        if (descr[pos] < '0' || descr[pos] > '9' || size > 64) fail("unsupported dtype '" + descr + "'" + supported);
         size = size * 10 + static_cast<std::size_t>(descr[pos] - '0');
     }
     if (kind == 'f' && (size == 4 || size == 8)) dtype.kind = Kind::Float;
     else if (kind == 'i' && (size == 1 || size == 2 || size == 4 || size == 8)) dtype.kind = Kind::Signed;
     else if (kind == 'u' && (size == 1 || size == 2 || size == 4 || size == 8)) dtype.kind = Kind::Unsigned;
-    else reader.fail("unsupported dtype '" + descr + "'" + supported);
+    else fail("unsupported dtype '" + descr + "'" + supported);
     dtype.item_size = size;
     // '|' means "byte order not applicable": only true of one-byte types.
     if (order == '|' && size != 1)
-        reader.fail("dtype '" + descr + "' has no byte order ('|') but items of " + std::to_string(size) + " bytes");
+        fail("dtype '" + descr + "' has no byte order ('|') but items of " + std::to_string(size) + " bytes");
     const bool big = order == '>' || (order == '=' && std::endian::native == std::endian::big);
     dtype.swap = size > 1 && order != '|' && big != (std::endian::native == std::endian::big);
     return dtype;
@@ -178,6 +183,8 @@ Header parse_header(const std::string& path, std::string_view bytes) {
     std::optional<bool> fortran_order;
     std::optional<std::vector<std::uint64_t>> shape;
     std::size_t fortran_offset = 0;
+    std::size_t descr_offset = 0;
+    std::size_t shape_offset = 0;
     reader.expect('{', "'{' starting the header dictionary");
     for (;;) {
         if (reader.accept('}')) break;
@@ -188,6 +195,7 @@ Header parse_header(const std::string& path, std::string_view bytes) {
         if (key == "descr") {
             if (descr) reader.fail("duplicate key 'descr'");
             if (reader.peek() == '[') reader.fail("structured dtypes (descr is a list of fields) are not supported");
+            descr_offset = reader.file_offset();
             descr = reader.read_string();
         } else if (key == "fortran_order") {
             if (fortran_order) reader.fail("duplicate key 'fortran_order'");
@@ -195,6 +203,7 @@ Header parse_header(const std::string& path, std::string_view bytes) {
             fortran_order = reader.read_bool();
         } else if (key == "shape") {
             if (shape) reader.fail("duplicate key 'shape'");
+            shape_offset = reader.file_offset();
             shape = reader.read_shape();
         } else {
             throw InputError::at_byte(path, key_offset, "bad .npy header: unexpected key '" + key + "'");
@@ -204,16 +213,20 @@ Header parse_header(const std::string& path, std::string_view bytes) {
     }
     reader.skip_space();
     if (!reader.at_end()) reader.fail("unexpected text after the header dictionary");
-    if (!descr) reader.fail("missing key 'descr'");
-    if (!fortran_order) reader.fail("missing key 'fortran_order'");
-    if (!shape) reader.fail("missing key 'shape'");
+    for (const auto& [present, key] : {std::pair{descr.has_value(), "descr"},
+                                       std::pair{fortran_order.has_value(), "fortran_order"},
+                                       std::pair{shape.has_value(), "shape"}})
+        if (!present)
+            throw InputError::at_byte(path, header_start, std::string("bad .npy header: missing key '") + key + "'");
     if (*fortran_order)
         throw InputError::at_byte(path, fortran_offset,
                                   "Fortran-order (column-major) arrays are not supported: save with "
                                   "np.save(path, np.ascontiguousarray(a))");
     Header header;
-    header.dtype = parse_dtype(reader, *descr);
+    header.dtype = parse_dtype(path, descr_offset, *descr);
     header.shape = *shape;
+    header.descr_offset = descr_offset;
+    header.shape_offset = shape_offset;
     header.data_offset = header_start + header_length;
     return header;
 }
@@ -283,15 +296,15 @@ Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes,
     const std::string_view view = bytes.view();
     const Header header = parse_header(path, view);
     if (header.shape.empty() || header.shape.size() > 2)
-        throw InputError::at_byte(path, 8,
+        throw InputError::at_byte(path, header.shape_offset,
                                   "expected a 1-D or 2-D array (points × coordinates), the shape is " +
                                       shape_text(header.shape));
     const std::uint64_t rows = header.shape[0];
     const std::uint64_t columns = header.shape.size() == 2 ? header.shape[1] : 1;
     if (rows == 0 || columns == 0)
-        throw InputError::at_byte(path, 8, "empty array (shape " + shape_text(header.shape) + "): no data");
+        throw InputError::at_byte(path, header.shape_offset, "empty array (shape " + shape_text(header.shape) + "): no data");
     if (rows > std::numeric_limits<std::uint64_t>::max() / columns / 8)
-        throw InputError::at_byte(path, 8, "shape " + shape_text(header.shape) + " is too large");
+        throw InputError::at_byte(path, header.shape_offset, "shape " + shape_text(header.shape) + " is too large");
     const std::uint64_t count = rows * columns;
     check_data_size(path, view, header, count);
 
@@ -321,11 +334,11 @@ std::vector<std::int32_t> parse_npy_labels(const std::string& path, const FileBy
     const Header header = parse_header(path, view);
     const bool column = header.shape.size() == 2 && header.shape[1] == 1;
     if (header.shape.size() != 1 && !column)
-        throw InputError::at_byte(path, 8, "labels must be a 1-D array, the shape is " + shape_text(header.shape));
+        throw InputError::at_byte(path, header.shape_offset, "labels must be a 1-D array, the shape is " + shape_text(header.shape));
     if (header.dtype.kind == Kind::Float)
-        throw InputError::at_byte(path, 8, "labels must be integers, the dtype is '" + header.dtype.text + "'");
+        throw InputError::at_byte(path, header.descr_offset, "labels must be integers, the dtype is '" + header.dtype.text + "'");
     const std::uint64_t count = header.shape[0];
-    if (count == 0) throw InputError::at_byte(path, 8, "empty array: no labels");
+    if (count == 0) throw InputError::at_byte(path, header.shape_offset, "empty array: no labels");
     check_data_size(path, view, header, count);
 
     std::vector<std::int32_t> labels(count);

@@ -292,8 +292,11 @@ std::vector<std::string_view> split_fields(const Line& line, Separator separator
     return fields;
 }
 
-// A header names columns: none of its fields reads as a number (not even NaN).
+// A header names columns: printable text (UTF-8 allowed) in which no field
+// reads as a number (not even NaN). Binary junk is not a header.
 bool looks_like_header(const Line& line, Separator separator) {
+    for (const char* p = line.begin; p != line.end; ++p)
+        if (static_cast<unsigned char>(*p) < 0x20 && *p != '\t') return false;
     const auto fields = split_fields(line, separator);
     if (fields.empty()) return false;
     for (const std::string_view field : fields) {
@@ -469,6 +472,7 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
     values.resize(row * columns);
     if (values.capacity() - values.size() > values.size() / 8) values.shrink_to_fit();
     if (options.progress) options.progress(total_bytes, total_bytes);
+    if (options.cancel.stop_requested()) throw_cancelled(path);
     return values;
 }
 
