@@ -58,17 +58,65 @@ inline void distances_to_all(const T* __restrict point, const T* __restrict cent
     }
 }
 
-// Lowest index of the smallest value (strict <: ties keep the lower index).
+// Lowest index of the smallest value (ties keep the lower index). Kept per lane
+// of kLanes interleaved columns so the compiler can vectorise it; each lane keeps
+// its first minimum, and the lanes are merged by value, then by index, which is
+// exactly the sequential scan's answer.
+constexpr std::size_t kLanes = 8;
+
 template <typename T>
 inline std::size_t argmin(const T* values, std::size_t k) {
-    std::size_t best = 0;
-    T best_value = values[0];
-    for (std::size_t j = 1; j < k; ++j)
+    if (k < 2 * kLanes) {
+        std::size_t best = 0;
+        for (std::size_t j = 1; j < k; ++j)
+            if (values[j] < values[best]) best = j;
+        return best;
+    }
+    T lane_min[kLanes];
+    std::size_t lane_index[kLanes];
+    for (std::size_t l = 0; l < kLanes; ++l) {
+        lane_min[l] = values[l];
+        lane_index[l] = l;
+    }
+    std::size_t j = kLanes;
+    for (; j + kLanes <= k; j += kLanes)
+        for (std::size_t l = 0; l < kLanes; ++l) {
+            const bool smaller = values[j + l] < lane_min[l];
+            lane_min[l] = smaller ? values[j + l] : lane_min[l];
+            lane_index[l] = smaller ? j + l : lane_index[l];
+        }
+    std::size_t best = lane_index[0];
+    T best_value = lane_min[0];
+    for (std::size_t l = 1; l < kLanes; ++l)
+        if (lane_min[l] < best_value || (lane_min[l] == best_value && lane_index[l] < best)) {
+            best_value = lane_min[l];
+            best = lane_index[l];
+        }
+    for (; j < k; ++j)  // the tail, after every lane: strictly smaller only
         if (values[j] < best_value) {
             best_value = values[j];
             best = j;
         }
     return best;
+}
+
+// Nearest (lowest index on ties) and the second smallest value, by a sequential scan.
+template <typename T>
+inline std::size_t nearest_two(const T* values, std::size_t k, T& best, T& second) {
+    best = std::numeric_limits<T>::infinity();
+    second = best;
+    std::size_t best_index = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+        const T v = values[j];
+        if (v < best) {
+            second = best;
+            best = v;
+            best_index = j;
+        } else if (v < second) {
+            second = v;
+        }
+    }
+    return best_index;
 }
 
 // Label a range of points by full search; returns how many labels changed.
@@ -101,6 +149,19 @@ KMS_HOT_CLONES std::uint64_t lloyd_label_range_f64(const double* points, std::si
                                                    std::size_t k, std::size_t begin, std::size_t end,
                                                    std::int32_t* labels, double* scratch) {
     return lloyd_label_range(points, d, centroids_t, k, begin, end, labels, scratch);
+}
+KMS_HOT_CLONES void distances_to_all_f32(const float* p, const float* ct, std::size_t d, std::size_t k, float* out) {
+    distances_to_all(p, ct, d, k, out);
+}
+KMS_HOT_CLONES void distances_to_all_f64(const double* p, const double* ct, std::size_t d, std::size_t k,
+                                         double* out) {
+    distances_to_all(p, ct, d, k, out);
+}
+inline void all_distances(const float* p, const float* ct, std::size_t d, std::size_t k, float* out) {
+    distances_to_all_f32(p, ct, d, k, out);
+}
+inline void all_distances(const double* p, const double* ct, std::size_t d, std::size_t k, double* out) {
+    distances_to_all_f64(p, ct, d, k, out);
 }
 inline std::uint64_t label_range(const float* p, std::size_t d, const float* ct, std::size_t k, std::size_t b,
                                  std::size_t e, std::int32_t* l, float* s) {
@@ -214,6 +275,12 @@ public:
     }
 
 protected:
+    void transpose_centroids() {
+        centroids_t_ = Matrix<T>(d_, k_);
+        for (std::size_t c = 0; c < k_; ++c)
+            for (std::size_t t = 0; t < d_; ++t) centroids_t_(t, c) = centroids_(c, t);
+    }
+
     // The algorithm's assignment step: labels_ against centroids_, filling the
     // counters, the phase times and status_. Returns the number of changed labels.
     virtual std::uint64_t assign(IterationStats& stats) = 0;
@@ -314,11 +381,6 @@ private:
         }
     }
 
-    void transpose_centroids() {
-        centroids_t_ = Matrix<T>(d_, k_);
-        for (std::size_t c = 0; c < k_; ++c)
-            for (std::size_t t = 0; t < d_; ++t) centroids_t_(t, c) = centroids_(c, t);
-    }
 
     // Two-step package reduction: each package sums its points (in sub-packages
     // of kSubPackage), then package sums are added pairwise in a fixed tree.
@@ -517,61 +579,50 @@ protected:
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
         const auto assign_start = Clock::now();
+        this->transpose_centroids();
+        const T* ct = this->centroids_t_.data();
         std::uint64_t changed = 0, evaluations = 0, skips = 0;
         const T inf = std::numeric_limits<T>::infinity();
         const T* nearest_half = this->nearest_half_.data();
         const T* shift = this->shift_upper_.data();
         T* upper = upper_.data();
         T* lower = lower_.data();
-#pragma omp parallel for schedule(dynamic, 2048) num_threads(this->threads_) if (this->threads_ > 1) \
-    reduction(+ : changed, evaluations, skips)
-        for (std::size_t i = 0; i < n; ++i) {
-            const T* x = points + i * d;
-            std::int32_t label = labels[i];
-            T own = T(0);          // squared distance to the own centroid, once computed
-            std::size_t known = k;  // k: none computed yet
-            if (!first) {
-                const std::size_t a = static_cast<std::size_t>(label);
-                upper[i] = bounds.grow(upper[i], shift[a]);
-                lower[i] = bounds.shrink(lower[i], a == top_mover_ ? second_shift_ : top_shift_);
-                const T limit = std::max(lower[i], nearest_half[a]);
-                if (bounds.separated(upper[i], limit)) {
-                    ++skips;
-                    if (status) status[i] = PointStatus::Skipped;
-                    continue;
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
+        {
+            std::vector<T> scratch(k);
+#pragma omp for schedule(dynamic, 2048)
+            for (std::size_t i = 0; i < n; ++i) {
+                const T* x = points + i * d;
+                const std::int32_t label = labels[i];
+                if (!first) {
+                    const std::size_t a = static_cast<std::size_t>(label);
+                    upper[i] = bounds.grow(upper[i], shift[a]);
+                    lower[i] = bounds.shrink(lower[i], a == top_mover_ ? second_shift_ : top_shift_);
+                    const T limit = std::max(lower[i], nearest_half[a]);
+                    if (bounds.separated(upper[i], limit)) {
+                        ++skips;
+                        if (status) status[i] = PointStatus::Skipped;
+                        continue;
+                    }
+                    // Tighten the upper bound with one distance and test again.
+                    upper[i] = bounds.upper(std::sqrt(squared_distance(x, c + a * d, d)));
+                    ++evaluations;
+                    if (bounds.separated(upper[i], limit)) {
+                        ++skips;
+                        if (status) status[i] = PointStatus::Skipped;
+                        continue;
+                    }
                 }
-                // Tighten the upper bound with one distance and test again.
-                own = squared_distance(x, c + a * d, d);
-                known = a;
-                ++evaluations;
-                upper[i] = bounds.upper(std::sqrt(own));
-                if (bounds.separated(upper[i], limit)) {
-                    ++skips;
-                    if (status) status[i] = PointStatus::Skipped;
-                    continue;
-                }
-                evaluations += k - 1;  // the full search below reuses `own`
-            } else {
+                // Full search: nearest (lowest index on ties) and second nearest.
+                all_distances(x, ct, d, k, scratch.data());
                 evaluations += k;
+                T best, second;
+                const auto new_label = static_cast<std::int32_t>(nearest_two(scratch.data(), k, best, second));
+                upper[i] = bounds.upper(std::sqrt(best));
+                lower[i] = second == inf ? inf : bounds.lower(std::sqrt(second));
+                changed += new_label != label;
+                labels[i] = new_label;
             }
-            // Full search: nearest (lowest index on ties) and second nearest.
-            T best = inf, second = inf;
-            std::size_t best_index = 0;
-            for (std::size_t j = 0; j < k; ++j) {
-                const T dist = j == known ? own : squared_distance(x, c + j * d, d);
-                if (dist < best) {
-                    second = best;
-                    best = dist;
-                    best_index = j;
-                } else if (dist < second) {
-                    second = dist;
-                }
-            }
-            upper[i] = bounds.upper(std::sqrt(best));
-            lower[i] = second == inf ? inf : bounds.lower(std::sqrt(second));
-            const auto new_label = static_cast<std::int32_t>(best_index);
-            changed += new_label != label;
-            labels[i] = new_label;
         }
         this->bounds_valid_ = true;
         stats.point_centroid_distances += evaluations;
