@@ -14,6 +14,7 @@
 
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
+#include "kms/io.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -369,30 +370,98 @@ private slots:
         QVERIFY(help.find("factor=0.5") != std::string::npos);
     }
 
-    // The bundled default data set is exactly what its header says regenerates it
-    // (this also pins the generator's output across versions and platforms).
-    void bundledDefaultMatchesGenerator() {
+    // Every bundled data set is exactly what its header says regenerates it, and
+    // loads with its ground truth (this also pins the generators' output across
+    // versions and platforms).
+    void bundledDataMatchesGenerator_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<int>("seed");
+        QTest::newRow("default") << "default" << "blobs:n=5000,k=8,d=2" << 1;
+        QTest::newRow("moons") << "moons" << "moons:n=1000,noise=0.05" << 1;
+        QTest::newRow("circles") << "circles" << "circles:n=1000,noise=0.05,factor=0.5" << 1;
+        QTest::newRow("anisotropic") << "anisotropic" << "anisotropic:n=1500,k=3" << 170;
+        QTest::newRow("varied") << "varied" << "varied:n=1500,k=3" << 170;
+        QTest::newRow("he4d-sample") << "he4d-sample" << "he4d:n=2000" << 1;
+    }
+    void bundledDataMatchesGenerator() {
+        QFETCH(QString, file);
+        QFETCH(QString, spec);
+        QFETCH(int, seed);
         const std::string source_dir = kms::test::env_or_empty("KMS_SOURCE_DIR");
         if (source_dir.empty()) QSKIP("KMS_SOURCE_DIR is not set (run through CTest)");
-        std::ifstream in(source_dir + "/resources/data/default.csv");
-        QVERIFY2(in, "resources/data/default.csv is missing");
+        const std::string path = source_dir + "/resources/data/" + file.toStdString() + ".csv";
+        std::ifstream in(path);
+        QVERIFY2(in, qPrintable(QString::fromStdString(path) + " is missing"));
         std::string header;
         std::getline(in, header);
-        QCOMPARE(header, std::string("# kmeans-studio generate blobs:n=5000,k=8,d=2 seed 1"));
-        const auto data = kms::generate_dataset("blobs:n=5000,k=8,d=2", 1);
-        std::string line;
-        std::size_t row = 0;
-        while (std::getline(in, line)) {
-            QVERIFY(row < data.n());
-            std::istringstream fields(line);
-            std::string x, y;
-            std::getline(fields, x, ',');
-            std::getline(fields, y);
-            QCOMPARE(std::stod(x), data.points(row, 0));
-            QCOMPARE(std::stod(y), data.points(row, 1));
-            ++row;
-        }
-        QCOMPARE(row, data.n());
+        QCOMPARE(header, "# kmeans-studio generate " + spec.toStdString() + " seed " + std::to_string(seed));
+        const auto expected = kms::generate_dataset(spec.toStdString(), std::uint64_t(seed));
+        const auto loaded = kms::load_dataset(path);
+        QVERIFY(loaded.points == expected.points);
+        QVERIFY(loaded.truth_labels == expected.truth_labels);
+        QVERIFY(loaded.truth_centroids == expected.truth_centroids);
+    }
+
+    void cliGenerate() {
+        const QString cli = QString::fromStdString(kms::test::env_or_empty("KMS_CLI"));
+        if (cli.isEmpty()) QSKIP("KMS_CLI is not set (run through CTest)");
+        QVERIFY2(QFileInfo(cli).isExecutable(), qPrintable(cli + " is not built"));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto run = [&cli](const QStringList& arguments, QString* error_text = nullptr) {
+            QProcess process;
+            process.start(cli, QStringList{"generate"} + arguments);
+            process.waitForFinished(60000);
+            if (error_text) *error_text = QString::fromUtf8(process.readAllStandardError());
+            return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        };
+        const std::string spec = "varied:n=3000,k=4,d=3";
+        const auto expected = kms::generate_dataset(spec, 77);
+
+        // CSV with labels and true centres: loads back bit for bit.
+        const QString csv = dir.filePath("points.csv");
+        QCOMPARE(run({"--generate", QString::fromStdString(spec), "--seed", "77", "--out", csv, "--labels-out",
+                      dir.filePath("points-labels.txt"), "--centroids-out", dir.filePath("points-gt.txt")}),
+                 0);
+        const auto from_csv = kms::load_dataset(csv.toStdString());
+        QVERIFY(from_csv.points == expected.points);
+        QVERIFY(from_csv.truth_labels == expected.truth_labels);
+        QVERIFY(from_csv.truth_centroids == expected.truth_centroids);
+
+        // .npy points and labels.
+        const QString npy = dir.filePath("points.npy");
+        const QString labels_npy = dir.filePath("labels.npy");
+        QCOMPARE(run({"--generate=" + QString::fromStdString(spec), "--seed=77", "--out", npy, "--labels-out",
+                      labels_npy}),
+                 0);
+        QVERIFY(kms::load_dataset(npy.toStdString()).points == expected.points);
+        QVERIFY(kms::load_labels(labels_npy.toStdString()) == expected.truth_labels);
+        // --format overrides the extension.
+        const QString npy_named_dat = dir.filePath("points.dat");
+        QCOMPARE(run({"--generate", QString::fromStdString(spec), "--seed", "77", "--format", "npy", "--out", npy_named_dat}), 0);
+        QFile raw(npy_named_dat);
+        QVERIFY(raw.open(QIODevice::ReadOnly));
+        QVERIFY(raw.read(6) == QByteArray("\x93NUMPY"));
+
+        QString error;
+        QCOMPARE(run({"--generate", "blobs:n=abc", "--out", dir.filePath("bad.csv")}, &error), 1);
+        QVERIFY2(error.startsWith("kmeans-cli generate: blobs:n=abc: key 'n'"), qPrintable(error));
+        QVERIFY(!QFile::exists(dir.filePath("bad.csv")));
+        QCOMPARE(run({"--generate", "uniform", "--out", dir.filePath("u.csv"), "--labels-out", dir.filePath("u.txt")}, &error), 1);
+        QVERIFY2(error.contains("no ground-truth labels"), qPrintable(error));
+        QVERIFY(!QFile::exists(dir.filePath("u.csv")));
+        QCOMPARE(run({"--generate", "moons", "--out", dir.filePath("no/such/dir/m.csv")}, &error), 1);
+        QVERIFY2(error.contains("cannot write") && error.contains("no/such/dir/m.csv"), qPrintable(error));
+        QCOMPARE(run({"--generate", "moons"}, &error), 2);
+        QVERIFY2(error.contains("--out PATH is required"), qPrintable(error));
+        QCOMPARE(run({"--generate", "moons", "--out", dir.filePath("m.csv"), "--bogus", "1"}, &error), 2);
+        QVERIFY2(error.contains("unknown option --bogus"), qPrintable(error));
+        QCOMPARE(run({"--generate", "moons", "--out", dir.filePath("m.csv"), "--format", "xml"}, &error), 2);
+        QVERIFY2(error.contains("--format"), qPrintable(error));
+        QCOMPARE(run({"--generate", "moons", "--out", dir.filePath("m.csv"), "--seed", "-3"}, &error), 2);
+        QVERIFY2(error.contains("--seed"), qPrintable(error));
+        QVERIFY(QDir(dir.path()).entryList(QStringList{"*.tmp-*"}, QDir::Files).isEmpty());  // no leftovers
     }
 };
 

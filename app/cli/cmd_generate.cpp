@@ -1,0 +1,245 @@
+// kmeans-cli generate: write a generated data set (and its ground truth) to files.
+//
+// Files are written to a temporary name beside the target and renamed over it
+// when complete, so a failed or interrupted run never leaves a half-written file.
+// CSV rows are formatted in parallel chunks (shortest round-trip text for each
+// double, so loading the file gives back exactly the generated values).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <new>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "commands.hpp"
+#include "kms/error.hpp"
+#include "kms/generate.hpp"
+#include "options.hpp"
+
+namespace kms::cli {
+namespace {
+
+void print_help() {
+    std::printf(
+        "usage: kmeans-cli generate --generate SPEC --out PATH [options]\n"
+        "\n"
+        "Writes a seeded synthetic data set; the same SPEC and seed give the same bits on\n"
+        "every machine and for any thread count.\n"
+        "\n"
+        "  --generate SPEC      NAME or NAME:key=value,... (generators below)\n"
+        "  --seed S             random seed, an unsigned 64-bit integer (default 0)\n"
+        "  --out PATH           the points: CSV (first line '# kmeans-studio generate SPEC seed S')\n"
+        "                       or NumPy .npy float64 (n × d)\n"
+        "  --format csv|npy     format of --out (default: npy if PATH ends in .npy, else csv)\n"
+        "  --labels-out PATH    ground-truth labels, 0-based: one per line, or int32 .npy if\n"
+        "                       PATH ends in .npy (error for generators without truth)\n"
+        "  --centroids-out PATH ground-truth centres as CSV, one per line (where defined)\n"
+        "  --help               this text\n"
+        "\n"
+        "Exit status: 0 written, 1 bad spec or write failure, 2 bad command line.\n"
+        "\n"
+        "Generators:\n%s",
+        generator_help().c_str());
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A file written under a temporary name and renamed over `path` by commit().
+class AtomicFile {
+public:
+    explicit AtomicFile(std::string path) : path_(std::move(path)) {
+        for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
+            temporary_ = path_ + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
+            fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd_ < 0 && errno != EEXIST) fail(errno);
+        }
+        if (fd_ < 0) fail(EEXIST);
+    }
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+    ~AtomicFile() {
+        if (fd_ >= 0) {
+            ::close(fd_);
+            ::unlink(temporary_.c_str());
+        }
+    }
+
+    void write(std::string_view bytes) {
+        while (!bytes.empty()) {
+            const ssize_t written = ::write(fd_, bytes.data(), bytes.size());
+            if (written < 0) {
+                if (errno == EINTR) continue;
+                fail(errno);
+            }
+            bytes.remove_prefix(static_cast<std::size_t>(written));
+        }
+    }
+
+    void commit() {
+        if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) fail(errno);
+        const int fd = fd_;
+        fd_ = -1;
+        if (::close(fd) != 0 || ::rename(temporary_.c_str(), path_.c_str()) != 0) {
+            const int error_number = errno;
+            ::unlink(temporary_.c_str());
+            fail(error_number);
+        }
+    }
+
+private:
+    [[noreturn]] void fail(int error_number) const {
+        throw Error("cannot write " + path_ + ": " + std::generic_category().message(error_number));
+    }
+
+    std::string path_;
+    std::string temporary_;
+    int fd_ = -1;
+};
+
+std::string header_comment(const std::string& spec, std::uint64_t seed, const std::string& what = {}) {
+    return "# kmeans-studio generate " + spec + " seed " + std::to_string(seed) + what + "\n";
+}
+
+// Rows [begin, end) as text, formatted by `format_row(row, out)`.
+using RowFormatter = std::function<void(std::size_t row, std::string& out)>;
+
+// Formats chunks of rows in parallel and writes them in order.
+void write_rows(AtomicFile& file, std::size_t rows, const RowFormatter& format_row) {
+    constexpr std::size_t kChunkRows = 32768;
+    constexpr std::size_t kChunksPerBatch = 16;
+    std::vector<std::string> chunks(kChunksPerBatch);
+    for (std::size_t batch_begin = 0; batch_begin < rows; batch_begin += kChunkRows * kChunksPerBatch) {
+        const auto chunk_count = static_cast<std::int64_t>(
+            std::min(kChunksPerBatch, (rows - batch_begin + kChunkRows - 1) / kChunkRows));
+#pragma omp parallel for schedule(dynamic)
+        for (std::int64_t c = 0; c < chunk_count; ++c) {
+            std::string& text = chunks[static_cast<std::size_t>(c)];
+            text.clear();
+            const std::size_t begin = batch_begin + static_cast<std::size_t>(c) * kChunkRows;
+            const std::size_t end = std::min(rows, begin + kChunkRows);
+            for (std::size_t row = begin; row < end; ++row) format_row(row, text);
+        }
+        for (std::int64_t c = 0; c < chunk_count; ++c) file.write(chunks[static_cast<std::size_t>(c)]);
+    }
+}
+
+void append_double(std::string& out, double value) {
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);  // shortest round trip
+    out.append(buffer, result.ptr);
+}
+
+void write_matrix_csv(const std::string& path, const Matrix<double>& matrix, const std::string& header) {
+    AtomicFile file(path);
+    file.write(header);
+    write_rows(file, matrix.rows(), [&matrix](std::size_t row, std::string& out) {
+        for (std::size_t j = 0; j < matrix.cols(); ++j) {
+            if (j) out += ',';
+            append_double(out, matrix(row, j));
+        }
+        out += '\n';
+    });
+    file.commit();
+}
+
+// NumPy format 1.0: magic, little-endian header length, a Python dict padded with
+// spaces to a 64-byte boundary and ended by '\n', then the raw C-order data.
+std::string npy_header(const std::string& descr, const std::string& shape) {
+    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    const std::size_t unpadded = 10 + dict.size() + 1;
+    dict.append((64 - unpadded % 64) % 64, ' ');
+    dict += '\n';
+    std::string header = "\x93NUMPY";
+    header += '\x01';
+    header += '\x00';
+    header += static_cast<char>(dict.size() & 0xff);
+    header += static_cast<char>((dict.size() >> 8) & 0xff);
+    return header + dict;
+}
+
+static_assert(std::endian::native == std::endian::little, "the .npy writer stores native little-endian values");
+
+void write_matrix_npy(const std::string& path, const Matrix<double>& matrix) {
+    AtomicFile file(path);
+    file.write(npy_header("<f8", "(" + std::to_string(matrix.rows()) + ", " + std::to_string(matrix.cols()) + ")"));
+    file.write(std::string_view(reinterpret_cast<const char*>(matrix.data()), matrix.size() * sizeof(double)));
+    file.commit();
+}
+
+void write_labels_file(const std::string& path, const std::vector<std::int32_t>& labels) {
+    AtomicFile file(path);
+    if (ends_with(path, ".npy")) {
+        file.write(npy_header("<i4", "(" + std::to_string(labels.size()) + ",)"));
+        file.write(std::string_view(reinterpret_cast<const char*>(labels.data()), labels.size() * sizeof(std::int32_t)));
+    } else {
+        write_rows(file, labels.size(), [&labels](std::size_t row, std::string& out) {
+            char buffer[16];
+            const auto result = std::to_chars(buffer, buffer + sizeof buffer, labels[row]);
+            out.append(buffer, result.ptr);
+            out += '\n';
+        });
+    }
+    file.commit();
+}
+
+int generate(const Args& args) {
+    const Options options(args, {"--generate", "--seed", "--out", "--format", "--labels-out", "--centroids-out"},
+                          {"--help"});
+    if (options.has("--help")) {
+        print_help();
+        return 0;
+    }
+    if (!options.has("--generate")) throw UsageError("option --generate SPEC is required");
+    if (!options.has("--out")) throw UsageError("option --out PATH is required");
+    const std::string spec = options.get("--generate");
+    const std::string out = options.get("--out");
+    const auto seed = options.number<std::uint64_t>("--seed", 0);
+    const std::string format = options.get("--format", ends_with(out, ".npy") ? "npy" : "csv");
+    if (format != "csv" && format != "npy")
+        throw UsageError("option --format: '" + format + "' is not csv or npy");
+    for (const char* option : {"--out", "--labels-out", "--centroids-out"})
+        if (options.has(option) && options.get(option).empty()) throw UsageError(std::string("option ") + option + " needs a path");
+
+    const Dataset data = generate_dataset(spec, seed);
+    if (options.has("--labels-out") && data.truth_labels.empty())
+        throw InputError::whole(spec, "this generator has no ground-truth labels for --labels-out");
+    if (options.has("--centroids-out") && data.truth_centroids.rows() == 0)
+        throw InputError::whole(spec, "this generator has no ground-truth centres for --centroids-out");
+
+    if (format == "npy") write_matrix_npy(out, data.points);
+    else write_matrix_csv(out, data.points, header_comment(spec, seed));
+    if (options.has("--labels-out")) write_labels_file(options.get("--labels-out"), data.truth_labels);
+    if (options.has("--centroids-out"))
+        write_matrix_csv(options.get("--centroids-out"), data.truth_centroids,
+                         header_comment(spec, seed, " (true centres)"));
+    std::printf("wrote %s: %zu points × %zu (%s)\n", out.c_str(), data.n(), data.d(), data.name.c_str());
+    return 0;
+}
+
+}  // namespace
+
+int cmd_generate(const Args& args) {
+    try {
+        return generate(args);
+    } catch (const UsageError& error) {
+        std::fprintf(stderr, "kmeans-cli generate: %s\n(see 'kmeans-cli generate --help')\n", error.what());
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "kmeans-cli generate: not enough memory for the requested data set\n");
+        return 1;
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "kmeans-cli generate: %s\n", error.what());
+        return 1;
+    }
+}
+
+}  // namespace kms::cli
