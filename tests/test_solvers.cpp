@@ -342,6 +342,18 @@ private slots:
         nan(0, 0) = std::nan("");
         QVERIFY_THROWS_EXCEPTION(Error, solver->set_initial_centroids(nan));
         QVERIFY_THROWS_EXCEPTION(Error, solver->set_data(std::make_shared<Matrix<double>>()));
+        // Coordinates whose squared distances overflow are refused, not silently mislabelled.
+        auto huge = std::make_shared<Matrix<double>>(2, 1);
+        (*huge)(1, 0) = 1e30;
+        auto f32 = make(Algorithm::Lloyd, Backend::Sequential, Precision::F32, 1, EmptyClusterPolicy::Keep);
+        try {
+            f32->set_data(huge);
+            QFAIL("overflowing float data accepted");
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("too large for f32") != std::string::npos);
+        }
+        auto f64 = make(Algorithm::Lloyd, Backend::Sequential, Precision::F64, 1, EmptyClusterPolicy::Keep);
+        f64->set_data(huge);  // fine in double
         SolverConfig cuda;
         cuda.backend = Backend::CudaGlobal;
         QVERIFY_THROWS_EXCEPTION(Error, make_cpu_solver(cuda));

@@ -196,6 +196,7 @@ public:
         }
         n_ = source_->rows();
         d_ = source_->cols();
+        check_range(source_->values(), "the data");
         tol_absolute_ = absolute_tolerance(*source_, config_.tol);
         initial_ = Matrix<double>();
         k_ = 0;
@@ -213,6 +214,7 @@ public:
                         std::to_string(n_));
         for (double v : centroids.values())
             if (!std::isfinite(v)) throw Error("initial centroids contain NaN or Inf");
+        check_range(centroids.values(), "the initial centroids");
         initial_ = centroids;
         k_ = centroids.rows();
         allocate();
@@ -351,6 +353,22 @@ protected:
     StopReason stop_reason_ = StopReason::NotStopped;
 
 private:
+    // Refuse coordinates so large that a squared distance (or the conversion to
+    // float) would overflow: every distance would be infinite and the labels
+    // meaningless.
+    void check_range(const std::vector<double>& values, const char* what) const {
+        double max_abs = 0.0;
+#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1) reduction(max : max_abs)
+        for (std::size_t i = 0; i < values.size(); ++i) max_abs = std::max(max_abs, std::abs(values[i]));
+        const double limit = std::sqrt(static_cast<double>(std::numeric_limits<T>::max())) /
+                             (2.0 * std::sqrt(static_cast<double>(std::max<std::size_t>(d_, 1))));
+        if (max_abs > limit)
+            throw Error(std::string(what) + " has coordinates up to " + std::to_string(max_abs) +
+                        ", too large for " + std::string(to_string(config_.precision)) +
+                        " distances (limit " + std::to_string(limit) + "): rescale the data" +
+                        (std::is_same_v<T, float> ? " or use --precision f64" : ""));
+    }
+
     void clear_run() {
         iteration_ = 0;
         stop_reason_ = StopReason::NotStopped;

@@ -1,0 +1,156 @@
+// kmeans-cli run, end to end: the options scripts rely on, the JSON lines
+// report, the written labels and centroids, and clear errors with exit codes.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <string>
+
+#include "kms/io.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+struct Result {
+    int exit_code = -1;
+    QString out, err;
+};
+
+Result run_cli(const QStringList& arguments) {
+    QProcess process;
+    process.start(QString::fromStdString(kms::test::env_or_empty("KMS_CLI")), arguments);
+    Result result;
+    if (!process.waitForFinished(120000)) return result;
+    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+    result.out = QString::fromUtf8(process.readAllStandardOutput());
+    result.err = QString::fromUtf8(process.readAllStandardError());
+    return result;
+}
+
+void write(const QString& path, const std::string& text) { std::ofstream(path.toStdString(), std::ios::binary) << text; }
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    QString path(const char* name) const { return dir_.filePath(name); }
+
+private slots:
+    void initTestCase() {
+        if (kms::test::env_or_empty("KMS_CLI").empty()) QFAIL("KMS_CLI is not set (run through CTest)");
+        QVERIFY(dir_.isValid());
+    }
+
+    void json_report_and_outputs() {
+        const Result r = run_cli({"run", "--generate", "blobs:n=3000,k=4,d=3", "--seed", "5", "--k", "4", "--solver",
+                                  "hamerly", "--backend", "omp", "--threads", "2", "--precision", "f32", "--init",
+                                  "kmeans++", "--tol", "0", "--report", "json", "--inertia", "--labels-out",
+                                  path("labels.txt"), "--centroids-out", path("centroids.csv")});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+        const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+        QVERIFY(lines.size() >= 2);
+        int iterations = 0;
+        for (const QString& line : lines) {
+            QJsonParseError error;
+            const QJsonObject object = QJsonDocument::fromJson(line.toUtf8(), &error).object();
+            QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(line));
+            if (object["type"].toString() == "iteration") {
+                ++iterations;
+                QCOMPARE(object["iteration"].toInt(), iterations);
+                for (const char* key : {"time_assign_ms", "time_bounds_ms", "time_update_ms", "time_total_ms",
+                                        "point_centroid_distances", "centroid_centroid_distances", "bound_skips",
+                                        "labels_changed", "max_shift", "mean_shift", "empty_clusters", "inertia"})
+                    QVERIFY2(object.contains(key), key);
+                QVERIFY(object["inertia"].isDouble());  // --inertia asked for it
+            } else {
+                QCOMPARE(object["type"].toString(), QString("summary"));
+                QCOMPARE(object["iterations"].toInt(), iterations);
+                QVERIFY(object["converged"].toBool());
+                QCOMPARE(object["stop_reason"].toString(), QString("no-label-change"));
+                QCOMPARE(object["solver"].toString(), QString("hamerly/omp/f32"));
+                QVERIFY(object["inertia"].toDouble() > 0.0);
+            }
+        }
+        QVERIFY(iterations >= 2);
+        const auto labels = kms::load_labels(path("labels.txt").toStdString());
+        QCOMPARE(labels.size(), std::size_t{3000});
+        for (auto label : labels) QVERIFY(label >= 0 && label < 4);
+        const auto centroids = kms::load_matrix(path("centroids.csv").toStdString());
+        QCOMPARE(centroids.rows(), std::size_t{4});
+        QCOMPARE(centroids.cols(), std::size_t{3});
+    }
+
+    // The same run from a data file, with centroids given as a file, agrees
+    // between the table and JSON reports and across solvers.
+    void file_input_and_centroid_file() {
+        write(path("points.csv"), "x,y\n0,0\n0,1\n1,0\n10,10\n10,11\n11,10\n");
+        write(path("init.csv"), "0,0\n10,10\n");
+        for (const char* solver : {"lloyd", "elkan", "hamerly"}) {
+            const Result r = run_cli({"run", "--input", path("points.csv"), "--k", "2", "--init", path("init.csv"),
+                                      "--solver", solver, "--backend", "seq", "--labels-out", path("l.txt"),
+                                      "--centroids-out", path("c.csv")});
+            QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+            QVERIFY(r.out.contains("converged after"));
+            QCOMPARE(kms::load_labels(path("l.txt").toStdString()), (std::vector<std::int32_t>{0, 0, 0, 1, 1, 1}));
+            const auto c = kms::load_matrix(path("c.csv").toStdString());
+            QCOMPARE(c(0, 0), 1.0 / 3.0);
+            QCOMPARE(c(1, 1), 31.0 / 3.0);
+        }
+    }
+
+    void errors_name_the_problem_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exit_code");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no data") << QStringList{"run", "--k", "2"} << 2 << "exactly one of --input";
+        QTest::newRow("no k") << QStringList{"run", "--generate", "blobs"} << 2 << "--k K is required";
+        QTest::newRow("unknown option") << QStringList{"run", "--generate", "blobs", "--k", "2", "--speed", "9"} << 2
+                                        << "unknown option --speed";
+        QTest::newRow("bad solver") << QStringList{"run", "--generate", "blobs", "--k", "2", "--solver", "fast"} << 2
+                                    << "unknown value 'fast'";
+        QTest::newRow("bad number") << QStringList{"run", "--generate", "blobs", "--k", "two"} << 2
+                                    << "'two' is not a valid number";
+        QTest::newRow("k too large") << QStringList{"run", "--generate", "blobs:n=10", "--k", "11"} << 1
+                                     << "k = 11 must be between 1 and the number of points n = 10";
+        QTest::newRow("k zero") << QStringList{"run", "--generate", "blobs:n=10", "--k", "0"} << 1 << "k = 0";
+        QTest::newRow("bad init") << QStringList{"run", "--generate", "blobs", "--k", "2", "--init", "nowhere.csv"}
+                                  << 2 << "neither random";
+        QTest::newRow("missing file") << QStringList{"run", "--input", "/nonexistent/data.csv", "--k", "2"} << 1
+                                      << "/nonexistent/data.csv";
+        QTest::newRow("bad report") << QStringList{"run", "--generate", "blobs", "--k", "2", "--report", "xml"} << 2
+                                    << "--report must be table or json";
+    }
+    void errors_name_the_problem() {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exit_code);
+        QFETCH(QString, message);
+        const Result r = run_cli(arguments);
+        QCOMPARE(r.exit_code, exit_code);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void bad_data_file_names_line() {
+        write(path("ragged.csv"), "1,2\n3,4\n5\n");
+        const Result r = run_cli({"run", "--input", path("ragged.csv"), "--k", "1"});
+        QCOMPARE(r.exit_code, 1);
+        QVERIFY2(r.err.contains(path("ragged.csv") + ":3"), qPrintable(r.err));
+        // A failed run writes no output files.
+        QVERIFY(!QFile::exists(path("never.txt")));
+    }
+
+    void cuda_backend_without_device_is_a_clear_error() {
+        const Result r = run_cli({"run", "--generate", "blobs:n=100", "--k", "2", "--backend", "cuda-global"});
+        if (r.exit_code == 0) QSKIP("a CUDA device is present: the unavailable path cannot be exercised here");
+        QCOMPARE(r.exit_code, 1);
+        QVERIFY2(r.err.contains("cuda-global is unavailable"), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"
