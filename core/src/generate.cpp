@@ -34,6 +34,24 @@ namespace {
 // ---------------------------------------------------------------------------
 // Portable elementary functions (bitwise identical on every IEEE platform).
 
+// Series coefficients, computed once at compile time (IEEE-rounded divisions,
+// like literals), so the hot loops only multiply and add.
+struct SeriesCoefficients {
+    double log_odd[12];  // 1 / (2j + 1), j = 0..11
+    double sin[10];      // sin[m/2] = 1 / (m (m + 1)) for m = 2, 4, ..., 18
+    double cos[10];      // cos[(m-1)/2] = 1 / (m (m + 1)) for m = 1, 3, ..., 19
+};
+
+constexpr SeriesCoefficients make_series_coefficients() {
+    SeriesCoefficients c{};
+    for (int j = 0; j < 12; ++j) c.log_odd[j] = 1.0 / (2 * j + 1);
+    for (int m = 2; m <= 18; m += 2) c.sin[m / 2] = 1.0 / (static_cast<double>(m) * (m + 1));
+    for (int m = 1; m <= 19; m += 2) c.cos[(m - 1) / 2] = 1.0 / (static_cast<double>(m) * (m + 1));
+    return c;
+}
+
+constexpr SeriesCoefficients kSeries = make_series_coefficients();
+
 // Natural logarithm of x > 0 (finite): x = m·2^e with m in [√½, √2), then
 // ln m = 2·atanh(s), s = (m-1)/(m+1), |s| ≤ 0.172, as an odd series to s^23.
 double portable_log(double x) {
@@ -45,8 +63,8 @@ double portable_log(double x) {
     }
     const double s = (mantissa - 1.0) / (mantissa + 1.0);
     const double s2 = s * s;
-    double series = 1.0 / 23.0;
-    for (int odd = 21; odd >= 1; odd -= 2) series = 1.0 / odd + s2 * series;
+    double series = kSeries.log_odd[11];
+    for (int j = 10; j >= 0; --j) series = kSeries.log_odd[j] + s2 * series;
     constexpr double kLn2 = 0.69314718055994530942;
     return 2.0 * s * series + static_cast<double>(exponent) * kLn2;
 }
@@ -61,9 +79,9 @@ SinCos sincos_small(double beta) {
     const double b2 = beta * beta;
     // sin β = β (1 - β²/(2·3) (1 - β²/(4·5) (1 - ... ))), nested from the inside out.
     double sin_series = 1.0;
-    for (int m = 18; m >= 2; m -= 2) sin_series = 1.0 - b2 / (static_cast<double>(m) * (m + 1)) * sin_series;
+    for (int m = 18; m >= 2; m -= 2) sin_series = 1.0 - b2 * kSeries.sin[m / 2] * sin_series;
     double cos_series = 1.0;
-    for (int m = 19; m >= 1; m -= 2) cos_series = 1.0 - b2 / (static_cast<double>(m) * (m + 1)) * cos_series;
+    for (int m = 19; m >= 1; m -= 2) cos_series = 1.0 - b2 * kSeries.cos[(m - 1) / 2] * cos_series;
     return {beta * sin_series, cos_series};
 }
 
@@ -119,9 +137,13 @@ constexpr std::uint64_t kStreamBallRadius = 5;   // he4d radius: counter i
 // ---------------------------------------------------------------------------
 // A keyed bijection of [0, n): balanced Feistel network on 2·h bits (2^(2h) ≥ n,
 // so fewer than 4 walks are expected), cycle-walking until the value is < n.
+// Round r maps (L, R) to (R, L ^ (splitmix64(R ^ key_r) & mask)), with
+// key_r = random_bits(seed, kStreamPermutation, r).
 class IndexPermutation {
 public:
-    IndexPermutation(std::uint64_t n, std::uint64_t seed) : n_(n), seed_(seed) {
+    IndexPermutation(std::uint64_t n, std::uint64_t seed) : n_(n) {
+        for (int round = 0; round < kRounds; ++round)
+            round_keys_[round] = random_bits(seed, kStreamPermutation, static_cast<std::uint64_t>(round));
         int bits = 1;
         while (bits < 64 && (std::uint64_t{1} << bits) < n) ++bits;
         half_bits_ = (bits + 1) / 2;
@@ -142,9 +164,7 @@ private:
         std::uint64_t left = value >> half_bits_;
         std::uint64_t right = value & mask_;
         for (int round = 0; round < kRounds; ++round) {
-            const std::uint64_t key = random_bits(seed_, kStreamPermutation,
-                                                  (static_cast<std::uint64_t>(round) << 40) ^ right);
-            const std::uint64_t next = left ^ (key & mask_);
+            const std::uint64_t next = left ^ (splitmix64(right ^ round_keys_[round]) & mask_);
             left = right;
             right = next;
         }
@@ -152,7 +172,7 @@ private:
     }
 
     std::uint64_t n_;
-    std::uint64_t seed_;
+    std::uint64_t round_keys_[kRounds];
     int half_bits_ = 1;
     std::uint64_t mask_ = 1;
 };
