@@ -87,8 +87,10 @@ IterationCharts::IterationCharts(QWidget* parent) : QWidget(parent) {
     chart(Chart::PhaseTime)->setValueSuffix(tr(" ms"));
     chart(Chart::DistancePercent)->setTitle(tr("Distance evaluations (% of Lloyd's n·k)"));
     chart(Chart::DistancePercent)->setValueSuffix(QStringLiteral("%"));
+    chart(Chart::DistancePercent)->setTickSuffix(QStringLiteral("%"));
     chart(Chart::SkipPercent)->setTitle(tr("Points skipped by bounds (%)"));
     chart(Chart::SkipPercent)->setValueSuffix(QStringLiteral("%"));
+    chart(Chart::SkipPercent)->setTickSuffix(QStringLiteral("%"));
     chart(Chart::SkipPercent)->setFixedYRange(std::pair{0.0, 100.0});
     chart(Chart::LabelsChanged)->setTitle(tr("Labels changed"));
     chart(Chart::Inertia)->setTitle(tr("Inertia (sum of squared distances)"));

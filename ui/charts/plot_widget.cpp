@@ -153,6 +153,7 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
 void PlotWidget::setTitle(const QString& title) { title_ = title; update(); }
 void PlotWidget::setXLabel(const QString& label) { x_label_ = label; update(); }
 void PlotWidget::setValueSuffix(const QString& suffix) { suffix_ = suffix; update(); }
+void PlotWidget::setTickSuffix(const QString& suffix) { tick_suffix_ = suffix; update(); }
 void PlotWidget::setIncludeZero(bool on) { include_zero_ = on; update(); }
 void PlotWidget::setEmptyMessage(const QString& message) { empty_message_ = message; update(); }
 
@@ -356,7 +357,7 @@ PlotWidget::Layout PlotWidget::computeLayout() const {
 QString PlotWidget::yTickLabel(const Layout& layout, double value) const {
     const QString text =
         log_scale_ ? format_log_tick(value) : format_tick(value, layout.y_step, layout.y_max_abs);
-    return text + suffix_.trimmed();
+    return text + tick_suffix_;
 }
 
 double PlotWidget::mapX(const Layout& layout, double x) const {

@@ -51,8 +51,10 @@ public:
     void setTitle(const QString& title);
     QString title() const { return title_; }
     void setXLabel(const QString& label);
-    // Appended to y tick labels and read-outs, e.g. "%" or " ms".
+    // Appended to hover read-outs (e.g. " ms", "%"); the tick suffix to y tick
+    // labels (e.g. "%"; a unit already in the title needs none).
     void setValueSuffix(const QString& suffix);
+    void setTickSuffix(const QString& suffix);
     void setLogScale(bool on);
     bool logScale() const { return log_scale_; }
     // Fixed y range (e.g. 0–100 for percentages); std::nullopt = autoscale.
@@ -125,6 +127,7 @@ private:
     QString title_;
     QString x_label_;
     QString suffix_;
+    QString tick_suffix_;
     QString empty_message_;
     bool log_scale_ = false;
     bool include_zero_ = true;
