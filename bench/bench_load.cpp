@@ -9,7 +9,9 @@
 // file under $TMPDIR (or /tmp) is used and removed afterwards. If PATH already
 // exists and --reuse is given, it is timed as is instead of being generated.
 #include <omp.h>
+#include <time.h>
 #include <unistd.h>
+
 
 #include <algorithm>
 #include <charconv>
@@ -93,13 +95,26 @@ double median(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
-// Median seconds of `repeats` loads; checks the shape every time.
-double time_loads(const std::string& path, int repeats, std::size_t rows, std::size_t cols) {
-    std::vector<double> seconds;
+double cpu_seconds() {
+    timespec now{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+struct Timing {
+    double wall = 0;  // median wall-clock seconds
+    double cpu = 0;   // median CPU seconds of the process (all threads): meaningful on a shared, busy machine
+};
+
+// Median times of `repeats` loads; checks the shape every time.
+Timing time_loads(const std::string& path, int repeats, std::size_t rows, std::size_t cols) {
+    std::vector<double> seconds, cpu;
     for (int r = 0; r < repeats; ++r) {
+        const double cpu_start = cpu_seconds();
         const auto start = std::chrono::steady_clock::now();
         const kms::Dataset dataset = kms::load_dataset(path);
         const auto stop = std::chrono::steady_clock::now();
+        cpu.push_back(cpu_seconds() - cpu_start);
         if (dataset.n() != rows || dataset.d() != cols) {
             std::fprintf(stderr, "bench_load: %s loaded as %zu x %zu, expected %zu x %zu\n", path.c_str(),
                          dataset.n(), dataset.d(), rows, cols);
@@ -107,12 +122,14 @@ double time_loads(const std::string& path, int repeats, std::size_t rows, std::s
         }
         seconds.push_back(std::chrono::duration<double>(stop - start).count());
     }
-    return median(seconds);
+    return {median(seconds), median(cpu)};
 }
 
-void report(const char* what, int threads, double seconds, std::uintmax_t bytes, std::size_t lines) {
-    std::printf("%-6s threads=%-2d median=%8.3f s  %8.1f MB/s  %8.2f M lines/s\n", what, threads, seconds,
-                static_cast<double>(bytes) / seconds / 1e6, static_cast<double>(lines) / seconds / 1e6);
+void report(const char* what, int threads, Timing timing, std::uintmax_t bytes, std::size_t lines) {
+    const double megabytes = static_cast<double>(bytes) / 1e6;
+    std::printf("%-4s threads=%-2d wall %7.3f s %8.1f MB/s %7.2f M lines/s | cpu %7.3f s %8.1f MB per cpu-s\n", what,
+                threads, timing.wall, megabytes / timing.wall, static_cast<double>(lines) / timing.wall / 1e6,
+                timing.cpu, megabytes / timing.cpu);
 }
 
 }  // namespace
@@ -133,8 +150,10 @@ int main(int argc, char** argv) try {
     const kms::Dataset reference = kms::load_dataset(options.path);
     const std::size_t rows = reference.n();
     const std::size_t cols = reference.d();
-    std::printf("file: %s, %.1f MB, %zu rows x %zu columns; median of %d loads (file in the page cache)\n",
-                options.path.c_str(), static_cast<double>(bytes) / 1e6, rows, cols, options.repeats);
+    std::printf("file: %s, %.1f MB, %zu rows x %zu columns; median of %d loads (file in the page cache), "
+                "%d OpenMP threads available\n",
+                options.path.c_str(), static_cast<double>(bytes) / 1e6, rows, cols, options.repeats,
+                omp_get_max_threads());
 
     const int all_threads = omp_get_max_threads();
     omp_set_num_threads(1);

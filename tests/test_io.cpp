@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #include <bit>
+#include <charconv>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <random>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -205,6 +207,46 @@ private slots:
         const kms::Dataset dataset = kms::load_dataset(path);
         QCOMPARE(dataset.name, path);
         QVERIFY(dataset.points == matrix);
+    }
+
+    // The loader's own fast path for short decimals must agree bit for bit with std::from_chars.
+    void decimals_parse_exactly_like_from_chars() {
+        std::mt19937_64 random(20261122);
+        const auto digits = [&](int count) {
+            std::string text;
+            for (int i = 0; i < count; ++i) text += static_cast<char>('0' + random() % 10);
+            return text;
+        };
+        std::string text;
+        std::vector<std::string> tokens;
+        for (int i = 0; i < 200'000; ++i) {
+            std::string token;
+            const auto sign = random() % 4;
+            if (sign == 0) token += '-';
+            if (sign == 1) token += '+';
+            const int integer_digits = static_cast<int>(random() % 19);
+            const int fraction_digits = static_cast<int>(random() % 19);
+            token += digits(integer_digits);
+            if (random() % 5 != 0) token += '.' + digits(fraction_digits);
+            if (token.find_first_of("0123456789") == std::string::npos) token += '7';
+            if (random() % 6 == 0) token += (random() % 2 ? "e-" : "E") + std::to_string(random() % 40);
+            tokens.push_back(token);
+            text += token + '\n';
+        }
+        const kms::Matrix<double> loaded = kms::load_matrix(write_file(QByteArray::fromStdString(text)));
+        QCOMPARE(loaded.rows(), tokens.size());
+        for (std::size_t i = 0; i < tokens.size(); ++i) {
+            const std::string& token = tokens[i];
+            const std::size_t skip = token[0] == '+' ? 1 : 0;
+            double expected = 0;
+            const auto result = std::from_chars(token.data() + skip, token.data() + token.size(), expected);
+            QVERIFY(result.ec == std::errc() && result.ptr == token.data() + token.size());
+            QVERIFY2(same_bits(loaded.values()[i], expected),
+                     qPrintable(QString("'%1' loaded as %2, from_chars gives %3")
+                                    .arg(QString::fromStdString(token))
+                                    .arg(loaded.values()[i], 0, 'g', 17)
+                                    .arg(expected, 0, 'g', 17)));
+        }
     }
 
     // ---------------------------------------------------------------- text errors

@@ -66,6 +66,35 @@ bool decimal_overflows(const char* begin, const char* end) {
     return magnitude > 0;
 }
 
+// Clinger's fast path for the common "[-]digits[.digits]" with at most 15
+// digits: the digits form an integer m < 2^53 and the value is m / 10^f with
+// f <= 15, two exactly representable doubles, so one IEEE division gives the
+// correctly rounded result, bit-identical to std::from_chars (tested). Anything
+// else (exponents, long mantissas, inf/nan) returns false and goes to from_chars.
+inline bool parse_short_decimal(const char* p, const char* end, const char*& stop, double& out) noexcept {
+    static constexpr double kPowersOfTen[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                              1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    const bool negative = p != end && *p == '-';
+    if (negative) ++p;
+    std::uint64_t mantissa = 0;
+    const char* digits_begin = p;
+    while (p != end && static_cast<unsigned char>(*p - '0') < 10) mantissa = mantissa * 10 + static_cast<unsigned>(*p++ - '0');
+    std::ptrdiff_t digits = p - digits_begin;
+    std::ptrdiff_t fraction_digits = 0;
+    if (p != end && *p == '.') {
+        const char* fraction_begin = ++p;
+        while (p != end && static_cast<unsigned char>(*p - '0') < 10) mantissa = mantissa * 10 + static_cast<unsigned>(*p++ - '0');
+        fraction_digits = p - fraction_begin;
+        digits += fraction_digits;
+    }
+    // (With more than 15 digits the mantissa may have wrapped: it is discarded.)
+    if (digits == 0 || digits > 15 || (p != end && (*p == 'e' || *p == 'E'))) return false;
+    const double magnitude = static_cast<double>(mantissa) / kPowersOfTen[fraction_digits];
+    out = negative ? -magnitude : magnitude;
+    stop = p;
+    return true;
+}
+
 // Coordinates: any decimal or integer that std::from_chars reads, with an
 // optional leading '+'. NaN and infinities are refused.
 struct CoordinateValue {
@@ -80,6 +109,7 @@ struct CoordinateValue {
                 return FieldStatus::NotANumber;
             }
         }
+        if (parse_short_decimal(p, end, stop, out)) return FieldStatus::Ok;
         const auto [ptr, ec] = std::from_chars(p, end, out);
         stop = ptr;
         if (ec == std::errc::invalid_argument) return FieldStatus::NotANumber;
