@@ -1,0 +1,452 @@
+// Assignment kernels of the CUDA back end: Lloyd, Hamerly and Elkan, each as
+// cuda-global (centroids read from global memory / L2) and cuda-shared
+// (centroids staged through shared memory in tiles).
+//
+// Every distance is kms::squared_distance() in the same arithmetic (sub, mul,
+// add in index order, no FMA), candidates compared in index order with ties to
+// the lowest index, and the bounds use kms::BoundArithmetic: all six kernels
+// give the same labels as the CPU Lloyd solver of the same precision.
+#include "cuda_common.hpp"
+#include "cuda_device.hpp"
+#include "cuda_small_sums.hpp"
+
+namespace kms::cuda {
+namespace {
+
+constexpr int kLloydTile = 32;                  // centroids per shared tile (register partials)
+constexpr std::size_t kTileBytes = 48 * 1024;   // shared memory budget of the tiled kernels
+
+// --- Lloyd, global: one thread per point (grid-stride), centroids from global memory.
+template <typename T, class Sums>
+__global__ void lloyd_global_kernel(LloydArgs<T> a) {
+    __shared__ double dscratch[32];
+    __shared__ unsigned long long uscratch[32];
+    Sums sums;
+    sums.zero();
+    unsigned long long changed = 0;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += stride) {
+        const T* x = a.points + i * a.d;
+        T best = infinity_of<T>();
+        int best_c = 0;
+        if (a.d <= 4) {
+            T xr[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) xr[j] = j < a.d ? x[j] : T(0);
+            for (int c = 0; c < a.k; ++c) {
+                const T* row = a.centroids + static_cast<long long>(c) * a.d;
+                T s = T(0);
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    if (j < a.d) s = sq_step(s, xr[j], row[j]);
+                if (s < best) {
+                    best = s;
+                    best_c = c;
+                }
+            }
+        } else {
+            for (int c = 0; c < a.k; ++c) {
+                const T s = exact_squared_distance(x, a.centroids + static_cast<long long>(c) * a.d, a.d);
+                if (s < best) {
+                    best = s;
+                    best_c = c;
+                }
+            }
+        }
+        if (a.labels[i] != best_c) {
+            a.labels[i] = best_c;
+            ++changed;
+        }
+        if (a.status) a.status[i] = 0;
+        sums.add(best_c, x, a.d);
+    }
+    block_count_add(changed, &a.counters->labels_changed, uscratch);
+    if (a.block_partials)
+        sums.flush(a.block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(a.k, a.d), a.k, a.d,
+                   dscratch);
+}
+
+// --- Lloyd, shared: centroids in tiles of kLloydTile rows × tile_d columns in
+// shared memory; each thread keeps the tile's partial distances in registers, so
+// d is tiled too and each distance is still summed over coordinates in order.
+template <typename T, class Sums>
+__global__ void lloyd_shared_kernel(LloydArgs<T> a, int tile_d) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* tile = reinterpret_cast<T*>(smem_raw);
+    __shared__ double dscratch[32];
+    __shared__ unsigned long long uscratch[32];
+    Sums sums;
+    sums.zero();
+    unsigned long long changed = 0;
+    const bool resident = a.k <= kLloydTile && a.d <= tile_d;  // all centroids fit: load once
+    if (resident) {
+        for (int e = threadIdx.x; e < a.k * a.d; e += blockDim.x) {
+            const int c = e / a.d, j = e - c * a.d;
+            tile[c * tile_d + j] = a.centroids[e];
+        }
+        __syncthreads();
+    }
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long base = static_cast<long long>(blockIdx.x) * blockDim.x; base < a.n; base += stride) {
+        const long long i = base + threadIdx.x;
+        const bool valid = i < a.n;
+        const T* x = a.points + (valid ? i : 0) * a.d;
+        T best = infinity_of<T>();
+        int best_c = 0;
+        for (int c0 = 0; c0 < a.k; c0 += kLloydTile) {
+            const int rows = min(kLloydTile, a.k - c0);
+            T part[kLloydTile];
+#pragma unroll
+            for (int c = 0; c < kLloydTile; ++c) part[c] = T(0);
+            for (int j0 = 0; j0 < a.d; j0 += tile_d) {
+                const int cols = min(tile_d, a.d - j0);
+                if (!resident) {
+                    __syncthreads();
+                    for (int e = threadIdx.x; e < rows * cols; e += blockDim.x) {
+                        const int c = e / cols, j = e - c * cols;
+                        tile[c * tile_d + j] = a.centroids[static_cast<long long>(c0 + c) * a.d + j0 + j];
+                    }
+                    __syncthreads();
+                }
+                if (valid) {
+                    for (int j = 0; j < cols; ++j) {
+                        const T xj = x[j0 + j];
+#pragma unroll
+                        for (int c = 0; c < kLloydTile; ++c)
+                            if (c < rows) part[c] = sq_step(part[c], xj, tile[c * tile_d + j]);
+                    }
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < kLloydTile; ++c)
+                if (c < rows && part[c] < best) {
+                    best = part[c];
+                    best_c = c0 + c;
+                }
+        }
+        if (valid) {
+            if (a.labels[i] != best_c) {
+                a.labels[i] = best_c;
+                ++changed;
+            }
+            if (a.status) a.status[i] = 0;
+            sums.add(best_c, x, a.d);
+        }
+    }
+    block_count_add(changed, &a.counters->labels_changed, uscratch);
+    if (a.block_partials)
+        sums.flush(a.block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(a.k, a.d), a.k, a.d,
+                   dscratch);
+}
+
+template <typename T, class Sums>
+void launch_lloyd_with(const LloydArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    if (shared_variant) {
+        const int tile_d = static_cast<int>(std::min<std::size_t>(args.d, kTileBytes / (kLloydTile * sizeof(T))));
+        const std::size_t bytes = static_cast<std::size_t>(kLloydTile) * tile_d * sizeof(T);
+        lloyd_shared_kernel<T, Sums><<<g.grid, g.block, bytes, stream>>>(args, tile_d);
+    } else {
+        lloyd_global_kernel<T, Sums><<<g.grid, g.block, 0, stream>>>(args);
+    }
+    KMS_CUDA_LAUNCH_CHECK("Lloyd assignment kernel");
+}
+
+// --- Hamerly: one upper and one lower bound per point, kept lazily: the bounds
+// are stored with the row of the cumulative shift table they were written at,
+// and a point the bounds skip writes nothing.
+template <typename T, bool Shared>
+__global__ void hamerly_kernel(BoundedArgs<T> a, int tile_rows) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* tile = reinterpret_cast<T*>(smem_raw);
+    __shared__ unsigned long long uscratch[32];
+    const BoundArithmetic<T> bounds(a.d);
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool valid = i < a.n;
+    const T* x = a.points + (valid ? i : 0) * a.d;
+    const int columns = a.k + 1;
+    unsigned long long evaluations = 0, skips = 0, changed = 0;
+    bool full = false;
+    int label = 0, known = -1;
+    T own = T(0);
+    if (valid) {
+        label = a.labels[i];
+        if (a.first) {
+            full = true;
+            evaluations = a.k;
+        } else {
+            const int since = a.stamp[i];
+            T u = bounds.grow(a.upper[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
+            const T l = bounds.shrink(a.lower[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, a.k));
+            const T limit = l > a.nearest_half[label] ? l : a.nearest_half[label];
+            if (bounds.separated(u, limit)) {
+                skips = 1;
+            } else {
+                own = exact_squared_distance(x, a.centroids + static_cast<long long>(label) * a.d, a.d);
+                known = label;
+                evaluations = 1;
+                u = bounds.upper(device_sqrt(own));
+                if (bounds.separated(u, limit)) {
+                    skips = 1;
+                    a.upper[i] = u;
+                    a.lower[i] = l;
+                    a.stamp[i] = a.now;
+                } else {
+                    full = true;
+                    evaluations += a.k - 1;
+                }
+            }
+            if (a.status) a.status[i] = skips ? 1 : 0;
+        }
+    }
+    T best = infinity_of<T>(), second = infinity_of<T>();
+    int best_c = 0;
+    auto visit = [&](int c, const T* row) {
+        const T dist = c == known ? own : exact_squared_distance(x, row, a.d);
+        if (dist < best) {
+            second = best;
+            best = dist;
+            best_c = c;
+        } else if (dist < second) {
+            second = dist;
+        }
+    };
+    if (Shared && tile_rows > 0) {
+        for (int c0 = 0; c0 < a.k; c0 += tile_rows) {
+            if (!__syncthreads_or(full)) break;
+            const int rows = min(tile_rows, a.k - c0);
+            for (int e = threadIdx.x; e < rows * a.d; e += blockDim.x)
+                tile[e] = a.centroids[static_cast<long long>(c0) * a.d + e];
+            __syncthreads();
+            if (full)
+                for (int c = 0; c < rows; ++c) visit(c0 + c, tile + c * a.d);
+        }
+    } else if (full) {
+        for (int c = 0; c < a.k; ++c) visit(c, a.centroids + static_cast<long long>(c) * a.d);
+    }
+    if (full) {
+        a.upper[i] = bounds.upper(device_sqrt(best));
+        a.lower[i] = second == infinity_of<T>() ? second : bounds.lower(device_sqrt(second));
+        a.stamp[i] = a.now;
+        if (best_c != label) {
+            a.labels[i] = best_c;
+            changed = 1;
+        }
+        if (a.status) a.status[i] = 0;
+    }
+    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
+    block_count_add(skips, &a.counters->bound_skips, uscratch);
+    block_count_add(changed, &a.counters->labels_changed, uscratch);
+}
+
+// --- Elkan: one upper bound and k lower bounds per point (stored k × n so a warp
+// reads one bound of 32 points in one transaction, compactly: half for float
+// data, float for double data, rounded down), lazily like Hamerly's.
+template <typename T, bool Shared>
+__global__ void elkan_kernel(BoundedArgs<T> a, int tile_rows) {
+    using Lower = typename ElkanLowerStorage<T>::type;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* tile = reinterpret_cast<T*>(smem_raw);
+    __shared__ unsigned long long uscratch[32];
+    const BoundArithmetic<T> bounds(a.d);
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool valid = i < a.n;
+    const T* x = a.points + (valid ? i : 0) * a.d;
+    Lower* lower = a.lower_k + (valid ? i : 0);  // bound of centroid c: lower[c * n]
+    const long long n = a.n;
+    const int columns = a.k + 1;
+    unsigned long long evaluations = 0, skips = 0, changed = 0;
+    bool active = false, tight = false;
+    int label = 0, since = 0, current = 0, fresh = -1;
+    T u = T(0), best = infinity_of<T>(), fresh_lower = T(0);
+    if (valid) {
+        label = a.labels[i];
+        current = label;
+        if (a.first) {
+            active = true;
+        } else {
+            since = a.stamp[i];
+            u = bounds.grow(a.upper[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
+            if (bounds.separated(u, a.nearest_half[label])) {
+                skips = 1;  // nothing read or written beyond the upper bound
+                if (a.status) a.status[i] = 1;
+            } else {
+                active = true;
+            }
+        }
+    }
+    auto store = [&](int c, T value) { lower[static_cast<long long>(c) * n] = store_lower(value, a.lower_scale); };
+    auto visit = [&](int c, const T* row) {
+        if (a.first) {
+            const T dist = exact_squared_distance(x, row, a.d);
+            store(c, bounds.lower(device_sqrt(dist)));
+            if (dist < best) {
+                best = dist;
+                current = c;
+            }
+            return;
+        }
+        T lc = c == fresh ? fresh_lower
+                          : bounds.shrink(static_cast<T>(load_lower(lower[static_cast<long long>(c) * n], a.lower_scale)),
+                                          accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, c));
+        if (c == current) {
+            if (c != fresh) store(c, lc);
+            return;
+        }
+        auto pruned = [&]() {
+            return bounds.separated(u, lc) ||
+                   bounds.separated(u, a.cc_half[static_cast<long long>(current) * a.k + c]);
+        };
+        if (pruned()) {
+            if (c != fresh) store(c, lc);
+            return;
+        }
+        if (!tight) {
+            best = exact_squared_distance(x, a.centroids + static_cast<long long>(current) * a.d, a.d);
+            ++evaluations;
+            u = bounds.upper(device_sqrt(best));
+            tight = true;
+            fresh = current;
+            fresh_lower = bounds.lower(device_sqrt(best));
+            store(current, fresh_lower);
+            if (pruned()) {
+                if (c != fresh) store(c, lc);
+                return;
+            }
+        }
+        const T dist = exact_squared_distance(x, row, a.d);
+        ++evaluations;
+        store(c, bounds.lower(device_sqrt(dist)));
+        if (dist < best || (dist == best && c < current)) {
+            best = dist;
+            current = c;
+            u = bounds.upper(device_sqrt(dist));
+        }
+    };
+    if (Shared && tile_rows > 0) {
+        for (int c0 = 0; c0 < a.k; c0 += tile_rows) {
+            if (!__syncthreads_or(active)) break;
+            const int rows = min(tile_rows, a.k - c0);
+            for (int e = threadIdx.x; e < rows * a.d; e += blockDim.x)
+                tile[e] = a.centroids[static_cast<long long>(c0) * a.d + e];
+            __syncthreads();
+            if (active)
+                for (int c = 0; c < rows; ++c) visit(c0 + c, tile + c * a.d);
+        }
+    } else if (active) {
+        for (int c = 0; c < a.k; ++c) visit(c, a.centroids + static_cast<long long>(c) * a.d);
+    }
+    if (active) {
+        if (a.first) {
+            evaluations = a.k;
+            u = bounds.upper(device_sqrt(best));
+        } else if (evaluations < static_cast<unsigned long long>(a.k)) {
+            skips = 1;
+        }
+        a.upper[i] = u;
+        a.stamp[i] = a.now;
+        if (current != label) {
+            a.labels[i] = current;
+            changed = 1;
+        }
+        if (a.status) a.status[i] = skips ? 1 : 0;
+    }
+    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
+    block_count_add(skips, &a.counters->bound_skips, uscratch);
+    block_count_add(changed, &a.counters->labels_changed, uscratch);
+}
+
+template <typename T>
+int bounded_tile_rows(int k, int d, bool shared_variant) {
+    if (!shared_variant) return 0;
+    const std::size_t rows = kTileBytes / (static_cast<std::size_t>(d) * sizeof(T));
+    return static_cast<int>(std::min<std::size_t>(rows, k));  // 0: rows too long, read from global memory
+}
+
+// --- Half distances between centroids, as certain lower bounds: one block per centroid.
+template <typename T>
+__global__ void separation_kernel(const T* centroids, int k, int d, T* nearest_half, T* cc_half) {
+    __shared__ T scratch[32];
+    const BoundArithmetic<T> bounds(d);
+    const int a = blockIdx.x;
+    T nearest = infinity_of<T>();
+    for (int b = threadIdx.x; b < k; b += blockDim.x) {
+        if (b == a) {
+            if (cc_half) cc_half[static_cast<long long>(a) * k + b] = T(0);
+            continue;
+        }
+        const T dist = exact_squared_distance(centroids + static_cast<long long>(a) * d,
+                                              centroids + static_cast<long long>(b) * d, d);
+        const T half = bounds.lower(device_sqrt(dist)) / T(2);
+        if (cc_half) cc_half[static_cast<long long>(a) * k + b] = half;
+        nearest = half < nearest ? half : nearest;
+    }
+    // Minimum: the same whatever the order.
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const T other = __shfl_down_sync(0xffffffffu, nearest, offset);
+        nearest = other < nearest ? other : nearest;
+    }
+    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = nearest;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        T m = infinity_of<T>();
+        for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) m = scratch[w] < m ? scratch[w] : m;
+        nearest_half[a] = m;
+    }
+}
+
+}  // namespace
+
+template <typename T>
+void launch_lloyd(const LloydArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    const int variant = args.block_partials ? small_update_variant(args.k, args.d) : -1;
+    switch (variant) {
+        case 0: launch_lloyd_with<T, SmallSums<0>>(args, shared_variant, g, stream); break;
+        case 1: launch_lloyd_with<T, SmallSums<1>>(args, shared_variant, g, stream); break;
+        case 2: launch_lloyd_with<T, SmallSums<2>>(args, shared_variant, g, stream); break;
+        default: {
+            LloydArgs<T> plain = args;
+            plain.block_partials = nullptr;
+            launch_lloyd_with<T, NoSums>(plain, shared_variant, g, stream);
+        }
+    }
+}
+
+template <typename T>
+void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    const int rows = bounded_tile_rows<T>(args.k, args.d, shared_variant);
+    const std::size_t bytes = static_cast<std::size_t>(rows) * args.d * sizeof(T);
+    const long long blocks = (args.n + g.block - 1) / g.block;
+    if (shared_variant)
+        hamerly_kernel<T, true><<<static_cast<unsigned>(blocks), g.block, bytes, stream>>>(args, rows);
+    else
+        hamerly_kernel<T, false><<<static_cast<unsigned>(blocks), g.block, 0, stream>>>(args, 0);
+    KMS_CUDA_LAUNCH_CHECK("Hamerly assignment kernel");
+}
+
+template <typename T>
+void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    const int rows = bounded_tile_rows<T>(args.k, args.d, shared_variant);
+    const std::size_t bytes = static_cast<std::size_t>(rows) * args.d * sizeof(T);
+    const long long blocks = (args.n + g.block - 1) / g.block;
+    if (shared_variant)
+        elkan_kernel<T, true><<<static_cast<unsigned>(blocks), g.block, bytes, stream>>>(args, rows);
+    else
+        elkan_kernel<T, false><<<static_cast<unsigned>(blocks), g.block, 0, stream>>>(args, 0);
+    KMS_CUDA_LAUNCH_CHECK("Elkan assignment kernel");
+}
+
+template <typename T>
+void launch_centroid_separations(const T* centroids, int k, int d, T* nearest_half, T* cc_half, cudaStream_t stream) {
+    separation_kernel<T><<<k, 256, 0, stream>>>(centroids, k, d, nearest_half, cc_half);
+    KMS_CUDA_LAUNCH_CHECK("centroid separation kernel");
+}
+
+#define KMS_INSTANTIATE_ASSIGN(T)                                                                         \
+    template void launch_lloyd<T>(const LloydArgs<T>&, bool, const Geometry&, cudaStream_t);            \
+    template void launch_hamerly<T>(const BoundedArgs<T>&, bool, const Geometry&, cudaStream_t);        \
+    template void launch_elkan<T>(const BoundedArgs<T>&, bool, const Geometry&, cudaStream_t);          \
+    template void launch_centroid_separations<T>(const T*, int, int, T*, T*, cudaStream_t);
+KMS_INSTANTIATE_ASSIGN(float)
+KMS_INSTANTIATE_ASSIGN(double)
+
+}  // namespace kms::cuda

@@ -1,0 +1,509 @@
+// The CUDA solver: Lloyd, Elkan and Hamerly × cuda-global / cuda-shared × f32 / f64
+// behind kms::Solver. Data, centroids, labels and bounds stay on the device; each
+// iteration copies back one small record (counters, shift statistics, inertia).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "cuda_backend.hpp"
+#include "cuda_common.hpp"
+#include "kms/error.hpp"
+
+namespace kms {
+namespace cuda {
+
+void check(cudaError_t status, const char* what) {
+    if (status == cudaSuccess) return;
+    (void)cudaGetLastError();
+    throw Error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
+}
+
+namespace {
+
+// Rows of the cumulative shift table before the bounds are rebuilt by a full search.
+constexpr int kMaxShiftRows = 512;
+
+class Event {
+public:
+    Event() { KMS_CUDA_CHECK(cudaEventCreate(&event_)); }
+    ~Event() { cudaEventDestroy(event_); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    cudaEvent_t get() const { return event_; }
+
+private:
+    cudaEvent_t event_{};
+};
+
+float elapsed(const Event& from, const Event& to) {
+    float ms = 0.0f;
+    KMS_CUDA_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
+    return ms;
+}
+
+template <typename T>
+class CudaSolver final : public Solver {
+    using Lower = typename ElkanLowerStorage<T>::type;
+
+public:
+    explicit CudaSolver(const SolverConfig& config) : config_(config) {
+        activate();
+        cudaDeviceProp props{};
+        KMS_CUDA_CHECK(cudaGetDeviceProperties(&props, config_.cuda_device));
+        geometry_.sm_count = props.multiProcessorCount;
+        geometry_.block = config_.cuda_block_size > 0 ? config_.cuda_block_size : 256;
+        KMS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        record_.allocate(1, "the iteration record");
+        scalar_.allocate(1, "the inertia result");
+    }
+    ~CudaSolver() override {
+        cudaSetDevice(config_.cuda_device);
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    const SolverConfig& config() const override { return config_; }
+
+    void set_data(std::shared_ptr<const Matrix<double>> points) override {
+        if (!points || points->rows() == 0 || points->cols() == 0) throw Error("the data set is empty");
+        if (points->rows() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+            throw Error("the CUDA back end takes at most 2^31 - 1 points; this data set has " +
+                        std::to_string(points->rows()));
+        activate();
+        source_ = std::move(points);
+        n_ = static_cast<long long>(source_->rows());
+        d_ = static_cast<int>(source_->cols());
+        k_ = 0;
+        initial_ = Matrix<double>();
+        tol_absolute_ = absolute_tolerance(*source_, config_.tol);
+        points_.allocate(static_cast<std::size_t>(n_) * d_, "the data points");
+        if constexpr (std::is_same_v<T, double>) {
+            KMS_CUDA_CHECK(cudaMemcpy(points_.get(), source_->data(), source_->size() * sizeof(T),
+                                      cudaMemcpyHostToDevice));
+        } else {
+            const Matrix<float> converted = source_->template cast<float>();
+            KMS_CUDA_CHECK(cudaMemcpy(points_.get(), converted.data(), converted.size() * sizeof(float),
+                                      cudaMemcpyHostToDevice));
+        }
+        const long long by_size = (n_ + geometry_.block - 1) / geometry_.block;
+        geometry_.grid = static_cast<int>(
+            std::max<long long>(1, std::min<long long>(by_size, static_cast<long long>(geometry_.sm_count) *
+                                                                     std::max(1, 2048 / geometry_.block))));
+        data_low_.assign(d_, std::numeric_limits<double>::infinity());
+        data_high_.assign(d_, -std::numeric_limits<double>::infinity());
+        for (long long i = 0; i < n_; ++i)
+            for (int j = 0; j < d_; ++j) {
+                const double v = (*source_)(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+                data_low_[j] = std::min(data_low_[j], v);
+                data_high_[j] = std::max(data_high_[j], v);
+            }
+        clear_run();
+    }
+
+    void set_initial_centroids(const Matrix<double>& centroids) override {
+        if (!source_) throw Error("set the data before the initial centroids");
+        if (centroids.rows() < 1) throw Error("k must be at least 1");
+        if (centroids.cols() != static_cast<std::size_t>(d_))
+            throw Error("initial centroids have " + std::to_string(centroids.cols()) + " coordinates, the data " +
+                        std::to_string(d_));
+        if (centroids.rows() > static_cast<std::size_t>(n_))
+            throw Error("k = " + std::to_string(centroids.rows()) + " is larger than the number of points n = " +
+                        std::to_string(n_));
+        for (double v : centroids.values())
+            if (!std::isfinite(v)) throw Error("initial centroids contain NaN or Inf");
+        activate();
+        initial_ = centroids;
+        k_ = static_cast<int>(centroids.rows());
+        allocate();
+        clear_run();
+    }
+
+    void reset() override {
+        activate();
+        clear_run();
+    }
+
+    IterationStats step() override {
+        if (!source_) throw Error("no data set");
+        if (k_ == 0) throw Error("no initial centroids");
+        activate();
+        IterationStats stats;
+        stats.iteration = iteration_ + 1;
+        KMS_CUDA_CHECK(cudaMemsetAsync(record_.get(), 0, sizeof(DeviceIterationRecord), stream_));
+        KMS_CUDA_CHECK(cudaEventRecord(ev_start_.get(), stream_));
+
+        const bool bounded = config_.algorithm != Algorithm::Lloyd;
+        if (bounded && bounds_valid_) {
+            launch_centroid_separations<T>(current(), k_, d_, nearest_half_.get(),
+                                           config_.algorithm == Algorithm::Elkan ? cc_half_.get() : nullptr, stream_);
+            stats.centroid_centroid_distances = static_cast<std::uint64_t>(k_) * (k_ - 1) / 2;
+        }
+        KMS_CUDA_CHECK(cudaEventRecord(ev_bounds_.get(), stream_));
+
+        const bool fused = !bounded && small_update_variant(k_, d_) >= 0;
+        assign(fused);
+        if (!bounded) stats.point_centroid_distances = static_cast<std::uint64_t>(n_) * k_;
+        KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
+
+        launch_accumulate<T>(points_.get(), n_, d_, labels_.get(), k_, workspace_, geometry_, fused, stream_);
+        launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                               shift_exact_.get(), true, stream_);
+        if (config_.empty_policy == EmptyClusterPolicy::Farthest) {
+            DeviceShiftStats shifts{};
+            KMS_CUDA_CHECK(cudaMemcpyAsync(&shifts, &record_.get()->shifts, sizeof(shifts), cudaMemcpyDeviceToHost,
+                                           stream_));
+            KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            if (shifts.empty_clusters > 0) stats.point_centroid_distances += relocate_empty();
+        }
+        centroid_buffer_ ^= 1;
+        if (bounded) append_shift_row();
+        KMS_CUDA_CHECK(cudaEventRecord(ev_update_.get(), stream_));
+
+        if (config_.compute_inertia)
+            launch_inertia<T>(points_.get(), n_, d_, current(), labels_.get(), inertia_blocks_.get(),
+                              &record_.get()->inertia, geometry_, stream_);
+        KMS_CUDA_CHECK(cudaEventRecord(ev_end_.get(), stream_));
+        DeviceIterationRecord host{};
+        KMS_CUDA_CHECK(cudaMemcpyAsync(&host, record_.get(), sizeof(host), cudaMemcpyDeviceToHost, stream_));
+        KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+
+        stats.time_bounds_ms = elapsed(ev_start_, ev_bounds_);
+        stats.time_assign_ms = elapsed(ev_bounds_, ev_assign_);
+        stats.time_update_ms = elapsed(ev_assign_, ev_update_);
+        stats.time_total_ms = elapsed(ev_start_, ev_end_);
+        stats.point_centroid_distances += host.counters.point_centroid_distances;
+        stats.bound_skips = host.counters.bound_skips;
+        stats.labels_changed = host.counters.labels_changed;
+        stats.max_shift = host.shifts.max_shift;
+        stats.mean_shift = host.shifts.sum_shift / static_cast<double>(k_);
+        stats.shift_sq_total = host.shifts.shift_sq_total;
+        stats.empty_clusters = first_empty_count_ >= 0 ? first_empty_count_ : host.shifts.empty_clusters;
+        first_empty_count_ = -1;
+        if (config_.compute_inertia) stats.inertia = host.inertia;
+
+        labels_cached_ = status_cached_ = false;
+        ++iteration_;
+        stop_reason_ = evaluate_stop(config_, stats, tol_absolute_);
+        return stats;
+    }
+
+    std::uint64_t finalize_labels() override {
+        if (!source_ || k_ == 0) throw Error("no data or no centroids");
+        activate();
+        KMS_CUDA_CHECK(cudaMemsetAsync(record_.get(), 0, sizeof(DeviceIterationRecord), stream_));
+        if (config_.algorithm != Algorithm::Lloyd && bounds_valid_)
+            launch_centroid_separations<T>(current(), k_, d_, nearest_half_.get(),
+                                           config_.algorithm == Algorithm::Elkan ? cc_half_.get() : nullptr, stream_);
+        assign(false);
+        DeviceCounters counters{};
+        KMS_CUDA_CHECK(cudaMemcpyAsync(&counters, &record_.get()->counters, sizeof(counters), cudaMemcpyDeviceToHost,
+                                       stream_));
+        KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        labels_cached_ = status_cached_ = false;
+        return counters.labels_changed;
+    }
+
+    int iteration() const override { return iteration_; }
+    bool converged() const override { return stop_reason_ != StopReason::NotStopped; }
+    StopReason stop_reason() const override { return stop_reason_; }
+
+    const std::vector<std::int32_t>& labels() const override {
+        if (!labels_cached_) {
+            activate();
+            host_labels_.resize(static_cast<std::size_t>(n_));
+            if (n_ > 0)
+                KMS_CUDA_CHECK(cudaMemcpy(host_labels_.data(), labels_.get(), n_ * sizeof(std::int32_t),
+                                          cudaMemcpyDeviceToHost));
+            labels_cached_ = true;
+        }
+        return host_labels_;
+    }
+
+    Matrix<double> centroids() const override {
+        if (k_ == 0) return Matrix<double>();
+        activate();
+        std::vector<T> values(static_cast<std::size_t>(k_) * d_);
+        KMS_CUDA_CHECK(cudaMemcpy(values.data(), current(), values.size() * sizeof(T), cudaMemcpyDeviceToHost));
+        return Matrix<T>(k_, d_, std::move(values)).template cast<double>();
+    }
+
+    const std::vector<PointStatus>& point_status() const override {
+        if (!config_.record_point_status || k_ == 0 || iteration_ == 0) {
+            host_status_.clear();
+            return host_status_;
+        }
+        if (!status_cached_) {
+            activate();
+            host_status_.resize(static_cast<std::size_t>(n_));
+            KMS_CUDA_CHECK(cudaMemcpy(host_status_.data(), status_.get(), n_, cudaMemcpyDeviceToHost));
+            status_cached_ = true;
+        }
+        return host_status_;
+    }
+
+    double inertia() const override {
+        if (!source_ || k_ == 0) return 0.0;
+        activate();
+        launch_inertia<T>(points_.get(), n_, d_, current(), labels_.get(), inertia_blocks_.get(), scalar_.get(),
+                          geometry_, stream_);
+        double value = 0.0;
+        KMS_CUDA_CHECK(cudaMemcpyAsync(&value, scalar_.get(), sizeof(double), cudaMemcpyDeviceToHost, stream_));
+        KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        return value;
+    }
+
+    const std::int32_t* device_labels() const override { return labels_.get(); }
+    const PointStatus* device_point_status() const override {
+        return config_.record_point_status ? reinterpret_cast<const PointStatus*>(status_.get()) : nullptr;
+    }
+
+private:
+    void activate() const { KMS_CUDA_CHECK(cudaSetDevice(config_.cuda_device)); }
+    T* current() const { return centroids_[centroid_buffer_].get(); }
+    T* next() const { return centroids_[centroid_buffer_ ^ 1].get(); }
+
+    void allocate() {
+        const std::size_t n = static_cast<std::size_t>(n_), k = static_cast<std::size_t>(k_);
+        centroids_[0].allocate(k * d_, "the centroids");
+        centroids_[1].allocate(k * d_, "the centroids");
+        labels_.allocate(n, "the labels");
+        if (config_.record_point_status) status_.allocate(n, "the point status");
+        shift_upper_.allocate(k, "the centroid shifts");
+        shift_exact_.allocate(k, "the centroid shifts");
+        inertia_blocks_.allocate(static_cast<std::size_t>(geometry_.grid), "the inertia partial sums");
+        prepare_update_workspace(workspace_, n_, k_, d_, geometry_);
+        KMS_CUDA_CHECK(cudaDeviceSynchronize());  // set-up work ran outside the solver's stream
+        if (config_.algorithm == Algorithm::Lloyd) return;
+        upper_.allocate(n, "the upper bounds");
+        stamp_.allocate(n, "the bound stamps");
+        nearest_half_.allocate(k, "the centroid separations");
+        shift_table_.allocate(static_cast<std::size_t>(kMaxShiftRows) * (k + 1), "the cumulative shift table");
+        KMS_CUDA_CHECK(cudaMemset(shift_table_.get(), 0, (k + 1) * sizeof(double)));  // row 0: nothing moved yet
+        if (config_.algorithm == Algorithm::Hamerly) {
+            lower_.allocate(n, "the lower bounds");
+            return;
+        }
+        if (k > 0 && n > std::numeric_limits<std::size_t>::max() / sizeof(Lower) / k)
+            throw Error("Elkan needs n·k lower bounds, too many for this machine; use Hamerly");
+        lower_k_.allocate(n * k, "Elkan's n×k lower bounds (use Hamerly for less memory)");
+        cc_half_.allocate(k * k, "the centroid distance matrix");
+        // Half-precision bounds (float data) are scaled by a power of two so the
+        // largest possible distance (data ∪ centroids box diagonal) fits half's range.
+        double diagonal_sq = 0.0;
+        for (int j = 0; j < d_; ++j) {
+            double low = data_low_[j], high = data_high_[j];
+            for (std::size_t c = 0; c < k; ++c) {
+                low = std::min(low, initial_(c, static_cast<std::size_t>(j)));
+                high = std::max(high, initial_(c, static_cast<std::size_t>(j)));
+            }
+            diagonal_sq += (high - low) * (high - low);
+        }
+        const double diagonal = std::sqrt(diagonal_sq);
+        int exponent = diagonal > 0.0 ? static_cast<int>(std::floor(std::log2(32768.0 / diagonal))) : 0;
+        exponent = std::clamp(exponent, -100, 100);
+        lower_scale_ = std::ldexp(1.0f, exponent);
+        KMS_CUDA_CHECK(cudaDeviceSynchronize());  // set-up work ran outside the solver's stream
+    }
+
+    void clear_run() {
+        iteration_ = 0;
+        stop_reason_ = StopReason::NotStopped;
+        bounds_valid_ = false;
+        shift_row_ = 0;
+        labels_cached_ = status_cached_ = false;
+        first_empty_count_ = -1;
+        if (k_ == 0) return;
+        KMS_CUDA_CHECK(cudaMemset(labels_.get(), 0xff, static_cast<std::size_t>(n_) * sizeof(std::int32_t)));
+        centroid_buffer_ = 0;
+        const Matrix<T> start = initial_.template cast<T>();
+        KMS_CUDA_CHECK(cudaMemcpy(current(), start.data(), start.size() * sizeof(T), cudaMemcpyHostToDevice));
+        KMS_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+
+    void assign(bool fused) {
+        if (config_.algorithm == Algorithm::Lloyd) {
+            LloydArgs<T> args{points_.get(), n_, d_, current(), k_, labels_.get(), status_.get(),
+                              &record_.get()->counters, fused ? workspace_.block_partials.get() : nullptr};
+            launch_lloyd<T>(args, shared_variant(), geometry_, stream_);
+            return;
+        }
+        BoundedArgs<T> args{};
+        args.points = points_.get();
+        args.n = n_;
+        args.d = d_;
+        args.centroids = current();
+        args.k = k_;
+        args.labels = labels_.get();
+        args.status = status_.get();
+        args.counters = &record_.get()->counters;
+        args.upper = upper_.get();
+        args.lower = lower_.get();
+        args.lower_k = lower_k_.get();
+        args.stamp = stamp_.get();
+        args.cumulative_shift = shift_table_.get();
+        args.first = !bounds_valid_;
+        if (args.first) shift_row_ = 0;
+        args.now = shift_row_;
+        args.nearest_half = nearest_half_.get();
+        args.cc_half = cc_half_.get();
+        args.lower_scale = lower_scale_;
+        if (config_.algorithm == Algorithm::Hamerly) launch_hamerly<T>(args, shared_variant(), geometry_, stream_);
+        else launch_elkan<T>(args, shared_variant(), geometry_, stream_);
+        bounds_valid_ = true;
+    }
+
+    // The bounds follow the centroids through a cumulative table of shift upper
+    // bounds; when it is full, the next assignment rebuilds them by a full search.
+    void append_shift_row() {
+        if (shift_row_ + 1 >= kMaxShiftRows) {
+            bounds_valid_ = false;
+            return;
+        }
+        ++shift_row_;
+        launch_cumulative_row<T>(shift_table_.get(), shift_row_, k_, shift_upper_.get(), stream_);
+    }
+
+    bool shared_variant() const { return config_.backend == Backend::CudaShared; }
+
+    // scikit-learn's relocation, as the CPU solver does it: each empty cluster takes
+    // one of the points farthest from their previous centroid (largest first,
+    // lowest index on ties), which leaves its own cluster's sum. Rare: done on the
+    // host with a few copies. Returns the distance evaluations spent (n).
+    std::uint64_t relocate_empty() {
+        const std::size_t n = static_cast<std::size_t>(n_), k = static_cast<std::size_t>(k_),
+                          d = static_cast<std::size_t>(d_);
+        DeviceBuffer<T> distances;
+        distances.allocate(n, "the relocation distances");
+        launch_label_distances<T>(points_.get(), n_, d_, current(), labels_.get(), distances.get(), stream_);
+        std::vector<T> distance(n);
+        std::vector<std::int32_t> label(n);
+        std::vector<double> sums(k * d);
+        std::vector<long long> counts(k);
+        std::vector<T> next_rows(k * d);
+        KMS_CUDA_CHECK(cudaMemcpyAsync(distance.data(), distances.get(), n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+        KMS_CUDA_CHECK(cudaMemcpyAsync(label.data(), labels_.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_));
+        KMS_CUDA_CHECK(cudaMemcpyAsync(sums.data(), workspace_.sums.get(), sums.size() * sizeof(double),
+                                       cudaMemcpyDeviceToHost, stream_));
+        KMS_CUDA_CHECK(cudaMemcpyAsync(counts.data(), workspace_.counts.get(), k * sizeof(long long),
+                                       cudaMemcpyDeviceToHost, stream_));
+        KMS_CUDA_CHECK(cudaMemcpyAsync(next_rows.data(), next(), next_rows.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                       stream_));
+        KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        std::vector<std::size_t> empty_ids;
+        for (std::size_t c = 0; c < k; ++c)
+            if (counts[c] == 0) empty_ids.push_back(c);
+        first_empty_count_ = static_cast<int>(empty_ids.size());
+        const std::size_t take = std::min(empty_ids.size(), n);
+        std::vector<std::size_t> order(n);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
+                          [&](std::size_t a, std::size_t b) {
+                              return distance[a] > distance[b] || (distance[a] == distance[b] && a < b);
+                          });
+        for (std::size_t e = 0; e < take; ++e) {
+            const std::size_t far = order[e], target = empty_ids[e];
+            const std::size_t from = static_cast<std::size_t>(label[far]);
+            for (std::size_t t = 0; t < d; ++t) {
+                const T x = static_cast<T>((*source_)(far, t));
+                sums[from * d + t] -= static_cast<double>(x);
+                sums[target * d + t] = static_cast<double>(x);
+                next_rows[target * d + t] = x;
+            }
+            counts[target] = 1;
+            if (--counts[from] > 0)
+                for (std::size_t t = 0; t < d; ++t)
+                    next_rows[from * d + t] = static_cast<T>(sums[from * d + t] / static_cast<double>(counts[from]));
+        }
+        KMS_CUDA_CHECK(cudaMemcpyAsync(next(), next_rows.data(), next_rows.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                       stream_));
+        // Shifts of the relocated centroids (the counts on the device still say which were empty).
+        launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                               shift_exact_.get(), false, stream_);
+        KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors must outlive the copy
+        return static_cast<std::uint64_t>(n);
+    }
+
+    SolverConfig config_;
+    Geometry geometry_;
+    cudaStream_t stream_ = nullptr;
+    Event ev_start_, ev_bounds_, ev_assign_, ev_update_, ev_end_;
+
+    std::shared_ptr<const Matrix<double>> source_;
+    long long n_ = 0;
+    int d_ = 0, k_ = 0;
+    double tol_absolute_ = 0.0;
+    Matrix<double> initial_;
+    std::vector<double> data_low_, data_high_;
+
+    DeviceBuffer<T> points_;
+    DeviceBuffer<T> centroids_[2];
+    int centroid_buffer_ = 0;
+    DeviceBuffer<std::int32_t> labels_;
+    DeviceBuffer<std::uint8_t> status_;
+    DeviceBuffer<T> shift_upper_;
+    DeviceBuffer<double> shift_exact_;
+    DeviceBuffer<double> inertia_blocks_;
+    DeviceBuffer<DeviceIterationRecord> record_;
+    DeviceBuffer<double> scalar_;
+    UpdateWorkspace workspace_;
+    // Bounds (Hamerly, Elkan).
+    DeviceBuffer<T> upper_, lower_, nearest_half_, cc_half_;
+    DeviceBuffer<Lower> lower_k_;
+    DeviceBuffer<std::int32_t> stamp_;
+    DeviceBuffer<double> shift_table_;
+    int shift_row_ = 0;
+    float lower_scale_ = 1.0f;
+    bool bounds_valid_ = false;
+    int first_empty_count_ = -1;
+
+    int iteration_ = 0;
+    StopReason stop_reason_ = StopReason::NotStopped;
+    mutable std::vector<std::int32_t> host_labels_;
+    mutable std::vector<PointStatus> host_status_;
+    mutable bool labels_cached_ = false, status_cached_ = false;
+};
+
+}  // namespace
+}  // namespace cuda
+
+BackendAvailability cuda_availability() {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) {
+        (void)cudaGetLastError();
+        return {false, std::string("no usable CUDA driver or device: ") + cudaGetErrorString(status)};
+    }
+    if (count == 0) return {false, "no CUDA device found"};
+    cudaDeviceProp props{};
+    if (cudaGetDeviceProperties(&props, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return {false, "cannot query CUDA device 0"};
+    }
+    if (props.major < 7)
+        return {false, std::string("CUDA device 0 (") + props.name + ") has compute capability " +
+                           std::to_string(props.major) + "." + std::to_string(props.minor) +
+                           "; this build needs 7.0 or newer"};
+    return {true, {}};
+}
+
+std::unique_ptr<Solver> make_cuda_solver(const SolverConfig& config) {
+    if (config.backend != Backend::CudaGlobal && config.backend != Backend::CudaShared)
+        throw Error("back end " + std::string(to_string(config.backend)) + " is not a CUDA back end");
+    if (config.max_iterations < 1) throw Error("max iterations must be at least 1");
+    if (!(config.tol >= 0.0) || !std::isfinite(config.tol)) throw Error("tol must be a finite number >= 0");
+    if (config.cuda_block_size != 0 &&
+        (config.cuda_block_size < 32 || config.cuda_block_size > 1024 || config.cuda_block_size % 32 != 0))
+        throw Error("CUDA block size must be 0 (automatic) or a multiple of 32 from 32 to 1024, not " +
+                    std::to_string(config.cuda_block_size));
+    int count = 0;
+    cuda::check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (config.cuda_device < 0 || config.cuda_device >= count)
+        throw Error("CUDA device " + std::to_string(config.cuda_device) + " does not exist (" + std::to_string(count) +
+                    " device(s) found)");
+    if (config.precision == Precision::F32) return std::make_unique<cuda::CudaSolver<float>>(config);
+    return std::make_unique<cuda::CudaSolver<double>>(config);
+}
+
+}  // namespace kms

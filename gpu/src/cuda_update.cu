@@ -1,0 +1,399 @@
+// The centroid update of the CUDA back end, deterministic run to run:
+//  - small k·d: per-thread register sums (fused into Lloyd's assignment, or the
+//    stand-alone kernel below with the same point order), a fixed-order block
+//    sum, then the block partials added in block order;
+//  - any k, d: a stable radix sort of the labels gives each cluster its points
+//    in index order; fixed-size pieces are summed, then the pieces in order.
+// No floating-point atomics anywhere, and all sums are taken in double.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+
+#include "cuda_common.hpp"
+#include "cuda_device.hpp"
+#include "cuda_small_sums.hpp"
+
+namespace kms::cuda {
+
+int small_update_variant(int k, int d) {
+    if (k <= 8 && d <= 2) return 0;
+    if (k <= 4 && d <= 4) return 1;
+    if (k <= 8 && d <= 4) return 2;
+    return -1;
+}
+
+namespace {
+
+constexpr int kPiece = 2048;  // sorted positions summed by one block of the general path
+
+int bits_for(int k) {
+    int bits = 1;
+    while ((1ll << bits) < k) ++bits;
+    return bits;
+}
+
+long long max_pieces(long long n, int k) { return (n + kPiece - 1) / kPiece + k; }
+
+template <typename T, int V>
+__global__ void small_sums_kernel(const T* points, long long n, int d, const std::int32_t* labels, int k,
+                                  double* block_partials) {
+    __shared__ double scratch[32];
+    SmallSums<V> sums;
+    sums.zero();
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        sums.add(labels[i], points + i * d, d);
+    sums.flush(block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(k, d), k, d, scratch);
+}
+
+// Block partials added in block order: one thread per (cluster, coordinate or count).
+__global__ void small_finalize_kernel(const double* block_partials, int blocks, int k, int d, double* sums,
+                                      long long* counts) {
+    const int width = k * (d + 1);
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= width) return;
+    double total = 0.0;
+    for (int b = 0; b < blocks; ++b) total += block_partials[static_cast<long long>(b) * width + e];
+    const int c = e / (d + 1), j = e - c * (d + 1);
+    if (j == d) counts[c] = static_cast<long long>(total);
+    else sums[static_cast<long long>(c) * d + j] = total;
+}
+
+__global__ void iota_kernel(std::int32_t* index, long long n) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) index[i] = static_cast<std::int32_t>(i);
+}
+
+// Cluster boundaries in the sorted labels: offsets[c] = first position of c.
+__global__ void boundaries_kernel(const std::int32_t* sorted, long long n, int k, long long* offsets) {
+    const long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p >= n) return;
+    const int here = sorted[p];
+    const int before = p == 0 ? -1 : sorted[p - 1];
+    for (int c = before + 1; c <= here; ++c) offsets[c] = p;  // clusters in between are empty
+    if (p == n - 1)
+        for (int c = here + 1; c <= k; ++c) offsets[c] = n;
+}
+
+__global__ void counts_and_pieces_kernel(const long long* offsets, int k, long long* counts, long long* pieces) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= k) return;
+    const long long count = offsets[c + 1] - offsets[c];
+    counts[c] = count;
+    pieces[c] = (count + kPiece - 1) / kPiece;
+}
+
+// One block per piece: warps take the piece's positions round-robin, lanes take
+// coordinates; each (warp, coordinate) sum is sequential, then warps in order.
+__global__ void piece_sums_kernel(const long long* offsets, const long long* piece_offsets,
+                                  int k, const std::int32_t* index_sorted, int d, double* piece_sums,
+                                  const void* points_raw, bool is_float) {
+    __shared__ double partial[8][33];
+    const long long piece = blockIdx.x;
+    if (piece >= piece_offsets[k]) return;  // uniform per block
+    int lo = 0, hi = k - 1;                 // the cluster whose pieces contain `piece`
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (piece_offsets[mid] <= piece) lo = mid;
+        else hi = mid - 1;
+    }
+    const int c = lo;
+    const long long begin = offsets[c] + (piece - piece_offsets[c]) * kPiece;
+    const long long end = min(begin + kPiece, offsets[c + 1]);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const float* pf = static_cast<const float*>(points_raw);
+    const double* pd = static_cast<const double*>(points_raw);
+    for (int j0 = 0; j0 < d; j0 += 32) {
+        const int j = j0 + lane;
+        double sum = 0.0;
+        if (j < d)
+            for (long long p = begin + warp; p < end; p += 8) {
+                const long long row = static_cast<long long>(index_sorted[p]) * d + j;
+                sum += is_float ? static_cast<double>(pf[row]) : pd[row];
+            }
+        partial[warp][lane] = sum;
+        __syncthreads();
+        if (warp == 0 && j < d) {
+            double total = 0.0;
+            for (int w = 0; w < 8; ++w) total += partial[w][lane];
+            piece_sums[piece * d + j] = total;
+        }
+        __syncthreads();
+    }
+}
+
+// Per (cluster, coordinate): its pieces added in order.
+__global__ void cluster_sums_kernel(const long long* piece_offsets, const double* piece_sums, int k, int d,
+                                    double* sums) {
+    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= static_cast<long long>(k) * d) return;
+    const int c = static_cast<int>(e / d), j = static_cast<int>(e - static_cast<long long>(c) * d);
+    double total = 0.0;
+    for (long long q = piece_offsets[c]; q < piece_offsets[c + 1]; ++q) total += piece_sums[q * d + j];
+    sums[e] = total;
+}
+
+// New centroids, Keep policy, per-centroid shifts. One thread per centroid.
+template <typename T>
+__global__ void apply_kernel(const T* previous, T* next, int k, int d, const double* sums, const long long* counts,
+                             T* shift_upper, double* shift_exact, bool recompute) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= k) return;
+    const T* old_row = previous + static_cast<long long>(c) * d;
+    T* row = next + static_cast<long long>(c) * d;
+    const long long count = counts[c];
+    if (recompute)
+        for (int j = 0; j < d; ++j)
+            row[j] = count > 0 ? static_cast<T>(sums[static_cast<long long>(c) * d + j] / static_cast<double>(count))
+                               : old_row[j];
+    double sq = 0.0;
+    for (int j = 0; j < d; ++j) {
+        const double diff = static_cast<double>(row[j]) - static_cast<double>(old_row[j]);
+        sq += diff * diff;
+    }
+    shift_exact[c] = sq;
+    const BoundArithmetic<T> bounds(d);
+    shift_upper[c] = bounds.upper(device_sqrt(exact_squared_distance(row, old_row, d)));
+}
+
+// Fixed-order statistics over the k shifts: one block.
+__global__ void shift_stats_kernel(const double* shift_sq, const long long* counts, int k, DeviceShiftStats* out,
+                                   const void* shift_upper_raw, bool is_float) {
+    __shared__ double scratch[32];
+    __shared__ double max_scratch[32];
+    __shared__ int arg_scratch[32];
+    double sum = 0.0, sum_sq = 0.0, max_shift = 0.0, empty = 0.0, top_value = -1.0;
+    int top = 0;
+    for (int c = threadIdx.x; c < k; c += blockDim.x) {
+        const double s = sqrt(shift_sq[c]);
+        sum += s;
+        sum_sq += shift_sq[c];
+        max_shift = s > max_shift ? s : max_shift;
+        empty += counts[c] == 0 ? 1.0 : 0.0;
+        const double up = is_float ? static_cast<double>(static_cast<const float*>(shift_upper_raw)[c])
+                                   : static_cast<const double*>(shift_upper_raw)[c];
+        if (up > top_value) {  // lowest index among equals: threads visit c in increasing order
+            top_value = up;
+            top = c;
+        }
+    }
+    const double total = block_sum_fixed(sum, scratch);
+    const double total_sq = block_sum_fixed(sum_sq, scratch);
+    const double total_empty = block_sum_fixed(empty, scratch);
+    // Max (order-free) and the arg-max with lowest index on ties.
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const double other = __shfl_down_sync(0xffffffffu, max_shift, offset);
+        max_shift = other > max_shift ? other : max_shift;
+        const double other_top = __shfl_down_sync(0xffffffffu, top_value, offset);
+        const int other_arg = __shfl_down_sync(0xffffffffu, top, offset);
+        if (other_top > top_value || (other_top == top_value && other_arg < top)) {
+            top_value = other_top;
+            top = other_arg;
+        }
+    }
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) {
+        max_scratch[threadIdx.x >> 5] = max_shift;
+        scratch[threadIdx.x >> 5] = top_value;
+        arg_scratch[threadIdx.x >> 5] = top;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double m = 0.0, tv = -1.0;
+        int ta = 0;
+        for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) {
+            m = max_scratch[w] > m ? max_scratch[w] : m;
+            if (scratch[w] > tv || (scratch[w] == tv && arg_scratch[w] < ta)) {
+                tv = scratch[w];
+                ta = arg_scratch[w];
+            }
+        }
+        out->max_shift = m;
+        out->sum_shift = total;
+        out->shift_sq_total = total_sq;
+        out->empty_clusters = static_cast<int>(total_empty);
+        out->top_mover = ta;
+    }
+}
+
+template <typename T>
+__global__ void cumulative_row_kernel(double* table, int row, int k, const T* shift_upper) {
+    const int columns = k + 1;
+    const double* previous = table + static_cast<long long>(row - 1) * columns;
+    double* next = table + static_cast<long long>(row) * columns;
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < k; c += gridDim.x * blockDim.x)
+        next[c] = __dadd_ru(previous[c], static_cast<double>(shift_upper[c]));
+    if (blockIdx.x == 0) {
+        // Largest move: a max, the same in any order.
+        __shared__ double scratch[32];
+        double m = 0.0;
+        for (int c = threadIdx.x; c < k; c += blockDim.x) {
+            const double v = static_cast<double>(shift_upper[c]);
+            m = v > m ? v : m;
+        }
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            const double other = __shfl_down_sync(0xffffffffu, m, offset);
+            m = other > m ? other : m;
+        }
+        if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = m;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            double top = 0.0;
+            for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) top = scratch[w] > top ? scratch[w] : top;
+            next[k] = __dadd_ru(previous[k], top);
+        }
+    }
+}
+
+template <typename T>
+__global__ void label_distances_kernel(const T* points, long long n, int d, const T* centroids,
+                                       const std::int32_t* labels, T* out) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = exact_squared_distance(points + i * d, centroids + static_cast<long long>(labels[i]) * d, d);
+}
+
+template <typename T>
+__global__ void inertia_kernel(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
+                               double* block_scratch) {
+    __shared__ double scratch[32];
+    double sum = 0.0;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (labels[i] < 0) continue;
+        sum += static_cast<double>(
+            exact_squared_distance(points + i * d, centroids + static_cast<long long>(labels[i]) * d, d));
+    }
+    const double total = block_sum_fixed(sum, scratch);
+    if (threadIdx.x == 0) block_scratch[blockIdx.x] = total;
+}
+
+__global__ void ordered_sum_kernel(const double* values, int count, double* result) {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    double total = 0.0;
+    for (int b = 0; b < count; ++b) total += values[b];
+    *result = total;
+}
+
+unsigned blocks_for(long long items, int block) { return static_cast<unsigned>((items + block - 1) / block); }
+
+}  // namespace
+
+void prepare_update_workspace(UpdateWorkspace& w, long long n, int k, int d, const Geometry& g) {
+    w.sums.allocate(static_cast<std::size_t>(k) * d, "the cluster sums");
+    w.counts.allocate(k, "the cluster counts");
+    if (small_update_variant(k, d) >= 0) {
+        w.block_partials.allocate(static_cast<std::size_t>(g.grid) * small_partial_width(k, d), "the block partial sums");
+        return;
+    }
+    w.keys_sorted.allocate(n, "the sorted labels");
+    w.index.allocate(n, "the point index");
+    w.index_sorted.allocate(n, "the sorted point index");
+    w.offsets.allocate(k + 1, "the cluster offsets");
+    w.piece_offsets.allocate(k + 1, "the piece offsets");
+    w.piece_sums.allocate(static_cast<std::size_t>(max_pieces(n, k)) * d, "the piece sums");
+    std::size_t sort_bytes = 0, scan_bytes = 0;
+    KMS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<const std::int32_t*>(nullptr),
+                                                   static_cast<std::int32_t*>(nullptr),
+                                                   static_cast<const std::int32_t*>(nullptr),
+                                                   static_cast<std::int32_t*>(nullptr), static_cast<int>(n), 0,
+                                                   bits_for(k)));
+    KMS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const long long*>(nullptr),
+                                                 static_cast<long long*>(nullptr), k + 1));
+    w.sort_temp_bytes = std::max(sort_bytes, scan_bytes);
+    w.sort_temp.allocate(w.sort_temp_bytes, "the label sort");
+    iota_kernel<<<blocks_for(n, 256), 256>>>(w.index.get(), n);
+    KMS_CUDA_LAUNCH_CHECK("index kernel");
+}
+
+template <typename T>
+void launch_accumulate(const T* points, long long n, int d, const std::int32_t* labels, int k, UpdateWorkspace& w,
+                       const Geometry& g, bool partials_ready, cudaStream_t stream) {
+    const int variant = small_update_variant(k, d);
+    if (variant >= 0) {
+        if (!partials_ready) {
+            switch (variant) {
+                case 0: small_sums_kernel<T, 0><<<g.grid, g.block, 0, stream>>>(points, n, d, labels, k, w.block_partials.get()); break;
+                case 1: small_sums_kernel<T, 1><<<g.grid, g.block, 0, stream>>>(points, n, d, labels, k, w.block_partials.get()); break;
+                default: small_sums_kernel<T, 2><<<g.grid, g.block, 0, stream>>>(points, n, d, labels, k, w.block_partials.get()); break;
+            }
+            KMS_CUDA_LAUNCH_CHECK("small-path sum kernel");
+        }
+        const int width = static_cast<int>(small_partial_width(k, d));
+        small_finalize_kernel<<<blocks_for(width, 128), 128, 0, stream>>>(w.block_partials.get(), g.grid, k, d,
+                                                                          w.sums.get(), w.counts.get());
+        KMS_CUDA_LAUNCH_CHECK("small-path finalize kernel");
+        return;
+    }
+    // General path: stable sort of (label, index) pairs, so each cluster's points are in index order.
+    std::size_t bytes = w.sort_temp_bytes;
+    KMS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(w.sort_temp.get(), bytes, labels, w.keys_sorted.get(),
+                                                   w.index.get(), w.index_sorted.get(), static_cast<int>(n), 0,
+                                                   bits_for(k), stream));
+    boundaries_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(w.keys_sorted.get(), n, k, w.offsets.get());
+    KMS_CUDA_LAUNCH_CHECK("cluster boundary kernel");
+    counts_and_pieces_kernel<<<blocks_for(k, 256), 256, 0, stream>>>(w.offsets.get(), k, w.counts.get(),
+                                                                     w.piece_offsets.get());
+    KMS_CUDA_LAUNCH_CHECK("piece count kernel");
+    bytes = w.sort_temp_bytes;
+    // In-place exclusive scan of the k piece counts (+ a trailing slot for the total).
+    KMS_CUDA_CHECK(cudaMemsetAsync(w.piece_offsets.get() + k, 0, sizeof(long long), stream));
+    KMS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(w.sort_temp.get(), bytes, w.piece_offsets.get(),
+                                                 w.piece_offsets.get(), k + 1, stream));
+    piece_sums_kernel<<<static_cast<unsigned>(max_pieces(n, k)), 256, 0, stream>>>(
+        w.offsets.get(), w.piece_offsets.get(), k, w.index_sorted.get(), d, w.piece_sums.get(), points,
+        sizeof(T) == 4);
+    KMS_CUDA_LAUNCH_CHECK("piece sum kernel");
+    cluster_sums_kernel<<<blocks_for(static_cast<long long>(k) * d, 256), 256, 0, stream>>>(
+        w.piece_offsets.get(), w.piece_sums.get(), k, d, w.sums.get());
+    KMS_CUDA_LAUNCH_CHECK("cluster sum kernel");
+}
+
+template <typename T>
+void launch_apply_update(const T* previous, T* next, int k, int d, const UpdateWorkspace& w, T* shift_upper,
+                         DeviceShiftStats* shift_stats, double* shift_exact, bool recompute, cudaStream_t stream) {
+    apply_kernel<T><<<blocks_for(k, 128), 128, 0, stream>>>(previous, next, k, d, w.sums.get(), w.counts.get(),
+                                                            shift_upper, shift_exact, recompute);
+    KMS_CUDA_LAUNCH_CHECK("centroid update kernel");
+    shift_stats_kernel<<<1, 1024, 0, stream>>>(shift_exact, w.counts.get(), k, shift_stats, shift_upper,
+                                               sizeof(T) == 4);
+    KMS_CUDA_LAUNCH_CHECK("shift statistics kernel");
+}
+
+template <typename T>
+void launch_cumulative_row(double* table, int row, int k, const T* shift_upper, cudaStream_t stream) {
+    cumulative_row_kernel<T><<<blocks_for(k, 256), 256, 0, stream>>>(table, row, k, shift_upper);
+    KMS_CUDA_LAUNCH_CHECK("cumulative shift kernel");
+}
+
+template <typename T>
+void launch_label_distances(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
+                            T* out, cudaStream_t stream) {
+    label_distances_kernel<T><<<blocks_for(n, 256), 256, 0, stream>>>(points, n, d, centroids, labels, out);
+    KMS_CUDA_LAUNCH_CHECK("label distance kernel");
+}
+
+template <typename T>
+void launch_inertia(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
+                    double* block_scratch, double* result, const Geometry& g, cudaStream_t stream) {
+    inertia_kernel<T><<<g.grid, g.block, 0, stream>>>(points, n, d, centroids, labels, block_scratch);
+    KMS_CUDA_LAUNCH_CHECK("inertia kernel");
+    ordered_sum_kernel<<<1, 32, 0, stream>>>(block_scratch, g.grid, result);
+    KMS_CUDA_LAUNCH_CHECK("inertia sum kernel");
+}
+
+#define KMS_INSTANTIATE_UPDATE(T)                                                                                  \
+    template void launch_accumulate<T>(const T*, long long, int, const std::int32_t*, int, UpdateWorkspace&,     \
+                                       const Geometry&, bool, cudaStream_t);                                     \
+    template void launch_apply_update<T>(const T*, T*, int, int, const UpdateWorkspace&, T*, DeviceShiftStats*,  \
+                                         double*, bool, cudaStream_t);                                               \
+    template void launch_cumulative_row<T>(double*, int, int, const T*, cudaStream_t);                           \
+    template void launch_label_distances<T>(const T*, long long, int, const T*, const std::int32_t*, T*,         \
+                                            cudaStream_t);                                                       \
+    template void launch_inertia<T>(const T*, long long, int, const T*, const std::int32_t*, double*, double*,   \
+                                    const Geometry&, cudaStream_t);
+KMS_INSTANTIATE_UPDATE(float)
+KMS_INSTANTIATE_UPDATE(double)
+
+}  // namespace kms::cuda

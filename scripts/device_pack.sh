@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Pack the GPU test/bench binaries built here, with the shared libraries the
+# device machine lacks (Qt6 Core/Test and their dependencies), into
+# .devcarry-gpu/pack.tar.xz for the device run (scripts/device_run.sh unpacks it).
+# Usage: scripts/device_pack.sh BUILD_DIR
+set -euo pipefail
+build=${1:?build directory}
+root=$(cd "$(dirname "$0")/.." && pwd)
+stage=$(mktemp -d)
+mkdir -p "$stage/bin" "$stage/lib" "$root/.devcarry-gpu"
+for exe in "$build"/tests/test_cuda_solvers "$build"/bench/bench_cuda*; do
+  [ -x "$exe" ] && cp "$exe" "$stage/bin/"
+done
+for exe in "$stage"/bin/*; do
+  ldd "$exe" | awk '/=> \//{print $3}' | while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libgcc_s.so*|libstdc++.so*) ;;  # the device's own are newer
+      *) cp -L "$lib" "$stage/lib/" ;;
+    esac
+  done
+done
+tar -C "$stage" -cJf "$root/.devcarry-gpu/pack.tar.xz" bin lib
+rm -rf "$stage"
+ls -la "$root/.devcarry-gpu/pack.tar.xz"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# On the CUDA machine: unpack .devcarry-gpu/pack.tar.xz (scripts/device_pack.sh)
+# and run the GPU tests, compute-sanitizer over the small test cases, and the
+# benchmark. Logs go to ${OUT:-./device-out}.
+# Usage: scripts/device_run.sh [tests] [sanitize] [bench]   (default: all three)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/device-out}
+mkdir -p "$out"
+work=$(mktemp -d)
+tar -C "$work" -xJf "$root/.devcarry-gpu/pack.tar.xz"
+export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="/usr/local/cuda/bin:$PATH"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(tests sanitize bench)
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/device.txt"
+for step in "${steps[@]}"; do
+  case "$step" in
+    tests)
+      "$work/bin/test_cuda_solvers" 2>&1 | tee "$out/tests.log" | tail -40 ;;
+    sanitize)
+      for tool in memcheck racecheck; do
+        KMS_GPU_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+          "$work/bin/test_cuda_solvers" > "$out/sanitizer-$tool.log" 2>&1
+        echo "compute-sanitizer $tool: exit $?"; tail -4 "$out/sanitizer-$tool.log"
+      done ;;
+    bench)
+      if [ -x "$work/bin/bench_cuda_solvers" ]; then
+        "$work/bin/bench_cuda_solvers" --json "$out/bench.json" 2>&1 | tee "$out/bench.log"
+      fi
+      if [ -f "$root/bench/gpu/reference_kmeans.py" ]; then
+        PYTHONUNBUFFERED=1 python3 "$root/bench/gpu/reference_kmeans.py" 2>&1 | tee "$out/reference.log"
+      fi ;;
+  esac
+done

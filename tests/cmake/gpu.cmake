@@ -1,0 +1,4 @@
+# CUDA solver tests (issue 3). Built in every configuration: without a CUDA build
+# or a device they skip with the reason. KMS_GPU_TEST_SMALL=1 shrinks the cases
+# (for compute-sanitizer runs).
+kms_add_test(test_cuda_solvers SOURCES ${CMAKE_CURRENT_LIST_DIR}/../gpu/test_cuda_solvers.cpp TIMEOUT 900 LABELS gpu)

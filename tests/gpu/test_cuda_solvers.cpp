@@ -1,0 +1,324 @@
+// CUDA solvers against the CPU Lloyd solver and against each other, iteration by
+// iteration. Skips (with the reason) where there is no CUDA build or device.
+//
+// double: every CUDA solver's labels equal the CPU Lloyd labels exactly at every
+//         iteration; centroids within 1e-12 (relative to the data's scale).
+// float:  every CUDA solver equals the CUDA Lloyd (global) solver exactly (labels
+//         and centroid bits: the update sums in a fixed order that depends on the
+//         labels and the launch geometry only); CUDA Lloyd vs CPU Lloyd: labels equal
+//         except points whose two nearest distances tie within float rounding
+//         (counted, bounded), centroids within 1e-5 relative.
+// KMS_GPU_TEST_SMALL=1 shrinks every case (for compute-sanitizer runs).
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kms/backends.hpp"
+#include "kms/distance.hpp"
+#include "kms/error.hpp"
+#include "kms/solver.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using kms::Algorithm;
+using kms::Backend;
+using kms::Matrix;
+using kms::Precision;
+
+bool small_mode() { return !kms::test::env_or_empty("KMS_GPU_TEST_SMALL").empty(); }
+
+struct Case {
+    std::string name;
+    std::size_t n, d, k;
+    int iterations;
+    enum Kind { Blobs, Grid, Duplicates } kind = Blobs;
+    kms::EmptyClusterPolicy policy = kms::EmptyClusterPolicy::Keep;
+    int block = 0;
+};
+
+// Points: Gaussian blobs, an integer grid (many exact distance ties), or blobs
+// with every point repeated (duplicates) and duplicated initial centroids.
+std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::uniform_real_distribution<double> uniform(-10.0, 10.0);
+    std::uniform_int_distribution<int> cell(0, 6);
+    auto points = std::make_shared<Matrix<double>>(c.n, c.d);
+    const std::size_t centers = std::max<std::size_t>(1, std::min<std::size_t>(c.k, 12));
+    std::vector<double> center(centers * c.d);
+    for (double& v : center) v = uniform(rng);
+    for (std::size_t i = 0; i < c.n; ++i) {
+        if (c.kind == Case::Duplicates && i % 2 == 1) {
+            for (std::size_t j = 0; j < c.d; ++j) (*points)(i, j) = (*points)(i - 1, j);
+            continue;
+        }
+        const std::size_t g = i % centers;
+        for (std::size_t j = 0; j < c.d; ++j)
+            (*points)(i, j) = c.kind == Case::Grid ? static_cast<double>(cell(rng))
+                                                    : center[g * c.d + j] + 1.5 * normal(rng);
+    }
+    return points;
+}
+
+Matrix<double> initial_centroids(const Case& c, const Matrix<double>& points, std::uint64_t seed) {
+    std::mt19937_64 rng(seed ^ 0x5bd1e995u);
+    std::vector<std::size_t> rows(points.rows());
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    std::shuffle(rows.begin(), rows.end(), rng);
+    Matrix<double> out(c.k, c.d);
+    for (std::size_t r = 0; r < c.k; ++r) {
+        // Duplicates: pairs of identical initial centroids (exact ties, empty clusters).
+        const std::size_t source = c.kind == Case::Duplicates ? rows[r / 2] : rows[r];
+        for (std::size_t j = 0; j < c.d; ++j) out(r, j) = points(source, j);
+    }
+    return out;
+}
+
+std::unique_ptr<kms::Solver> make(Algorithm a, Backend b, Precision p, const Case& c) {
+    kms::SolverConfig config;
+    config.algorithm = a;
+    config.backend = b;
+    config.precision = p;
+    config.max_iterations = 1000;
+    config.tol = 0.0;
+    config.empty_policy = c.policy;
+    config.cuda_block_size = c.block;
+    config.record_point_status = true;
+    return kms::make_solver(config);
+}
+
+double max_relative_difference(const Matrix<double>& a, const Matrix<double>& b, double scale) {
+    double worst = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, std::abs(a.data()[i] - b.data()[i]) / scale);
+    return worst;
+}
+
+double data_scale(const Matrix<double>& points) {
+    double m = 1e-300;
+    for (double v : points.values()) m = std::max(m, std::abs(v));
+    return m;
+}
+
+std::vector<Case> cases() {
+    const bool small = small_mode();
+    auto n = [&](std::size_t big, std::size_t tiny) { return small ? tiny : big; };
+    std::vector<Case> list = {
+        {"n=1 k=1 d=1", 1, 1, 1, 3},
+        {"k=n tiny", 5, 3, 5, 3},
+        {"d=1 k=3", n(3000, 300), 1, 3, 6},
+        {"d=2 k=5 (fused small update)", n(200000, 2000), 2, 5, 6},
+        {"d=4 k=4 (fused small update)", n(50000, 2000), 4, 4, 6},
+        {"d=3 k=7 (fused small update)", n(20000, 1000), 3, 7, 6},
+        {"d=2 k=9 (general update)", n(20000, 1000), 2, 9, 6},
+        {"d=70 k=30", n(20000, 600), 70, 30, 5},
+        {"d=33 k=300", n(30000, 700), 33, 300, 4},
+        {"d=5 k=64 block 64", n(10000, 500), 5, 64, 5, Case::Blobs, kms::EmptyClusterPolicy::Keep, 64},
+        {"d=5 k=64 block 1024", n(10000, 500), 5, 64, 5, Case::Blobs, kms::EmptyClusterPolicy::Keep, 1024},
+        {"grid ties d=2 k=6", n(5000, 400), 2, 6, 6, Case::Grid},
+        {"grid ties d=3 k=40", n(5000, 400), 3, 40, 6, Case::Grid},
+        {"duplicates keep", n(4000, 300), 3, 10, 5, Case::Duplicates},
+        {"duplicates farthest", n(4000, 300), 3, 10, 5, Case::Duplicates, kms::EmptyClusterPolicy::Farthest},
+        {"duplicates farthest small path", n(4000, 300), 2, 8, 5, Case::Duplicates,
+         kms::EmptyClusterPolicy::Farthest},
+    };
+    if (!small) list.push_back({"d=16 k=200 n=200k", 200000, 16, 200, 3});
+    return list;
+}
+
+const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+const Backend kCudaBackends[] = {Backend::CudaGlobal, Backend::CudaShared};
+
+}  // namespace
+
+class TestCudaSolvers : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        const kms::BackendAvailability availability = kms::backend_availability(Backend::CudaGlobal);
+        if (!availability.available) QSKIP(qPrintable(QString("no CUDA device: ") + availability.reason.c_str()));
+    }
+
+    // double: every CUDA solver equals CPU Lloyd exactly at every iteration.
+    void doubleMatchesCpuLloyd() {
+        int seed = 1;
+        for (const Case& c : cases()) {
+            const auto points = make_points(c, static_cast<std::uint64_t>(seed));
+            const Matrix<double> start = initial_centroids(c, *points, static_cast<std::uint64_t>(seed++));
+            const double scale = data_scale(*points);
+            auto cpu = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F64, c);
+            cpu->set_data(points);
+            cpu->set_initial_centroids(start);
+            std::vector<std::unique_ptr<kms::Solver>> gpus;
+            for (Algorithm a : kAlgorithms)
+                for (Backend b : kCudaBackends) {
+                    gpus.push_back(make(a, b, Precision::F64, c));
+                    gpus.back()->set_data(points);
+                    gpus.back()->set_initial_centroids(start);
+                }
+            for (int it = 1; it <= c.iterations; ++it) {
+                const kms::IterationStats reference = cpu->step();
+                for (auto& gpu : gpus) {
+                    const std::vector<std::int32_t> before = gpu->labels();
+                    const kms::IterationStats stats = gpu->step();
+                    const std::string where = c.name + " / " + gpu->config().describe() + " / iteration " +
+                                              std::to_string(it);
+                    QVERIFY2(gpu->labels() == cpu->labels(), ("labels differ from CPU Lloyd: " + where).c_str());
+                    const double diff = max_relative_difference(gpu->centroids(), cpu->centroids(), scale);
+                    QVERIFY2(diff <= 1e-12, (where + ": centroid difference " + std::to_string(diff)).c_str());
+                    QCOMPARE(stats.iteration, it);
+                    QCOMPARE(stats.empty_clusters, reference.empty_clusters);
+                    QCOMPARE(stats.labels_changed, reference.labels_changed);
+                    std::uint64_t changed = 0;
+                    for (std::size_t i = 0; i < before.size(); ++i) changed += before[i] != gpu->labels()[i];
+                    QCOMPARE(stats.labels_changed, changed);
+                    QVERIFY(std::abs(stats.shift_sq_total - reference.shift_sq_total) <=
+                            1e-9 * std::max(1.0, reference.shift_sq_total));
+                    QVERIFY(stats.point_centroid_distances <= static_cast<std::uint64_t>(c.n) * c.k + c.n);
+                    QVERIFY(stats.time_total_ms >= 0.0);
+                    QCOMPARE(gpu->point_status().size(), c.n);
+                    QVERIFY(gpu->device_labels() != nullptr);
+                }
+            }
+            const double cpu_inertia = cpu->inertia();
+            for (auto& gpu : gpus)
+                QVERIFY(std::abs(gpu->inertia() - cpu_inertia) <= 1e-9 * std::max(1.0, cpu_inertia));
+        }
+    }
+
+    // float: all CUDA solvers bitwise equal to CUDA Lloyd; CUDA Lloyd vs CPU Lloyd
+    // equal except near-ties, which are counted and bounded.
+    void floatMatchesLloydAndCpu() {
+        int seed = 100;
+        std::size_t total_points = 0, total_ties = 0;
+        for (const Case& c : cases()) {
+            const auto points = make_points(c, static_cast<std::uint64_t>(seed));
+            const Matrix<double> start = initial_centroids(c, *points, static_cast<std::uint64_t>(seed++));
+            auto cpu = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F32, c);
+            auto reference = make(Algorithm::Lloyd, Backend::CudaGlobal, Precision::F32, c);
+            std::vector<std::unique_ptr<kms::Solver>> gpus;
+            for (Algorithm a : kAlgorithms)
+                for (Backend b : kCudaBackends)
+                    if (a != Algorithm::Lloyd || b != Backend::CudaGlobal) gpus.push_back(make(a, b, Precision::F32, c));
+            for (auto* s : {cpu.get(), reference.get()}) {
+                s->set_data(points);
+                s->set_initial_centroids(start);
+            }
+            for (auto& gpu : gpus) {
+                gpu->set_data(points);
+                gpu->set_initial_centroids(start);
+            }
+            bool in_step_with_cpu = true;
+            for (int it = 1; it <= c.iterations; ++it) {
+                const Matrix<double> centroids_before = reference->centroids();
+                cpu->step();
+                reference->step();
+                for (auto& gpu : gpus) {
+                    gpu->step();
+                    const std::string where = c.name + " / " + gpu->config().describe() + " / iteration " +
+                                              std::to_string(it);
+                    QVERIFY2(gpu->labels() == reference->labels(),
+                             ("labels differ from CUDA Lloyd f32: " + where).c_str());
+                    QVERIFY2(gpu->centroids() == reference->centroids(),
+                             ("centroids differ from CUDA Lloyd f32: " + where).c_str());
+                }
+                if (!in_step_with_cpu) continue;
+                // Same centroids in → a label may differ only where the two nearest
+                // float distances tie within rounding.
+                const auto& a = reference->labels();
+                const auto& b = cpu->labels();
+                std::size_t ties = 0;
+                const Matrix<float> x = points->cast<float>();
+                const Matrix<float> cf = centroids_before.cast<float>();
+                for (std::size_t i = 0; i < c.n; ++i) {
+                    if (a[i] == b[i]) continue;
+                    const float da = kms::squared_distance(x.row(i), cf.row(static_cast<std::size_t>(a[i])), c.d);
+                    const float db = kms::squared_distance(x.row(i), cf.row(static_cast<std::size_t>(b[i])), c.d);
+                    const float gap = std::abs(da - db);
+                    QVERIFY2(gap <= 1e-4f * std::max({da, db, 1e-30f}),
+                             (c.name + ": f32 label differs from CPU beyond a rounding tie at point " +
+                              std::to_string(i))
+                                 .c_str());
+                    ++ties;
+                }
+                total_ties += ties;
+                total_points += c.n;
+                QVERIFY2(ties <= 1 + c.n / 1000, (c.name + ": too many float ties: " + std::to_string(ties)).c_str());
+                if (ties > 0) {
+                    in_step_with_cpu = false;  // centroids now differ by more than summation order
+                    continue;
+                }
+                const double diff =
+                    max_relative_difference(reference->centroids(), cpu->centroids(), data_scale(*points));
+                QVERIFY2(diff <= 1e-5, (c.name + ": f32 centroid difference " + std::to_string(diff)).c_str());
+            }
+        }
+        qInfo("float: %zu labels differed from CPU Lloyd by rounding ties out of %zu compared", total_ties,
+              total_points);
+    }
+
+    void lloydStatisticsAndStop() {
+        Case c{"stop", small_mode() ? 500u : 5000u, 2, 4, 0};
+        const auto points = make_points(c, 7);
+        for (Backend b : kCudaBackends) {
+            kms::SolverConfig config;
+            config.algorithm = Algorithm::Hamerly;
+            config.backend = b;
+            config.precision = Precision::F64;
+            config.compute_inertia = true;
+            config.max_iterations = 50;
+            auto gpu = kms::make_solver(config);
+            gpu->set_data(points);
+            gpu->set_initial_centroids(initial_centroids(c, *points, 7));
+            kms::IterationStats last;
+            while (!gpu->converged()) last = gpu->step();
+            QVERIFY(gpu->stop_reason() != kms::StopReason::NotStopped);
+            QVERIFY(std::abs(last.inertia - gpu->inertia()) <= 1e-9 * gpu->inertia());
+            QVERIFY(last.bound_skips > 0);
+            gpu->finalize_labels();
+            QCOMPARE(gpu->finalize_labels(), std::uint64_t{0});  // same centroids: nothing moves
+            const int done = gpu->iteration();
+            gpu->reset();
+            QCOMPARE(gpu->iteration(), 0);
+            QCOMPARE(gpu->labels(), std::vector<std::int32_t>(c.n, -1));
+            while (!gpu->converged()) gpu->step();
+            QCOMPARE(gpu->iteration(), done);  // deterministic rerun
+        }
+    }
+
+    void errors() {
+        kms::SolverConfig config;
+        config.backend = Backend::CudaShared;
+        config.cuda_block_size = 100;
+        QVERIFY_THROWS_EXCEPTION(kms::Error, kms::make_solver(config));
+        config.cuda_block_size = 0;
+        config.cuda_device = 999;
+        QVERIFY_THROWS_EXCEPTION(kms::Error, kms::make_solver(config));
+        config.cuda_device = 0;
+        auto gpu = kms::make_solver(config);
+        QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->step());  // no data
+        QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->set_data(std::make_shared<Matrix<double>>()));
+        auto points = std::make_shared<Matrix<double>>(3, 2, 1.0);
+        gpu->set_data(points);
+        QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->step());                                       // no centroids
+        QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->set_initial_centroids(Matrix<double>(2, 3)));  // wrong d
+        QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->set_initial_centroids(Matrix<double>(4, 2)));  // k > n
+        QVERIFY_THROWS_EXCEPTION(kms::Error,
+                                 gpu->set_initial_centroids(Matrix<double>(1, 2, std::nan(""))));  // NaN
+        gpu->set_initial_centroids(Matrix<double>(1, 2, 0.0));
+        const kms::IterationStats stats = gpu->step();
+        QCOMPARE(stats.labels_changed, std::uint64_t{3});
+        QCOMPARE(gpu->centroids()(0, 0), 1.0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCudaSolvers)
+#include "test_cuda_solvers.moc"
