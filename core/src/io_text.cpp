@@ -431,6 +431,7 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
 
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
     for (std::size_t c = 0; c < chunks; ++c) {
+        if (options.cancel.stop_requested()) abandon.store(true);
         if (abandon.load(std::memory_order_relaxed) || first_failed_chunk.load(std::memory_order_relaxed) < c) continue;
         const char* p = bounds[c];
         const char* const chunk_end = bounds[c + 1];
@@ -473,7 +474,8 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
         const std::uint64_t done = bytes_done.fetch_add(static_cast<std::uint64_t>(chunk_end - bounds[c])) +
                                    static_cast<std::uint64_t>(chunk_end - bounds[c]);
         // The callback runs on the calling thread only (thread 0), never concurrently.
-        if (options.progress && omp_get_thread_num() == 0 && c + 1 < chunks) {
+        if (options.progress && omp_get_thread_num() == 0 && c + 1 < chunks && !abandon.load() &&
+            !options.cancel.stop_requested()) {
             try {
                 options.progress(done, total_bytes);
             } catch (...) {
