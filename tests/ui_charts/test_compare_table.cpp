@@ -1,0 +1,221 @@
+// CompareModel / IterationDetailModel / CompareTable: summary numbers, their
+// text, best-value emphasis, per-iteration detail following the selection.
+#include <QtTest>
+#include <QtWidgets>
+
+#include <cmath>
+
+#include "charts/palette.hpp"
+#include "compare/compare_table.hpp"
+#include "kms/generate.hpp"
+#include "kms/init.hpp"
+#include "kms/scores.hpp"
+#include "kms/solver.hpp"
+
+using kms::IterationStats;
+using kms::ui::CompareEntry;
+using kms::ui::CompareModel;
+using kms::ui::CompareTable;
+using kms::ui::IterationDetailModel;
+
+namespace {
+
+IterationStats step(int iteration, double total_ms, std::uint64_t distances, std::uint64_t skips,
+                    std::uint64_t centroid_distances = 0) {
+    IterationStats s;
+    s.iteration = iteration;
+    s.time_total_ms = total_ms;
+    s.time_assign_ms = total_ms * 0.75;
+    s.point_centroid_distances = distances;
+    s.centroid_centroid_distances = centroid_distances;
+    s.bound_skips = skips;
+    s.labels_changed = 10u / static_cast<unsigned>(iteration);
+    s.max_shift = 0.5 / iteration;
+    return s;
+}
+
+std::vector<CompareEntry> two_solvers() {
+    CompareEntry lloyd{QStringLiteral("lloyd/seq/f64"), 100, 4,
+                       {step(1, 10, 400, 0), step(2, 30, 400, 0), step(3, 20, 400, 0)}, 123.456, std::nullopt};
+    IterationStats last = step(3, 3, 50, 90, 6);
+    last.inertia = 120.5;
+    CompareEntry hamerly{QStringLiteral("hamerly/seq/f64"), 100, 4,
+                         {step(1, 8, 400, 0), step(2, 4, 100, 75), last}, std::nullopt, std::nullopt};
+    return {lloyd, hamerly};
+}
+
+QString text(const QAbstractItemModel& model, int row, int column) {
+    return model.data(model.index(row, column)).toString();
+}
+double number(const QAbstractItemModel& model, int row, int column) {
+    return model.data(model.index(row, column), CompareModel::kValueRole).toDouble();
+}
+bool bold(const QAbstractItemModel& model, int row, int column) {
+    const QVariant font = model.data(model.index(row, column), Qt::FontRole);
+    return font.isValid() && font.value<QFont>().bold();
+}
+
+std::vector<IterationStats> run_solver(const kms::Dataset& data, const kms::Matrix<double>& start,
+                                       kms::Algorithm algorithm, double* inertia) {
+    kms::SolverConfig config;
+    config.algorithm = algorithm;
+    auto solver = kms::make_cpu_solver(config);
+    solver->set_data(std::make_shared<const kms::Matrix<double>>(data.points));
+    solver->set_initial_centroids(start);
+    std::vector<IterationStats> stats;
+    while (!solver->converged()) stats.push_back(solver->step());
+    *inertia = solver->inertia();
+    return stats;
+}
+
+}  // namespace
+
+class TestCompareTable : public QObject {
+    Q_OBJECT
+private slots:
+    void summaryNumbers() {
+        const auto entries = two_solvers();
+        const kms::ui::CompareSummary lloyd = kms::ui::summarize(entries[0]);
+        QCOMPARE(lloyd.iterations, 3);
+        QCOMPARE(lloyd.total_ms, 60.0);
+        QCOMPARE(lloyd.median_iteration_ms, 20.0);
+        QCOMPARE(lloyd.distances, std::uint64_t(1200));
+        QCOMPARE(lloyd.distance_percent, 100.0);
+        QCOMPARE(lloyd.skip_percent, 0.0);
+        QCOMPARE(lloyd.final_inertia, 123.456);
+        const kms::ui::CompareSummary hamerly = kms::ui::summarize(entries[1]);
+        QCOMPARE(hamerly.total_ms, 15.0);
+        QCOMPARE(hamerly.median_iteration_ms, 4.0);
+        QCOMPARE(hamerly.distances, std::uint64_t(556));
+        QCOMPARE(hamerly.distance_percent, 100.0 * 556.0 / 1200.0);
+        QCOMPARE(hamerly.skip_percent, 55.0);
+        QCOMPARE(hamerly.final_inertia, 120.5);  // the last recorded inertia when none was given
+        CompareEntry even = entries[0];
+        even.stats.push_back(step(4, 100, 400, 0));
+        QCOMPARE(kms::ui::summarize(even).median_iteration_ms, 25.0);  // (20 + 30) / 2
+        QVERIFY(std::isnan(kms::ui::summarize(CompareEntry{}).median_iteration_ms));
+    }
+
+    void modelCells() {
+        CompareModel model;
+        model.setEntries(two_solvers());
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.columnCount(), int(CompareModel::ColumnCount));
+        QCOMPARE(text(model, 0, CompareModel::Solver), QStringLiteral("lloyd/seq/f64"));
+        QCOMPARE(text(model, 0, CompareModel::TotalTime), QStringLiteral("60.00 ms"));
+        QCOMPARE(text(model, 1, CompareModel::MedianTime), QStringLiteral("4.00 ms"));
+        QCOMPARE(text(model, 0, CompareModel::SpeedUp), QStringLiteral("1.00×"));
+        QCOMPARE(text(model, 1, CompareModel::SpeedUp), QStringLiteral("4.00×"));
+        QCOMPARE(number(model, 1, CompareModel::SpeedUp), 4.0);
+        QCOMPARE(text(model, 0, CompareModel::Distances), QStringLiteral("1,200"));
+        QCOMPARE(text(model, 1, CompareModel::DistancePercent), QStringLiteral("46.3%"));
+        QCOMPARE(text(model, 1, CompareModel::SkipPercent), QStringLiteral("55.0%"));
+        QCOMPARE(text(model, 0, CompareModel::FinalInertia), QStringLiteral("123.456"));
+        QCOMPARE(text(model, 0, CompareModel::Silhouette), QStringLiteral("–"));
+        QVERIFY(std::isnan(number(model, 0, CompareModel::Silhouette)));
+        // Colour swatch = the run's chart colour.
+        const kms::ui::Rgb second = kms::ui::series_colour(1);
+        QCOMPARE(model.data(model.index(1, CompareModel::Solver), Qt::DecorationRole).value<QColor>(),
+                 QColor(second.r, second.g, second.b));
+        // Best values in bold; a tie (same iteration count) is not news.
+        QVERIFY(bold(model, 1, CompareModel::TotalTime));
+        QVERIFY(!bold(model, 0, CompareModel::TotalTime));
+        QVERIFY(bold(model, 1, CompareModel::SkipPercent));
+        QVERIFY(bold(model, 1, CompareModel::FinalInertia));
+        QVERIFY(!bold(model, 0, CompareModel::Iterations) && !bold(model, 1, CompareModel::Iterations));
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        kms::Scores scores;
+        scores.silhouette = 0.61237;
+        scores.davies_bouldin = 0.5;
+        model.setScores(0, scores);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(text(model, 0, CompareModel::Silhouette), QStringLiteral("0.6124"));
+        QVERIFY(model.columnHasValues(CompareModel::Silhouette));
+        QVERIFY(!model.columnHasValues(CompareModel::Ari));
+        model.appendIteration(1, step(4, 5, 20, 95));
+        QCOMPARE(text(model, 1, CompareModel::Iterations), QStringLiteral("4"));
+        QCOMPARE(text(model, 1, CompareModel::TotalTime), QStringLiteral("20.00 ms"));
+        QCOMPARE(text(model, 0, CompareModel::Iterations), QStringLiteral("3"));
+        QVERIFY(bold(model, 0, CompareModel::Iterations));  // now they differ
+    }
+
+    void detailFollowsSelection() {
+        CompareTable table;
+        QSignalSpy selected(&table, &CompareTable::solverSelected);
+        table.setEntries(two_solvers());
+        QCOMPARE(table.selectedSolver(), 0);
+        QCOMPARE(table.detailModel()->rowCount(), 3);
+        QCOMPARE(text(*table.detailModel(), 1, IterationDetailModel::TotalTime), QStringLiteral("30.00 ms"));
+        table.selectSolver(1);
+        QCOMPARE(selected.last().at(0).toInt(), 1);
+        QCOMPARE(table.detailModel()->sourceRow(), 1);
+        QCOMPARE(text(*table.detailModel(), 2, IterationDetailModel::SkipPercent), QStringLiteral("90.0%"));
+        QCOMPARE(text(*table.detailModel(), 2, IterationDetailModel::DistancePercent), QStringLiteral("14.0%"));
+        QCOMPARE(text(*table.detailModel(), 2, IterationDetailModel::Inertia), QStringLiteral("120.500"));
+        QCOMPARE(text(*table.detailModel(), 0, IterationDetailModel::Inertia), QStringLiteral("–"));
+        // Clicking a row selects it too.
+        table.resize(900, 500);
+        table.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&table));
+        QTableView* view = table.summaryView();
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {},
+                          view->visualRect(table.model()->index(0, CompareModel::Iterations)).center());
+        QCOMPARE(table.selectedSolver(), 0);
+        QCOMPARE(table.detailModel()->sourceRow(), 0);
+        // A new iteration of the shown solver is inserted, not reset.
+        QSignalSpy inserted(table.detailModel(), &QAbstractItemModel::rowsInserted);
+        table.appendIteration(0, step(4, 12, 400, 0));
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(table.detailModel()->rowCount(), 4);
+        // Ground-truth columns appear only when some solver has them.
+        QVERIFY(view->isColumnHidden(CompareModel::Ari));
+        kms::Scores scores;
+        scores.ari = 0.9;
+        table.setScores(1, scores);
+        QVERIFY(!view->isColumnHidden(CompareModel::Ari));
+        QVERIFY(view->isColumnHidden(CompareModel::Nmi));
+        for (QSize size : {QSize(0, 0), QSize(40, 30), QSize(1200, 300)}) {
+            table.resize(size);
+            table.grab();
+        }
+        table.clear();
+        QCOMPARE(table.model()->rowCount(), 0);
+        QCOMPARE(table.detailModel()->rowCount(), 0);
+        QCOMPARE(table.selectedSolver(), -1);
+    }
+
+    void realSolvers() {
+        const kms::Dataset data = kms::generate_dataset("blobs:n=6000,k=12,d=2,spread=0.15", 7);
+        kms::InitOptions init;
+        init.seed = 3;
+        init.method = kms::InitMethod::Random;
+        const kms::Matrix<double> start = kms::initialize_centroids(data.points, 12, init);
+        std::vector<CompareEntry> entries;
+        for (auto algorithm : {kms::Algorithm::Lloyd, kms::Algorithm::Elkan, kms::Algorithm::Hamerly}) {
+            CompareEntry entry;
+            double inertia = 0.0;
+            entry.stats = run_solver(data, start, algorithm, &inertia);
+            entry.final_inertia = inertia;
+            entry.name = QString::fromLatin1(kms::to_string(algorithm).data()) + QStringLiteral("/seq/f64");
+            entry.n = data.n();
+            entry.k = 12;
+            entries.push_back(std::move(entry));
+        }
+        CompareTable table;
+        table.setEntries(entries);
+        // Same start, exact bounds: same iterations and inertia for all three.
+        QCOMPARE(number(*table.model(), 1, CompareModel::Iterations), number(*table.model(), 0, CompareModel::Iterations));
+        QCOMPARE(text(*table.model(), 2, CompareModel::FinalInertia), text(*table.model(), 0, CompareModel::FinalInertia));
+        QCOMPARE(number(*table.model(), 0, CompareModel::DistancePercent), 100.0);
+        QVERIFY(number(*table.model(), 1, CompareModel::DistancePercent) < 100.0);
+        QVERIFY(number(*table.model(), 2, CompareModel::SkipPercent) > 0.0);
+        table.selectSolver(2);
+        table.resize(1100, 420);
+        const QString dir = qEnvironmentVariable("KMS_CHARTS_SCREENSHOT_DIR");
+        if (!dir.isEmpty()) QVERIFY(table.grab().save(dir + QStringLiteral("/compare-table.png")));
+    }
+};
+
+QTEST_MAIN(TestCompareTable)
+#include "test_compare_table.moc"

@@ -1,0 +1,462 @@
+#include "compare/compare_table.hpp"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+#include "charts/iteration_charts.hpp"
+#include "charts/palette.hpp"
+
+namespace kms::ui {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const QLocale& english() {
+    static const QLocale locale(QLocale::English);
+    return locale;
+}
+
+QString dash() { return QStringLiteral("–"); }
+
+QString milliseconds(double value) {
+    if (std::isnan(value)) return dash();
+    const int decimals = value < 1.0 ? 3 : value < 100.0 ? 2 : 1;
+    return english().toString(value, 'f', decimals) + QStringLiteral(" ms");
+}
+
+QString count(double value) {
+    if (std::isnan(value)) return dash();
+    return english().toString(static_cast<qulonglong>(value));
+}
+
+QString percent(double value) {
+    if (std::isnan(value)) return dash();
+    return english().toString(value, 'f', 1) + QLatin1Char('%');
+}
+
+QString fixed(double value, int decimals) { return std::isnan(value) ? dash() : english().toString(value, 'f', decimals); }
+
+// Sums (inertia, Calinski–Harabasz): six significant digits.
+QString significant(double value) {
+    if (std::isnan(value)) return dash();
+    if (value == 0.0) return QStringLiteral("0");
+    if (std::abs(value) >= 1e15 || std::abs(value) < 1e-3) return QString::number(value, 'g', 6);
+    const int digits = static_cast<int>(std::floor(std::log10(std::abs(value)))) + 1;
+    return english().toString(value, 'f', std::clamp(6 - digits, 0, 6));
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return kNaN;
+    const std::size_t middle = values.size() / 2;
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle), values.end());
+    const double upper = values[middle];
+    if (values.size() % 2 == 1) return upper;
+    const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle));
+    return (lower + upper) / 2.0;
+}
+
+QColor qcolour(Rgb colour) { return QColor(colour.r, colour.g, colour.b); }
+
+}  // namespace
+
+CompareSummary summarize(const CompareEntry& entry) {
+    CompareSummary summary;
+    summary.iterations = static_cast<int>(entry.stats.size());
+    std::vector<double> step_times;
+    std::uint64_t skips = 0;
+    for (const IterationStats& s : entry.stats) {
+        summary.total_ms += s.time_total_ms;
+        step_times.push_back(s.time_total_ms);
+        summary.distances += s.point_centroid_distances + s.centroid_centroid_distances;
+        skips += s.bound_skips;
+    }
+    summary.median_iteration_ms = median(std::move(step_times));
+    if (summary.iterations > 0 && entry.n > 0) {
+        const double points = static_cast<double>(summary.iterations) * static_cast<double>(entry.n);
+        if (entry.k > 0)
+            summary.distance_percent = 100.0 * static_cast<double>(summary.distances) / (points * static_cast<double>(entry.k));
+        summary.skip_percent = 100.0 * static_cast<double>(skips) / points;
+    }
+    if (entry.final_inertia) summary.final_inertia = *entry.final_inertia;
+    else if (!entry.stats.empty() && !std::isnan(entry.stats.back().inertia)) summary.final_inertia = entry.stats.back().inertia;
+    else if (entry.scores) summary.final_inertia = entry.scores->inertia;
+    return summary;
+}
+
+// ---- CompareModel ---------------------------------------------------------------
+
+void CompareModel::setEntries(std::vector<CompareEntry> entries) {
+    beginResetModel();
+    entries_ = std::move(entries);
+    summaries_.clear();
+    for (const CompareEntry& entry : entries_) summaries_.push_back(summarize(entry));
+    endResetModel();
+}
+
+void CompareModel::setEntry(int row, CompareEntry entry) {
+    if (row < 0 || row >= rowCount()) return;
+    entries_[static_cast<std::size_t>(row)] = std::move(entry);
+    refresh(row);
+}
+
+void CompareModel::appendIteration(int row, const IterationStats& stats) {
+    if (row < 0 || row >= rowCount()) return;
+    entries_[static_cast<std::size_t>(row)].stats.push_back(stats);
+    refresh(row);
+}
+
+void CompareModel::setFinalInertia(int row, double inertia) {
+    if (row < 0 || row >= rowCount()) return;
+    entries_[static_cast<std::size_t>(row)].final_inertia = inertia;
+    refresh(row);
+}
+
+void CompareModel::setScores(int row, const Scores& scores) {
+    if (row < 0 || row >= rowCount()) return;
+    entries_[static_cast<std::size_t>(row)].scores = scores;
+    refresh(row);
+}
+
+void CompareModel::clear() { setEntries({}); }
+
+void CompareModel::refresh(int row) {
+    summaries_[static_cast<std::size_t>(row)] = summarize(entries_[static_cast<std::size_t>(row)]);
+    // Speed-ups and the bold best values depend on every row.
+    emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+bool CompareModel::columnHasValues(int column) const {
+    for (int row = 0; row < rowCount(); ++row)
+        if (!std::isnan(value(row, column))) return true;
+    return false;
+}
+
+int CompareModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(entries_.size());
+}
+
+int CompareModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+double CompareModel::value(int row, int column) const {
+    const CompareSummary& summary = summaries_[static_cast<std::size_t>(row)];
+    const std::optional<Scores>& scores = entries_[static_cast<std::size_t>(row)].scores;
+    const auto score = [&](double Scores::*field) { return scores ? (*scores).*field : kNaN; };
+    switch (column) {
+        case Iterations: return summary.iterations;
+        case TotalTime: return summary.iterations > 0 ? summary.total_ms : kNaN;
+        case MedianTime: return summary.median_iteration_ms;
+        case SpeedUp: {
+            // Relative to the first solver (the baseline, usually Lloyd).
+            const double baseline = summaries_.front().total_ms;
+            return summary.iterations > 0 && summary.total_ms > 0.0 && baseline > 0.0 ? baseline / summary.total_ms
+                                                                                      : kNaN;
+        }
+        case Distances: return summary.iterations > 0 ? static_cast<double>(summary.distances) : kNaN;
+        case DistancePercent: return summary.distance_percent;
+        case SkipPercent: return summary.skip_percent;
+        case FinalInertia: return summary.final_inertia;
+        case Silhouette: return score(&Scores::silhouette);
+        case CalinskiHarabasz: return score(&Scores::calinski_harabasz);
+        case DaviesBouldin: return score(&Scores::davies_bouldin);
+        case Ari: return score(&Scores::ari);
+        case Nmi: return score(&Scores::nmi);
+        default: return kNaN;
+    }
+}
+
+bool CompareModel::isBest(int row, int column) const {
+    if (column == Solver || rowCount() < 2) return false;
+    const bool higher_is_better = column == SpeedUp || column == SkipPercent || column == Silhouette ||
+                                  column == CalinskiHarabasz || column == Ari || column == Nmi;
+    double best = kNaN, worst = kNaN;
+    for (int r = 0; r < rowCount(); ++r) {
+        const double v = value(r, column);
+        if (std::isnan(v)) continue;
+        const double signed_value = higher_is_better ? -v : v;
+        best = std::isnan(best) ? signed_value : std::min(best, signed_value);
+        worst = std::isnan(worst) ? signed_value : std::max(worst, signed_value);
+    }
+    if (std::isnan(best) || best == worst) return false;  // a tie across the board is no news
+    const double mine = value(row, column);
+    return !std::isnan(mine) && (higher_is_better ? -mine : mine) == best;
+}
+
+QVariant CompareModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
+    const int row = index.row(), column = index.column();
+    const double v = value(row, column);
+    switch (role) {
+        case Qt::DisplayRole:
+            switch (column) {
+                case Solver: {
+                    const QString& name = entries_[static_cast<std::size_t>(row)].name;
+                    return name.isEmpty() ? tr("solver %1").arg(row + 1) : name;
+                }
+                case Iterations: return count(v);
+                case TotalTime:
+                case MedianTime: return milliseconds(v);
+                case SpeedUp: return std::isnan(v) ? dash() : english().toString(v, 'f', 2) + QStringLiteral("×");
+                case Distances: return count(v);
+                case DistancePercent:
+                case SkipPercent: return percent(v);
+                case FinalInertia:
+                case CalinskiHarabasz: return significant(v);
+                default: return fixed(v, 4);
+            }
+        case kValueRole: return column == Solver ? QVariant(entries_[static_cast<std::size_t>(row)].name) : QVariant(v);
+        case Qt::DecorationRole:
+            if (column == Solver) return qcolour(series_colour(static_cast<std::size_t>(row)));
+            return {};
+        case Qt::TextAlignmentRole:
+            return column == Solver ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        case Qt::FontRole:
+            if (isBest(row, column)) {
+                QFont bold;
+                bold.setBold(true);
+                return bold;
+            }
+            return {};
+        default: return {};
+    }
+}
+
+QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal) return {};
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+            case Solver: return tr("Solver");
+            case Iterations: return tr("Iterations");
+            case TotalTime: return tr("Total time");
+            case MedianTime: return tr("Median / iteration");
+            case SpeedUp: return tr("Speed-up");
+            case Distances: return tr("Distances");
+            case DistancePercent: return tr("% of Lloyd");
+            case SkipPercent: return tr("Skipped");
+            case FinalInertia: return tr("Final inertia");
+            case Silhouette: return tr("Silhouette");
+            case CalinskiHarabasz: return tr("Calinski–Harabasz");
+            case DaviesBouldin: return tr("Davies–Bouldin");
+            case Ari: return tr("ARI");
+            case Nmi: return tr("NMI");
+            default: return {};
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+            case TotalTime: return tr("Sum of the step times of all iterations");
+            case MedianTime: return tr("Median step time: robust to the odd slow iteration");
+            case SpeedUp: return tr("Total time of the first solver divided by this solver's");
+            case Distances: return tr("Point–centroid plus centroid–centroid distance evaluations, all iterations");
+            case DistancePercent: return tr("Distance evaluations relative to Lloyd's n·k per iteration");
+            case SkipPercent: return tr("Point assignments the bounds proved unchanged without a full search");
+            case Silhouette: return tr("−1 … 1, higher is better");
+            case CalinskiHarabasz: return tr("Higher is better");
+            case DaviesBouldin: return tr("≥ 0, lower is better");
+            case Ari: return tr("Adjusted Rand index against the ground truth");
+            case Nmi: return tr("Normalised mutual information against the ground truth");
+            default: return {};
+        }
+    }
+    return {};
+}
+
+// ---- IterationDetailModel ---------------------------------------------------------
+
+void IterationDetailModel::setSource(const CompareModel* model, int row) {
+    beginResetModel();
+    model_ = model;
+    row_ = row;
+    const CompareEntry* shown = entry();
+    rows_shown_ = shown ? static_cast<int>(shown->stats.size()) : 0;
+    endResetModel();
+}
+
+const CompareEntry* IterationDetailModel::entry() const {
+    if (!model_ || row_ < 0 || row_ >= model_->rowCount()) return nullptr;
+    return &model_->entries()[static_cast<std::size_t>(row_)];
+}
+
+void IterationDetailModel::refresh() {
+    const CompareEntry* shown = entry();
+    const int now = shown ? static_cast<int>(shown->stats.size()) : 0;
+    if (now > rows_shown_) {
+        // New iterations only: insert them, so the view keeps its scroll position.
+        beginInsertRows({}, rows_shown_, now - 1);
+        rows_shown_ = now;
+        endInsertRows();
+    } else {
+        beginResetModel();
+        rows_shown_ = now;
+        endResetModel();
+    }
+}
+
+int IterationDetailModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_shown_; }
+int IterationDetailModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+double IterationDetailModel::value(int row, int column) const {
+    const CompareEntry* shown = entry();
+    const IterationStats& s = shown->stats[static_cast<std::size_t>(row)];
+    switch (column) {
+        case Iteration: return s.iteration;
+        case AssignTime: return s.time_assign_ms;
+        case BoundsTime: return s.time_bounds_ms;
+        case UpdateTime: return s.time_update_ms;
+        case TotalTime: return s.time_total_ms;
+        case Distances: return static_cast<double>(s.point_centroid_distances + s.centroid_centroid_distances);
+        case DistancePercent: return distance_percent_of_lloyd(s, shown->n, shown->k);
+        case SkipPercent: return bound_skip_percent(s, shown->n);
+        case LabelsChanged: return static_cast<double>(s.labels_changed);
+        case MaxShift: return s.max_shift;
+        case Inertia: return s.inertia;
+        default: return kNaN;
+    }
+}
+
+QVariant IterationDetailModel::data(const QModelIndex& index, int role) const {
+    const CompareEntry* shown = entry();
+    if (!shown || !index.isValid() || index.row() >= rows_shown_ ||
+        index.row() >= static_cast<int>(shown->stats.size()) || index.column() >= ColumnCount)
+        return {};
+    const int column = index.column();
+    const double v = value(index.row(), column);
+    switch (role) {
+        case Qt::DisplayRole:
+            switch (column) {
+                case Iteration:
+                case Distances:
+                case LabelsChanged: return count(v);
+                case AssignTime:
+                case BoundsTime:
+                case UpdateTime:
+                case TotalTime: return milliseconds(v);
+                case DistancePercent:
+                case SkipPercent: return percent(v);
+                case MaxShift: return std::isnan(v) ? dash() : QString::number(v, 'g', 4);
+                default: return significant(v);
+            }
+        case kValueRole: return v;
+        case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        default: return {};
+    }
+}
+
+QVariant IterationDetailModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+        case Iteration: return tr("Iteration");
+        case AssignTime: return tr("Assign");
+        case BoundsTime: return tr("Bounds");
+        case UpdateTime: return tr("Update");
+        case TotalTime: return tr("Step");
+        case Distances: return tr("Distances");
+        case DistancePercent: return tr("% of Lloyd");
+        case SkipPercent: return tr("Skipped");
+        case LabelsChanged: return tr("Labels changed");
+        case MaxShift: return tr("Max shift");
+        case Inertia: return tr("Inertia");
+        default: return {};
+    }
+}
+
+// ---- CompareTable -------------------------------------------------------------
+
+CompareTable::CompareTable(QWidget* parent) : QWidget(parent) {
+    model_ = new CompareModel(this);
+    detail_ = new IterationDetailModel(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    layout->addWidget(splitter);
+
+    summary_view_ = new QTableView(splitter);
+    summary_view_->setModel(model_);
+    summary_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    summary_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    summary_view_->verticalHeader()->hide();
+    summary_view_->setAlternatingRowColors(true);
+    summary_view_->horizontalHeader()->setStretchLastSection(false);
+
+    auto* lower = new QWidget(splitter);
+    auto* lower_layout = new QVBoxLayout(lower);
+    lower_layout->setContentsMargins(0, 4, 0, 0);
+    detail_title_ = new QLabel(lower);
+    lower_layout->addWidget(detail_title_);
+    detail_view_ = new QTableView(lower);
+    detail_view_->setModel(detail_);
+    detail_view_->verticalHeader()->hide();
+    detail_view_->setAlternatingRowColors(true);
+    detail_view_->horizontalHeader()->setStretchLastSection(false);
+    lower_layout->addWidget(detail_view_);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 2);
+
+    connect(summary_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { showDetail(current.isValid() ? current.row() : -1); });
+    showDetail(-1);
+}
+
+void CompareTable::setEntries(std::vector<CompareEntry> entries) {
+    const int keep = selected_;
+    model_->setEntries(std::move(entries));
+    updateColumns();
+    selectSolver(model_->rowCount() == 0 ? -1 : std::clamp(keep, 0, model_->rowCount() - 1));
+}
+
+void CompareTable::appendIteration(int row, const IterationStats& stats) {
+    model_->appendIteration(row, stats);
+    if (row == selected_) detail_->refresh();
+}
+
+void CompareTable::setFinalInertia(int row, double inertia) {
+    model_->setFinalInertia(row, inertia);
+    updateColumns();
+}
+
+void CompareTable::setScores(int row, const Scores& scores) {
+    model_->setScores(row, scores);
+    updateColumns();
+}
+
+void CompareTable::clear() {
+    model_->clear();
+    showDetail(-1);
+}
+
+void CompareTable::selectSolver(int row) {
+    if (row < 0 || row >= model_->rowCount()) {
+        summary_view_->clearSelection();
+        showDetail(-1);
+        return;
+    }
+    summary_view_->selectRow(row);
+    summary_view_->setCurrentIndex(model_->index(row, 0));
+    showDetail(row);
+}
+
+void CompareTable::showDetail(int row) {
+    const bool changed = row != selected_ || detail_->sourceRow() != row;
+    selected_ = row;
+    detail_->setSource(model_, row);
+    detail_title_->setText(row < 0 ? tr("Select a solver to see its iterations")
+                                   : tr("Per iteration: %1").arg(model_->data(model_->index(row, 0)).toString()));
+    detail_view_->resizeColumnsToContents();
+    if (changed) emit solverSelected(row);
+}
+
+void CompareTable::updateColumns() {
+    // ARI and NMI exist only with ground truth; scores only once computed.
+    for (int column : {CompareModel::Silhouette, CompareModel::CalinskiHarabasz, CompareModel::DaviesBouldin,
+                       CompareModel::Ari, CompareModel::Nmi})
+        summary_view_->setColumnHidden(column, !model_->columnHasValues(column));
+    summary_view_->resizeColumnsToContents();
+}
+
+}  // namespace kms::ui

@@ -1,0 +1,143 @@
+#pragma once
+// Side-by-side comparison of 2–4 solvers run on the same data from the same
+// initial centroids: a summary row per solver (iterations, total and median
+// per-iteration time, speed-up, distance evaluations, bound skips, final inertia
+// and scores; best value per column in bold) and, for the selected solver, its
+// per-iteration numbers. Each solver keeps the colour it has in the charts
+// (series_colour(row)). Display only.
+#include <QAbstractTableModel>
+#include <QWidget>
+
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "kms/scores.hpp"
+#include "kms/stats.hpp"
+
+class QLabel;
+class QTableView;
+
+namespace kms::ui {
+
+struct CompareEntry {
+    QString name;  // e.g. "elkan/omp/f64"
+    std::size_t n = 0, k = 0;
+    std::vector<IterationStats> stats;
+    std::optional<double> final_inertia;  // the solver's inertia() at the end; else the last recorded one
+    std::optional<Scores> scores;         // final scores, once computed
+};
+
+// Summary numbers of one entry (what the table shows; NaN when unknown).
+struct CompareSummary {
+    int iterations = 0;
+    double total_ms = 0.0;
+    double median_iteration_ms = std::numeric_limits<double>::quiet_NaN();
+    std::uint64_t distances = 0;        // point–centroid + centroid–centroid
+    double distance_percent = std::numeric_limits<double>::quiet_NaN();  // of Lloyd's iterations·n·k
+    double skip_percent = std::numeric_limits<double>::quiet_NaN();      // of iterations·n
+    double final_inertia = std::numeric_limits<double>::quiet_NaN();
+};
+CompareSummary summarize(const CompareEntry& entry);
+
+class CompareModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        Solver, Iterations, TotalTime, MedianTime, SpeedUp, Distances, DistancePercent, SkipPercent,
+        FinalInertia, Silhouette, CalinskiHarabasz, DaviesBouldin, Ari, Nmi, ColumnCount
+    };
+    // The unformatted number behind a cell (NaN when empty), for sorting and tests.
+    static constexpr int kValueRole = Qt::UserRole + 1;
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setEntries(std::vector<CompareEntry> entries);
+    void setEntry(int row, CompareEntry entry);
+    void appendIteration(int row, const IterationStats& stats);
+    void setFinalInertia(int row, double inertia);
+    void setScores(int row, const Scores& scores);
+    void clear();
+    const std::vector<CompareEntry>& entries() const { return entries_; }
+    // Whether any entry has this score (ARI/NMI need ground truth).
+    bool columnHasValues(int column) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    double value(int row, int column) const;
+    bool isBest(int row, int column) const;
+    void refresh(int row);
+
+    std::vector<CompareEntry> entries_;
+    std::vector<CompareSummary> summaries_;
+};
+
+// Per-iteration numbers of one entry.
+class IterationDetailModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        Iteration, AssignTime, BoundsTime, UpdateTime, TotalTime, Distances, DistancePercent, SkipPercent,
+        LabelsChanged, MaxShift, Inertia, ColumnCount
+    };
+    static constexpr int kValueRole = CompareModel::kValueRole;
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    // Show row `row` of `model` (-1 or null: nothing); refresh() after that entry grew.
+    void setSource(const CompareModel* model, int row);
+    void refresh();
+    int sourceRow() const { return row_; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    const CompareEntry* entry() const;
+    double value(int row, int column) const;
+    const CompareModel* model_ = nullptr;
+    int row_ = -1;
+    int rows_shown_ = 0;
+};
+
+class CompareTable : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareTable(QWidget* parent = nullptr);
+
+    CompareModel* model() const { return model_; }
+    IterationDetailModel* detailModel() const { return detail_; }
+    QTableView* summaryView() const { return summary_view_; }
+    QTableView* detailView() const { return detail_view_; }
+
+    // Same as the model's, keeping the selection and the detail view in step.
+    void setEntries(std::vector<CompareEntry> entries);
+    void appendIteration(int row, const IterationStats& stats);
+    void setFinalInertia(int row, double inertia);
+    void setScores(int row, const Scores& scores);
+    void clear();
+    void selectSolver(int row);
+    int selectedSolver() const { return selected_; }
+
+signals:
+    void solverSelected(int row);
+
+private:
+    void showDetail(int row);
+    void updateColumns();
+
+    CompareModel* model_ = nullptr;
+    IterationDetailModel* detail_ = nullptr;
+    QTableView* summary_view_ = nullptr;
+    QTableView* detail_view_ = nullptr;
+    QLabel* detail_title_ = nullptr;
+    int selected_ = -1;
+};
+
+}  // namespace kms::ui
