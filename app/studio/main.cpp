@@ -1,0 +1,51 @@
+// kmeans-studio: the GUI. With --screenshot it is also a scripted renderer:
+// load, run N steps, save the window as PNG, exit (0 ok, 1 error on stderr).
+#include <QApplication>
+#include <QSurfaceFormat>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "main_window.hpp"
+#include "scripted_run.hpp"
+#include "studio_options.hpp"
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    kms::ui::StudioOptions options;
+    try {
+        options = kms::ui::parse_studio_options(args);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "kmeans-studio: %s\n", error.what());
+        return 1;
+    }
+    if (options.help) {
+        std::fputs(kms::ui::studio_usage().c_str(), stdout);
+        return 0;
+    }
+
+    // OpenGL 3.3 core profile for every GL widget (set before the application exists).
+    QSurfaceFormat format;
+    format.setRenderableType(QSurfaceFormat::OpenGL);
+    format.setVersion(3, 3);
+    format.setProfile(QSurfaceFormat::CoreProfile);
+    format.setSamples(0);
+    QSurfaceFormat::setDefaultFormat(format);
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("kmeans-studio"));
+    kms::ui::MainWindow window;
+    if (options.width > 0) window.resize(options.width, options.height);
+    window.show();
+
+    kms::ui::ScriptedRun script(window, options);
+    int exit_code = 0;
+    QObject::connect(&script, &kms::ui::ScriptedRun::finished, &app, [&](int code) {
+        exit_code = code;
+        app.exit(code);
+    });
+    script.start();
+    const int loop_code = app.exec();
+    return options.scripted() ? exit_code : loop_code;
+}

@@ -1,0 +1,128 @@
+#include "compare_view.hpp"
+
+#include <QGridLayout>
+
+namespace kms::ui {
+
+void show_run_in_view(const RunController& run, PointCloudView& view) {
+    const Projection2D& projection = run.dataset().projection;
+    const int shown = run.displayed_iteration();
+    const auto& history = run.history();
+    std::vector<QPointF> centroids;
+    std::vector<std::vector<QPointF>> trails;
+    if (!history.empty() && projection.input_dimensions() > 0) {
+        const Matrix<double>& current = history[static_cast<std::size_t>(shown)].centroids;
+        const std::size_t k = current.rows();
+        if (current.cols() == projection.input_dimensions()) {
+            trails.resize(k);
+            for (std::size_t c = 0; c < k; ++c) {
+                const auto p = projection.project(current.row(c));
+                centroids.emplace_back(p[0], p[1]);
+                for (int i = 0; i <= shown; ++i) {
+                    const Matrix<double>& at = history[static_cast<std::size_t>(i)].centroids;
+                    if (c >= at.rows()) continue;
+                    const auto q = projection.project(at.row(c));
+                    trails[c].emplace_back(q[0], q[1]);
+                }
+            }
+        }
+    }
+    view.set_centroids(std::move(centroids), std::move(trails));
+    view.set_labels(run.displayed_labels(), run.initial_centroids().rows(), shown);
+    view.set_point_status(run.displayed_point_status());
+    view.set_centroids_editable(run.ready() && !run.running() && run.latest_iteration() == 0);
+}
+
+CompareView::CompareView(CompareSession* session, QWidget* parent) : QWidget(parent), session_(session) {
+    grid_ = new QGridLayout(this);
+    grid_->setContentsMargins(0, 0, 0, 0);
+    grid_->setSpacing(2);
+    connect(session_, &CompareSession::changed, this, &CompareView::refresh);
+    connect(session_, &CompareSession::allReady, this, [this] {
+        fitted_ = false;
+        refresh();
+    });
+}
+
+void CompareView::rebuild() {
+    for (PointCloudView* view : views_) {
+        grid_->removeWidget(view);
+        delete view;
+    }
+    views_.clear();
+    const std::size_t count = session_->size();
+    const int columns = count <= 2 ? int(count) : 2;
+    for (std::size_t i = 0; i < count; ++i) {
+        auto* view = new PointCloudView(this);
+        view->set_camera(&camera_);
+        view->set_colour_mode(i == 0 && mode_ == ColourMode::Difference ? ColourMode::Labels : mode_);
+        view->set_show_voronoi(voronoi_);
+        view->set_show_trails(trails_);
+        view->set_point_size(point_size_);
+        grid_->addWidget(view, int(i) / std::max(1, columns), int(i) % std::max(1, columns));
+        views_.push_back(view);
+    }
+    fitted_ = false;
+}
+
+void CompareView::refresh() {
+    if (views_.size() != session_->size()) rebuild();
+    for (std::size_t i = 0; i < views_.size(); ++i) {
+        const RunController& run = session_->run(i);
+        PointCloudView& view = *views_[i];
+        if (run.has_data()) view.set_points(run.dataset().projected == nullptr ? nullptr : run.dataset().projected);
+        show_run_in_view(run, view);
+        if (i > 0) view.set_reference_labels(session_->run(0).displayed_labels());
+        QString caption = QStringLiteral("%1   iteration %2").arg(run.solver_description()).arg(run.displayed_iteration());
+        if (run.displayed_iteration() > 0) {
+            const IterationStats& stats = run.history()[std::size_t(run.displayed_iteration())].stats;
+            caption += QStringLiteral("   %1 ms   skips %2").arg(stats.time_total_ms, 0, 'f', 2).arg(stats.bound_skips);
+        }
+        if (run.converged() && run.displayed_iteration() == run.latest_iteration()) caption += tr("   converged");
+        if (i > 0 && mode_ == ColourMode::Difference)
+            caption += tr("   %1 labels differ").arg(differing_points(i));
+        view.set_caption(caption);
+    }
+    if (!fitted_ && session_->all_ready() && !views_.empty() && views_[0]->width() > 0) {
+        views_[0]->fit();
+        fitted_ = true;
+    }
+}
+
+std::size_t CompareView::differing_points(std::size_t i) const {
+    if (i >= session_->size()) return 0;
+    const LabelsPtr reference = session_->run(0).displayed_labels();
+    const LabelsPtr labels = session_->run(i).displayed_labels();
+    if (!reference || !labels || reference->size() != labels->size()) return 0;
+    std::size_t differ = 0;
+    for (std::size_t p = 0; p < labels->size(); ++p) differ += (*labels)[p] != (*reference)[p];
+    return differ;
+}
+
+void CompareView::set_colour_mode(ColourMode mode) {
+    mode_ = mode;
+    for (std::size_t i = 0; i < views_.size(); ++i)
+        views_[i]->set_colour_mode(i == 0 && mode == ColourMode::Difference ? ColourMode::Labels : mode);
+    refresh();
+}
+
+void CompareView::set_show_voronoi(bool show) {
+    voronoi_ = show;
+    for (PointCloudView* view : views_) view->set_show_voronoi(show);
+}
+
+void CompareView::set_show_trails(bool show) {
+    trails_ = show;
+    for (PointCloudView* view : views_) view->set_show_trails(show);
+}
+
+void CompareView::set_point_size(double pixels) {
+    point_size_ = pixels;
+    for (PointCloudView* view : views_) view->set_point_size(pixels);
+}
+
+void CompareView::fit() {
+    if (!views_.empty()) views_[0]->fit();
+}
+
+}  // namespace kms::ui

@@ -1,0 +1,51 @@
+#pragma once
+// The split view of a comparison: one PointCloudView per run in a grid, all
+// sharing one camera, each captioned with its solver, iteration and time.
+// In Difference mode every panel after the first marks the points whose label
+// differs from the first run's (same initial centroids: same cluster numbers).
+#include <QWidget>
+
+#include <vector>
+
+#include "compare_session.hpp"
+#include "point_cloud_view.hpp"
+#include "view_camera.hpp"
+
+class QGridLayout;
+
+namespace kms::ui {
+
+class CompareView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareView(CompareSession* session, QWidget* parent = nullptr);
+
+    void set_colour_mode(ColourMode mode);
+    void set_show_voronoi(bool show);
+    void set_show_trails(bool show);
+    void set_point_size(double pixels);
+    void fit();
+    PointCloudView* panel(std::size_t i) const { return views_.at(i); }
+    std::size_t panel_count() const { return views_.size(); }
+    // Points whose label differs from run 0's in panel i (shown iteration).
+    std::size_t differing_points(std::size_t i) const;
+
+private:
+    void rebuild();
+    void refresh();
+
+    CompareSession* session_;
+    ViewCamera camera_;
+    QGridLayout* grid_ = nullptr;
+    std::vector<PointCloudView*> views_;
+    ColourMode mode_ = ColourMode::Labels;
+    bool voronoi_ = false;
+    bool trails_ = true;
+    double point_size_ = 3.0;
+    bool fitted_ = false;
+};
+
+// Projected centroids and their trails of a run's shown iteration, for a view.
+void show_run_in_view(const RunController& run, PointCloudView& view);
+
+}  // namespace kms::ui

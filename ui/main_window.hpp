@@ -1,0 +1,124 @@
+#pragma once
+// The studio's main window: data (open, drop, examples, generators), the
+// solver panel, the transport, the OpenGL view (or the compare split view),
+// the charts and scores docks, export. Widgets only display what the
+// RunController / CompareSession compute.
+#include <QMainWindow>
+
+#include <memory>
+
+#include "compare_session.hpp"
+#include "run_controller.hpp"
+#include "point_cloud_view.hpp"
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSlider;
+class QSpinBox;
+class QStackedWidget;
+
+namespace kms::ui {
+
+class CompareView;
+class IterationCharts;
+class SolverPanel;
+class ScoresDock;
+
+// The bundled default data set (resources/data/default.csv), or empty if not found.
+QString find_default_dataset();
+// The generated data used when the bundled file is missing.
+inline constexpr const char* kFallbackSpec = "blobs:n=3000,k=5,d=2";
+inline constexpr std::uint64_t kFallbackSeed = 7;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    RunController& controller() { return *controller_; }
+    CompareSession& compare_session() { return *compare_; }
+    SolverPanel& solver_panel() { return *solver_panel_; }
+    PointCloudView& view() { return *view_; }
+    CompareView& compare_view() { return *compare_view_; }
+    bool compare_mode() const { return compare_mode_; }
+
+    // Loads the bundled default (or the fallback generator).
+    void open_default();
+    void apply_setup(const RunSetup& setup);
+    // Compare these solvers on the current data and initial centroids; empty: leave compare mode.
+    void start_compare(const std::vector<SolverConfig>& configs);
+    void set_colour_mode(ColourMode mode);
+    void set_show_voronoi(bool show);
+    void set_show_trails(bool show);
+    void set_point_size(double pixels);
+    void set_projection_mode(ProjectionMode mode);
+    // Last error shown to the user (status bar / message), for tests and scripts.
+    QString last_error() const { return last_error_; }
+
+    // Export (throw kms::Error naming the path on failure).
+    void export_png(const QString& path);
+    void export_labels(const QString& path);
+    void export_centroids(const QString& path);
+    void export_report(const QString& path);
+    void export_charts(const QString& path);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void build_actions();
+    QWidget* build_side_panel();
+    void refresh_view();
+    void refresh_charts();
+    void refresh_status();
+    void update_actions();
+    void show_error(const QString& message);
+    void choose_file();
+    void run_export(const QString& title, const QString& filter, void (MainWindow::*writer)(const QString&));
+
+    std::unique_ptr<RunController> controller_;
+    std::unique_ptr<CompareSession> compare_;
+    bool compare_mode_ = false;
+
+    QStackedWidget* stack_ = nullptr;
+    PointCloudView* view_ = nullptr;
+    CompareView* compare_view_ = nullptr;
+    SolverPanel* solver_panel_ = nullptr;
+    IterationCharts* charts_ = nullptr;
+    ScoresDock* scores_ = nullptr;
+
+    QComboBox* examples_ = nullptr;
+    QLineEdit* generator_spec_ = nullptr;
+    QSpinBox* generator_seed_ = nullptr;
+    QComboBox* projection_ = nullptr;
+    QComboBox* colour_mode_ = nullptr;
+    QCheckBox* voronoi_ = nullptr;
+    QCheckBox* trails_ = nullptr;
+    QDoubleSpinBox* point_size_ = nullptr;
+    QLineEdit* compare_specs_ = nullptr;
+    QSlider* delay_ = nullptr;
+    QLabel* delay_label_ = nullptr;
+    QLabel* iteration_label_ = nullptr;
+    QLabel* status_detail_ = nullptr;
+
+    QAction* step_ = nullptr;
+    QAction* step_back_ = nullptr;
+    QAction* run_ = nullptr;
+    QAction* pause_ = nullptr;
+    QAction* converge_ = nullptr;
+    QAction* reset_ = nullptr;
+    QAction* reseed_ = nullptr;
+
+    QString last_error_;
+    int charted_iterations_ = -1;
+    quint64 charted_setup_ = 0;
+    quint64 setup_serial_ = 0;
+};
+
+}  // namespace kms::ui

@@ -1,0 +1,502 @@
+#include "point_cloud_view.hpp"
+
+#include <QElapsedTimer>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QWheelEvent>
+
+#include <cmath>
+#include <limits>
+
+#include "kms/error.hpp"
+#include "kms/gl_interop.hpp"
+
+// Resources of a static library must be initialised by name, outside any namespace.
+static void init_studio_resources() { Q_INIT_RESOURCE(studio); }
+
+namespace kms::ui {
+
+namespace {
+constexpr double kMarkerPixels = 18.0;
+constexpr double kGrabRadiusPixels = 12.0;
+constexpr float kBackground = 0.985f;
+}  // namespace
+
+PointCloudView::PointCloudView(QWidget* parent) : QOpenGLWidget(parent), camera_(&own_camera_) {
+    init_studio_resources();
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(200, 160);
+    connect(&own_camera_, &ViewCamera::changed, this, qOverload<>(&QWidget::update));
+}
+
+PointCloudView::~PointCloudView() {
+    if (!gl_ready_) return;
+    makeCurrent();
+    interop_.reset();  // unregister while the context is current
+    if (centroid_texture_) glDeleteTextures(1, &centroid_texture_);
+    if (palette_texture_) glDeleteTextures(1, &palette_texture_);
+    position_buffer_.destroy();
+    colour_buffer_.destroy();
+    overlay_position_buffer_.destroy();
+    overlay_colour_buffer_.destroy();
+    points_vao_.destroy();
+    overlay_vao_.destroy();
+    empty_vao_.destroy();
+    doneCurrent();
+}
+
+// ---------------------------------------------------------------- state
+
+void PointCloudView::set_points(std::shared_ptr<const std::vector<float>> positions) {
+    if (positions == positions_) return;
+    positions_ = std::move(positions);
+    positions_dirty_ = true;
+    colours_dirty_ = true;
+    fit_pending_ = true;
+    device_colours_iteration_ = -1;
+    update();
+}
+
+void PointCloudView::set_labels(LabelsPtr labels, std::size_t k, int iteration) {
+    if (labels == labels_ && k == k_ && iteration == labels_iteration_) return;
+    labels_ = std::move(labels);
+    k_ = k;
+    labels_iteration_ = iteration;
+    colours_dirty_ = true;
+    update();
+}
+
+void PointCloudView::set_point_status(PointStatusPtr status) {
+    if (status == point_status_) return;
+    point_status_ = std::move(status);
+    if (colour_mode_ == ColourMode::Bounds) colours_dirty_ = true;
+    update();
+}
+
+void PointCloudView::set_reference_labels(LabelsPtr labels) {
+    if (labels == reference_labels_) return;
+    reference_labels_ = std::move(labels);
+    if (colour_mode_ == ColourMode::Difference) colours_dirty_ = true;
+    update();
+}
+
+void PointCloudView::set_colour_mode(ColourMode mode) {
+    if (mode == colour_mode_) return;
+    colour_mode_ = mode;
+    colours_dirty_ = true;
+    update();
+}
+
+void PointCloudView::set_centroids(std::vector<QPointF> centroids, std::vector<std::vector<QPointF>> trails) {
+    centroids_ = std::move(centroids);
+    trails_ = std::move(trails);
+    update();
+}
+
+void PointCloudView::set_show_trails(bool show) {
+    show_trails_ = show;
+    update();
+}
+
+void PointCloudView::set_show_voronoi(bool show) {
+    show_voronoi_ = show;
+    update();
+}
+
+void PointCloudView::set_point_size(double pixels) {
+    point_size_ = std::clamp(pixels, 1.0, 64.0);
+    update();
+}
+
+void PointCloudView::set_caption(const QString& caption) {
+    caption_ = caption;
+    update();
+}
+
+void PointCloudView::set_camera(ViewCamera* camera) {
+    if (camera_) disconnect(camera_, &ViewCamera::changed, this, nullptr);
+    camera_ = camera ? camera : &own_camera_;
+    connect(camera_, &ViewCamera::changed, this, qOverload<>(&QWidget::update));
+    fit_pending_ = false;  // a shared camera is fitted by its owner
+    update();
+}
+
+QRectF PointCloudView::data_bounds() const {
+    if (!positions_ || positions_->empty()) return QRectF(-1, -1, 2, 2);
+    float min_x = std::numeric_limits<float>::max(), min_y = min_x;
+    float max_x = std::numeric_limits<float>::lowest(), max_y = max_x;
+    const auto& p = *positions_;
+    for (std::size_t i = 0; i + 1 < p.size(); i += 2) {
+        if (!std::isfinite(p[i]) || !std::isfinite(p[i + 1])) continue;
+        min_x = std::min(min_x, p[i]);
+        max_x = std::max(max_x, p[i]);
+        min_y = std::min(min_y, p[i + 1]);
+        max_y = std::max(max_y, p[i + 1]);
+    }
+    if (min_x > max_x) return QRectF(-1, -1, 2, 2);
+    return QRectF(QPointF(min_x, min_y), QPointF(max_x, max_y));
+}
+
+void PointCloudView::fit() {
+    camera_->fit(data_bounds(), QSizeF(width(), height()));
+    fit_pending_ = false;
+}
+
+QPointF PointCloudView::world_to_pixel(QPointF world) const {
+    const double ppu = camera_->pixels_per_unit();
+    const QPointF offset = (world - camera_->centre()) * ppu;
+    return QPointF(width() / 2.0 + offset.x(), height() / 2.0 - offset.y());
+}
+
+QPointF PointCloudView::pixel_to_world(QPointF pixel) const {
+    const double ppu = camera_->pixels_per_unit();
+    return camera_->centre() + QPointF(pixel.x() - width() / 2.0, height() / 2.0 - pixel.y()) / ppu;
+}
+
+// ---------------------------------------------------------------- GL
+
+void PointCloudView::initializeGL() {
+    initializeOpenGLFunctions();
+    renderer_ = QString::fromLatin1(reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+    auto build = [this](QOpenGLShaderProgram& program, const char* vertex, const char* fragment) {
+        if (!program.addShaderFromSourceFile(QOpenGLShader::Vertex, QString::fromLatin1(vertex)) ||
+            !program.addShaderFromSourceFile(QOpenGLShader::Fragment, QString::fromLatin1(fragment)) ||
+            !program.link()) {
+            qWarning("PointCloudView: shader %s/%s failed: %s", vertex, fragment, qPrintable(program.log()));
+            return false;
+        }
+        return true;
+    };
+    bool ok = build(points_program_, ":/shaders/points.vert", ":/shaders/points.frag");
+    ok = build(marker_program_, ":/shaders/points.vert", ":/shaders/marker.frag") && ok;
+    ok = build(voronoi_program_, ":/shaders/voronoi.vert", ":/shaders/voronoi.frag") && ok;
+
+    points_vao_.create();
+    points_vao_.bind();
+    position_buffer_.create();
+    colour_buffer_.create();
+    position_buffer_.setUsagePattern(QOpenGLBuffer::StaticDraw);
+    colour_buffer_.setUsagePattern(QOpenGLBuffer::DynamicDraw);
+    position_buffer_.bind();
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+    colour_buffer_.bind();
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, nullptr);
+    points_vao_.release();
+
+    overlay_vao_.create();
+    overlay_vao_.bind();
+    overlay_position_buffer_.create();
+    overlay_colour_buffer_.create();
+    overlay_position_buffer_.setUsagePattern(QOpenGLBuffer::StreamDraw);
+    overlay_colour_buffer_.setUsagePattern(QOpenGLBuffer::StreamDraw);
+    overlay_position_buffer_.bind();
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+    overlay_colour_buffer_.bind();
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, nullptr);
+    overlay_vao_.release();
+    empty_vao_.create();
+
+    glGenTextures(1, &centroid_texture_);
+    glGenTextures(1, &palette_texture_);
+    for (unsigned int texture : {centroid_texture_, palette_texture_}) {
+        glBindTexture(GL_TEXTURE_2D, texture);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+
+    gl_ready_ = ok;
+    positions_dirty_ = true;
+    colours_dirty_ = true;
+    emit glInitialised(renderer_);
+}
+
+void PointCloudView::resizeGL(int, int) {
+    if (fit_pending_ && camera_ == &own_camera_) fit();
+}
+
+void PointCloudView::upload_positions() {
+    const std::size_t n = positions_ ? positions_->size() / 2 : 0;
+    if (n != buffer_points_) interop_.reset();  // registered for the old size
+    position_buffer_.bind();
+    position_buffer_.allocate(positions_ ? positions_->data() : nullptr, static_cast<int>(n * 2 * sizeof(float)));
+    colour_buffer_.bind();
+    colour_buffer_.allocate(static_cast<int>(n * sizeof(PackedRgba)));
+    buffer_points_ = n;
+    positions_dirty_ = false;
+    colours_dirty_ = true;
+}
+
+void PointCloudView::upload_colours() {
+    colours_dirty_ = false;
+    const std::size_t n = buffer_points_;
+    if (n == 0) return;
+    // The kernel already wrote these colours on the GPU: nothing to upload.
+    if (device_colours_iteration_ >= 0 && device_colours_iteration_ == labels_iteration_ &&
+        device_colours_mode_ == colour_mode_)
+        return;
+    std::vector<PackedRgba> colours(n, kUnassignedColour);
+    const std::vector<PackedRgba> palette = cluster_palette(k_);
+    const bool have_labels = labels_ && labels_->size() == n;
+    switch (colour_mode_) {
+        case ColourMode::Labels:
+            if (have_labels)
+                for (std::size_t i = 0; i < n; ++i) {
+                    const std::int32_t label = (*labels_)[i];
+                    if (label >= 0 && static_cast<std::size_t>(label) < palette.size())
+                        colours[i] = palette[static_cast<std::size_t>(label)];
+                }
+            break;
+        case ColourMode::Bounds:
+            if (point_status_ && point_status_->size() == n)
+                for (std::size_t i = 0; i < n; ++i)
+                    colours[i] = (*point_status_)[i] == PointStatus::Skipped ? kSkippedColour : kRecomputedColour;
+            break;
+        case ColourMode::Difference:
+            if (have_labels && reference_labels_ && reference_labels_->size() == n)
+                for (std::size_t i = 0; i < n; ++i)
+                    colours[i] = (*labels_)[i] == (*reference_labels_)[i] ? kAgreeColour : kDifferColour;
+            break;
+    }
+    colour_buffer_.bind();
+    // glBufferSubData: the buffer keeps its storage, only the colours change.
+    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(n * sizeof(PackedRgba)), colours.data());
+}
+
+bool PointCloudView::write_device_colours(const void* device_labels, const void* device_point_status, std::size_t n,
+                                          int iteration) {
+    if (!gl_ready_ || interop_failed_ || colour_mode_ == ColourMode::Difference) return false;
+    if (colour_mode_ == ColourMode::Bounds && !device_point_status) return false;
+    makeCurrent();
+    if (positions_dirty_) upload_positions();
+    bool ok = false;
+    try {
+        if (n != buffer_points_) throw Error("the view holds " + std::to_string(buffer_points_) + " points, the solver " +
+                                             std::to_string(n));
+        if (!interop_) interop_ = GlColourBuffer::register_buffer(colour_buffer_.bufferId(), buffer_points_);
+        if (colour_mode_ == ColourMode::Labels) {
+            interop_->set_palette(cluster_palette(k_), kUnassignedColour);
+            interop_->write_label_colours(static_cast<const std::int32_t*>(device_labels), n);
+        } else {
+            interop_->write_status_colours(static_cast<const PointStatus*>(device_point_status), n, kSkippedColour,
+                                           kRecomputedColour);
+        }
+        device_colours_iteration_ = iteration;
+        device_colours_mode_ = colour_mode_;
+        interop_message_ = tr("CUDA–OpenGL interop: colours written on the GPU");
+        ok = true;
+    } catch (const std::exception& error) {
+        // Fall back to host labels for good (e.g. GL on a software renderer).
+        interop_failed_ = true;
+        interop_.reset();
+        interop_message_ = QString::fromStdString(error.what());
+        device_colours_iteration_ = -1;
+    }
+    doneCurrent();
+    update();
+    return ok;
+}
+
+void PointCloudView::set_camera_uniforms(QOpenGLShaderProgram& program) {
+    const double ppu = camera_->pixels_per_unit();
+    program.setUniformValue("u_centre", QVector2D(float(camera_->centre().x()), float(camera_->centre().y())));
+    program.setUniformValue("u_scale", QVector2D(float(2.0 * ppu / std::max(1, width())),
+                                                 float(2.0 * ppu / std::max(1, height()))));
+}
+
+void PointCloudView::paintGL() {
+    QElapsedTimer timer;
+    timer.start();
+    glClearColor(kBackground, kBackground, kBackground, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    if (!gl_ready_) return;
+    if (fit_pending_ && camera_ == &own_camera_ && positions_) fit();
+    if (positions_dirty_) upload_positions();
+    if (colours_dirty_) upload_colours();
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+
+    if (show_voronoi_) draw_voronoi();
+    if (buffer_points_ > 0) {
+        points_program_.bind();
+        set_camera_uniforms(points_program_);
+        const float size = float(point_size_ * devicePixelRatioF());
+        points_program_.setUniformValue("u_point_size", size);
+        points_program_.setUniformValue("u_round", size >= 3.0f);
+        points_vao_.bind();
+        glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(buffer_points_));
+        points_vao_.release();
+        points_program_.release();
+    }
+    if (show_trails_) draw_trails();
+    draw_centroids();
+    last_paint_ms_ = double(timer.nsecsElapsed()) / 1e6;
+
+    if (!caption_.isEmpty()) {
+        QPainter painter(this);
+        painter.setPen(QColor(30, 30, 30));
+        painter.drawText(QRect(8, 6, width() - 16, 20), Qt::AlignLeft | Qt::AlignVCenter, caption_);
+    }
+}
+
+void PointCloudView::draw_voronoi() {
+    const std::size_t k = centroids_.size();
+    if (k == 0) return;
+    std::vector<float> centres(k * 2);
+    for (std::size_t i = 0; i < k; ++i) {
+        centres[2 * i] = float(centroids_[i].x());
+        centres[2 * i + 1] = float(centroids_[i].y());
+    }
+    const std::vector<PackedRgba> palette = cluster_palette(k);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, centroid_texture_);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RG32F, GLsizei(k), 1, 0, GL_RG, GL_FLOAT, centres.data());
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, palette_texture_);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, GLsizei(k), 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, palette.data());
+    voronoi_program_.bind();
+    set_camera_uniforms(voronoi_program_);
+    voronoi_program_.setUniformValue("u_centroids", 0);
+    voronoi_program_.setUniformValue("u_palette", 1);
+    voronoi_program_.setUniformValue("u_count", int(k));
+    voronoi_program_.setUniformValue("u_world_per_pixel", float(1.0 / camera_->pixels_per_unit()));
+    voronoi_program_.setUniformValue("u_alpha", 0.22f);
+    voronoi_program_.setUniformValue("u_background", QVector3D(kBackground, kBackground, kBackground));
+    empty_vao_.bind();
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    empty_vao_.release();
+    voronoi_program_.release();
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+void PointCloudView::draw_trails() {
+    std::vector<float> positions;
+    std::vector<PackedRgba> colours;
+    std::vector<std::pair<GLint, GLsizei>> strips;
+    for (std::size_t c = 0; c < trails_.size(); ++c) {
+        if (trails_[c].size() < 2) continue;
+        strips.emplace_back(GLint(positions.size() / 2), GLsizei(trails_[c].size()));
+        const PackedRgba colour = cluster_colour(c);
+        // Darker than the cluster so the path reads on top of its points.
+        const PackedRgba dark = pack_rgba(red_of(colour) / 2, green_of(colour) / 2, blue_of(colour) / 2);
+        for (const QPointF& p : trails_[c]) {
+            positions.push_back(float(p.x()));
+            positions.push_back(float(p.y()));
+            colours.push_back(dark);
+        }
+    }
+    if (strips.empty()) return;
+    overlay_vao_.bind();
+    overlay_position_buffer_.bind();
+    overlay_position_buffer_.allocate(positions.data(), int(positions.size() * sizeof(float)));
+    overlay_colour_buffer_.bind();
+    overlay_colour_buffer_.allocate(colours.data(), int(colours.size() * sizeof(PackedRgba)));
+    points_program_.bind();
+    set_camera_uniforms(points_program_);
+    points_program_.setUniformValue("u_point_size", float(4.0 * devicePixelRatioF()));
+    points_program_.setUniformValue("u_round", true);
+    for (const auto& [first, count] : strips) {
+        glDrawArrays(GL_LINE_STRIP, first, count);
+        glDrawArrays(GL_POINTS, first, count - 1);  // a dot at each earlier position
+    }
+    points_program_.release();
+    overlay_vao_.release();
+}
+
+void PointCloudView::draw_centroids() {
+    if (centroids_.empty()) return;
+    std::vector<float> positions;
+    std::vector<PackedRgba> colours;
+    for (std::size_t c = 0; c < centroids_.size(); ++c) {
+        positions.push_back(float(centroids_[c].x()));
+        positions.push_back(float(centroids_[c].y()));
+        colours.push_back(cluster_colour(c));
+    }
+    overlay_vao_.bind();
+    overlay_position_buffer_.bind();
+    overlay_position_buffer_.allocate(positions.data(), int(positions.size() * sizeof(float)));
+    overlay_colour_buffer_.bind();
+    overlay_colour_buffer_.allocate(colours.data(), int(colours.size() * sizeof(PackedRgba)));
+    marker_program_.bind();
+    set_camera_uniforms(marker_program_);
+    marker_program_.setUniformValue("u_point_size", float(kMarkerPixels * devicePixelRatioF()));
+    glDrawArrays(GL_POINTS, 0, GLsizei(centroids_.size()));
+    marker_program_.release();
+    overlay_vao_.release();
+}
+
+// ---------------------------------------------------------------- interaction
+
+int PointCloudView::centroid_at(QPointF pixel) const {
+    int best = -1;
+    double best_distance = kGrabRadiusPixels;
+    for (std::size_t c = 0; c < centroids_.size(); ++c) {
+        const QPointF delta = world_to_pixel(centroids_[c]) - pixel;
+        const double distance = std::hypot(delta.x(), delta.y());
+        if (distance <= best_distance) {
+            best_distance = distance;
+            best = int(c);
+        }
+    }
+    return best;
+}
+
+void PointCloudView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return;
+    if (centroids_editable_) {
+        dragged_centroid_ = centroid_at(event->position());
+        if (dragged_centroid_ >= 0) return;
+    }
+    pan_anchor_ = event->position();
+    setCursor(Qt::ClosedHandCursor);
+}
+
+void PointCloudView::mouseMoveEvent(QMouseEvent* event) {
+    if (dragged_centroid_ >= 0) {
+        const QPointF world = pixel_to_world(event->position());
+        centroids_[std::size_t(dragged_centroid_)] = world;
+        emit centroidDragged(dragged_centroid_, world);
+        update();
+    } else if (pan_anchor_) {
+        const QPointF delta = event->position() - *pan_anchor_;
+        camera_->pan_pixels(QPointF(delta.x(), -delta.y()));
+        pan_anchor_ = event->position();
+    }
+}
+
+void PointCloudView::mouseReleaseEvent(QMouseEvent* event) {
+    if (dragged_centroid_ >= 0) {
+        emit centroidDropped(dragged_centroid_, pixel_to_world(event->position()));
+        dragged_centroid_ = -1;
+    }
+    pan_anchor_.reset();
+    unsetCursor();
+}
+
+void PointCloudView::mouseDoubleClickEvent(QMouseEvent*) { fit(); }
+
+void PointCloudView::wheelEvent(QWheelEvent* event) {
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0) return;
+    const QPointF offset(event->position().x() - width() / 2.0, height() / 2.0 - event->position().y());
+    camera_->zoom_about(offset, std::pow(1.2, steps));
+}
+
+void PointCloudView::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+        case Qt::Key_F: fit(); break;
+        case Qt::Key_Plus:
+        case Qt::Key_Equal: camera_->zoom_about({}, 1.25); break;
+        case Qt::Key_Minus: camera_->zoom_about({}, 0.8); break;
+        default: QOpenGLWidget::keyPressEvent(event);
+    }
+}
+
+}  // namespace kms::ui

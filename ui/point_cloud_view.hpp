@@ -1,0 +1,153 @@
+#pragma once
+// OpenGL view of the (projected) points, coloured by label, by bounds status
+// (skipped / recomputed) or by agreement with a reference run; centroids as
+// markers with their trails; optional Voronoi cells; zoom (wheel), pan (drag),
+// fit (double click / F); initial centroids can be dragged when editable.
+// Core profile 3.3; shaders come from resources/shaders via the studio.qrc.
+// Point colours live in a vertex buffer written with glBufferSubData, or, with
+// a CUDA back end, by a CUDA kernel through CUDA–GL interop.
+#include <QOpenGLBuffer>
+#include <QOpenGLExtraFunctions>
+#include <QOpenGLShaderProgram>
+#include <QOpenGLVertexArrayObject>
+#include <QOpenGLWidget>
+#include <QPointer>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "palette.hpp"
+#include "run_types.hpp"
+#include "view_camera.hpp"
+
+namespace kms {
+class GlColourBuffer;
+}
+
+namespace kms::ui {
+
+enum class ColourMode { Labels, Bounds, Difference };
+
+class PointCloudView : public QOpenGLWidget, protected QOpenGLExtraFunctions {
+    Q_OBJECT
+public:
+    explicit PointCloudView(QWidget* parent = nullptr);
+    ~PointCloudView() override;
+
+    // n × 2 projected positions (null or empty: nothing to draw).
+    void set_points(std::shared_ptr<const std::vector<float>> positions);
+    // Labels of the shown iteration (null: unassigned, drawn grey) and the number of clusters.
+    void set_labels(LabelsPtr labels, std::size_t k, int iteration);
+    void set_point_status(PointStatusPtr status);
+    // Labels of the run this view is compared against (Difference mode).
+    void set_reference_labels(LabelsPtr labels);
+    void set_colour_mode(ColourMode mode);
+    ColourMode colour_mode() const { return colour_mode_; }
+    // Projected centroids of the shown iteration and each centroid's path up to it.
+    void set_centroids(std::vector<QPointF> centroids, std::vector<std::vector<QPointF>> trails);
+    void set_show_trails(bool show);
+    void set_show_voronoi(bool show);
+    void set_point_size(double pixels);
+    double point_size() const { return point_size_; }
+    // Initial centroids may be dragged (before the first step).
+    void set_centroids_editable(bool editable) { centroids_editable_ = editable; }
+    // A line of text drawn in the top-left corner (solver, iteration).
+    void set_caption(const QString& caption);
+
+    // Share a camera with other views (the view does not own it).
+    void set_camera(ViewCamera* camera);
+    ViewCamera* camera() const { return camera_; }
+    void fit();
+
+    QPointF world_to_pixel(QPointF world) const;  // widget pixels, y down
+    QPointF pixel_to_world(QPointF pixel) const;
+
+    // CUDA back end: write colours from device labels / status (device
+    // pointers, valid during the call) straight into the colour buffer.
+    // Returns false (and the view keeps using host labels) when interop is not possible.
+    bool write_device_colours(const void* device_labels, const void* device_point_status, std::size_t n,
+                              int iteration);
+    bool interop_failed() const { return interop_failed_; }
+    QString interop_message() const { return interop_message_; }
+    // GL_RENDERER of the context, once initialised.
+    QString renderer() const { return renderer_; }
+    // Milliseconds the last paintGL took on the CPU side (for the status bar).
+    double last_paint_ms() const { return last_paint_ms_; }
+
+signals:
+    void centroidDragged(int index, QPointF world);
+    void centroidDropped(int index, QPointF world);
+    void glInitialised(QString renderer);
+
+protected:
+    void initializeGL() override;
+    void resizeGL(int width, int height) override;
+    void paintGL() override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+
+private:
+    void upload_positions();
+    void upload_colours();
+    void draw_voronoi();
+    void draw_trails();
+    void draw_centroids();
+    void set_camera_uniforms(QOpenGLShaderProgram& program);
+    int centroid_at(QPointF pixel) const;
+    QRectF data_bounds() const;
+
+    ViewCamera own_camera_;
+    QPointer<ViewCamera> camera_;
+
+    std::shared_ptr<const std::vector<float>> positions_;
+    LabelsPtr labels_;
+    LabelsPtr reference_labels_;
+    PointStatusPtr point_status_;
+    std::size_t k_ = 0;
+    int labels_iteration_ = -1;
+    ColourMode colour_mode_ = ColourMode::Labels;
+    std::vector<QPointF> centroids_;
+    std::vector<std::vector<QPointF>> trails_;
+    bool show_trails_ = true;
+    bool show_voronoi_ = false;
+    double point_size_ = 3.0;
+    bool centroids_editable_ = false;
+    QString caption_;
+
+    bool positions_dirty_ = false;
+    bool colours_dirty_ = false;
+    bool fit_pending_ = true;
+    std::size_t buffer_points_ = 0;  // capacity of the GL buffers
+
+    bool gl_ready_ = false;
+    QString renderer_;
+    QOpenGLShaderProgram points_program_;
+    QOpenGLShaderProgram marker_program_;
+    QOpenGLShaderProgram voronoi_program_;
+    QOpenGLVertexArrayObject points_vao_;
+    QOpenGLBuffer position_buffer_{QOpenGLBuffer::VertexBuffer};
+    QOpenGLBuffer colour_buffer_{QOpenGLBuffer::VertexBuffer};
+    QOpenGLVertexArrayObject overlay_vao_;  // trails and markers
+    QOpenGLBuffer overlay_position_buffer_{QOpenGLBuffer::VertexBuffer};
+    QOpenGLBuffer overlay_colour_buffer_{QOpenGLBuffer::VertexBuffer};
+    QOpenGLVertexArrayObject empty_vao_;    // the Voronoi triangle needs a bound VAO
+    unsigned int centroid_texture_ = 0;
+    unsigned int palette_texture_ = 0;
+
+    std::unique_ptr<GlColourBuffer> interop_;
+    int device_colours_iteration_ = -1;  // iteration whose colours the kernel wrote
+    ColourMode device_colours_mode_ = ColourMode::Labels;
+    bool interop_failed_ = false;
+    QString interop_message_;
+
+    int dragged_centroid_ = -1;
+    std::optional<QPointF> pan_anchor_;
+    double last_paint_ms_ = 0.0;
+};
+
+}  // namespace kms::ui

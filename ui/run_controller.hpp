@@ -1,0 +1,131 @@
+#pragma once
+// The studio's model of one run: the dataset, the solver settings, the initial
+// centroids and the history of every iteration (centroids + statistics, labels
+// where memory allows), with the transport (step, step back, run, pause, run to
+// convergence, reset, re-seed). The solver itself lives in a SolverWorker on a
+// QThread of its own; widgets only display what this object publishes.
+#include <QObject>
+#include <QString>
+#include <QThread>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "run_types.hpp"
+
+namespace kms::ui {
+
+class SolverWorker;
+
+struct HistoryEntry {
+    Matrix<double> centroids;  // after this iteration's update (entry 0: the initial centroids)
+    IterationStats stats;      // entry 0: empty
+    LabelsPtr labels;          // labels of this iteration's assignment; null if dropped or not sent
+    PointStatusPtr point_status;
+};
+
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    explicit RunController(QObject* parent = nullptr);
+    ~RunController() override;
+
+    // ---- data (loaded in the worker; on failure the current dataset stays)
+    void load_file(const QString& path);
+    void generate(const QString& spec, std::uint64_t seed);
+    // Use data already loaded (compare view: every run shares one dataset).
+    void set_dataset(const DatasetBundle& bundle);
+    // Data, settings and initial centroids at once (a comparison's runs).
+    void start(const DatasetBundle& bundle, const RunSetup& setup, const Matrix<double>& initial_centroids);
+    const DatasetBundle& dataset() const { return bundle_; }
+    bool has_data() const { return bundle_.dataset != nullptr; }
+    void set_projection_mode(ProjectionMode mode);
+    ProjectionMode projection_mode() const { return projection_mode_; }
+
+    // ---- settings (a change sets the run up again from iteration 0)
+    void set_setup(const RunSetup& setup);
+    const RunSetup& setup() const { return setup_; }
+    // New initial centroids from the init method with this seed.
+    void reseed(std::uint64_t seed);
+    // Use these initial centroids (user-placed, or shared by a comparison).
+    void set_initial_centroids(const Matrix<double>& centroids);
+    // Move one initial centroid in the 2D view (before the first step only).
+    bool move_initial_centroid(std::size_t index, double x, double y);
+    const Matrix<double>& initial_centroids() const { return initial_centroids_; }
+    bool ready() const { return ready_; }
+    QString solver_description() const { return description_; }
+
+    // ---- transport
+    void step();
+    void step_back();
+    void run();                // steps with the current delay until paused or converged
+    void run_steps(int steps); // exactly `steps` more iterations (fewer if it converges)
+    void run_to_convergence(); // no delay
+    void pause();
+    void reset();              // same initial centroids, iteration 0
+    void set_delay_ms(int delay_ms);
+    int delay_ms() const { return delay_ms_; }
+    // Deliver device label pointers (CUDA back end) through deviceLabelsReady.
+    void set_offer_device_labels(bool offer);
+
+    bool running() const { return running_; }
+    bool busy() const { return loading_ || !ready_ || running_; }
+    bool converged() const { return stop_reason_ != StopReason::NotStopped; }
+    StopReason stop_reason() const { return stop_reason_; }
+
+    // ---- what is shown
+    const std::vector<HistoryEntry>& history() const { return history_; }
+    int latest_iteration() const { return static_cast<int>(history_.size()) - 1; }
+    int displayed_iteration() const { return displayed_; }
+    const Matrix<double>& displayed_centroids() const;
+    LabelsPtr displayed_labels() const;              // null: unassigned (iteration 0) or not yet known
+    PointStatusPtr displayed_point_status() const;   // null unless known for the displayed iteration
+    std::vector<IterationStats> stats_history() const;  // entries 1..latest
+    // Labels of the latest iteration, if any.
+    LabelsPtr latest_labels() const;
+
+signals:
+    void datasetChanged();
+    void loadStarted(QString what);
+    void loadProgress(qint64 done_bytes, qint64 total_bytes);
+    void loadFailed(QString message);
+    void setupChanged();       // new initial centroids / solver (iteration 0)
+    void historyChanged();     // entries appended or cleared
+    void frameChanged();       // displayed iteration, its centroids or labels changed
+    void runningChanged(bool running);
+    void errorOccurred(QString message);
+    void statusMessage(QString message);
+    void deviceLabelsReady(const void* device_labels, const void* device_point_status, quint64 n);
+
+private:
+    void request_setup(const Matrix<double>& given);
+    void on_dataset_ready(const DatasetBundle& bundle, quint64 epoch);
+    void on_setup_done(const SetupResult& result);
+    void on_stepped(const StepResult& result);
+    void trim_label_memory();
+    void ensure_displayed_labels();
+    void show(int iteration);
+
+    QThread thread_;
+    SolverWorker* worker_ = nullptr;  // lives in thread_, deleted when it finishes
+
+    DatasetBundle bundle_;
+    ProjectionMode projection_mode_ = ProjectionMode::Pca;
+    RunSetup setup_;
+    Matrix<double> initial_centroids_;
+    QString description_;
+    std::vector<HistoryEntry> history_;
+    int displayed_ = 0;
+    StopReason stop_reason_ = StopReason::NotStopped;
+
+    std::uint64_t data_epoch_ = 0;   // identifies the newest load request
+    std::uint64_t run_epoch_ = 0;    // identifies the newest solver set-up / reset
+    bool loading_ = false;
+    bool ready_ = false;
+    bool running_ = false;
+    bool relabel_pending_ = false;
+    int delay_ms_ = 0;
+};
+
+}  // namespace kms::ui

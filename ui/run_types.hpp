@@ -1,0 +1,67 @@
+#pragma once
+// Value types passed between the studio's worker thread and the GUI thread.
+// Big arrays travel as shared_ptr<const ...> so a queued signal copies a pointer.
+#include <QMetaType>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kms/dataset.hpp"
+#include "kms/init.hpp"
+#include "kms/matrix.hpp"
+#include "kms/solver.hpp"
+#include "kms/stats.hpp"
+#include "projection.hpp"
+
+namespace kms::ui {
+
+using LabelsPtr = std::shared_ptr<const std::vector<std::int32_t>>;
+using PointStatusPtr = std::shared_ptr<const std::vector<PointStatus>>;
+
+// A dataset ready for display: the data, its 2D projection and the projected points.
+struct DatasetBundle {
+    std::shared_ptr<const Dataset> dataset;
+    Projection2D projection;
+    std::shared_ptr<const std::vector<float>> projected;  // n × 2
+
+    std::size_t n() const { return dataset ? dataset->n() : 0; }
+    std::size_t d() const { return dataset ? dataset->d() : 0; }
+};
+
+// What a run needs besides the data.
+struct RunSetup {
+    SolverConfig config;
+    std::size_t k = 5;
+    InitOptions init;
+};
+
+// A solver ready at iteration 0.
+struct SetupResult {
+    std::uint64_t epoch = 0;
+    Matrix<double> initial_centroids;
+    std::string description;  // SolverConfig::describe()
+};
+
+// One iteration, as the worker reports it. labels / point_status may be null
+// while running fast (only the latest labels are worth drawing); the final
+// step of a run always carries them.
+struct StepResult {
+    std::uint64_t epoch = 0;
+    IterationStats stats;
+    Matrix<double> centroids;  // after this iteration's update
+    LabelsPtr labels;
+    PointStatusPtr point_status;
+    StopReason stop_reason = StopReason::NotStopped;
+};
+
+}  // namespace kms::ui
+
+Q_DECLARE_METATYPE(kms::ui::DatasetBundle)
+Q_DECLARE_METATYPE(kms::ui::SetupResult)
+Q_DECLARE_METATYPE(kms::ui::StepResult)
+Q_DECLARE_METATYPE(kms::ui::RunSetup)
+Q_DECLARE_METATYPE(kms::ui::LabelsPtr)
+Q_DECLARE_METATYPE(kms::ui::PointStatusPtr)

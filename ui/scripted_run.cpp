@@ -1,0 +1,132 @@
+#include "scripted_run.hpp"
+
+#include <QCoreApplication>
+#include <QImage>
+
+#include <cstdio>
+
+#include "compare_view.hpp"
+#include "main_window.hpp"
+#include "solver_panel.hpp"
+
+namespace kms::ui {
+
+ScriptedRun::ScriptedRun(MainWindow& window, StudioOptions options, QObject* parent)
+    : QObject(parent), window_(window), options_(std::move(options)) {
+    poll_timer_.setInterval(20);
+    connect(&poll_timer_, &QTimer::timeout, this, &ScriptedRun::poll);
+}
+
+void ScriptedRun::start() {
+    window_.set_projection_mode(options_.projection);
+    window_.set_colour_mode(options_.compare.empty() && options_.colour == ColourMode::Difference ? ColourMode::Labels
+                                                                                                 : options_.colour);
+    window_.set_show_voronoi(options_.voronoi);
+    window_.set_show_trails(options_.trails);
+    if (options_.point_size > 0) window_.set_point_size(options_.point_size);
+    RunController& controller = window_.controller();
+    if (options_.scripted()) {
+        connect(&controller, &RunController::errorOccurred, this, &ScriptedRun::fail);
+        connect(&window_.compare_session(), &CompareSession::errorOccurred, this, &ScriptedRun::fail);
+    }
+    // With --k absent the panel's k stays; a generated set brings its own k.
+    RunSetup setup = options_.setup;
+    if (!options_.k_given) setup.k = controller.setup().k;
+    if (!options_.k_given && !options_.generate.empty()) {
+        const auto pos = options_.generate.find("k=");
+        if (pos != std::string::npos) setup.k = std::size_t(std::max(1, std::atoi(options_.generate.c_str() + pos + 2)));
+    }
+    controller.set_setup(setup);
+    window_.solver_panel().set_setup(setup);
+    if (!options_.input.empty()) controller.load_file(QString::fromStdString(options_.input));
+    else if (!options_.generate.empty()) controller.generate(QString::fromStdString(options_.generate), options_.seed);
+    else window_.open_default();
+    phase_ = Phase::Loading;
+    poll_timer_.start();
+}
+
+void ScriptedRun::fail(const QString& message) {
+    if (phase_ == Phase::Done) return;
+    phase_ = Phase::Done;
+    poll_timer_.stop();
+    std::fprintf(stderr, "kmeans-studio: %s\n", qPrintable(message));
+    emit finished(1);
+}
+
+void ScriptedRun::poll() {
+    RunController& controller = window_.controller();
+    CompareSession& compare = window_.compare_session();
+    switch (phase_) {
+        case Phase::Loading:
+            if (!controller.ready() || controller.busy()) return;
+            if (!options_.compare.empty()) {
+                window_.start_compare(options_.compare);
+                window_.set_colour_mode(options_.colour);
+                phase_ = Phase::Comparing;
+                return;
+            }
+            on_ready();
+            return;
+        case Phase::Comparing:
+            if (!compare.all_ready()) return;
+            on_ready();
+            return;
+        case Phase::Stepping: {
+            const bool busy = window_.compare_mode() ? compare.any_running() : controller.running();
+            if (busy) return;
+            auto finished = [this](const RunController& run) {
+                const bool reached = options_.steps < 0 ? run.converged()
+                                                        : run.latest_iteration() >= target_iteration_ || run.converged();
+                return reached && !run.running() && (run.latest_iteration() == 0 || run.displayed_labels());
+            };
+            bool done = true;
+            if (window_.compare_mode()) {
+                for (std::size_t i = 0; i < compare.size(); ++i) done = done && finished(compare.run(i));
+            } else {
+                done = finished(controller);
+            }
+            if (!done) return;
+            phase_ = Phase::Settling;
+            settle_ticks_ = 0;
+            return;
+        }
+        case Phase::Settling:
+            // A few event-loop turns so every view has painted the last frame.
+            if (++settle_ticks_ < 5) return;
+            if (options_.scripted()) save_and_finish();
+            else {
+                phase_ = Phase::Done;
+                poll_timer_.stop();
+            }
+            return;
+        case Phase::Done: return;
+    }
+}
+
+void ScriptedRun::on_ready() {
+    phase_ = Phase::Stepping;
+    target_iteration_ = options_.steps;  // every run starts at iteration 0
+    if (options_.steps == 0) return;
+    if (window_.compare_mode()) {
+        if (options_.steps < 0) window_.compare_session().run_all_to_convergence();
+        else window_.compare_session().run_steps(options_.steps);
+    } else {
+        if (options_.steps < 0) window_.controller().run_to_convergence();
+        else window_.controller().run_steps(options_.steps);
+    }
+}
+
+void ScriptedRun::save_and_finish() {
+    phase_ = Phase::Done;
+    poll_timer_.stop();
+    try {
+        window_.export_png(QString::fromStdString(options_.screenshot));
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "kmeans-studio: %s\n", error.what());
+        emit finished(1);
+        return;
+    }
+    emit finished(0);
+}
+
+}  // namespace kms::ui

@@ -1,0 +1,179 @@
+#include "solver_panel.hpp"
+
+#include <QComboBox>
+#include <QDoubleValidator>
+#include <QFormLayout>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QStandardItemModel>
+
+#include "kms/backends.hpp"
+
+namespace kms::ui {
+
+namespace {
+
+QString name_of(std::string_view name) { return QString::fromUtf8(name.data(), qsizetype(name.size())); }
+
+template <typename Enum>
+void select_data(QComboBox* box, Enum value) {
+    const int index = box->findData(static_cast<int>(value));
+    if (index >= 0) box->setCurrentIndex(index);
+}
+
+template <typename Enum>
+Enum current(const QComboBox* box) {
+    return static_cast<Enum>(box->currentData().toInt());
+}
+
+}  // namespace
+
+SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
+    auto* form = new QFormLayout(this);
+
+    algorithm_ = new QComboBox(this);
+    for (Algorithm a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly})
+        algorithm_->addItem(name_of(to_string(a)), static_cast<int>(a));
+    algorithm_->setToolTip(tr("Elkan and Hamerly give Lloyd's result with fewer distance evaluations"));
+    form->addRow(tr("&Algorithm"), algorithm_);
+
+    backend_ = new QComboBox(this);
+    auto* backend_model = new QStandardItemModel(backend_);
+    const std::pair<Backend, QString> backends[] = {{Backend::Sequential, tr("sequential")},
+                                                    {Backend::OpenMP, tr("OpenMP")},
+                                                    {Backend::CudaGlobal, tr("CUDA global memory")},
+                                                    {Backend::CudaShared, tr("CUDA shared memory")}};
+    for (const auto& [backend, label] : backends) {
+        auto* item = new QStandardItem(label);
+        item->setData(static_cast<int>(backend), Qt::UserRole);
+        const BackendAvailability availability = backend_availability(backend);
+        if (!availability.available) {
+            item->setFlags(item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable));
+            item->setToolTip(tr("Unavailable: %1").arg(QString::fromStdString(availability.reason)));
+        }
+        backend_model->appendRow(item);
+    }
+    backend_->setModel(backend_model);
+    form->addRow(tr("&Back end"), backend_);
+
+    threads_ = new QSpinBox(this);
+    threads_->setRange(0, 1024);
+    threads_->setSpecialValueText(tr("auto"));
+    form->addRow(tr("&Threads"), threads_);
+
+    block_size_ = new QComboBox(this);
+    block_size_->addItem(tr("auto"), 0);
+    for (int size : {64, 128, 256, 512, 1024}) block_size_->addItem(QString::number(size), size);
+    form->addRow(tr("Block si&ze"), block_size_);
+
+    precision_ = new QComboBox(this);
+    precision_->addItem(tr("double (f64)"), static_cast<int>(Precision::F64));
+    precision_->addItem(tr("float (f32)"), static_cast<int>(Precision::F32));
+    form->addRow(tr("&Precision"), precision_);
+
+    init_ = new QComboBox(this);
+    for (InitMethod m : {InitMethod::KMeansPlusPlus, InitMethod::GreedyKMeansPlusPlus, InitMethod::Random,
+                         InitMethod::Maximin})
+        init_->addItem(name_of(to_string(m)), static_cast<int>(m));
+    form->addRow(tr("&Init"), init_);
+
+    seed_ = new QSpinBox(this);
+    seed_->setRange(0, std::numeric_limits<int>::max());
+    form->addRow(tr("&Seed"), seed_);
+
+    k_ = new QSpinBox(this);
+    k_->setRange(1, 1 << 20);
+    form->addRow(tr("&k"), k_);
+
+    max_iterations_ = new QSpinBox(this);
+    max_iterations_->setRange(1, 1000000);
+    form->addRow(tr("&Max iterations"), max_iterations_);
+
+    tol_ = new QLineEdit(this);
+    auto* validator = new QDoubleValidator(0.0, 1e6, 12, tol_);
+    validator->setNotation(QDoubleValidator::ScientificNotation);
+    validator->setLocale(QLocale::c());
+    tol_->setValidator(validator);
+    tol_->setToolTip(tr("Relative to the mean feature variance, as in scikit-learn"));
+    form->addRow(tr("T&olerance"), tol_);
+
+    empty_policy_ = new QComboBox(this);
+    for (EmptyClusterPolicy p : {EmptyClusterPolicy::Keep, EmptyClusterPolicy::Farthest})
+        empty_policy_->addItem(name_of(to_string(p)), static_cast<int>(p));
+    empty_policy_->setToolTip(tr("keep: an empty cluster keeps its centroid; farthest: it moves to the farthest point"));
+    form->addRow(tr("&Empty cluster"), empty_policy_);
+
+    set_setup(RunSetup{});
+    for (QComboBox* box : {algorithm_, backend_, block_size_, precision_, init_, empty_policy_})
+        connect(box, &QComboBox::currentIndexChanged, this, &SolverPanel::emit_edited);
+    for (QSpinBox* box : {threads_, seed_, k_, max_iterations_})
+        connect(box, &QSpinBox::valueChanged, this, &SolverPanel::emit_edited);
+    connect(tol_, &QLineEdit::editingFinished, this, &SolverPanel::emit_edited);
+}
+
+RunSetup SolverPanel::setup() const {
+    RunSetup setup;
+    setup.config.algorithm = current<Algorithm>(algorithm_);
+    setup.config.backend = static_cast<Backend>(backend_->currentData(Qt::UserRole).toInt());
+    setup.config.threads = threads_->value();
+    setup.config.cuda_block_size = block_size_->currentData().toInt();
+    setup.config.precision = current<Precision>(precision_);
+    setup.config.max_iterations = max_iterations_->value();
+    bool ok = false;
+    const double tol = QLocale::c().toDouble(tol_->text(), &ok);
+    setup.config.tol = ok && tol >= 0 ? tol : 1e-4;
+    setup.config.empty_policy = current<EmptyClusterPolicy>(empty_policy_);
+    setup.init.method = current<InitMethod>(init_);
+    setup.init.seed = static_cast<std::uint64_t>(seed_->value());
+    setup.k = static_cast<std::size_t>(k_->value());
+    return setup;
+}
+
+void SolverPanel::set_setup(const RunSetup& setup) {
+    updating_ = true;
+    select_data(algorithm_, setup.config.algorithm);
+    for (int i = 0; i < backend_->count(); ++i)
+        if (backend_->itemData(i, Qt::UserRole).toInt() == static_cast<int>(setup.config.backend))
+            backend_->setCurrentIndex(i);
+    threads_->setValue(setup.config.threads);
+    const int block = block_size_->findData(setup.config.cuda_block_size);
+    block_size_->setCurrentIndex(block >= 0 ? block : 0);
+    select_data(precision_, setup.config.precision);
+    select_data(init_, setup.init.method);
+    seed_->setValue(static_cast<int>(std::min<std::uint64_t>(setup.init.seed, std::numeric_limits<int>::max())));
+    k_->setValue(static_cast<int>(setup.k));
+    max_iterations_->setValue(setup.config.max_iterations);
+    tol_->setText(QLocale::c().toString(setup.config.tol, 'g', 6));
+    select_data(empty_policy_, setup.config.empty_policy);
+    update_enabled();
+    updating_ = false;
+}
+
+bool SolverPanel::backend_enabled(Backend backend) const {
+    auto* model = static_cast<QStandardItemModel*>(backend_->model());
+    for (int row = 0; row < model->rowCount(); ++row)
+        if (model->item(row)->data(Qt::UserRole).toInt() == static_cast<int>(backend))
+            return model->item(row)->isEnabled();
+    return false;
+}
+
+QString SolverPanel::backend_tooltip(Backend backend) const {
+    auto* model = static_cast<QStandardItemModel*>(backend_->model());
+    for (int row = 0; row < model->rowCount(); ++row)
+        if (model->item(row)->data(Qt::UserRole).toInt() == static_cast<int>(backend)) return model->item(row)->toolTip();
+    return {};
+}
+
+void SolverPanel::update_enabled() {
+    const auto backend = static_cast<Backend>(backend_->currentData(Qt::UserRole).toInt());
+    threads_->setEnabled(backend == Backend::OpenMP);
+    block_size_->setEnabled(backend == Backend::CudaGlobal || backend == Backend::CudaShared);
+}
+
+void SolverPanel::emit_edited() {
+    if (updating_) return;
+    update_enabled();
+    emit setupEdited(setup());
+}
+
+}  // namespace kms::ui

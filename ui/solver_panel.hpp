@@ -1,0 +1,48 @@
+#pragma once
+// The solver settings form: algorithm, back end (unavailable ones greyed with
+// the reason), threads, CUDA block size, precision, init method and seed, k,
+// max iterations, tol, empty-cluster policy. Emits setupEdited on every change.
+#include <QWidget>
+
+#include "run_types.hpp"
+
+class QComboBox;
+class QSpinBox;
+class QLineEdit;
+
+namespace kms::ui {
+
+class SolverPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SolverPanel(QWidget* parent = nullptr);
+
+    RunSetup setup() const;
+    // Shows `setup` without emitting setupEdited.
+    void set_setup(const RunSetup& setup);
+    // Whether back end `backend` can be chosen (false: greyed, tooltip = reason).
+    bool backend_enabled(Backend backend) const;
+    QString backend_tooltip(Backend backend) const;
+
+signals:
+    void setupEdited(kms::ui::RunSetup setup);
+
+private:
+    void update_enabled();
+    void emit_edited();
+
+    QComboBox* algorithm_ = nullptr;
+    QComboBox* backend_ = nullptr;
+    QSpinBox* threads_ = nullptr;
+    QComboBox* block_size_ = nullptr;
+    QComboBox* precision_ = nullptr;
+    QComboBox* init_ = nullptr;
+    QSpinBox* seed_ = nullptr;
+    QSpinBox* k_ = nullptr;
+    QSpinBox* max_iterations_ = nullptr;
+    QLineEdit* tol_ = nullptr;
+    QComboBox* empty_policy_ = nullptr;
+    bool updating_ = false;
+};
+
+}  // namespace kms::ui

@@ -1,0 +1,80 @@
+#pragma once
+// The object that does the studio's heavy work in its own QThread: loading and
+// generating data, choosing initial centroids, and stepping the solver. The GUI
+// talks to it only through queued slots and signals, plus two thread-safe calls
+// (request_stop, set_delay_ms) that must work while a run loop is busy.
+#include <QObject>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+
+#include "run_types.hpp"
+
+namespace kms::ui {
+
+class SolverWorker : public QObject {
+    Q_OBJECT
+public:
+    explicit SolverWorker(QObject* parent = nullptr);
+    ~SolverWorker() override;
+
+    // Thread-safe: ends a run loop after the step in progress, or cancels a load.
+    void request_stop();
+    // Thread-safe: pause between iterations of a run loop.
+    void set_delay_ms(int delay_ms) { delay_ms_.store(delay_ms); }
+    // Thread-safe: while set, every step's device labels are offered to the GUI
+    // (deviceLabelsReady, blocking) before the next step may overwrite them.
+    void set_offer_device_labels(bool offer) { offer_device_labels_.store(offer); }
+
+public slots:
+    void load_file(QString path, quint64 epoch, int projection_mode);
+    void generate(QString spec, quint64 seed, quint64 epoch, int projection_mode);
+    void reproject(kms::ui::DatasetBundle bundle, int projection_mode, quint64 epoch);
+    // Make a solver for the data; initial centroids from `given` when it has
+    // k rows, else from setup.init.
+    void setup(kms::ui::DatasetBundle bundle, kms::ui::RunSetup setup, kms::Matrix<double> given, quint64 epoch);
+    void reset_run(quint64 epoch);
+    void step(quint64 epoch);
+    // Steps until converged, max iterations, `max_steps` more steps (< 0: no
+    // limit) or request_stop(); without the delay when `no_delay`.
+    void run(quint64 epoch, int max_steps, bool no_delay);
+    // Labels of an earlier iteration: nearest of `centroids` (the centroids the
+    // assignment of that iteration used) for every point.
+    void relabel(kms::Matrix<double> centroids, int iteration, quint64 epoch);
+
+signals:
+    void loadProgress(qint64 done_bytes, qint64 total_bytes);
+    void datasetReady(kms::ui::DatasetBundle bundle, quint64 epoch);
+    void loadFailed(QString message, quint64 epoch);
+    void setupDone(kms::ui::SetupResult result);
+    void setupFailed(QString message, quint64 epoch);
+    void stepped(kms::ui::StepResult result);
+    void stepFailed(QString message, quint64 epoch);
+    void runningChanged(bool running, quint64 epoch);
+    void relabelled(kms::ui::LabelsPtr labels, int iteration, quint64 epoch);
+    // Labels of the newest iteration when its step went out without them.
+    void latestLabels(kms::ui::LabelsPtr labels, kms::ui::PointStatusPtr point_status, int iteration, quint64 epoch);
+    // Blocking (the worker waits until the receiver returns): device pointers valid until then.
+    void deviceLabelsReady(const void* device_labels, const void* device_point_status, quint64 n, quint64 epoch);
+
+private:
+    bool do_step(quint64 epoch, bool with_labels);
+    DatasetBundle make_bundle(std::shared_ptr<const Dataset> dataset, int projection_mode) const;
+    std::stop_token fresh_stop_token();
+
+    std::shared_ptr<const Dataset> dataset_;
+    std::unique_ptr<Solver> solver_;
+    quint64 solver_epoch_ = 0;
+    int last_labels_iteration_ = -1;
+
+    std::atomic<bool> stop_requested_{false};
+    std::atomic<int> delay_ms_{0};
+    std::atomic<bool> offer_device_labels_{false};
+    std::mutex stop_mutex_;
+    std::stop_source load_stop_;
+};
+
+}  // namespace kms::ui

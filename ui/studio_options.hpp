@@ -1,0 +1,44 @@
+#pragma once
+// Command-line options of kmeans-studio: the data, solver and init options of
+// `kmeans-cli run`, plus the scripted-run options (--steps, --screenshot,
+// --compare) and a few view options for slides and the docs' screenshots.
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "run_types.hpp"
+#include "point_cloud_view.hpp"
+
+namespace kms::ui {
+
+struct StudioOptions {
+    std::string input;              // --input PATH
+    std::string generate;           // --generate SPEC
+    std::uint64_t seed = 0;         // --seed (data generator and init)
+    bool k_given = false;
+    RunSetup setup;                 // --k --solver --backend --precision --init --max-iter --tol --threads --block-size --empty
+    std::vector<SolverConfig> compare;  // --compare lloyd/seq,elkan/omp/f32,...
+    int steps = 0;                  // --steps N: iterations to run after start (-1: to convergence)
+    std::string screenshot;         // --screenshot PATH: save the window as PNG after the steps, then exit
+    ColourMode colour = ColourMode::Labels;  // --colour labels|bounds|difference
+    bool voronoi = false;           // --voronoi
+    bool trails = true;             // --no-trails
+    double point_size = 0;          // --point-size PX (0: the view's default)
+    ProjectionMode projection = ProjectionMode::Pca;  // --projection pca|first2
+    int width = 0, height = 0;      // --size WxH of the window
+    bool help = false;
+
+    bool scripted() const { return !screenshot.empty(); }
+    bool has_data() const { return !input.empty() || !generate.empty(); }
+};
+
+// Throws kms::Error naming the option for a bad command line.
+StudioOptions parse_studio_options(const std::vector<std::string>& args);
+// One SOLVER[/BACKEND[/PRECISION]] item of --compare, over `base`.
+SolverConfig parse_solver_spec(const std::string& spec, const SolverConfig& base);
+std::string studio_usage();
+
+}  // namespace kms::ui
