@@ -385,6 +385,25 @@ private slots:
                                "not a number", "q25");
     }
 
+    // The output is sized from the byte count, not lines × first-line width: a
+    // 1.4 MB file must not ask for 10^5 × 10^6 values before finding its error.
+    void wide_first_line_then_many_blank_lines_is_refused_cheaply() {
+        QByteArray text;
+        for (int i = 0; i < 100'000; ++i) text += i ? " 0" : "0";
+        text += '\n';
+        text += QByteArray(1'000'000, '\n');
+        text += "1\n";
+        const std::string path = write_file(text);
+        KMS_EXPECT_INPUT_ERROR([&] { kms::load_dataset(path); }, path, Where::Line, 1'000'002,
+                               "expected 100000 values, found 1");
+        // The same with only valid rows after the blanks loads.
+        text.chop(2);
+        text += text.left(text.indexOf('\n') + 1);
+        const kms::Matrix<double> matrix = kms::load_matrix(write_file(text));
+        QCOMPARE(matrix.rows(), std::size_t{2});
+        QCOMPARE(matrix.cols(), std::size_t{100'000});
+    }
+
     void progress_is_reported_and_reaches_the_total() {
         const QByteArray text = many_lines(700'000, nullptr, nullptr);
         const std::string path = write_file(text);

@@ -400,26 +400,43 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
 
     // Chunk boundaries fall just after a '\n', so every chunk holds whole lines.
     std::vector<const char*> bounds{begin};
-    for (const char* target = begin + kChunkBytes; target < end; target += kChunkBytes) {
-        const char* from = std::max(target - 1, bounds.back());
+    const std::size_t region = static_cast<std::size_t>(end - begin);
+    for (std::size_t target = kChunkBytes; target < region; target += kChunkBytes) {
+        const char* from = std::max(begin + target - 1, bounds.back());
         const auto* newline = static_cast<const char*>(std::memchr(from, '\n', static_cast<std::size_t>(end - from)));
         if (!newline || newline + 1 >= end) break;
-        if (newline + 1 > bounds.back()) bounds.push_back(newline + 1);
-        target = std::max(target, newline + 1);
+        bounds.push_back(newline + 1);
+        target = std::max(target, static_cast<std::size_t>(newline + 1 - begin));
     }
     bounds.push_back(end);
     const std::size_t chunks = bounds.size() - 1;
 
     // Lines per chunk (a final line without '\n' counts too) give each chunk its
-    // first line number and an upper bound on its rows, hence its place in the output.
+    // first line number. Its rows are at most its lines, and at most
+    // (bytes + 1) / (2 × columns), since a row has `columns` values of at least one
+    // character, a separator between them and a '\n' (except the file's last
+    // line). The smaller bound fixes the chunk's place in the output, and keeps a
+    // tiny file with a very wide first line from asking for a huge matrix.
     std::vector<std::uint64_t> lines_before(chunks + 1, 0);
+    std::vector<std::size_t> rows_before(chunks + 1, 0);
 #pragma omp parallel for schedule(static) if (chunks > 1)
     for (std::size_t c = 0; c < chunks; ++c)
         lines_before[c + 1] = static_cast<std::uint64_t>(std::count(bounds[c], bounds[c + 1], '\n'));
     if (end[-1] != '\n') ++lines_before[chunks];
-    for (std::size_t c = 0; c < chunks; ++c) lines_before[c + 1] += lines_before[c];
+    for (std::size_t c = 0; c < chunks; ++c) {
+        const std::size_t chunk_bytes = static_cast<std::size_t>(bounds[c + 1] - bounds[c]);
+        rows_before[c + 1] =
+            rows_before[c] + std::min(static_cast<std::size_t>(lines_before[c + 1]), (chunk_bytes + 1) / (2 * columns));
+        lines_before[c + 1] += lines_before[c];
+    }
 
-    std::vector<T> values(static_cast<std::size_t>(lines_before[chunks]) * columns);
+    std::vector<T> values;
+    try {
+        values.resize(rows_before[chunks] * columns);
+    } catch (const std::bad_alloc&) {
+        throw Error(path + ": not enough memory to load up to " + std::to_string(rows_before[chunks]) + " rows of " +
+                    std::to_string(columns) + " values");
+    }
     std::vector<std::size_t> rows_in_chunk(chunks, 0);
     std::vector<ChunkError> errors(chunks);
     std::atomic<std::size_t> first_failed_chunk{chunks};
@@ -436,7 +453,11 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
         const char* p = bounds[c];
         const char* const chunk_end = bounds[c + 1];
         std::uint64_t line_number = layout.first_data_line + lines_before[c];
-        T* out = values.data() + lines_before[c] * columns;
+        T* out = values.data() + rows_before[c] * columns;
+        const std::size_t row_capacity = rows_before[c + 1] - rows_before[c];
+        // A line after the chunk's last possible row can only be malformed (see the
+        // bound above); its values go to scratch space, not into the next chunk's rows.
+        std::vector<T> scratch;
         std::size_t rows = 0;
         std::size_t lines_since_check = 0;
         while (p != chunk_end) {
@@ -446,12 +467,19 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
             const char* next = newline ? newline + 1 : chunk_end;
             if (line_end != p && line_end[-1] == '\r') --line_end;
             RowIssue issue;
-            const std::size_t count = parse_row<Value>(p, line_end, layout.separator, out, columns, issue);
-            if (issue.kind != RowIssue::Kind::None || (count != 0 && count != columns)) {
+            T* row_out = out;
+            if (rows == row_capacity) {
+                scratch.resize(columns);
+                row_out = scratch.data();
+            }
+            const std::size_t count = parse_row<Value>(p, line_end, layout.separator, row_out, columns, issue);
+            const bool beyond_bound = row_out != out && issue.kind == RowIssue::Kind::None && count == columns;
+            if (issue.kind != RowIssue::Kind::None || (count != 0 && count != columns) || beyond_bound) {
                 errors[c].line = line_number;
-                errors[c].reason = issue.kind != RowIssue::Kind::None
-                                       ? describe<Value>(issue)
-                                       : count_mismatch(columns, count, layout.separator, layout.first_data_line, unit);
+                errors[c].reason = issue.kind != RowIssue::Kind::None ? describe<Value>(issue)
+                                   : beyond_bound ? "internal error: more rows than the size bound allows"
+                                                  : count_mismatch(columns, count, layout.separator,
+                                                                   layout.first_data_line, unit);
                 std::size_t seen = first_failed_chunk.load();
                 while (c < seen && !first_failed_chunk.compare_exchange_weak(seen, c)) {
                 }
@@ -494,7 +522,7 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
     // Blank and comment lines left gaps at the chunk ends: close them.
     std::size_t row = 0;
     for (std::size_t c = 0; c < chunks; ++c) {
-        const std::size_t from = static_cast<std::size_t>(lines_before[c]);
+        const std::size_t from = rows_before[c];
         if (row != from && rows_in_chunk[c] != 0)
             std::memmove(values.data() + row * columns, values.data() + from * columns,
                          rows_in_chunk[c] * columns * sizeof(T));
