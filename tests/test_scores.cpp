@@ -468,8 +468,8 @@ void TestScores::compute_scores_reports_undefined_scores() {
     QCOMPARE(scores.davies_bouldin, kms::davies_bouldin(c.points, c.labels));
     QCOMPARE(scores.ari, 1.0);
     const std::string json = kms::scores_json_fields(scores);
-    for (const char* key : {"\"silhouette\": ", "\"calinski_harabasz\": ", "\"davies_bouldin\": ", "\"inertia\": ",
-                            "\"ari\": ", "\"nmi\": "})
+    for (const char* key : {"\"silhouette\":", "\"calinski_harabasz\":", "\"davies_bouldin\":", "\"inertia\":",
+                            "\"ari\":", "\"nmi\":"})
         QVERIFY2(json.find(key) != std::string::npos, json.c_str());
     QVERIFY(json.find("centroid_index") == std::string::npos);
 
@@ -489,7 +489,7 @@ void TestScores::compute_scores_reports_undefined_scores() {
     QVERIFY(!undefined.notes.empty());
     QVERIFY(close(undefined.inertia, kms::inertia(c.points, std::vector<std::int32_t>(c.points.rows(), 0),
                                                    kms::label_means(c.points, one)), 1e-15));
-    QVERIFY(kms::scores_json_fields(undefined).find("\"silhouette\": null") != std::string::npos);
+    QVERIFY(kms::scores_json_fields(undefined).find("\"silhouette\":null") != std::string::npos);
 }
 
 void TestScores::cli_score_reports_json() {
@@ -523,6 +523,25 @@ void TestScores::cli_score_reports_json() {
     QVERIFY(report.value("inertia").isDouble());
     QVERIFY(close(report.value("ari").toDouble(), kms::adjusted_rand_index(c.truth, c.labels), 1e-12, 1.0));
     QVERIFY(close(report.value("nmi").toDouble(), kms::normalized_mutual_info(c.truth, c.labels), 1e-12, 1.0));
+
+    // kmeans-cli run --scores: the scores of the run's own labels, inside its JSON summary.
+    QProcess clustered;
+    clustered.start(QString::fromStdString(cli), {"run", "--input", dir.filePath("points.csv"), "--k", "3", "--scores",
+                                                  "--report", "json", "--labels-out", dir.filePath("run-labels.txt")});
+    QVERIFY(clustered.waitForFinished(60000));
+    QVERIFY2(clustered.exitCode() == 0, clustered.readAllStandardError().constData());
+    const QList<QByteArray> lines = clustered.readAllStandardOutput().trimmed().split('\n');
+    const QJsonObject summary = QJsonDocument::fromJson(lines.last()).object();
+    std::vector<std::int32_t> run_labels;
+    {
+        std::ifstream in(dir.filePath("run-labels.txt").toStdString());
+        for (std::int32_t label; in >> label;) run_labels.push_back(label);
+    }
+    QCOMPARE(run_labels.size(), c.points.rows());
+    const double run_silhouette = kms::silhouette(c.points, run_labels).score;
+    QVERIFY2(close(summary.value("silhouette").toDouble(), run_silhouette, 1e-12, 1.0), lines.last().constData());
+    QVERIFY(close(summary.value("davies_bouldin").toDouble(), kms::davies_bouldin(c.points, run_labels), 1e-12));
+    QVERIFY(lines.last().count("\"inertia\"") == 1);  // the summary's own, not twice
 
     // Too few labels: an error naming both files.
     QProcess bad;

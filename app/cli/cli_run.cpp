@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cmd_score.hpp"
 #include "commands.hpp"
 #include "kms/backends.hpp"
 #include "kms/error.hpp"
@@ -40,7 +41,10 @@ constexpr const char* kRunUsage =
     "  --inertia             compute the inertia after every iteration (costs one pass)\n"
     "  --report FORMAT       table | json (JSON lines: one object per iteration, then a summary)\n"
     "  --labels-out PATH     write the final labels, one 0-based integer per line\n"
-    "  --centroids-out PATH  write the final centroids as CSV, one row per centroid\n";
+    "  --centroids-out PATH  write the final centroids as CSV, one row per centroid\n"
+    "  --scores              add quality scores to the summary (silhouette, calinski_harabasz,\n"
+    "                        davies_bouldin, inertia; ari, nmi, centroid_index with ground truth);\n"
+    "                        the silhouette is exact up to 20000 points, else sampled on 20000\n";
 
 template <typename Enum>
 Enum parse_or_usage(std::optional<Enum> parsed, const std::string& option, const std::string& text) {
@@ -68,7 +72,7 @@ int run(const Args& args) {
                           {"--input", "--generate", "--k", "--solver", "--backend", "--precision", "--init", "--seed",
                            "--max-iter", "--tol", "--threads", "--block-size", "--empty", "--report", "--labels-out",
                            "--centroids-out"},
-                          {"--help", "--inertia"});
+                          {"--help", "--inertia", "--scores"});
     if (options.has("--help")) {
         std::fputs(kRunUsage, stdout);
         return 0;
@@ -159,12 +163,19 @@ int run(const Args& args) {
     summary.converged = summary.stop_reason == StopReason::NoLabelChange || summary.stop_reason == StopReason::Tolerance;
     summary.inertia = solver->inertia();
     summary.total_time_ms = total_ms;
+    std::optional<Scores> scores;
+    if (options.has("--scores"))
+        scores = run_scores(*points, solver->labels(), solver->centroids(), data, config.threads,
+                            config.backend == Backend::CudaGlobal || config.backend == Backend::CudaShared, seed);
     if (report == "table") {
         std::printf("# %s after %d iterations (%s); inertia %.10g; %.3f ms in steps\n",
                     summary.converged ? "converged" : "stopped", summary.iterations,
                     std::string(to_string(summary.stop_reason)).c_str(), summary.inertia, total_ms);
+        if (scores) print_run_scores_table(*scores);
     } else {
-        std::printf("%s\n", to_json(summary).c_str());
+        std::string json = to_json(summary);
+        if (scores) json.insert(json.size() - 1, "," + scores_json_fields(*scores, false));  // inside the summary object
+        std::printf("%s\n", json.c_str());
     }
 
     if (options.has("--labels-out")) write_labels(options.get("--labels-out"), solver->labels());

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cmd_score.hpp"
 #include "commands.hpp"
 #include "kms/error.hpp"
 #include "kms/gpu_scores.hpp"
@@ -137,6 +138,41 @@ int score(const Args& args) {
 }
 
 }  // namespace
+
+Scores run_scores(const Matrix<double>& points, std::span<const std::int32_t> labels, const Matrix<double>& centroids,
+                  const Dataset& truth, int threads, bool cuda, std::uint64_t seed) {
+    ScoreSettings settings;
+    settings.options.threads = threads;
+    settings.seed = seed;
+    if (points.rows() > kRunScoresExactLimit) {
+        settings.silhouette = SilhouetteMode::Sampled;
+        settings.sample_size = kRunScoresExactLimit;
+    }
+    if (cuda && gpu_silhouette_available())
+        settings.exact_silhouette = [](const Matrix<double>& p, std::span<const std::int32_t> l, std::stop_token stop) {
+            return gpu_silhouette(p, l, stop);
+        };
+    ScoreInputs inputs;
+    inputs.points = &points;
+    inputs.labels = labels;
+    inputs.centroids = &centroids;
+    if (truth.truth_labels.size() == points.rows()) inputs.truth_labels = truth.truth_labels;
+    if (truth.truth_centroids.rows() > 0 && truth.truth_centroids.cols() == points.cols())
+        inputs.truth_centroids = &truth.truth_centroids;
+    Scores scores = compute_scores(inputs, settings);
+    for (const std::string& note : scores.notes) std::fprintf(stderr, "kmeans-cli run: note: %s\n", note.c_str());
+    return scores;
+}
+
+void print_run_scores_table(const Scores& scores) {
+    const std::string table = scores_table(scores);
+    std::size_t begin = 0;
+    while (begin < table.size()) {
+        const std::size_t end = table.find('\n', begin);
+        std::printf("# %s\n", table.substr(begin, end - begin).c_str());
+        begin = end == std::string::npos ? table.size() : end + 1;
+    }
+}
 
 int cmd_score(const Args& args) {
     try {

@@ -489,17 +489,17 @@ std::string number_text(double value) {
 }
 }  // namespace
 
-std::string scores_json_fields(const Scores& scores) {
-    std::string out = "\"silhouette\": " + number_text(scores.silhouette);
+std::string scores_json_fields(const Scores& scores, bool with_inertia) {
+    std::string out = "\"silhouette\":" + number_text(scores.silhouette);
     if (!std::isnan(scores.silhouette_standard_error))
-        out += ", \"silhouette_standard_error\": " + number_text(scores.silhouette_standard_error) +
-               ", \"silhouette_sample_size\": " + std::to_string(scores.silhouette_points);
-    out += ", \"calinski_harabasz\": " + number_text(scores.calinski_harabasz);
-    out += ", \"davies_bouldin\": " + number_text(scores.davies_bouldin);
-    out += ", \"inertia\": " + number_text(scores.inertia);
-    if (!std::isnan(scores.ari)) out += ", \"ari\": " + number_text(scores.ari);
-    if (!std::isnan(scores.nmi)) out += ", \"nmi\": " + number_text(scores.nmi);
-    if (scores.centroid_index) out += ", \"centroid_index\": " + std::to_string(*scores.centroid_index);
+        out += ",\"silhouette_standard_error\":" + number_text(scores.silhouette_standard_error) +
+               ",\"silhouette_sample_size\":" + std::to_string(scores.silhouette_points);
+    out += ",\"calinski_harabasz\":" + number_text(scores.calinski_harabasz);
+    out += ",\"davies_bouldin\":" + number_text(scores.davies_bouldin);
+    if (with_inertia) out += ",\"inertia\":" + number_text(scores.inertia);
+    if (!std::isnan(scores.ari)) out += ",\"ari\":" + number_text(scores.ari);
+    if (!std::isnan(scores.nmi)) out += ",\"nmi\":" + number_text(scores.nmi);
+    if (scores.centroid_index) out += ",\"centroid_index\":" + std::to_string(*scores.centroid_index);
     return out;
 }
 

@@ -9,6 +9,7 @@ namespace kms::detail {
 
 // Empty when a device can run the kernels, else the reason.
 std::string cuda_silhouette_unavailable_reason(int device);
+std::string cuda_device_description(int device);
 
 // Points ordered by cluster: cluster c's rows are [cluster_start[c], cluster_start[c+1]),
 // row r's cluster is codes[r]. For every row: intra_sum = Σ distances to its own

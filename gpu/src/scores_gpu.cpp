@@ -19,6 +19,12 @@ bool gpu_silhouette_available(std::string* reason) {
     return false;
 }
 
+std::string gpu_device_description(int) {
+    std::string reason;
+    gpu_silhouette_available(&reason);
+    return reason;
+}
+
 namespace {
 [[noreturn]] void unavailable() {
     std::string reason;
@@ -40,6 +46,11 @@ bool gpu_silhouette_available(std::string* reason) {
     const std::string why = detail::cuda_silhouette_unavailable_reason(0);
     if (reason) *reason = why;
     return why.empty();
+}
+
+std::string gpu_device_description(int device) {
+    if (const std::string why = detail::cuda_silhouette_unavailable_reason(device); !why.empty()) return why;
+    return detail::cuda_device_description(device);
 }
 
 namespace {

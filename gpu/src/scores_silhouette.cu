@@ -159,6 +159,13 @@ std::string cuda_silhouette_unavailable_reason(int device) {
     return {};
 }
 
+std::string cuda_device_description(int device) {
+    cudaDeviceProp properties{};
+    check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+    return std::string(properties.name) + " (sm_" + std::to_string(properties.major) +
+           std::to_string(properties.minor) + ", " + std::to_string(properties.multiProcessorCount) + " SMs)";
+}
+
 template <typename T>
 bool cuda_silhouette_sums(const T* sorted_points, std::size_t n, std::size_t d, const std::int32_t* codes,
                           const std::uint64_t* cluster_start, std::size_t k, int device, bool (*should_stop)(void*),

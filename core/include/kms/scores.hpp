@@ -137,9 +137,11 @@ struct Scores {
 // errors (sizes that do not match, bad centroid labels) and cancellation throw.
 Scores compute_scores(const ScoreInputs& inputs, const ScoreSettings& settings);
 
-// JSON fields, without braces: "silhouette": x, "calinski_harabasz": ..., "davies_bouldin",
-// "inertia", then "ari", "nmi" / "centroid_index" when computed; NaN is null.
-std::string scores_json_fields(const Scores& scores);
+// JSON fields, without braces: "silhouette":x,"calinski_harabasz":...,"davies_bouldin",
+// "inertia" (unless with_inertia is false: a run summary has its own), then "ari",
+// "nmi" / "centroid_index" when computed; sampled adds "silhouette_standard_error" and
+// "silhouette_sample_size"; NaN (undefined) is null.
+std::string scores_json_fields(const Scores& scores, bool with_inertia = true);
 // Human-readable lines "name  value".
 std::string scores_table(const Scores& scores);
 

@@ -16,6 +16,8 @@ namespace kms {
 
 // Whether gpu_silhouette can run here; when not, `reason` says why.
 bool gpu_silhouette_available(std::string* reason = nullptr);
+// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)", for benchmark records; the reason when unavailable.
+std::string gpu_device_description(int device = 0);
 
 // Distances in the data's precision (as the CPU version), sums in double.
 SilhouetteResult gpu_silhouette(const Matrix<double>& points, std::span<const std::int32_t> labels,
