@@ -17,6 +17,7 @@
 #include "kms/generate.hpp"
 #include "kms/init.hpp"
 #include "kms/random.hpp"
+#include "test_support.hpp"
 
 Q_DECLARE_METATYPE(kms::InitMethod)
 
@@ -379,6 +380,65 @@ private slots:
         }
         // 20 cells, 19 degrees of freedom: P(χ² > 50) ≈ 1e-4.
         QVERIFY2(chi_square < 50, qPrintable(QString("chi-square %1 over %2 cells").arg(chi_square).arg(cells)));
+    }
+
+    // Our k-means++ and greedy k-means++ have scikit-learn's quality: the mean
+    // initial potential over 300 seeds agrees with sklearn.cluster.kmeans_plusplus's
+    // (n_local_trials=1 is plain k-means++; None is its greedy default) within 4
+    // standard errors of the difference.
+    void potentialsMatchScikitLearn() {
+        const std::string python = kms::test::python();
+        if (python.empty()) {
+            if (kms::test::in_ci()) QFAIL("KMS_PYTHON is empty in CI: python3-sklearn is required");
+            QSKIP("no Python with scikit-learn (KMS_PYTHON is empty)");
+        }
+        const auto data = kms::generate_dataset("blobs:n=2000,k=12,d=2,spread=0.04", 31);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath("points.csv");
+        {
+            std::ofstream out(path.toStdString());
+            out.precision(17);
+            for (std::size_t i = 0; i < data.n(); ++i) out << data.points(i, 0) << ',' << data.points(i, 1) << '\n';
+        }
+        const int seeds = 300;
+        const char* script = R"(
+import sys, numpy as np
+from sklearn.cluster import kmeans_plusplus
+X = np.loadtxt(sys.argv[1], delimiter=',')
+def potential(C):
+    return ((X[:, None, :] - C[None, :, :]) ** 2).sum(-1).min(1).sum()
+for trials in (1, None):
+    v = np.array([potential(kmeans_plusplus(X, 12, random_state=s, n_local_trials=trials)[0])
+                  for s in range(int(sys.argv[2]))])
+    print(v.mean(), v.std() / np.sqrt(len(v)))
+)";
+        QProcess process;
+        process.start(QString::fromStdString(python), {"-c", script, path, QString::number(seeds)});
+        QVERIFY(process.waitForFinished(120000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        const QStringList lines = QString::fromUtf8(process.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2);
+        for (int line = 0; line < 2; ++line) {
+            const auto method = line == 0 ? kms::InitMethod::KMeansPlusPlus : kms::InitMethod::GreedyKMeansPlusPlus;
+            const QStringList fields = lines[line].split(' ');
+            QCOMPARE(fields.size(), 2);
+            const double sklearn_mean = fields[0].toDouble(), sklearn_error = fields[1].toDouble();
+            double sum = 0, sum_sq = 0;
+            for (int seed = 0; seed < seeds; ++seed) {
+                const double value = potential(data.points, init(data.points, 12, method, std::uint64_t(seed)));
+                sum += value;
+                sum_sq += value * value;
+            }
+            const double mean = sum / seeds;
+            const double error = std::sqrt((sum_sq / seeds - mean * mean) / seeds);
+            const double z = (mean - sklearn_mean) / std::sqrt(error * error + sklearn_error * sklearn_error);
+            const QString numbers = QString("%1: mean potential %2 ± %3, scikit-learn %4 ± %5, z = %6")
+                                        .arg(QString::fromUtf8(kms::to_string(method).data()))
+                                        .arg(mean).arg(error).arg(sklearn_mean).arg(sklearn_error).arg(z);
+            qInfo("%s", qPrintable(numbers));
+            QVERIFY2(std::abs(z) < 4, qPrintable(numbers));
+        }
     }
 
     void randomIsUniform() {
