@@ -15,6 +15,7 @@
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/io.hpp"
+#include "kms/random.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -360,6 +361,26 @@ private slots:
             QVERIFY2(message.startsWith(spec + ": "), qPrintable(message));
             QVERIFY2(message.contains(expected), qPrintable(message));
         }
+    }
+
+    void cancellation() {
+        std::stop_source stop;
+        stop.request_stop();
+        try {
+            kms::generate_dataset("blobs:n=100", 4, stop.get_token());
+            QFAIL("a stop request did not stop the generator");
+        } catch (const kms::InputError&) {
+            QFAIL("cancellation is not an input error");
+        } catch (const kms::Error& error) {
+            QCOMPARE(std::string(error.what()), std::string("generate:blobs:n=100 seed=4: generation cancelled"));
+        }
+        // With a live token every point of every 2^20-point chunk is filled, from
+        // the documented stream (uniform: stream 4, counter i·d + j).
+        std::stop_source idle;
+        const auto chunked = kms::generate_dataset("uniform:n=2500000,d=1,low=0,high=1", 4, idle.get_token());
+        for (std::uint64_t i : {0ull, 1048575ull, 1048576ull, 2097152ull, 2499999ull})
+            QCOMPARE(chunked.points(i, 0), kms::random_uniform(4, 4, i));
+        for (double value : chunked.points.values()) QVERIFY(value >= 0.0 && value < 1.0);
     }
 
     void helpListsEveryGenerator() {

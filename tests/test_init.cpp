@@ -248,6 +248,29 @@ private slots:
         }
     }
 
+    void cancellation() {
+        const auto data = kms::generate_dataset("blobs:n=1000,k=5", 1);
+        std::stop_source stop;
+        stop.request_stop();
+        kms::InitOptions options;
+        options.cancel = stop.get_token();
+        for (auto method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::GreedyKMeansPlusPlus,
+                            kms::InitMethod::Maximin}) {
+            options.method = method;
+            try {
+                kms::initialize_centroids(data.points, 5, options, "cancel-me");
+                QFAIL("a stop request did not stop the initialisation");
+            } catch (const kms::InputError&) {
+                QFAIL("cancellation is not an input error");
+            } catch (const kms::Error& error) {
+                QCOMPARE(std::string(error.what()), std::string("cancel-me: initialisation cancelled"));
+            }
+        }
+        kms::InitOptions untouched;  // an unstoppable token changes nothing
+        untouched.cancel = std::stop_source().get_token();
+        QVERIFY(kms::initialize_centroids(data.points, 5, untouched) == kms::initialize_centroids(data.points, 5, {}));
+    }
+
     void kOneAndKEqualsN_data() { addMethodRows(); }
     void kOneAndKEqualsN() {
         QFETCH(kms::InitMethod, method);

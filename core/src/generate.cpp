@@ -22,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -310,10 +311,6 @@ ParsedSpec parse_spec(std::string_view spec) {
     return parsed;
 }
 
-std::uint64_t as_count(const KeyValues& values, const char* key) {
-    return static_cast<std::uint64_t>(values.at(key));
-}
-
 // ---------------------------------------------------------------------------
 // Generators. Each point is a pure function of (seed, index): the loops are
 // OpenMP-parallel with no shared state but the output row.
@@ -376,81 +373,105 @@ Matrix<double> uniform_centres(std::uint64_t seed, std::uint64_t k, std::uint64_
     return centres;
 }
 
+// One generator call: the spec's values, the seed, and the stop token. Points are
+// filled by for_each_point: OpenMP-parallel within chunks of 2^20 points, with the
+// stop token checked between chunks (so a 10^8-point request stops within a
+// fraction of a second). Each point is a pure function of (seed, index), so
+// neither the chunks nor the thread count change a bit.
+struct Job {
+    std::string source;  // the spec, for messages
+    KeyValues values;
+    std::uint64_t seed;
+    std::stop_token cancel;
+
+    template <typename Body>
+    void for_each_point(std::uint64_t count, Body body) const {
+        constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
+        for (std::uint64_t begin = 0; begin < count; begin += kChunk) {
+            if (cancel.stop_requested())
+                throw Error("generate:" + source + " seed=" + std::to_string(seed) + ": generation cancelled");
+            const auto first = static_cast<std::int64_t>(begin);
+            const auto last = static_cast<std::int64_t>(std::min(count, begin + kChunk));
+#pragma omp parallel for schedule(static)
+            for (std::int64_t i = first; i < last; ++i) body(static_cast<std::uint64_t>(i));
+        }
+    }
+    std::uint64_t count(const char* key) const { return static_cast<std::uint64_t>(values.at(key)); }
+    double number(const char* key) const { return values.at(key); }
+};
+
 // Gaussian blobs with a per-cluster std and a given layout of sizes.
-Dataset gaussian_blobs(std::uint64_t seed, std::uint64_t n, std::uint64_t d, const Matrix<double>& centres,
+Dataset gaussian_blobs(const Job& job, std::uint64_t n, std::uint64_t d, const Matrix<double>& centres,
                        const std::vector<double>& stds, const Layout& layout) {
     Dataset dataset;
     dataset.points = Matrix<double>(n, d);
     dataset.truth_labels.assign(n, 0);
     dataset.truth_centroids = centres;
-    const IndexPermutation permute(n, seed);
-    const auto count = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) {
-        const auto index = static_cast<std::uint64_t>(i);
+    const IndexPermutation permute(n, job.seed);
+    job.for_each_point(n, [&](std::uint64_t index) {
         const std::int32_t cluster = layout.cluster_of(permute(index));
         double* row = dataset.points.row(index);
-        fill_normals(seed, kStreamNoise, index, d, row);
+        fill_normals(job.seed, kStreamNoise, index, d, row);
         const double* centre = centres.row(static_cast<std::size_t>(cluster));
-        for (std::uint64_t j = 0; j < d; ++j) row[j] = centre[j] + stds[static_cast<std::size_t>(cluster)] * row[j];
+        const double std_dev = stds[static_cast<std::size_t>(cluster)];
+        for (std::uint64_t j = 0; j < d; ++j) row[j] = centre[j] + std_dev * row[j];
         dataset.truth_labels[index] = cluster;
-    }
+    });
     return dataset;
 }
 
-Dataset make_blobs(const std::string& source, const KeyValues& v, std::uint64_t seed) {
-    const std::uint64_t n = as_count(v, "n"), k = as_count(v, "k"), d = as_count(v, "d");
-    require_n_at_least_k(source, n, k);
-    require_size(source, n, d);
-    const double box = v.at("box");
-    return gaussian_blobs(seed, n, d, uniform_centres(seed, k, d, box), std::vector<double>(k, v.at("spread") * box),
-                          equal_layout(n, k));
+Dataset make_blobs(const Job& job) {
+    const std::uint64_t n = job.count("n"), k = job.count("k"), d = job.count("d");
+    require_n_at_least_k(job.source, n, k);
+    require_size(job.source, n, d);
+    const double box = job.number("box");
+    return gaussian_blobs(job, n, d, uniform_centres(job.seed, k, d, box),
+                          std::vector<double>(k, job.number("spread") * box), equal_layout(n, k));
 }
 
-Dataset make_uniform(const std::string& source, const KeyValues& v, std::uint64_t seed) {
-    const std::uint64_t n = as_count(v, "n"), d = as_count(v, "d");
-    const double low = v.at("low"), high = v.at("high");
+Dataset make_uniform(const Job& job) {
+    const std::uint64_t n = job.count("n"), d = job.count("d");
+    const double low = job.number("low"), high = job.number("high");
     if (!(low < high))
-        throw InputError::whole(source, "key 'low' = " + format_number(low) + " must be less than key 'high' = " +
-                                            format_number(high));
+        throw InputError::whole(job.source, "key 'low' = " + format_number(low) +
+                                                " must be less than key 'high' = " + format_number(high));
     const double width = high - low;
     if (!std::isfinite(width))
-        throw InputError::whole(source, "keys 'low' and 'high': the width high - low overflows");
-    require_size(source, n, d);
+        throw InputError::whole(job.source, "keys 'low' and 'high': the width high - low overflows");
+    require_size(job.source, n, d);
     Dataset dataset;
     dataset.points = Matrix<double>(n, d);
-    const auto count = static_cast<std::int64_t>(n * d);
-    double* values = dataset.points.data();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) {
-        const double x = low + width * random_uniform(seed, kStreamUniform, static_cast<std::uint64_t>(i));
-        values[i] = std::min(x, std::nextafter(high, low));  // rounding must not reach `high`
-    }
+    const double below_high = std::nextafter(high, low);
+    job.for_each_point(n, [&](std::uint64_t index) {
+        double* row = dataset.points.row(index);
+        for (std::uint64_t j = 0; j < d; ++j) {
+            const double x = low + width * random_uniform(job.seed, kStreamUniform, index * d + j);
+            row[j] = std::min(x, below_high);  // rounding must not reach `high`
+        }
+    });
     return dataset;
 }
 
 // scikit-learn's "anisotropically distributed blobs" example: make_blobs then X·T.
-Dataset make_anisotropic(const std::string& source, const KeyValues& v, std::uint64_t seed) {
-    const std::uint64_t n = as_count(v, "n"), k = as_count(v, "k");
-    require_n_at_least_k(source, n, k);
-    Dataset dataset = gaussian_blobs(seed, n, 2, uniform_centres(seed, k, 2, 10.0), std::vector<double>(k, 1.0),
+Dataset make_anisotropic(const Job& job) {
+    const std::uint64_t n = job.count("n"), k = job.count("k");
+    require_n_at_least_k(job.source, n, k);
+    Dataset dataset = gaussian_blobs(job, n, 2, uniform_centres(job.seed, k, 2, 10.0), std::vector<double>(k, 1.0),
                                      equal_layout(n, k));
     const auto shear = [](double* row) {
         const double x = row[0], y = row[1];
         row[0] = 0.6 * x - 0.4 * y;
         row[1] = -0.6 * x + 0.8 * y;
     };
-    const auto count = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) shear(dataset.points.row(static_cast<std::size_t>(i)));
+    job.for_each_point(n, [&](std::uint64_t index) { shear(dataset.points.row(index)); });
     for (std::size_t c = 0; c < k; ++c) shear(dataset.truth_centroids.row(c));  // the map is linear: means follow
     return dataset;
 }
 
-Dataset make_varied(const std::string& source, const KeyValues& v, std::uint64_t seed) {
-    const std::uint64_t n = as_count(v, "n"), k = as_count(v, "k"), d = as_count(v, "d");
-    require_n_at_least_k(source, n, k);
-    require_size(source, n, d);
+Dataset make_varied(const Job& job) {
+    const std::uint64_t n = job.count("n"), k = job.count("k"), d = job.count("d");
+    require_n_at_least_k(job.source, n, k);
+    require_size(job.source, n, d);
     constexpr double kStds[] = {1.0, 2.5, 0.5};
     constexpr double kWeights[] = {4.0, 2.0, 1.0};
     std::vector<double> stds(k), weights(k);
@@ -458,72 +479,68 @@ Dataset make_varied(const std::string& source, const KeyValues& v, std::uint64_t
         stds[c] = kStds[c % 3];
         weights[c] = kWeights[c % 3];
     }
-    return gaussian_blobs(seed, n, d, uniform_centres(seed, k, d, 10.0), stds, weighted_layout(n, weights));
+    return gaussian_blobs(job, n, d, uniform_centres(job.seed, k, d, 10.0), stds, weighted_layout(n, weights));
 }
 
 // Shapes on curves (circles, moons): slot s < n_outer is point s of the outer
 // curve, the rest are the inner curve; both are laid out like scikit-learn's
 // (linspace angles), then Gaussian noise is added to every coordinate.
 template <typename CurvePoint>
-Dataset make_curves(std::uint64_t seed, std::uint64_t n, double noise, CurvePoint curve_point) {
+Dataset make_curves(const Job& job, CurvePoint curve_point) {
+    const std::uint64_t n = job.count("n");
+    const double noise = job.number("noise");
     const std::uint64_t n_outer = n / 2;
     Dataset dataset;
     dataset.points = Matrix<double>(n, 2);
     dataset.truth_labels.assign(n, 0);
-    const IndexPermutation permute(n, seed);
-    const auto count = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) {
-        const auto index = static_cast<std::uint64_t>(i);
+    const IndexPermutation permute(n, job.seed);
+    job.for_each_point(n, [&](std::uint64_t index) {
         const std::uint64_t slot = permute(index);
         const bool outer = slot < n_outer;
         double* row = dataset.points.row(index);
         curve_point(outer, outer ? slot : slot - n_outer, outer ? n_outer : n - n_outer, row);
         if (noise > 0.0) {
             double z[2];
-            fill_normals(seed, kStreamNoise, index, 2, z);
+            fill_normals(job.seed, kStreamNoise, index, 2, z);
             row[0] += noise * z[0];
             row[1] += noise * z[1];
         }
         dataset.truth_labels[index] = outer ? 0 : 1;
-    }
+    });
     return dataset;
 }
 
-Dataset make_circles(const std::string&, const KeyValues& v, std::uint64_t seed) {
-    const double factor = v.at("factor");
-    return make_curves(seed, as_count(v, "n"), v.at("noise"),
-                       [factor](bool outer, std::uint64_t i, std::uint64_t count, double* row) {
-                           // linspace(0, 2π, count, endpoint=False)
-                           const SinCos angle = sincos_turn(static_cast<double>(i) / static_cast<double>(count));
-                           const double radius = outer ? 1.0 : factor;
-                           row[0] = radius * angle.cos;
-                           row[1] = radius * angle.sin;
-                       });
+Dataset make_circles(const Job& job) {
+    const double factor = job.number("factor");
+    return make_curves(job, [factor](bool outer, std::uint64_t i, std::uint64_t count, double* row) {
+        // linspace(0, 2π, count, endpoint=False)
+        const SinCos angle = sincos_turn(static_cast<double>(i) / static_cast<double>(count));
+        const double radius = outer ? 1.0 : factor;
+        row[0] = radius * angle.cos;
+        row[1] = radius * angle.sin;
+    });
 }
 
-Dataset make_moons(const std::string&, const KeyValues& v, std::uint64_t seed) {
-    return make_curves(seed, as_count(v, "n"), v.at("noise"),
-                       [](bool outer, std::uint64_t i, std::uint64_t count, double* row) {
-                           // linspace(0, π, count): a half turn
-                           const double turn = count > 1 ? 0.5 * static_cast<double>(i) / static_cast<double>(count - 1)
-                                                         : 0.0;
-                           const SinCos angle = sincos_turn(turn);
-                           if (outer) {
-                               row[0] = angle.cos;
-                               row[1] = angle.sin;
-                           } else {
-                               row[0] = 1.0 - angle.cos;
-                               row[1] = 1.0 - angle.sin - 0.5;
-                           }
-                       });
+Dataset make_moons(const Job& job) {
+    return make_curves(job, [](bool outer, std::uint64_t i, std::uint64_t count, double* row) {
+        // linspace(0, π, count): a half turn
+        const double turn = count > 1 ? 0.5 * static_cast<double>(i) / static_cast<double>(count - 1) : 0.0;
+        const SinCos angle = sincos_turn(turn);
+        if (outer) {
+            row[0] = angle.cos;
+            row[1] = angle.sin;
+        } else {
+            row[0] = 1.0 - angle.cos;
+            row[1] = 1.0 - angle.sin - 0.5;
+        }
+    });
 }
 
 // He, Vialle, Baboulin: uniform in each 4-ball (direction from 4 normals,
 // radius 9·u^(1/4), whose distribution function is (r/9)^4 as uniform requires).
-Dataset make_he4d(const std::string& source, const KeyValues& v, std::uint64_t seed) {
-    const std::uint64_t n = as_count(v, "n");
-    require_size(source, n, 4);
+Dataset make_he4d(const Job& job) {
+    const std::uint64_t n = job.count("n");
+    require_size(job.source, n, 4);
     constexpr double kRadius = 9.0;
     const Matrix<double> centres(4, 4, std::vector<double>{40, 40, 60, 60, 40, 60, 60, 40, 60, 40, 40, 60, 60, 60, 40, 40});
     const Layout layout = equal_layout(n, 4);
@@ -531,46 +548,45 @@ Dataset make_he4d(const std::string& source, const KeyValues& v, std::uint64_t s
     dataset.points = Matrix<double>(n, 4);
     dataset.truth_labels.assign(n, 0);
     dataset.truth_centroids = centres;
-    const IndexPermutation permute(n, seed);
-    const auto count = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) {
-        const auto index = static_cast<std::uint64_t>(i);
+    const IndexPermutation permute(n, job.seed);
+    job.for_each_point(n, [&](std::uint64_t index) {
         const std::int32_t ball = layout.cluster_of(permute(index));
         double direction[4];
-        fill_normals(seed, kStreamNoise, index, 4, direction);
+        fill_normals(job.seed, kStreamNoise, index, 4, direction);
         double norm_sq = 0.0;
         for (double z : direction) norm_sq += z * z;
         if (norm_sq == 0.0) {  // probability ~0, but stay well defined
             direction[0] = 1.0;
             norm_sq = 1.0;
         }
-        const double radius = kRadius * std::sqrt(std::sqrt(random_uniform(seed, kStreamBallRadius, index)));
+        const double radius = kRadius * std::sqrt(std::sqrt(random_uniform(job.seed, kStreamBallRadius, index)));
         const double scale = radius / std::sqrt(norm_sq);
         double* row = dataset.points.row(index);
         for (std::size_t j = 0; j < 4; ++j) row[j] = centres(static_cast<std::size_t>(ball), j) + scale * direction[j];
         dataset.truth_labels[index] = ball;
-    }
+    });
     return dataset;
 }
 
 }  // namespace
 
-Dataset generate_dataset(std::string_view spec, std::uint64_t seed) {
-    const std::string source(spec);
-    const ParsedSpec parsed = parse_spec(spec);
+Dataset generate_dataset(std::string_view spec, std::uint64_t seed, std::stop_token cancel) {
+    ParsedSpec parsed = parse_spec(spec);
+    const Job job{std::string(spec), std::move(parsed.values), seed, std::move(cancel)};
     const std::string name = parsed.generator->name;
     Dataset dataset;
-    if (name == "blobs") dataset = make_blobs(source, parsed.values, seed);
-    else if (name == "uniform") dataset = make_uniform(source, parsed.values, seed);
-    else if (name == "anisotropic") dataset = make_anisotropic(source, parsed.values, seed);
-    else if (name == "varied") dataset = make_varied(source, parsed.values, seed);
-    else if (name == "circles") dataset = make_circles(source, parsed.values, seed);
-    else if (name == "moons") dataset = make_moons(source, parsed.values, seed);
-    else dataset = make_he4d(source, parsed.values, seed);
-    dataset.name = "generate:" + source + " seed=" + std::to_string(seed);
+    if (name == "blobs") dataset = make_blobs(job);
+    else if (name == "uniform") dataset = make_uniform(job);
+    else if (name == "anisotropic") dataset = make_anisotropic(job);
+    else if (name == "varied") dataset = make_varied(job);
+    else if (name == "circles") dataset = make_circles(job);
+    else if (name == "moons") dataset = make_moons(job);
+    else dataset = make_he4d(job);
+    dataset.name = "generate:" + job.source + " seed=" + std::to_string(seed);
     return dataset;
 }
+
+Dataset generate_dataset(std::string_view spec, std::uint64_t seed) { return generate_dataset(spec, seed, {}); }
 
 std::string generator_help() {
     std::string help;

@@ -246,6 +246,7 @@ Matrix<double> seeded_init(const Matrix<double>& points, std::size_t k, const In
     const std::size_t trials = options.greedy_trials > 0 ? static_cast<std::size_t>(options.greedy_trials)
                                                           : static_cast<std::size_t>(default_greedy_trials(k));
     for (std::uint64_t round = 1; round < k; ++round) {
+        if (options.cancel.stop_requested()) throw Error(source_name + ": initialisation cancelled");
         if (!(nearest.total() > 0.0)) {
             choose(selection.uniform_unchosen(seed, round));
             continue;

@@ -1,6 +1,7 @@
 #pragma once
 // Seeded point-set generators (deterministic for a spec and seed, on every platform).
 #include <cstdint>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,9 @@ namespace kms {
 // Throws InputError naming the spec and the offending key for a bad spec.
 // The result has truth_labels (and truth_centroids where defined).
 Dataset generate_dataset(std::string_view spec, std::uint64_t seed);
+// The same, checking `cancel` between chunks of points: a stop request aborts with
+// kms::Error("generate:SPEC seed=S: generation cancelled").
+Dataset generate_dataset(std::string_view spec, std::uint64_t seed, std::stop_token cancel);
 // One line per generator with its keys and defaults, for --help and the GUI.
 std::string generator_help();
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,7 @@ struct InitOptions {
     int greedy_trials = 0;   // 0 = scikit-learn's default 2 + ⌊ln k⌋
     std::string path;        // for InitMethod::File
     int threads = 0;         // OpenMP threads for the distance passes; result does not depend on it
+    std::stop_token cancel;  // checked every round: a stop request aborts with kms::Error("... cancelled")
 };
 
 // k × d centroids. Throws InputError for k < 1 or k > n (naming the source),
