@@ -151,9 +151,9 @@ std::string cuda_silhouette_unavailable_reason(int device) {
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {
         cudaGetLastError();  // clear the sticky error for later calls
-        return std::string("no CUDA device: ") + cudaGetErrorString(status);
+        return std::string("the CUDA runtime reports: ") + cudaGetErrorString(status);
     }
-    if (count == 0) return "no CUDA device: the driver reports none";
+    if (count == 0) return "the CUDA driver reports no device";
     if (device < 0 || device >= count)
         return "CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)";
     return {};
