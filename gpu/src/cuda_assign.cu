@@ -14,51 +14,77 @@ namespace kms::cuda {
 namespace {
 
 constexpr int kLloydTile = 32;                  // centroids per shared tile (register partials)
-constexpr std::size_t kTileBytes = 48 * 1024;   // shared memory budget of the tiled kernels
+constexpr std::size_t kTileBytes = 40 * 1024;   // dynamic shared memory of the tiled kernels (static use stays < 8 KB)
 
 // --- Lloyd, global: one thread per point (grid-stride), centroids from global memory.
-template <typename T, class Sums>
-__global__ void lloyd_global_kernel(LloydArgs<T> a) {
+// For d ≤ 4 four points are loaded before any is labelled (more bytes in flight);
+// they are still visited, and summed, in plain grid-stride order.
+template <typename T, class Sums, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads) lloyd_global_kernel(LloydArgs<T> a) {
     __shared__ double dscratch[32];
     __shared__ unsigned long long uscratch[32];
     Sums sums;
     sums.zero();
     unsigned long long changed = 0;
+    const T* __restrict__ points = a.points;
+    const T* __restrict__ centroids = a.centroids;
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += stride) {
-        const T* x = a.points + i * a.d;
-        T best = infinity_of<T>();
-        int best_c = 0;
-        if (a.d <= 4) {
-            T xr[4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j) xr[j] = j < a.d ? x[j] : T(0);
-            for (int c = 0; c < a.k; ++c) {
-                const T* row = a.centroids + static_cast<long long>(c) * a.d;
-                T s = T(0);
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    if (j < a.d) s = sq_step(s, xr[j], row[j]);
-                if (s < best) {
-                    best = s;
-                    best_c = c;
-                }
-            }
-        } else {
-            for (int c = 0; c < a.k; ++c) {
-                const T s = exact_squared_distance(x, a.centroids + static_cast<long long>(c) * a.d, a.d);
-                if (s < best) {
-                    best = s;
-                    best_c = c;
-                }
-            }
-        }
-        if (a.labels[i] != best_c) {
+    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    auto finish = [&](long long i, const T* x, int best_c, int old_label) {
+        if (old_label != best_c) {
             a.labels[i] = best_c;
             ++changed;
         }
         if (a.status) a.status[i] = 0;
         sums.add(best_c, x, a.d);
+    };
+    if (a.d <= 4) {
+        constexpr int kBatch = 4;
+        for (long long base = first; base < a.n; base += kBatch * stride) {
+            T xr[kBatch][4];
+            int old_label[kBatch];
+#pragma unroll
+            for (int r = 0; r < kBatch; ++r) {
+                const long long i = base + r * stride;
+                const bool valid = i < a.n;
+#pragma unroll
+                for (int j = 0; j < 4; ++j) xr[r][j] = valid && j < a.d ? points[i * a.d + j] : T(0);
+                old_label[r] = valid ? a.labels[i] : 0;
+            }
+#pragma unroll
+            for (int r = 0; r < kBatch; ++r) {
+                const long long i = base + r * stride;
+                if (i >= a.n) break;
+                T best = infinity_of<T>();
+                int best_c = 0;
+                for (int c = 0; c < a.k; ++c) {
+                    const T* row = centroids + static_cast<long long>(c) * a.d;
+                    T s = T(0);
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        if (j < a.d) s = sq_step(s, xr[r][j], row[j]);
+                    if (s < best) {
+                        best = s;
+                        best_c = c;
+                    }
+                }
+                finish(i, xr[r], best_c, old_label[r]);
+            }
+        }
+    } else {
+        for (long long i = first; i < a.n; i += stride) {
+            const T* x = points + i * a.d;
+            T best = infinity_of<T>();
+            int best_c = 0;
+            for (int c = 0; c < a.k; ++c) {
+                const T s = exact_squared_distance(x, centroids + static_cast<long long>(c) * a.d, a.d);
+                if (s < best) {
+                    best = s;
+                    best_c = c;
+                }
+            }
+            finish(i, x, best_c, a.labels[i]);
+        }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
     if (a.block_partials)
@@ -69,8 +95,8 @@ __global__ void lloyd_global_kernel(LloydArgs<T> a) {
 // --- Lloyd, shared: centroids in tiles of kLloydTile rows × tile_d columns in
 // shared memory; each thread keeps the tile's partial distances in registers, so
 // d is tiled too and each distance is still summed over coordinates in order.
-template <typename T, class Sums>
-__global__ void lloyd_shared_kernel(LloydArgs<T> a, int tile_d) {
+template <typename T, class Sums, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads) lloyd_shared_kernel(LloydArgs<T> a, int tile_d) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
     __shared__ double dscratch[32];
@@ -139,14 +165,117 @@ __global__ void lloyd_shared_kernel(LloydArgs<T> a, int tile_d) {
                    dscratch);
 }
 
+// --- Lloyd, shared, large k: register-tiled direct differences (GEMM-like
+// blocking, but each distance is still Σ_j (x_j − c_j)² summed over j in order).
+// A block takes 64 points × 64 centroids at a time through shared memory in
+// chunks of kChunkD coordinates; each thread owns 4 points × 4 centroids.
+constexpr int kTilePoints = 64, kTileCentroids = 64, kChunkD = 16;
+
+template <typename T>
+__device__ __forceinline__ void load4(const T* p, T out[4]) {
+    if constexpr (sizeof(T) == 4) {
+        const float4 v = *reinterpret_cast<const float4*>(p);
+        out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    } else {
+        const double2 v0 = *reinterpret_cast<const double2*>(p), v1 = *reinterpret_cast<const double2*>(p + 2);
+        out[0] = v0.x, out[1] = v0.y, out[2] = v1.x, out[3] = v1.y;
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(256) lloyd_tiled_kernel(LloydArgs<T> a) {
+    __shared__ __align__(16) T xs[kChunkD][kTilePoints];
+    __shared__ __align__(16) T cs[kChunkD][kTileCentroids];
+    __shared__ unsigned long long uscratch[32];
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;  // centroid group, point group
+    const long long point0 = static_cast<long long>(blockIdx.x) * kTilePoints;
+    T best[4];
+    int best_c[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        best[r] = infinity_of<T>();
+        best_c[r] = 0;
+    }
+    for (int c0 = 0; c0 < a.k; c0 += kTileCentroids) {
+        T acc[4][4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) acc[r][q] = T(0);
+        for (int j0 = 0; j0 < a.d; j0 += kChunkD) {
+            const int width = min(kChunkD, a.d - j0);
+            __syncthreads();
+            for (int e = threadIdx.x; e < kTilePoints * kChunkD; e += blockDim.x) {
+                const int p = e / kChunkD, j = e - p * kChunkD;
+                const long long point = point0 + p;
+                const int centroid = c0 + p;
+                xs[j][p] = point < a.n && j < width ? a.points[point * a.d + j0 + j] : T(0);
+                cs[j][p] = centroid < a.k && j < width ? a.centroids[static_cast<long long>(centroid) * a.d + j0 + j] : T(0);
+            }
+            __syncthreads();
+#pragma unroll 4
+            for (int j = 0; j < width; ++j) {
+                T xv[4], cv[4];
+                load4(&xs[j][ty * 4], xv);
+                load4(&cs[j][tx * 4], cv);
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) acc[r][q] = sq_step(acc[r][q], xv[r], cv[q]);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const int c = c0 + tx * 4 + q;
+                if (c < a.k && acc[r][q] < best[r]) {
+                    best[r] = acc[r][q];
+                    best_c[r] = c;
+                }
+            }
+    }
+    // Argmin across the 16 threads of a point group: (distance, index) order, so
+    // the result is the lowest index among the smallest, as in a sequential scan.
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+        for (int offset = 8; offset > 0; offset >>= 1) {
+            const T other = __shfl_xor_sync(0xffffffffu, best[r], offset);
+            const int other_c = __shfl_xor_sync(0xffffffffu, best_c[r], offset);
+            if (other < best[r] || (other == best[r] && other_c < best_c[r])) {
+                best[r] = other;
+                best_c[r] = other_c;
+            }
+        }
+    unsigned long long changed = 0;
+    if (tx == 0)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            const long long i = point0 + ty * 4 + r;
+            if (i >= a.n) break;
+            if (a.labels[i] != best_c[r]) {
+                a.labels[i] = best_c[r];
+                ++changed;
+            }
+            if (a.status) a.status[i] = 0;
+        }
+    block_count_add(changed, &a.counters->labels_changed, uscratch);
+}
+
 template <typename T, class Sums>
 void launch_lloyd_with(const LloydArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
-    if (shared_variant) {
+    if (shared_variant && args.k > kLloydTile && !args.block_partials) {
+        const long long blocks = (args.n + kTilePoints - 1) / kTilePoints;
+        lloyd_tiled_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(args);
+    } else if (shared_variant) {
         const int tile_d = static_cast<int>(std::min<std::size_t>(args.d, kTileBytes / (kLloydTile * sizeof(T))));
         const std::size_t bytes = static_cast<std::size_t>(kLloydTile) * tile_d * sizeof(T);
-        lloyd_shared_kernel<T, Sums><<<g.grid, g.block, bytes, stream>>>(args, tile_d);
+        // Up to 256 threads the register sums fit without spilling; 1024 caps registers at 64.
+        if (g.block <= 256) lloyd_shared_kernel<T, Sums, 256><<<g.grid, g.block, bytes, stream>>>(args, tile_d);
+        else lloyd_shared_kernel<T, Sums, 1024><<<g.grid, g.block, bytes, stream>>>(args, tile_d);
     } else {
-        lloyd_global_kernel<T, Sums><<<g.grid, g.block, 0, stream>>>(args);
+        if (g.block <= 256) lloyd_global_kernel<T, Sums, 256><<<g.grid, g.block, 0, stream>>>(args);
+        else lloyd_global_kernel<T, Sums, 1024><<<g.grid, g.block, 0, stream>>>(args);
     }
     KMS_CUDA_LAUNCH_CHECK("Lloyd assignment kernel");
 }
@@ -155,7 +284,7 @@ void launch_lloyd_with(const LloydArgs<T>& args, bool shared_variant, const Geom
 // are stored with the row of the cumulative shift table they were written at,
 // and a point the bounds skip writes nothing.
 template <typename T, bool Shared>
-__global__ void hamerly_kernel(BoundedArgs<T> a, int tile_rows) {
+__global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int tile_rows) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
     __shared__ unsigned long long uscratch[32];
@@ -242,7 +371,7 @@ __global__ void hamerly_kernel(BoundedArgs<T> a, int tile_rows) {
 // reads one bound of 32 points in one transaction, compactly: half for float
 // data, float for double data, rounded down), lazily like Hamerly's.
 template <typename T, bool Shared>
-__global__ void elkan_kernel(BoundedArgs<T> a, int tile_rows) {
+__global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_rows) {
     using Lower = typename ElkanLowerStorage<T>::type;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
@@ -432,7 +561,16 @@ void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometr
         elkan_kernel<T, true><<<static_cast<unsigned>(blocks), g.block, bytes, stream>>>(args, rows);
     else
         elkan_kernel<T, false><<<static_cast<unsigned>(blocks), g.block, 0, stream>>>(args, 0);
-    KMS_CUDA_LAUNCH_CHECK("Elkan assignment kernel");
+    const cudaError_t status = cudaGetLastError();
+    if (status != cudaSuccess) {
+        cudaFuncAttributes attributes{};
+        (void)cudaFuncGetAttributes(&attributes, shared_variant ? elkan_kernel<T, true> : elkan_kernel<T, false>);
+        throw Error(std::string("CUDA: Elkan assignment kernel (") + std::to_string(blocks) + " blocks of " +
+                    std::to_string(g.block) + " threads, " + std::to_string(bytes) + " B shared, " +
+                    std::to_string(attributes.numRegs) + " registers, " + std::to_string(attributes.maxThreadsPerBlock) +
+                    " max threads, " + std::to_string(attributes.localSizeBytes) + " B local): " +
+                    cudaGetErrorString(status));
+    }
 }
 
 template <typename T>

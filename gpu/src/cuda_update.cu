@@ -35,8 +35,8 @@ int bits_for(int k) {
 
 long long max_pieces(long long n, int k) { return (n + kPiece - 1) / kPiece + k; }
 
-template <typename T, int V>
-__global__ void small_sums_kernel(const T* points, long long n, int d, const std::int32_t* labels, int k,
+template <typename T, int V, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads) small_sums_kernel(const T* points, long long n, int d, const std::int32_t* labels, int k,
                                   double* block_partials) {
     __shared__ double scratch[32];
     SmallSums<V> sums;
@@ -47,14 +47,17 @@ __global__ void small_sums_kernel(const T* points, long long n, int d, const std
     sums.flush(block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(k, d), k, d, scratch);
 }
 
-// Block partials added in block order: one thread per (cluster, coordinate or count).
+// Block partials reduced in a fixed order: one block per (cluster, coordinate or
+// count); thread t adds blocks t, t+256, ... in order, then a fixed block tree.
 __global__ void small_finalize_kernel(const double* block_partials, int blocks, int k, int d, double* sums,
                                       long long* counts) {
+    __shared__ double scratch[32];
     const int width = k * (d + 1);
-    const int e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= width) return;
+    const int e = blockIdx.x;
     double total = 0.0;
-    for (int b = 0; b < blocks; ++b) total += block_partials[static_cast<long long>(b) * width + e];
+    for (int b = threadIdx.x; b < blocks; b += blockDim.x) total += block_partials[static_cast<long long>(b) * width + e];
+    total = block_sum_fixed(total, scratch);
+    if (threadIdx.x != 0) return;
     const int c = e / (d + 1), j = e - c * (d + 1);
     if (j == d) counts[c] = static_cast<long long>(total);
     else sums[static_cast<long long>(c) * d + j] = total;
@@ -255,7 +258,7 @@ __global__ void label_distances_kernel(const T* points, long long n, int d, cons
 }
 
 template <typename T>
-__global__ void inertia_kernel(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
+__global__ void __launch_bounds__(1024) inertia_kernel(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
                                double* block_scratch) {
     __shared__ double scratch[32];
     double sum = 0.0;
@@ -313,15 +316,19 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
     const int variant = small_update_variant(k, d);
     if (variant >= 0) {
         if (!partials_ready) {
+            auto run = [&](auto kernel) {
+                kernel<<<g.grid, g.block, 0, stream>>>(points, n, d, labels, k, w.block_partials.get());
+            };
+            const bool wide = g.block > 256;  // register cap 64 (spills) only where 1024 threads need it
             switch (variant) {
-                case 0: small_sums_kernel<T, 0><<<g.grid, g.block, 0, stream>>>(points, n, d, labels, k, w.block_partials.get()); break;
-                case 1: small_sums_kernel<T, 1><<<g.grid, g.block, 0, stream>>>(points, n, d, labels, k, w.block_partials.get()); break;
-                default: small_sums_kernel<T, 2><<<g.grid, g.block, 0, stream>>>(points, n, d, labels, k, w.block_partials.get()); break;
+                case 0: wide ? run(small_sums_kernel<T, 0, 1024>) : run(small_sums_kernel<T, 0, 256>); break;
+                case 1: wide ? run(small_sums_kernel<T, 1, 1024>) : run(small_sums_kernel<T, 1, 256>); break;
+                default: wide ? run(small_sums_kernel<T, 2, 1024>) : run(small_sums_kernel<T, 2, 256>); break;
             }
             KMS_CUDA_LAUNCH_CHECK("small-path sum kernel");
         }
         const int width = static_cast<int>(small_partial_width(k, d));
-        small_finalize_kernel<<<blocks_for(width, 128), 128, 0, stream>>>(w.block_partials.get(), g.grid, k, d,
+        small_finalize_kernel<<<width, 256, 0, stream>>>(w.block_partials.get(), g.grid, k, d,
                                                                           w.sums.get(), w.counts.get());
         KMS_CUDA_LAUNCH_CHECK("small-path finalize kernel");
         return;

@@ -1,0 +1,194 @@
+// Per-iteration time of the CUDA solvers on the workloads, data resident
+// on the device, fixed initial centroids, CUDA-event times, medians; with the
+// memory and FP32 floors measured in the same run. Rerun everything on a CUDA
+// machine with scripts/device_bench.sh (or this program alone).
+//
+//   bench_cuda_solvers [--quick] [--iterations N] [--json FILE] [--only W]
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_floor.hpp"
+#include "kms/backends.hpp"
+#include "kms/random.hpp"
+#include "kms/solver.hpp"
+
+namespace {
+
+struct Workload {
+    std::string name;
+    std::size_t n, d, k;
+};
+
+struct Result {
+    std::string workload, config;
+    double median_ms, assign_ms, update_ms, bounds_ms, skip_fraction, distance_fraction, set_data_ms, floor_ms;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Gaussian blobs around k centres in [0, 100)^d, counter-based (the same for any thread count).
+std::shared_ptr<kms::Matrix<double>> blobs(const Workload& w, std::uint64_t seed) {
+    auto points = std::make_shared<kms::Matrix<double>>(w.n, w.d);
+    std::vector<double> centre(w.k * w.d);
+    for (std::size_t e = 0; e < centre.size(); ++e) centre[e] = 100.0 * kms::random_uniform(seed, 1, e);
+    double* out = points->data();
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < static_cast<long long>(w.n); ++i) {
+        const std::size_t c = static_cast<std::size_t>(i) % w.k;
+        for (std::size_t j = 0; j < w.d; ++j) {
+            const std::uint64_t counter = static_cast<std::uint64_t>(i) * w.d + j;
+            const double u1 = kms::random_uniform(seed, 2, counter) + 1e-300;
+            const double u2 = kms::random_uniform(seed, 3, counter);
+            const double g = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+            out[static_cast<std::size_t>(i) * w.d + j] = centre[c * w.d + j] + 4.0 * g;
+        }
+    }
+    return points;
+}
+
+kms::Matrix<double> spread_rows(const kms::Matrix<double>& points, std::size_t k) {
+    kms::Matrix<double> c(k, points.cols());
+    for (std::size_t r = 0; r < k; ++r) {
+        const std::size_t row = (r * 7919 + 13) % points.rows();  // not the blob order: real work for the bounds
+        for (std::size_t j = 0; j < points.cols(); ++j) c(r, j) = points(row, j);
+    }
+    return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool quick = false;
+    int iterations = 20;
+    std::string json_path, only;
+    for (int a = 1; a < argc; ++a) {
+        if (!std::strcmp(argv[a], "--quick")) quick = true;
+        else if (!std::strcmp(argv[a], "--iterations") && a + 1 < argc) iterations = std::atoi(argv[++a]);
+        else if (!std::strcmp(argv[a], "--json") && a + 1 < argc) json_path = argv[++a];
+        else if (!std::strcmp(argv[a], "--only") && a + 1 < argc) only = argv[++a];
+        else {
+            std::fprintf(stderr, "usage: %s [--quick] [--iterations N] [--json FILE] [--only NAME]\n", argv[0]);
+            return 2;
+        }
+    }
+    const kms::BackendAvailability availability = kms::backend_availability(kms::Backend::CudaGlobal);
+    if (!availability.available) {
+        std::fprintf(stderr, "no CUDA device: %s\n", availability.reason.c_str());
+        return 1;
+    }
+    const std::size_t scale = quick ? 100 : 1;
+    std::vector<Workload> workloads = {{"10Mx2_k5", 10'000'000 / scale, 2, 5},
+                                       {"50Mx4_k4", 50'000'000 / scale, 4, 4},
+                                       {"500kx200_k128", 500'000 / scale, 200, 128},
+                                       {"1Mx2_k1000", 1'000'000 / scale, 2, 1000}};
+
+    const bench::Ceilings ceilings = bench::measure_ceilings();
+    std::printf("ceilings: device-to-device copy %.0f GB/s (read+write), FP32 FMA %.1f TFLOP/s\n",
+                ceilings.copy_bandwidth_gbs, ceilings.fp32_tflops);
+    double h2d_pinned_ms = 0, h2d_pageable_ms = 0;
+    const std::size_t h2d_bytes = std::size_t{800} << 20;
+    const double pinned = bench::host_to_device_gbs(h2d_bytes, true, &h2d_pinned_ms);
+    const double pageable = bench::host_to_device_gbs(h2d_bytes, false, &h2d_pageable_ms);
+    std::printf("host-to-device 800 MiB: pinned %.1f GB/s (%.1f ms), pageable %.1f GB/s (%.1f ms)\n", pinned,
+                h2d_pinned_ms, pageable, h2d_pageable_ms);
+
+    std::vector<Result> results;
+    for (const Workload& w : workloads) {
+        if (!only.empty() && w.name != only) continue;
+        const auto points = blobs(w, 2026);
+        const kms::Matrix<double> start = spread_rows(*points, w.k);
+        const double bytes = static_cast<double>(w.n) * (w.d + 1) * 4.0;
+        const double memory_floor_ms = bytes / (ceilings.copy_bandwidth_gbs * 1e9) * 1e3;
+        const double flop_floor_ms =
+            2.0 * static_cast<double>(w.n) * w.k * w.d / (ceilings.fp32_tflops * 1e12) * 1e3;
+        const double floor_ms = std::max(memory_floor_ms, flop_floor_ms);
+        std::printf("\n== %s: n=%zu d=%zu k=%zu; memory floor %.4f ms (n(d+1)4 B), FP32 floor %.4f ms (2nkd)\n",
+                    w.name.c_str(), w.n, w.d, w.k, memory_floor_ms, flop_floor_ms);
+        std::printf("%-34s %10s %9s %9s %9s %7s %8s %9s %8s\n", "config", "median ms", "assign", "update", "bounds",
+                    "skip%", "dist%", "set_data", "x floor");
+
+        struct Config {
+            kms::Algorithm algorithm;
+            kms::Backend backend;
+            kms::Precision precision;
+            int block;
+        };
+        std::vector<Config> configs;
+        for (kms::Backend b : {kms::Backend::CudaGlobal, kms::Backend::CudaShared})
+            for (int block : {0, 64, 256, 1024})
+                configs.push_back({kms::Algorithm::Lloyd, b, kms::Precision::F32, block});
+        for (kms::Precision p : {kms::Precision::F32, kms::Precision::F64})
+            for (kms::Algorithm a : {kms::Algorithm::Elkan, kms::Algorithm::Hamerly, kms::Algorithm::Lloyd})
+                for (kms::Backend b : {kms::Backend::CudaGlobal, kms::Backend::CudaShared})
+                    if (!(a == kms::Algorithm::Lloyd && p == kms::Precision::F32))
+                        configs.push_back({a, b, p, 0});
+
+        for (const Config& cfg : configs) {
+            kms::SolverConfig config;
+            config.algorithm = cfg.algorithm;
+            config.backend = cfg.backend;
+            config.precision = cfg.precision;
+            config.cuda_block_size = cfg.block;
+            config.max_iterations = 1 << 20;
+            config.tol = 0.0;
+            std::string name = config.describe() + (cfg.block ? "/b" + std::to_string(cfg.block) : "/bauto");
+            try {
+                auto solver = kms::make_solver(config);
+                const auto t0 = std::chrono::steady_clock::now();
+                solver->set_data(points);
+                const double set_data_ms =
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                solver->set_initial_centroids(start);
+                std::vector<double> total, assign, update, bounds, skips, dists;
+                for (int it = 1; it <= iterations; ++it) {
+                    const kms::IterationStats s = solver->step();
+                    if (it == 1) continue;  // the first step of Elkan/Hamerly is a full search that builds the bounds
+                    total.push_back(s.time_total_ms);
+                    assign.push_back(s.time_assign_ms);
+                    update.push_back(s.time_update_ms);
+                    bounds.push_back(s.time_bounds_ms);
+                    skips.push_back(static_cast<double>(s.bound_skips) / static_cast<double>(w.n));
+                    dists.push_back(static_cast<double>(s.point_centroid_distances) /
+                                    (static_cast<double>(w.n) * static_cast<double>(w.k)));
+                }
+                Result r{w.name, name, median(total), median(assign), median(update), median(bounds),
+                         median(skips), median(dists), set_data_ms, floor_ms};
+                std::printf("%-34s %10.4f %9.4f %9.4f %9.4f %7.1f %8.1f %9.1f %8.2f\n", name.c_str(), r.median_ms,
+                            r.assign_ms, r.update_ms, r.bounds_ms, 100 * r.skip_fraction, 100 * r.distance_fraction,
+                            r.set_data_ms, r.median_ms / floor_ms);
+                results.push_back(r);
+            } catch (const std::exception& e) {
+                std::printf("%-34s failed: %s\n", name.c_str(), e.what());
+            }
+            std::fflush(stdout);
+        }
+    }
+    if (!json_path.empty()) {
+        std::ofstream json(json_path);
+        json << "{\"copy_bandwidth_gbs\": " << ceilings.copy_bandwidth_gbs << ", \"fp32_tflops\": " << ceilings.fp32_tflops
+             << ", \"h2d_pinned_gbs\": " << pinned << ", \"h2d_pageable_gbs\": " << pageable << ", \"results\": [\n";
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const Result& r = results[i];
+            json << "  {\"workload\": \"" << r.workload << "\", \"config\": \"" << r.config << "\", \"median_ms\": "
+                 << r.median_ms << ", \"assign_ms\": " << r.assign_ms << ", \"update_ms\": " << r.update_ms
+                 << ", \"bounds_ms\": " << r.bounds_ms << ", \"skip_fraction\": " << r.skip_fraction
+                 << ", \"distance_fraction\": " << r.distance_fraction << ", \"set_data_ms\": " << r.set_data_ms
+                 << ", \"floor_ms\": " << r.floor_ms << "}" << (i + 1 < results.size() ? "," : "") << "\n";
+        }
+        json << "]}\n";
+    }
+    return 0;
+}
