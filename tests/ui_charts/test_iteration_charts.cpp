@@ -219,6 +219,12 @@ private slots:
 
         single.resize(1200, 560);
         compare.resize(1200, 560);
+        // Hover over iteration 8 of the distance chart: the read-out names every run.
+        kms::ui::PlotWidget* distances = compare.chart(Chart::DistancePercent);
+        const QPointF at = distances->toPixel(8, 50);
+        QMouseEvent move(QEvent::MouseMove, at, distances->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(distances, &move);
+        QCOMPARE(distances->hoveredIteration(), std::optional<int>(8));
         const QImage single_image = single.grab().toImage();
         const QImage compare_image = compare.grab().toImage();
         QCOMPARE(single_image.size(), QSize(1200, 560));

@@ -5,6 +5,7 @@
 // "current iteration" marker. Long series (10k+ points) are drawn through a
 // per-pixel-column min/max reduction, so painting costs O(width), not O(points).
 #include <QColor>
+#include <QPixmap>
 #include <QString>
 #include <QWidget>
 
@@ -98,6 +99,7 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     struct Layout {
@@ -113,6 +115,8 @@ private:
     };
 
     Layout computeLayout() const;
+    void invalidate();  // data or settings changed: repaint the cached plot too
+    void paintContent(QPainter& painter);
     void updateDataRange(double value);
     void recomputeDataRange();
     bool hasData() const;
@@ -141,6 +145,9 @@ private:
     bool have_values_ = false, have_positive_ = false;
     double x_min_ = 0.0, x_max_ = 0.0;
     bool have_x_ = false;
+
+    QPixmap cache_;
+    bool cache_valid_ = false;
 };
 
 }  // namespace kms::ui
