@@ -56,7 +56,7 @@ private slots:
         }
     }
 
-    void matches_cpu_double_and_float_data() {
+    void gpu_matches_cpu() {
         QFETCH(int, n);
         QFETCH(int, d);
         QFETCH(int, k);
@@ -79,7 +79,7 @@ private slots:
         for (std::size_t i = 0; i < cpu_f.values.size(); ++i)
             QVERIFY2(close(gpu_f.values[i], cpu_f.values[i], 1e-5, 1.0), qPrintable(QString("float value %1").arg(i)));
     }
-    void matches_cpu_double_and_float_data_data() {
+    void gpu_matches_cpu_data() {
         QTest::addColumn<int>("n");
         QTest::addColumn<int>("d");
         QTest::addColumn<int>("k");
