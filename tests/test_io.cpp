@@ -166,6 +166,8 @@ private slots:
         QTest::newRow("quoted header after comments")
             << QByteArray("# exported\n\n\"x\";\"y\"\n1;2\n") << 2 << QList<double>{1, 2};
         QTest::newRow("whitespace header") << QByteArray("x y z\n1 2 3\n") << 3 << QList<double>{1, 2, 3};
+        QTest::newRow("header with a trailing comment") << QByteArray("x y # metres\n1 2\n") << 2
+                                                        << QList<double>{1, 2};
         QTest::newRow("comment lines and trailing comments")
             << QByteArray("# points\n1,2 # first\n  # indented comment\n3,4# second\n") << 2
             << QList<double>{1, 2, 3, 4};

@@ -306,7 +306,7 @@ std::vector<std::string_view> split_fields(const Line& line, Separator separator
     std::vector<std::string_view> fields;
     const char delimiter = separator == Separator::Comma ? ',' : ';';
     const char* p = line.begin;
-    const char* end = line.end;
+    const char* end = std::find(line.begin, line.end, '#');  // a trailing comment names no column
     for (;;) {
         while (p != end && is_blank(*p)) ++p;
         if (p == end) break;
