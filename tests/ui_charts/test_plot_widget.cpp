@@ -156,6 +156,25 @@ private slots:
         QCOMPARE(plot.xRange(), (std::pair{1.0, 10.0}));
     }
 
+    void repaintFollowsChanges() {
+        // The plot layer is cached for hover; every change must still show.
+        PlotWidget plot;
+        const QColor red(220, 20, 20);
+        plot.addSeries(line(QStringLiteral("s"), red, std::vector<double>(10, 8.0)));
+        plot.setFixedYRange(std::pair{0.0, 10.0});
+        QImage image = render(plot, {500, 300});
+        QVERIFY(colour_near(image, plot.toPixel(5.5, 8.0), red));
+        plot.setSeriesValues(0, std::vector<double>(10, 2.0));
+        image = render(plot, {500, 300});
+        QVERIFY(colour_near(image, plot.toPixel(5.5, 2.0), red));
+        QVERIFY(!colour_near(image, plot.toPixel(5.5, 8.0), red, 3));
+        plot.appendValue(0, 9.0);  // iteration 11
+        image = render(plot, {500, 300});
+        QVERIFY(colour_near(image, plot.toPixel(11, 9.0), red));
+        image = render(plot, {320, 200});  // resized: redrawn at the new size
+        QVERIFY(colour_near(image, plot.toPixel(5.5, 2.0), red));
+    }
+
     void barsAndFixedRange() {
         PlotWidget plot;
         const QColor green(30, 160, 60);
