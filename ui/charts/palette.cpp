@@ -64,10 +64,12 @@ Rgb from_lab(const Lab& lab) {
     return {to_byte(linear_to_srgb(r)), to_byte(linear_to_srgb(g)), to_byte(linear_to_srgb(b))};
 }
 
-double lab_distance(const Lab& p, const Lab& q) {
+double lab_distance_squared(const Lab& p, const Lab& q) {
     const double dl = p.l - q.l, da = p.a - q.a, db = p.b - q.b;
-    return std::sqrt(dl * dl + da * da + db * db);
+    return dl * dl + da * da + db * db;
 }
+
+double lab_distance(const Lab& p, const Lab& q) { return std::sqrt(lab_distance_squared(p, q)); }
 
 // Colours usable for clusters: not so light that they vanish on white, not so
 // dark that they hide centroid markers, not grey.
@@ -93,10 +95,11 @@ std::vector<Rgb> build_spread_table() {
             }
 
     std::vector<Rgb> palette(kFixedColours.begin(), kFixedColours.end());
+    // Squared distance to the nearest chosen colour (same order as the distance, no sqrt).
     std::vector<double> nearest(candidates.size(), std::numeric_limits<double>::infinity());
     const auto account_for = [&](const Lab& chosen) {
         for (std::size_t i = 0; i < candidates.size(); ++i)
-            nearest[i] = std::min(nearest[i], lab_distance(candidate_lab[i], chosen));
+            nearest[i] = std::min(nearest[i], lab_distance_squared(candidate_lab[i], chosen));
     };
     for (const Rgb& fixed : kFixedColours) account_for(to_lab(fixed));
     while (palette.size() < kSpreadSize) {
