@@ -196,6 +196,16 @@ __global__ void __launch_bounds__(256) lloyd_tiled_kernel(LloydArgs<T> a) {
         best[r] = infinity_of<T>();
         best_c[r] = 0;
     }
+    // Short rows (d ≤ kChunkD): the points' tile is loaded once for all centroid tiles.
+    const bool points_resident = a.d <= kChunkD;
+    auto load_points = [&](int j0, int width) {
+        for (int e = threadIdx.x; e < kTilePoints * width; e += blockDim.x) {
+            const int p = e / width, j = e - p * width;
+            const long long point = point0 + p;
+            xs[j][p] = point < a.n ? a.points[point * a.d + j0 + j] : T(0);
+        }
+    };
+    if (points_resident) load_points(0, a.d);
     for (int c0 = 0; c0 < a.k; c0 += kTileCentroids) {
         T acc[4][4];
 #pragma unroll
@@ -205,12 +215,11 @@ __global__ void __launch_bounds__(256) lloyd_tiled_kernel(LloydArgs<T> a) {
         for (int j0 = 0; j0 < a.d; j0 += kChunkD) {
             const int width = min(kChunkD, a.d - j0);
             __syncthreads();
-            for (int e = threadIdx.x; e < kTilePoints * kChunkD; e += blockDim.x) {
-                const int p = e / kChunkD, j = e - p * kChunkD;
-                const long long point = point0 + p;
-                const int centroid = c0 + p;
-                xs[j][p] = point < a.n && j < width ? a.points[point * a.d + j0 + j] : T(0);
-                cs[j][p] = centroid < a.k && j < width ? a.centroids[static_cast<long long>(centroid) * a.d + j0 + j] : T(0);
+            if (!points_resident) load_points(j0, width);
+            for (int e = threadIdx.x; e < kTileCentroids * width; e += blockDim.x) {
+                const int c = e / width, j = e - c * width;
+                const int centroid = c0 + c;
+                cs[j][c] = centroid < a.k ? a.centroids[static_cast<long long>(centroid) * a.d + j0 + j] : T(0);
             }
             __syncthreads();
 #pragma unroll 4
@@ -538,6 +547,17 @@ void launch_lloyd(const LloydArgs<T>& args, bool shared_variant, const Geometry&
             launch_lloyd_with<T, NoSums>(plain, shared_variant, g, stream);
         }
     }
+}
+
+int update_blocks_per_sm(int block) {
+    // The heaviest kernel sharing the update geometry: fused Lloyd, float, (8, 4) sums.
+    int blocks = 0;
+    const cudaError_t status =
+        block <= 256
+            ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, SmallSums<2>, 256>, block, 0)
+            : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, SmallSums<2>, 1024>, block, 0);
+    check(status, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return blocks > 0 ? blocks : 1;
 }
 
 template <typename T>

@@ -100,6 +100,11 @@ struct Geometry {
     std::size_t shared_limit = 48 * 1024;  // opt-in dynamic shared memory per block
 };
 
+// Resident blocks per multiprocessor of the fused Lloyd kernel at this block size:
+// the grid-stride kernels launch one full wave (sm_count × this), so the sum order
+// depends only on the device and the block size.
+int update_blocks_per_sm(int block);
+
 // The small-(k, d) fused update keeps per-thread sums in registers.
 // Returns the template variant index, or -1 when (k, d) needs the general path.
 int small_update_variant(int k, int d);

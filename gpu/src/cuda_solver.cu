@@ -55,6 +55,7 @@ public:
         KMS_CUDA_CHECK(cudaGetDeviceProperties(&props, config_.cuda_device));
         geometry_.sm_count = props.multiProcessorCount;
         geometry_.block = config_.cuda_block_size > 0 ? config_.cuda_block_size : 256;
+        blocks_per_sm_ = update_blocks_per_sm(geometry_.block);
         KMS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         record_.allocate(1, "the iteration record");
         scalar_.allocate(1, "the inertia result");
@@ -88,9 +89,8 @@ public:
                                       cudaMemcpyHostToDevice));
         }
         const long long by_size = (n_ + geometry_.block - 1) / geometry_.block;
-        geometry_.grid = static_cast<int>(
-            std::max<long long>(1, std::min<long long>(by_size, static_cast<long long>(geometry_.sm_count) *
-                                                                     std::max(1, 2048 / geometry_.block))));
+        geometry_.grid = static_cast<int>(std::max<long long>(
+            1, std::min<long long>(by_size, static_cast<long long>(geometry_.sm_count) * blocks_per_sm_)));
         data_low_.assign(d_, std::numeric_limits<double>::infinity());
         data_high_.assign(d_, -std::numeric_limits<double>::infinity());
         for (long long i = 0; i < n_; ++i)
@@ -427,6 +427,7 @@ private:
 
     SolverConfig config_;
     Geometry geometry_;
+    int blocks_per_sm_ = 1;
     cudaStream_t stream_ = nullptr;
     Event ev_start_, ev_bounds_, ev_assign_, ev_update_, ev_end_;
 

@@ -25,7 +25,7 @@ int small_update_variant(int k, int d) {
 
 namespace {
 
-constexpr int kPiece = 2048;  // sorted positions summed by one block of the general path
+constexpr int kPiece = 256;  // sorted positions summed by one block of the general path
 
 int bits_for(int k) {
     int bits = 1;
