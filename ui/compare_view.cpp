@@ -1,6 +1,9 @@
 #include "compare_view.hpp"
 
 #include <QGridLayout>
+#include <QLabel>
+#include <QTimer>
+#include <QVBoxLayout>
 
 namespace kms::ui {
 
@@ -45,22 +48,34 @@ CompareView::CompareView(CompareSession* session, QWidget* parent) : QWidget(par
 }
 
 void CompareView::rebuild() {
-    for (PointCloudView* view : views_) {
-        grid_->removeWidget(view);
-        delete view;
+    for (QWidget* cell : cells_) {
+        grid_->removeWidget(cell);
+        delete cell;
     }
+    cells_.clear();
     views_.clear();
+    captions_.clear();
     const std::size_t count = session_->size();
     const int columns = count <= 2 ? int(count) : 2;
     for (std::size_t i = 0; i < count; ++i) {
-        auto* view = new PointCloudView(this);
+        auto* cell = new QWidget(this);
+        auto* layout = new QVBoxLayout(cell);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->setSpacing(0);
+        auto* caption = new QLabel(cell);
+        caption->setContentsMargins(6, 2, 6, 2);
+        layout->addWidget(caption);
+        auto* view = new PointCloudView(cell);
+        layout->addWidget(view, 1);
         view->set_camera(&camera_);
         view->set_colour_mode(i == 0 && mode_ == ColourMode::Difference ? ColourMode::Labels : mode_);
         view->set_show_voronoi(voronoi_);
         view->set_show_trails(trails_);
         view->set_point_size(point_size_);
-        grid_->addWidget(view, int(i) / std::max(1, columns), int(i) % std::max(1, columns));
+        grid_->addWidget(cell, int(i) / std::max(1, columns), int(i) % std::max(1, columns));
         views_.push_back(view);
+        cells_.push_back(cell);
+        captions_.push_back(caption);
     }
     fitted_ = false;
 }
@@ -81,7 +96,7 @@ void CompareView::refresh() {
         if (run.converged() && run.displayed_iteration() == run.latest_iteration()) caption += tr("   converged");
         if (i > 0 && mode_ == ColourMode::Difference)
             caption += tr("   %1 labels differ").arg(differing_points(i));
-        view.set_caption(caption);
+        captions_[i]->setText(caption);
     }
     if (!fitted_ && session_->all_ready() && !views_.empty() && views_[0]->width() > 0) {
         views_[0]->fit();
@@ -97,6 +112,14 @@ std::size_t CompareView::differing_points(std::size_t i) const {
     std::size_t differ = 0;
     for (std::size_t p = 0; p < labels->size(); ++p) differ += (*labels)[p] != (*reference)[p];
     return differ;
+}
+
+void CompareView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Refit once the grid has its new size (the panels resize after this widget).
+    QTimer::singleShot(0, this, [this] {
+        if (session_->all_ready()) fit();
+    });
 }
 
 void CompareView::set_colour_mode(ColourMode mode) {

@@ -12,6 +12,7 @@
 #include "view_camera.hpp"
 
 class QGridLayout;
+class QLabel;
 
 namespace kms::ui {
 
@@ -30,6 +31,9 @@ public:
     // Points whose label differs from run 0's in panel i (shown iteration).
     std::size_t differing_points(std::size_t i) const;
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void rebuild();
     void refresh();
@@ -38,6 +42,8 @@ private:
     ViewCamera camera_;
     QGridLayout* grid_ = nullptr;
     std::vector<PointCloudView*> views_;
+    std::vector<QWidget*> cells_;     // caption + view
+    std::vector<QLabel*> captions_;
     ColourMode mode_ = ColourMode::Labels;
     bool voronoi_ = false;
     bool trails_ = true;

@@ -33,6 +33,8 @@
 #include <sstream>
 
 #include "charts/iteration_charts.hpp"
+#include "compare/compare_table.hpp"
+#include "scores_dock.hpp"
 #include "compare_view.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
@@ -116,6 +118,20 @@ MainWindow::MainWindow(QWidget* parent)
             controller_->step();
     });
 
+    scores_ = new ScoresDock(this);
+    auto* scores_dock = new QDockWidget(tr("Scores"), this);
+    scores_dock->setObjectName(QStringLiteral("scores"));
+    scores_dock->setWidget(scores_);
+    addDockWidget(Qt::RightDockWidgetArea, scores_dock);
+
+    compare_table_ = new CompareTable(this);
+    compare_dock_ = new QDockWidget(tr("Comparison"), this);
+    compare_dock_->setObjectName(QStringLiteral("comparison"));
+    compare_dock_->setWidget(compare_table_);
+    addDockWidget(Qt::BottomDockWidgetArea, compare_dock_);
+    tabifyDockWidget(charts_dock, compare_dock_);
+    charts_dock->raise();
+
     build_actions();
     iteration_label_ = new QLabel(this);
     status_detail_ = new QLabel(this);
@@ -166,9 +182,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(compare_.get(), &CompareSession::errorOccurred, this, &MainWindow::show_error);
 
     controller_->set_projection_mode(ProjectionMode::Pca);
-    resize(1280, 820);
-    resizeDocks({charts_dock}, {210}, Qt::Vertical);
-    resizeDocks({side}, {340}, Qt::Horizontal);
+    resize(1400, 900);
+    resizeDocks({charts_dock}, {220}, Qt::Vertical);
+    resizeDocks({side, scores_dock}, {330, 330}, Qt::Horizontal);
     update_actions();
 }
 
@@ -399,6 +415,7 @@ void MainWindow::start_compare(const std::vector<SolverConfig>& configs) {
     if (configs.empty()) {
         compare_->clear();
         compare_mode_ = false;
+        compare_table_->clear();
         stack_->setCurrentWidget(view_);
         refresh_charts();
         update_actions();
@@ -411,6 +428,8 @@ void MainWindow::start_compare(const std::vector<SolverConfig>& configs) {
     controller_->pause();
     compare_mode_ = true;
     stack_->setCurrentWidget(compare_view_);
+    compare_dock_->raise();
+    scores_->request(nullptr, nullptr, Matrix<double>(), 0);  // scores follow the single run only
     compare_view_->set_colour_mode(ColourMode(colour_mode_->currentData().toInt()));
     compare_view_->set_show_voronoi(voronoi_->isChecked());
     compare_view_->set_show_trails(trails_->isChecked());
@@ -458,6 +477,9 @@ void MainWindow::set_projection_mode(ProjectionMode mode) {
 
 void MainWindow::refresh_view() {
     show_run_in_view(*controller_, *view_);
+    if (!compare_mode_)
+        scores_->request(controller_->dataset().dataset, controller_->displayed_labels(),
+                         controller_->displayed_centroids(), controller_->displayed_iteration());
     refresh_status();
     if (charts_) charts_->setCurrentIteration(controller_->displayed_iteration());
     update_actions();
@@ -472,10 +494,20 @@ void MainWindow::refresh_charts() {
         if (int(total) == charted_iterations_) return;
         charted_iterations_ = int(total);
         charts_->clear();
+        std::vector<CompareEntry> entries;
         for (std::size_t i = 0; i < compare_->size(); ++i) {
             const RunController& run = compare_->run(i);
             charts_->addRun(run.solver_description(), run.dataset().n(), run.initial_centroids().rows(), run.stats_history());
+            CompareEntry entry;
+            entry.name = run.solver_description();
+            entry.n = run.dataset().n();
+            entry.k = run.initial_centroids().rows();
+            entry.stats = run.stats_history();
+            entries.push_back(std::move(entry));
         }
+        const int selected = compare_table_->selectedSolver();
+        compare_table_->setEntries(std::move(entries));
+        if (selected >= 0 && selected < int(compare_->size())) compare_table_->selectSolver(selected);
         return;
     }
     const auto& run = *controller_;
@@ -534,6 +566,8 @@ void MainWindow::show_error(const QString& message) {
     statusBar()->showMessage(tr("Error: %1").arg(message), 15000);
     update_actions();
 }
+
+bool MainWindow::scores_idle() const { return scores_->idle(); }
 
 // ---------------------------------------------------------------- export
 

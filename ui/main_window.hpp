@@ -13,6 +13,7 @@
 
 class QAction;
 class QCheckBox;
+class QDockWidget;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -23,6 +24,7 @@ class QStackedWidget;
 
 namespace kms::ui {
 
+class CompareTable;
 class CompareView;
 class IterationCharts;
 class SolverPanel;
@@ -59,6 +61,8 @@ public:
     void set_projection_mode(ProjectionMode mode);
     // Last error shown to the user (status bar / message), for tests and scripts.
     QString last_error() const { return last_error_; }
+    // No scores computation pending or running.
+    bool scores_idle() const;
 
     // Export (throw kms::Error naming the path on failure).
     void export_png(const QString& path);
@@ -92,6 +96,8 @@ private:
     SolverPanel* solver_panel_ = nullptr;
     IterationCharts* charts_ = nullptr;
     ScoresDock* scores_ = nullptr;
+    CompareTable* compare_table_ = nullptr;
+    QDockWidget* compare_dock_ = nullptr;
 
     QComboBox* examples_ = nullptr;
     QLineEdit* generator_spec_ = nullptr;

@@ -3,7 +3,6 @@
 #include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
-#include <QPainter>
 #include <QWheelEvent>
 
 #include <cmath>
@@ -18,7 +17,7 @@ static void init_studio_resources() { Q_INIT_RESOURCE(studio); }
 namespace kms::ui {
 
 namespace {
-constexpr double kMarkerPixels = 18.0;
+constexpr double kMarkerPixels = 22.0;
 constexpr double kGrabRadiusPixels = 12.0;
 constexpr float kBackground = 0.985f;
 }  // namespace
@@ -109,11 +108,6 @@ void PointCloudView::set_point_size(double pixels) {
     update();
 }
 
-void PointCloudView::set_caption(const QString& caption) {
-    caption_ = caption;
-    update();
-}
-
 void PointCloudView::set_camera(ViewCamera* camera) {
     if (camera_) disconnect(camera_, &ViewCamera::changed, this, nullptr);
     camera_ = camera ? camera : &own_camera_;
@@ -141,6 +135,7 @@ QRectF PointCloudView::data_bounds() const {
 void PointCloudView::fit() {
     camera_->fit(data_bounds(), QSizeF(width(), height()));
     fit_pending_ = false;
+    user_camera_ = false;
 }
 
 QPointF PointCloudView::world_to_pixel(QPointF world) const {
@@ -217,7 +212,7 @@ void PointCloudView::initializeGL() {
 }
 
 void PointCloudView::resizeGL(int, int) {
-    if (fit_pending_ && camera_ == &own_camera_) fit();
+    if ((fit_pending_ || !user_camera_) && camera_ == &own_camera_ && positions_) fit();
 }
 
 void PointCloudView::upload_positions() {
@@ -337,12 +332,6 @@ void PointCloudView::paintGL() {
     if (show_trails_) draw_trails();
     draw_centroids();
     last_paint_ms_ = double(timer.nsecsElapsed()) / 1e6;
-
-    if (!caption_.isEmpty()) {
-        QPainter painter(this);
-        painter.setPen(QColor(30, 30, 30));
-        painter.drawText(QRect(8, 6, width() - 16, 20), Qt::AlignLeft | Qt::AlignVCenter, caption_);
-    }
 }
 
 void PointCloudView::draw_voronoi() {
@@ -467,6 +456,7 @@ void PointCloudView::mouseMoveEvent(QMouseEvent* event) {
     } else if (pan_anchor_) {
         const QPointF delta = event->position() - *pan_anchor_;
         camera_->pan_pixels(QPointF(delta.x(), -delta.y()));
+        user_camera_ = true;
         pan_anchor_ = event->position();
     }
 }
@@ -487,6 +477,7 @@ void PointCloudView::wheelEvent(QWheelEvent* event) {
     if (steps == 0) return;
     const QPointF offset(event->position().x() - width() / 2.0, height() / 2.0 - event->position().y());
     camera_->zoom_about(offset, std::pow(1.2, steps));
+    user_camera_ = true;
 }
 
 void PointCloudView::keyPressEvent(QKeyEvent* event) {

@@ -52,8 +52,6 @@ public:
     double point_size() const { return point_size_; }
     // Initial centroids may be dragged (before the first step).
     void set_centroids_editable(bool editable) { centroids_editable_ = editable; }
-    // A line of text drawn in the top-left corner (solver, iteration).
-    void set_caption(const QString& caption);
 
     // Share a camera with other views (the view does not own it).
     void set_camera(ViewCamera* camera);
@@ -117,11 +115,11 @@ private:
     bool show_voronoi_ = false;
     double point_size_ = 3.0;
     bool centroids_editable_ = false;
-    QString caption_;
 
     bool positions_dirty_ = false;
     bool colours_dirty_ = false;
     bool fit_pending_ = true;
+    bool user_camera_ = false;  // the user zoomed or panned: resizing keeps their view
     std::size_t buffer_points_ = 0;  // capacity of the GL buffers
 
     bool gl_ready_ = false;

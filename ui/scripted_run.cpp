@@ -92,7 +92,8 @@ void ScriptedRun::poll() {
         }
         case Phase::Settling:
             // A few event-loop turns so every view has painted the last frame.
-            if (++settle_ticks_ < 5) return;
+            // and the scores of the last iteration are in (up to 20 s: a screenshot without them beats none).
+            if (++settle_ticks_ < 5 || (!window_.scores_idle() && settle_ticks_ < 1000)) return;
             if (options_.scripted()) save_and_finish();
             else {
                 phase_ = Phase::Done;

@@ -1,0 +1,32 @@
+# The studio (issue 5): models, worker and panels offscreen; rendering under
+# Xvfb (xvfb-run) where it is installed, else the rendering test skips itself.
+if(NOT TARGET kms_ui)
+  message(STATUS "kmeans-studio: no Qt studio, studio tests skipped")
+  return()
+endif()
+find_package(Qt6 REQUIRED COMPONENTS Widgets)
+
+kms_add_test(test_ui_controller SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_controller.cpp
+             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+set_target_properties(test_ui_controller PROPERTIES AUTOMOC ON)
+set_property(TEST test_ui_controller APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+
+# Rendering: a real GL context is needed, so run on an X server (Xvfb + Mesa's
+# llvmpipe in CI). Not via kms_add_test: the command is wrapped in xvfb-run.
+add_executable(test_ui_render ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_render.cpp)
+set_target_properties(test_ui_render PROPERTIES AUTOMOC ON)
+target_include_directories(test_ui_render PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(test_ui_render PRIVATE Qt6::Core Qt6::Test Qt6::Widgets kms_ui kms_gpu kms_core kms_warnings)
+add_dependencies(test_ui_render kmeans-studio)
+find_program(KMS_XVFB_RUN xvfb-run)
+if(KMS_XVFB_RUN)
+  add_test(NAME test_ui_render
+           COMMAND ${KMS_XVFB_RUN} -a -s "-screen 0 1600x1000x24" $<TARGET_FILE:test_ui_render>)
+  set(_kms_render_env "QT_QPA_PLATFORM=xcb")
+else()
+  # No X server to start: the test finds no GL context and skips with the reason.
+  add_test(NAME test_ui_render COMMAND test_ui_render)
+  set(_kms_render_env "QT_QPA_PLATFORM=offscreen" "KMS_NO_XVFB=1")
+endif()
+set_tests_properties(test_ui_render PROPERTIES TIMEOUT 300 LABELS ui
+                     ENVIRONMENT "${KMS_TEST_ENVIRONMENT};KMS_STUDIO=$<TARGET_FILE:kmeans-studio>;${_kms_render_env}")
