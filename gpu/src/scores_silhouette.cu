@@ -176,7 +176,8 @@ bool cuda_silhouette_sums(const T* sorted_points, std::size_t n, std::size_t d, 
     if (row_bytes > std::size_t(kSharedBytes))
         throw Error("CUDA silhouette: " + std::to_string(d) + " dimensions do not fit a shared-memory tile (at most " +
                     std::to_string(kSharedBytes / sizeof(T)) + ")");
-    const int tile_width = int(std::min<std::size_t>(kThreads, std::size_t(kSharedBytes) / row_bytes));
+    const int tile_width =
+        row_bytes == 0 ? kThreads : int(std::min<std::size_t>(kThreads, std::size_t(kSharedBytes) / row_bytes));
     const std::size_t shared = std::size_t(tile_width) * row_bytes;
 
     DeviceBuffer<T> points(n * d);
