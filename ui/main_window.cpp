@@ -38,6 +38,7 @@
 #include "compare_view.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
+#include "kms/gl_interop.hpp"
 #include "kms/io.hpp"
 #include "kms/report.hpp"
 #include "kms/scores.hpp"
@@ -119,7 +120,8 @@ MainWindow::MainWindow(QWidget* parent)
     });
 
     scores_ = new ScoresDock(this);
-    auto* scores_dock = new QDockWidget(tr("Scores"), this);
+    scores_dock_ = new QDockWidget(tr("Scores"), this);
+    auto* scores_dock = scores_dock_;
     scores_dock->setObjectName(QStringLiteral("scores"));
     scores_dock->setWidget(scores_);
     addDockWidget(Qt::RightDockWidgetArea, scores_dock);
@@ -148,6 +150,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(c, &RunController::historyChanged, this, &MainWindow::refresh_charts);
     connect(c, &RunController::setupChanged, this, [this] {
         ++setup_serial_;
+        // CUDA back end: colours are written on the GPU straight into the view's
+        // buffer (CUDA–GL interop), unless that already failed for this view.
+        const Backend backend = controller_->setup().config.backend;
+        const bool cuda = backend == Backend::CudaGlobal || backend == Backend::CudaShared;
+        controller_->set_offer_device_labels(cuda && !view_->interop_failed() && gl_interop_availability().available);
         if (controller_->ready()) {
             RunSetup shown = controller_->setup();
             solver_panel_->set_setup(shown);
@@ -177,6 +184,7 @@ MainWindow::MainWindow(QWidget* parent)
         if (compare_mode_) {
             update_actions();
             refresh_charts();
+            refresh_status();
         }
     });
     connect(compare_.get(), &CompareSession::errorOccurred, this, &MainWindow::show_error);
@@ -257,6 +265,7 @@ QWidget* MainWindow::build_side_panel() {
             [this] { set_colour_mode(ColourMode(colour_mode_->currentData().toInt())); });
     view_form->addRow(tr("Colour"), colour_mode_);
     voronoi_ = new QCheckBox(tr("Voronoi cells"), view);
+    voronoi_->setToolTip(tr("Nearest centroid per pixel; for d > 2, of the projected centroids (the true cells are in d dimensions)"));
     connect(voronoi_, &QCheckBox::toggled, this, &MainWindow::set_show_voronoi);
     trails_ = new QCheckBox(tr("Centroid trails"), view);
     trails_->setChecked(true);
@@ -416,6 +425,8 @@ void MainWindow::start_compare(const std::vector<SolverConfig>& configs) {
         compare_->clear();
         compare_mode_ = false;
         compare_table_->clear();
+        scores_dock_->show();
+        refresh_view();
         stack_->setCurrentWidget(view_);
         refresh_charts();
         update_actions();
@@ -430,6 +441,7 @@ void MainWindow::start_compare(const std::vector<SolverConfig>& configs) {
     stack_->setCurrentWidget(compare_view_);
     compare_dock_->raise();
     scores_->request(nullptr, nullptr, Matrix<double>(), 0);  // scores follow the single run only
+    scores_dock_->hide();
     compare_view_->set_colour_mode(ColourMode(colour_mode_->currentData().toInt()));
     compare_view_->set_show_voronoi(voronoi_->isChecked());
     compare_view_->set_show_trails(trails_->isChecked());
@@ -534,6 +546,13 @@ void MainWindow::refresh_status() {
     if (!view_->renderer().isEmpty()) detail += tr("   GL: %1").arg(view_->renderer());
     if (!view_->interop_message().isEmpty()) detail += QStringLiteral("   ") + view_->interop_message();
     status_detail_->setText(detail);
+    if (compare_mode_) {
+        QStringList runs;
+        for (std::size_t i = 0; i < compare_->size(); ++i)
+            runs << QStringLiteral("%1 @ %2").arg(compare_->run(i).solver_description()).arg(compare_->run(i).displayed_iteration());
+        iteration_label_->setText(tr("Comparing: %1").arg(runs.join(QStringLiteral(", "))));
+        return;
+    }
     QString iteration = tr("%1   iteration %2 / %3").arg(run.solver_description()).arg(run.displayed_iteration()).arg(
         std::max(0, run.latest_iteration()));
     if (run.displayed_iteration() > 0) {

@@ -98,6 +98,7 @@ private:
     ScoresDock* scores_ = nullptr;
     CompareTable* compare_table_ = nullptr;
     QDockWidget* compare_dock_ = nullptr;
+    QDockWidget* scores_dock_ = nullptr;
 
     QComboBox* examples_ = nullptr;
     QLineEdit* generator_spec_ = nullptr;
