@@ -169,6 +169,29 @@ private slots:
         QVERIFY(colour_at(image, {std::round(plot.xForValue(0.6)), plot.barArea().top() + 1}, QColor(0xd6, 0x27, 0x28), 60));
     }
 
+    void manyClustersKeepTheirBars() {
+        SilhouettePlot plot;
+        std::vector<double> values;
+        std::vector<std::int32_t> labels;
+        for (int c = 0; c < 256; ++c)
+            for (int i = 0; i < 20; ++i) {
+                values.push_back(0.5);
+                labels.push_back(c);
+            }
+        plot.setValues(values, labels, 0.5);
+        plot.resize(400, 600);
+        plot.grab();
+        QCOMPARE(plot.clusterCount(), std::size_t(256));
+        double bars = 0.0;
+        for (std::size_t c = 0; c < 256; ++c) {
+            const auto [top, bottom] = plot.clusterRows(c);
+            QVERIFY(bottom > top);
+            QVERIFY(bottom <= plot.barArea().bottom() + 1e-6);
+            bars += bottom - top;
+        }
+        QVERIFY(bars >= 0.74 * plot.barArea().height());  // gaps take at most a quarter
+    }
+
     void realScores() {
         const kms::Dataset data = kms::generate_dataset("blobs:n=600,k=4,d=2,spread=0.05", 11);
         kms::ScoreInputs inputs;

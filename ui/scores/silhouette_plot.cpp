@@ -105,10 +105,14 @@ double SilhouettePlot::xForValue(double value) const {
 std::pair<double, double> SilhouettePlot::clusterRows(std::size_t cluster) const {
     const QRectF area = barArea();
     if (total_ == 0 || cluster >= clusters_.size()) return {area.top(), area.top()};
-    // Blocks proportional to their point counts, separated by a gap of 3% of the height (at most 8 px).
+    // Blocks proportional to their point counts, separated by gaps of 3% of the
+    // height (at most 8 px), all gaps together never more than a quarter of it
+    // (256 clusters still get their bars).
     const std::size_t present = static_cast<std::size_t>(
         std::count_if(clusters_.begin(), clusters_.end(), [](const auto& c) { return !c.empty(); }));
-    const double gap = present > 1 ? std::min(8.0, area.height() * 0.03) : 0.0;
+    const double gap = present > 1 ? std::min({8.0, area.height() * 0.03,
+                                               area.height() * 0.25 / static_cast<double>(present - 1)})
+                                   : 0.0;
     const double usable = std::max(0.0, area.height() - gap * static_cast<double>(present > 0 ? present - 1 : 0));
     double y = area.top();
     for (std::size_t c = 0; c < cluster; ++c) {
