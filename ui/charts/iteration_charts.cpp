@@ -83,20 +83,20 @@ IterationCharts::IterationCharts(QWidget* parent) : QWidget(parent) {
         chart->setXLabel(tr("iteration"));
         connect(chart, &PlotWidget::iterationClicked, this, &IterationCharts::iterationClicked);
     }
-    chart(Chart::PhaseTime)->setTitle(tr("Time per iteration (ms)"));
+    chart(Chart::PhaseTime)->setTitle(tr("Time per iteration (ms)"), tr("Time (ms)"));
     chart(Chart::PhaseTime)->setValueSuffix(tr(" ms"));
-    chart(Chart::DistancePercent)->setTitle(tr("Distance evaluations (% of Lloyd's n·k)"));
+    chart(Chart::DistancePercent)->setTitle(tr("Distance evaluations (% of Lloyd's n·k)"), tr("Distances (% of n·k)"));
     chart(Chart::DistancePercent)->setValueSuffix(QStringLiteral("%"));
     chart(Chart::DistancePercent)->setTickSuffix(QStringLiteral("%"));
-    chart(Chart::SkipPercent)->setTitle(tr("Points skipped by bounds (%)"));
+    chart(Chart::SkipPercent)->setTitle(tr("Points skipped by bounds (%)"), tr("Skipped by bounds (%)"));
     chart(Chart::SkipPercent)->setValueSuffix(QStringLiteral("%"));
     chart(Chart::SkipPercent)->setTickSuffix(QStringLiteral("%"));
     chart(Chart::SkipPercent)->setFixedYRange(std::pair{0.0, 100.0});
     chart(Chart::LabelsChanged)->setTitle(tr("Labels changed"));
-    chart(Chart::Inertia)->setTitle(tr("Inertia (sum of squared distances)"));
+    chart(Chart::Inertia)->setTitle(tr("Inertia (sum of squared distances)"), tr("Inertia"));
     chart(Chart::Inertia)->setIncludeZero(false);
     chart(Chart::Inertia)->setEmptyMessage(tr("Inertia was not recorded for this run"));
-    chart(Chart::MaxShift)->setTitle(tr("Largest centroid shift"));
+    chart(Chart::MaxShift)->setTitle(tr("Largest centroid shift"), tr("Max shift"));
     chart(Chart::MaxShift)->setLogScale(true);
     arrangeGrid();
 }
@@ -179,7 +179,7 @@ void IterationCharts::rebuild() {
         chart->setCurrentIteration(current_iteration_);
     }
     const bool single = runs_.size() == 1;
-    chart(Chart::PhaseTime)->setTitle(single ? tr("Time per phase (ms)") : tr("Time per iteration (ms)"));
+    chart(Chart::PhaseTime)->setTitle(single ? tr("Time per phase (ms)") : tr("Time per iteration (ms)"), tr("Time (ms)"));
 
     for (int r = 0; r < runCount(); ++r) {
         const ChartRun& run = runs_[static_cast<std::size_t>(r)];

@@ -150,7 +150,11 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
-void PlotWidget::setTitle(const QString& title) { title_ = title; invalidate(); }
+void PlotWidget::setTitle(const QString& title, const QString& short_title) {
+    title_ = title;
+    short_title_ = short_title;
+    invalidate();
+}
 void PlotWidget::setXLabel(const QString& label) { x_label_ = label; invalidate(); }
 void PlotWidget::setValueSuffix(const QString& suffix) { suffix_ = suffix; invalidate(); }
 void PlotWidget::setTickSuffix(const QString& suffix) { tick_suffix_ = suffix; invalidate(); }
@@ -434,7 +438,11 @@ void PlotWidget::paintContent(QPainter& painter) {
         title_font.setBold(true);
         painter.setFont(title_font);
         painter.setPen(kTextColour);
-        painter.drawText(layout.title, Qt::AlignLeft | Qt::AlignVCenter, title_);
+        const QFontMetricsF title_metrics(title_font);
+        const bool fits = title_metrics.horizontalAdvance(title_) <= layout.title.width();
+        const QString& shown = fits || short_title_.isEmpty() ? title_ : short_title_;
+        painter.drawText(layout.title, Qt::AlignLeft | Qt::AlignVCenter,
+                         title_metrics.elidedText(shown, Qt::ElideRight, layout.title.width()));
         painter.setFont(font());
     }
 

@@ -49,7 +49,9 @@ class PlotWidget : public QWidget {
 public:
     explicit PlotWidget(QWidget* parent = nullptr);
 
-    void setTitle(const QString& title);
+    // The short title is used when the full one does not fit (narrow docks);
+    // whatever is shown is elided rather than clipped.
+    void setTitle(const QString& title, const QString& short_title = {});
     QString title() const { return title_; }
     void setXLabel(const QString& label);
     // Appended to hover read-outs (e.g. " ms", "%"); the tick suffix to y tick
@@ -129,6 +131,7 @@ private:
     std::optional<int> iterationAt(const QPointF& position) const;
 
     QString title_;
+    QString short_title_;
     QString x_label_;
     QString suffix_;
     QString tick_suffix_;
