@@ -283,6 +283,16 @@ protected:
             for (std::size_t t = 0; t < d_; ++t) centroids_t_(t, c) = centroids_(c, t);
     }
 
+    // Book-keeping shared by the bounded assignments (Elkan, Hamerly).
+    std::uint64_t finish_bounded_assignment(IterationStats& stats, std::uint64_t changed, std::uint64_t evaluations,
+                                            std::uint64_t skips, Clock::time_point start) {
+        bounds_valid_ = true;
+        stats.point_centroid_distances += evaluations;
+        stats.bound_skips += skips;
+        stats.time_assign_ms += elapsed_ms(start);
+        return changed;
+    }
+
     // The algorithm's assignment step: labels_ against centroids_, filling the
     // counters, the phase times and status_. Returns the number of changed labels.
     virtual std::uint64_t assign(IterationStats& stats) = 0;
@@ -642,11 +652,7 @@ protected:
                 labels[i] = new_label;
             }
         }
-        this->bounds_valid_ = true;
-        stats.point_centroid_distances += evaluations;
-        stats.bound_skips += skips;
-        stats.time_assign_ms += elapsed_ms(assign_start);
-        return changed;
+        return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
     }
 
 private:
@@ -757,11 +763,7 @@ protected:
             labels[i] = static_cast<std::int32_t>(a);
             changed += labels[i] != old_label;
         }
-        this->bounds_valid_ = true;
-        stats.point_centroid_distances += evaluations;
-        stats.bound_skips += skips;
-        stats.time_assign_ms += elapsed_ms(assign_start);
-        return changed;
+        return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
     }
 
 private:
