@@ -1,6 +1,7 @@
 #include "compare/compare_table.hpp"
 
 #include <QHeaderView>
+#include <QScrollBar>
 #include <QLabel>
 #include <QLocale>
 #include <QSplitter>
@@ -395,12 +396,14 @@ CompareTable::CompareTable(QWidget* parent) : QWidget(parent) {
     detail_view_->setAlternatingRowColors(true);
     detail_view_->horizontalHeader()->setStretchLastSection(false);
     lower_layout->addWidget(detail_view_);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
 
     connect(summary_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showDetail(current.isValid() ? current.row() : -1); });
     showDetail(-1);
+    fitSummaryHeight();
 }
 
 void CompareTable::setEntries(std::vector<CompareEntry> entries) {
@@ -457,6 +460,19 @@ void CompareTable::updateColumns() {
                        CompareModel::Ari, CompareModel::Nmi})
         summary_view_->setColumnHidden(column, !model_->columnHasValues(column));
     summary_view_->resizeColumnsToContents();
+    fitSummaryHeight();
+}
+
+void CompareTable::fitSummaryHeight() {
+    // Every solver row visible (2–4 of them), however short the dock: the
+    // per-iteration detail below gets the remaining height.
+    int height = summary_view_->horizontalHeader()->sizeHint().height() + 2 * summary_view_->frameWidth() +
+                 summary_view_->horizontalScrollBar()->sizeHint().height();
+    const int rows = std::max(2, model_->rowCount());
+    const int row_height = summary_view_->verticalHeader()->defaultSectionSize();
+    height += rows * row_height;
+    summary_view_->setMinimumHeight(height);
+    summary_view_->setMaximumHeight(height);
 }
 
 }  // namespace kms::ui

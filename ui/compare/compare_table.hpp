@@ -131,6 +131,7 @@ signals:
 private:
     void showDetail(int row);
     void updateColumns();
+    void fitSummaryHeight();
 
     CompareModel* model_ = nullptr;
     IterationDetailModel* detail_ = nullptr;
