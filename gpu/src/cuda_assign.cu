@@ -38,6 +38,15 @@ __global__ void __launch_bounds__(MaxThreads) lloyd_global_kernel(LloydArgs<T> a
         if (a.status) a.status[i] = 0;
         sums.add(best_c, x, a.d);
     };
+    constexpr int kResidentK = Sums::K > 0 ? Sums::K : 1, kResidentD = Sums::D > 0 ? Sums::D : 1;
+    T resident[kResidentK][kResidentD];
+    if constexpr (Sums::K > 0) {
+#pragma unroll
+        for (int c = 0; c < Sums::K; ++c)
+#pragma unroll
+            for (int j = 0; j < Sums::D; ++j)
+                resident[c][j] = c < a.k && j < a.d ? centroids[c * a.d + j] : T(0);
+    }
     if (a.d <= 4) {
         constexpr int kBatch = 4;
         for (long long base = first; base < a.n; base += kBatch * stride) {
@@ -57,15 +66,32 @@ __global__ void __launch_bounds__(MaxThreads) lloyd_global_kernel(LloydArgs<T> a
                 if (i >= a.n) break;
                 T best = infinity_of<T>();
                 int best_c = 0;
-                for (int c = 0; c < a.k; ++c) {
-                    const T* row = centroids + static_cast<long long>(c) * a.d;
-                    T s = T(0);
+                if constexpr (Sums::K > 0) {
+                    // Small k and d: the centroids live in registers, the loops unroll.
 #pragma unroll
-                    for (int j = 0; j < 4; ++j)
-                        if (j < a.d) s = sq_step(s, xr[r][j], row[j]);
-                    if (s < best) {
-                        best = s;
-                        best_c = c;
+                    for (int c = 0; c < Sums::K; ++c) {
+                        if (c < a.k) {
+                            T s = T(0);
+#pragma unroll
+                            for (int j = 0; j < Sums::D; ++j)
+                                if (j < a.d) s = sq_step(s, xr[r][j], resident[c][j]);
+                            if (s < best) {
+                                best = s;
+                                best_c = c;
+                            }
+                        }
+                    }
+                } else {
+                    for (int c = 0; c < a.k; ++c) {
+                        const T* row = centroids + static_cast<long long>(c) * a.d;
+                        T s = T(0);
+#pragma unroll
+                        for (int j = 0; j < 4; ++j)
+                            if (j < a.d) s = sq_step(s, xr[r][j], row[j]);
+                        if (s < best) {
+                            best = s;
+                            best_c = c;
+                        }
                     }
                 }
                 finish(i, xr[r], best_c, old_label[r]);
@@ -550,12 +576,14 @@ void launch_lloyd(const LloydArgs<T>& args, bool shared_variant, const Geometry&
 }
 
 int update_blocks_per_sm(int block) {
-    // The heaviest kernel sharing the update geometry: fused Lloyd, float, (8, 4) sums.
+    // The fused Lloyd kernel of the commonest small shape (float, k ≤ 8, d ≤ 2); the
+    // heavier variants then take two waves. A fixed choice, so every solver on a
+    // device with the same block size sums in the same order.
     int blocks = 0;
     const cudaError_t status =
         block <= 256
-            ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, SmallSums<2>, 256>, block, 0)
-            : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, SmallSums<2>, 1024>, block, 0);
+            ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, SmallSums<0>, 256>, block, 0)
+            : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, SmallSums<0>, 1024>, block, 0);
     check(status, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     return blocks > 0 ? blocks : 1;
 }

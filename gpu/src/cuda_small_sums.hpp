@@ -23,6 +23,7 @@ struct SmallShape<2> {
 
 // No accumulation (plain assignment, or the general update path).
 struct NoSums {
+    static constexpr int K = 0, D = 0;
     __device__ __forceinline__ void zero() {}
     template <typename T>
     __device__ __forceinline__ void add(int, const T*, int) {}
