@@ -12,6 +12,7 @@
 #include <QSurfaceFormat>
 #include <QTemporaryDir>
 
+#include "kms/gl_interop.hpp"
 #include "palette.hpp"
 #include "point_cloud_view.hpp"
 #include "test_support.hpp"
@@ -162,6 +163,21 @@ private slots:
         QVERIFY2(near(border, mix(pack_rgba(64, 64, 64), 0.7), 4), qPrintable(describe(border)));
         view_->set_show_voronoi(false);
         view_->set_centroids({}, {});
+    }
+
+    void interop_unavailable_falls_back_to_host_labels() {
+        const GlInteropAvailability availability = gl_interop_availability();
+        if (availability.available)
+            QSKIP("CUDA-GL interop is available here: the fallback path is not what runs (the device run covers interop)");
+        const auto labels = std::make_shared<const std::vector<std::int32_t>>(std::vector<std::int32_t>{4, 3, 2, 1, 0});
+        QVERIFY(!view_->write_device_colours(nullptr, nullptr, world_.size(), 7));
+        QVERIFY(view_->interop_failed());
+        QVERIFY2(view_->interop_message().contains(QString::fromStdString(availability.reason)),
+                 qPrintable(view_->interop_message()));
+        // Host labels still colour the points.
+        view_->set_labels(labels, 5, 7);
+        const QImage image = frame();
+        for (std::size_t i = 0; i < world_.size(); ++i) QVERIFY(near(pixel_at(image, world_[i]), cluster_colour(4 - i)));
     }
 
     void scripted_screenshot() {
