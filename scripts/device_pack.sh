@@ -8,7 +8,7 @@ build=${1:?build directory}
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
 mkdir -p "$stage/bin" "$stage/lib" "$root/.devcarry-gpu"
-for exe in "$build"/tests/test_cuda_solvers "$build"/bench/bench_cuda*; do
+for exe in "$build"/tests/test_cuda_solvers "$build"/tests/test_cuda_init "$build"/bench/bench_cuda*; do
   [ -x "$exe" ] && cp "$exe" "$stage/bin/"
 done
 for exe in "$stage"/bin/*; do

@@ -17,12 +17,15 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm 
 for step in "${steps[@]}"; do
   case "$step" in
     tests)
-      "$work/bin/test_cuda_solvers" 2>&1 | tee "$out/tests.log" | tail -40 ;;
+      "$work/bin/test_cuda_solvers" 2>&1 | tee "$out/tests.log" | tail -40
+      "$work/bin/test_cuda_init" 2>&1 | tee "$out/tests-init.log" | tail -8 ;;
     sanitize)
       for tool in memcheck racecheck; do
-        KMS_GPU_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-          "$work/bin/test_cuda_solvers" > "$out/sanitizer-$tool.log" 2>&1
-        echo "compute-sanitizer $tool: exit $?"; tail -4 "$out/sanitizer-$tool.log"
+        for suite in test_cuda_solvers test_cuda_init; do
+          KMS_GPU_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+            "$work/bin/$suite" > "$out/sanitizer-$tool-$suite.log" 2>&1
+          echo "compute-sanitizer $tool $suite: exit $?"; tail -2 "$out/sanitizer-$tool-$suite.log"
+        done
       done ;;
     bench)
       if [ -x "$work/bin/bench_cuda_solvers" ]; then

@@ -1,0 +1,76 @@
+// GPU k-means++ / maximin initialisation: the same centroids, bit for bit, as the
+// CPU initialiser for the same data, k and seed. Skips without a CUDA device.
+#include <QtTest>
+
+#include <memory>
+#include <random>
+#include <string>
+
+#include "kms/backends.hpp"
+#include "kms/cuda_init.hpp"
+#include "kms/error.hpp"
+#include "kms/init.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+kms::Matrix<double> random_points(std::size_t n, std::size_t d, std::uint64_t seed, bool duplicates) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 3.0);
+    kms::Matrix<double> points(n, d);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < d; ++j)
+            points(i, j) = duplicates ? static_cast<double>((i % 3) * 10 + j) : normal(rng) + static_cast<double>(i % 7);
+    return points;
+}
+
+}  // namespace
+
+class TestCudaInit : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        const kms::BackendAvailability availability = kms::backend_availability(kms::Backend::CudaGlobal);
+        if (!availability.available) QSKIP(qPrintable(QString("no CUDA device: ") + availability.reason.c_str()));
+    }
+
+    void sameAsCpu() {
+        const bool small = !kms::test::env_or_empty("KMS_GPU_TEST_SMALL").empty();
+        struct Shape {
+            std::size_t n, d, k;
+            bool duplicates;
+        };
+        const Shape shapes[] = {{1, 1, 1, false},        {10, 2, 10, false},   {5000, 3, 17, false},
+                                {small ? 9000u : 100000u, 2, 50, false}, {12289, 8, 64, false},
+                                {3000, 2, 8, true},      {4096, 5, 40, false}};
+        for (const Shape& s : shapes) {
+            const kms::Matrix<double> points = random_points(s.n, s.d, s.n * 31 + s.k, s.duplicates);
+            for (kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::Maximin})
+                for (std::uint64_t seed : {0ull, 7ull, 123456789ull}) {
+                    kms::InitOptions options;
+                    options.method = method;
+                    options.seed = seed;
+                    const kms::Matrix<double> cpu = kms::initialize_centroids(points, s.k, options);
+                    const kms::Matrix<double> gpu = kms::cuda_initialize_centroids(points, s.k, options);
+                    const std::string where = std::string(kms::to_string(method)) + " n=" + std::to_string(s.n) +
+                                              " d=" + std::to_string(s.d) + " k=" + std::to_string(s.k) +
+                                              " seed=" + std::to_string(seed);
+                    QVERIFY2(gpu == cpu, ("GPU centroids differ from the CPU initialiser: " + where).c_str());
+                }
+        }
+    }
+
+    void errors() {
+        const kms::Matrix<double> points = random_points(10, 2, 1, false);
+        kms::InitOptions options;
+        QVERIFY_THROWS_EXCEPTION(kms::InputError, kms::cuda_initialize_centroids(points, 0, options));
+        QVERIFY_THROWS_EXCEPTION(kms::InputError, kms::cuda_initialize_centroids(points, 11, options));
+        // Delegated methods give the CPU's answer.
+        options.method = kms::InitMethod::Random;
+        QVERIFY(kms::cuda_initialize_centroids(points, 4, options) == kms::initialize_centroids(points, 4, options));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCudaInit)
+#include "test_cuda_init.moc"
