@@ -127,6 +127,11 @@ void ScriptedRun::save_and_finish() {
         emit finished(1);
         return;
     }
+    // One line for logs: what rendered it, and whether CUDA wrote the colours.
+    const QString interop = window_.view().interop_message();
+    std::printf("kmeans-studio: wrote %s (GL: %s%s%s)\n", options_.screenshot.c_str(), qPrintable(window_.view().renderer()),
+                interop.isEmpty() ? "" : "; ", qPrintable(interop));
+    std::fflush(stdout);
     emit finished(0);
 }
 
