@@ -235,6 +235,8 @@ void PointCloudView::upload_colours() {
     if (device_colours_iteration_ >= 0 && device_colours_iteration_ == labels_iteration_ &&
         device_colours_mode_ == colour_mode_)
         return;
+    // The host colours replace whatever the kernel wrote: never skip on its behalf again.
+    device_colours_iteration_ = -1;
     std::vector<PackedRgba> colours(n, kUnassignedColour);
     const std::vector<PackedRgba> palette = cluster_palette(k_);
     const bool have_labels = labels_ && labels_->size() == n;
@@ -293,7 +295,9 @@ bool PointCloudView::write_device_colours(const void* device_labels, const void*
         device_colours_iteration_ = -1;
     }
     doneCurrent();
-    update();
+    // No repaint here: the labels of this iteration arrive right after and
+    // repaint; painting now, with the previous iteration's host data, would
+    // overwrite the colours just written.
     return ok;
 }
 
