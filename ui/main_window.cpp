@@ -81,7 +81,8 @@ QString find_default_dataset() {
 }
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), controller_(std::make_unique<RunController>()), compare_(std::make_unique<CompareSession>()) {
+    : QMainWindow(parent), controller_(std::make_unique<RunController>()), compare_(std::make_unique<CompareSession>()),
+      compare_scores_(std::make_unique<CompareScores>()) {
     setWindowTitle(tr("k-means studio"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/kmeans-studio.png")));
     setAcceptDrops(true);
@@ -182,12 +183,24 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(compare_.get(), &CompareSession::changed, this, [this] {
         if (compare_mode_) {
+            compare_scores_->update(*compare_);  // before the table is rebuilt: a reset run loses its scores
             update_actions();
             refresh_charts();
             refresh_status();
         }
     });
     connect(compare_.get(), &CompareSession::errorOccurred, this, &MainWindow::show_error);
+    connect(compare_scores_.get(), &CompareScores::scoresReady, this, [this](int row, const Scores& scores) {
+        if (compare_mode_ && row < compare_table_->model()->rowCount()) compare_table_->setScores(row, scores);
+    });
+    connect(compare_scores_.get(), &CompareScores::scoresCleared, this, [this](int) {
+        charted_iterations_ = -1;  // rebuild the table without the stale scores
+        if (compare_mode_) refresh_charts();
+    });
+    connect(compare_scores_.get(), &CompareScores::scoresFailed, this, [this](int row, const QString& message) {
+        if (compare_mode_ && std::size_t(row) < compare_->size())
+            show_error(tr("Scores of %1: %2").arg(compare_->run(std::size_t(row)).solver_description(), message));
+    });
 
     controller_->set_projection_mode(ProjectionMode::Pca);
     resize(1400, 900);
@@ -422,6 +435,7 @@ void MainWindow::apply_setup(const RunSetup& setup) {
 
 void MainWindow::start_compare(const std::vector<SolverConfig>& configs) {
     if (configs.empty()) {
+        compare_scores_->clear();
         compare_->clear();
         compare_mode_ = false;
         compare_table_->clear();
@@ -440,13 +454,15 @@ void MainWindow::start_compare(const std::vector<SolverConfig>& configs) {
     compare_mode_ = true;
     stack_->setCurrentWidget(compare_view_);
     compare_dock_->raise();
-    scores_->request(nullptr, nullptr, Matrix<double>(), 0);  // scores follow the single run only
+    // The dock follows the single run; compared runs get their final scores in the compare table.
+    scores_->request(nullptr, nullptr, Matrix<double>(), 0);
     scores_dock_->hide();
     compare_view_->set_colour_mode(ColourMode(colour_mode_->currentData().toInt()));
     compare_view_->set_show_voronoi(voronoi_->isChecked());
     compare_view_->set_show_trails(trails_->isChecked());
     compare_view_->set_point_size(point_size_->value());
     charted_iterations_ = -1;
+    compare_scores_->clear();
     compare_->start(controller_->dataset(), controller_->setup(), configs, controller_->initial_centroids());
     update_actions();
 }
@@ -515,6 +531,7 @@ void MainWindow::refresh_charts() {
             entry.n = run.dataset().n();
             entry.k = run.initial_centroids().rows();
             entry.stats = run.stats_history();
+            entry.scores = compare_scores_->scores(i);
             entries.push_back(std::move(entry));
         }
         const int selected = compare_table_->selectedSolver();
@@ -586,7 +603,7 @@ void MainWindow::show_error(const QString& message) {
     update_actions();
 }
 
-bool MainWindow::scores_idle() const { return scores_->idle(); }
+bool MainWindow::scores_idle() const { return scores_->idle() && compare_scores_->idle(); }
 
 // ---------------------------------------------------------------- export
 

@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "compare_scores.hpp"
 #include "compare_session.hpp"
 #include "run_controller.hpp"
 #include "point_cloud_view.hpp"
@@ -47,6 +48,8 @@ public:
     SolverPanel& solver_panel() { return *solver_panel_; }
     PointCloudView& view() { return *view_; }
     CompareView& compare_view() { return *compare_view_; }
+    CompareTable& compare_table() { return *compare_table_; }
+    const CompareScores& compare_scores() const { return *compare_scores_; }
     bool compare_mode() const { return compare_mode_; }
 
     // Loads the bundled default (or the fallback generator).
@@ -61,7 +64,7 @@ public:
     void set_projection_mode(ProjectionMode mode);
     // Last error shown to the user (status bar / message), for tests and scripts.
     QString last_error() const { return last_error_; }
-    // No scores computation pending or running.
+    // No scores computation pending or running (the single run's, or the compared runs').
     bool scores_idle() const;
 
     // Export (throw kms::Error naming the path on failure).
@@ -88,6 +91,7 @@ private:
 
     std::unique_ptr<RunController> controller_;
     std::unique_ptr<CompareSession> compare_;
+    std::unique_ptr<CompareScores> compare_scores_;
     bool compare_mode_ = false;
 
     QStackedWidget* stack_ = nullptr;

@@ -6,16 +6,32 @@
 
 namespace kms::ui {
 
+Scores score_job(const ScoresJob& job) {
+    ScoreInputs inputs;
+    inputs.points = &job.dataset->points;
+    inputs.labels = *job.labels;
+    inputs.centroids = job.centroids.rows() > 0 ? &job.centroids : nullptr;
+    if (job.dataset->truth_labels.size() == job.dataset->n()) inputs.truth_labels = job.dataset->truth_labels;
+    if (job.dataset->truth_centroids.rows() > 0 && job.dataset->truth_centroids.cols() == job.dataset->d())
+        inputs.truth_centroids = &job.dataset->truth_centroids;
+    return compute_scores(inputs, job.settings);
+}
+
+ScoreSettings dock_score_settings(std::size_t n) {
+    ScoreSettings settings;
+    if (n <= kExactSilhouetteMax) {
+        settings.silhouette = SilhouetteMode::Exact;
+    } else {
+        settings.silhouette = SilhouetteMode::Sampled;
+        settings.sample_size = kSilhouetteSample;
+        settings.seed = 0;
+    }
+    return settings;
+}
+
 void ScoresWorker::compute(const ScoresJob& job) {
     try {
-        ScoreInputs inputs;
-        inputs.points = &job.dataset->points;
-        inputs.labels = *job.labels;
-        inputs.centroids = job.centroids.rows() > 0 ? &job.centroids : nullptr;
-        if (job.dataset->truth_labels.size() == job.dataset->n()) inputs.truth_labels = job.dataset->truth_labels;
-        if (job.dataset->truth_centroids.rows() > 0 && job.dataset->truth_centroids.cols() == job.dataset->d())
-            inputs.truth_centroids = &job.dataset->truth_centroids;
-        emit computed(job.serial, job.iteration, compute_scores(inputs, job.settings));
+        emit computed(job.serial, job.iteration, score_job(job));
     } catch (const std::exception& error) {
         emit failed(job.serial, job.iteration, QString::fromStdString(error.what()));
     }
@@ -69,14 +85,7 @@ void ScoresDock::request(std::shared_ptr<const Dataset> dataset, LabelsPtr label
     job->dataset = std::move(dataset);
     job->labels = labels;
     job->centroids = centroids;
-    const std::size_t n = job->dataset->n();
-    if (n <= kExactSilhouetteMax) {
-        job->settings.silhouette = SilhouetteMode::Exact;
-    } else {
-        job->settings.silhouette = SilhouetteMode::Sampled;
-        job->settings.sample_size = kSilhouetteSample;
-        job->settings.seed = 0;
-    }
+    job->settings = dock_score_settings(job->dataset->n());
     pending_ = std::move(job);
     panel_->markStale(iteration);
     debounce_.start();

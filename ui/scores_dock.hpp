@@ -32,6 +32,12 @@ struct ScoresJob {
     ScoreSettings settings;
 };
 
+// compute_scores of the job's labels (with the dataset's ground truth, if any).
+Scores score_job(const ScoresJob& job);
+// The dock's silhouette settings for n points: exact up to kExactSilhouetteMax,
+// else sampled (kSilhouetteSample points, seed 0).
+ScoreSettings dock_score_settings(std::size_t n);
+
 class ScoresWorker : public QObject {
     Q_OBJECT
 public:

@@ -1,7 +1,9 @@
 // The studio's main window, offscreen: opening the bundled default, stepping,
 // every export (labels, centroids, JSON report, charts CSV) checked by reading
 // the files back, a load error shown in the window with the data kept, and
-// entering / leaving compare mode with the run's initial centroids.
+// entering / leaving compare mode with the run's initial centroids, and the
+// compare table's final scores of every solver (equal to kms::compute_scores of
+// that solver's final labels; a reset removes them).
 #include <QtTest>
 
 #include <QApplication>
@@ -11,6 +13,7 @@
 
 #include <fstream>
 
+#include "compare/compare_table.hpp"
 #include "compare_session.hpp"
 #include "kms/error.hpp"
 #include "kms/scores.hpp"
@@ -155,6 +158,65 @@ private slots:
         window.start_compare({});
         QVERIFY(!window.compare_mode());
         QCOMPARE(session.size(), std::size_t(0));
+    }
+
+    void compare_table_shows_every_solvers_final_scores() {
+        MainWindow window;
+        RunController& run = window.controller();
+        run.generate(QStringLiteral("blobs:n=600,k=4,d=2"), 3);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        std::vector<SolverConfig> configs(3);
+        configs[1].algorithm = Algorithm::Hamerly;
+        configs[2].algorithm = Algorithm::Elkan;
+        configs[2].precision = Precision::F32;
+        window.start_compare(configs);
+        CompareSession& session = window.compare_session();
+        QVERIFY(wait_for([&] { return session.all_ready(); }));
+        const CompareModel& model = *window.compare_table().model();
+        const auto cell = [&](int row, int column) {
+            return model.data(model.index(row, column), CompareModel::kValueRole).toDouble();
+        };
+        session.step_all();
+        QVERIFY(wait_for([&] { return !session.any_running() && session.run(0).latest_iteration() == 1; }));
+        QTest::qWait(50);
+        // Not converged yet: no scores.
+        for (int row = 0; row < 3; ++row) QVERIFY(std::isnan(cell(row, CompareModel::Silhouette)));
+
+        session.run_all_to_convergence();
+        QVERIFY(wait_for([&] { return session.all_converged() && window.scores_idle(); }));
+        QCoreApplication::processEvents();
+        QCOMPARE(model.rowCount(), 3);
+        const Dataset& data = *session.run(0).dataset().dataset;
+        QCOMPARE(data.truth_labels.size(), data.n());
+        for (int row = 0; row < 3; ++row) {
+            const RunController& solver = session.run(std::size_t(row));
+            ScoreInputs inputs;
+            inputs.points = &data.points;
+            inputs.labels = *solver.latest_labels();
+            inputs.centroids = &solver.history().back().centroids;
+            inputs.truth_labels = data.truth_labels;
+            ScoreSettings settings;
+            settings.silhouette = SilhouetteMode::Exact;  // 600 points: exact, as the scores dock
+            const Scores expected = compute_scores(inputs, settings);
+            QVERIFY(window.compare_scores().scores(std::size_t(row)).has_value());
+            const auto same = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); };
+            QVERIFY2(same(cell(row, CompareModel::Silhouette), expected.silhouette), qPrintable(QString::number(row)));
+            QVERIFY(same(cell(row, CompareModel::CalinskiHarabasz), expected.calinski_harabasz));
+            QVERIFY(same(cell(row, CompareModel::DaviesBouldin), expected.davies_bouldin));
+            QVERIFY(same(cell(row, CompareModel::Ari), expected.ari));
+            QVERIFY(same(cell(row, CompareModel::Nmi), expected.nmi));
+            QVERIFY(expected.silhouette > 0.3);  // well-separated blobs: a real score, not a default
+            // What the table shows is formatted from the same number.
+            QVERIFY(!model.data(model.index(row, CompareModel::Silhouette)).toString().isEmpty());
+        }
+
+        // A reset run's final scores no longer apply.
+        session.reset_all();
+        QVERIFY(wait_for([&] { return session.run(0).latest_iteration() == 0; }));
+        QVERIFY(wait_for([&] { return std::isnan(cell(0, CompareModel::Silhouette)); }));
+        for (std::size_t row = 0; row < 3; ++row) QVERIFY(!window.compare_scores().scores(row).has_value());
+        window.start_compare({});
+        QVERIFY(!window.compare_mode());
     }
 };
 
