@@ -34,4 +34,5 @@ else()
   set(_kms_render_env "QT_QPA_PLATFORM=offscreen" "KMS_NO_XVFB=1")
 endif()
 set_tests_properties(test_ui_render PROPERTIES TIMEOUT 300 LABELS ui
+                     SKIP_REGULAR_EXPRESSION "Totals: 0 passed, 0 failed, [1-9][0-9]* skipped"
                      ENVIRONMENT "${KMS_TEST_ENVIRONMENT};KMS_STUDIO=$<TARGET_FILE:kmeans-studio>;${_kms_render_env}")
