@@ -16,72 +16,174 @@ namespace {
 constexpr int kLloydTile = 32;                  // centroids per shared tile (register partials)
 constexpr std::size_t kTileBytes = 40 * 1024;   // dynamic shared memory of the tiled kernels (static use stays < 8 KB)
 
+// Point i's first D coordinates (zero beyond d) into registers: one 8- or 16-byte
+// load when the row is exactly D wide (rows are then 8/16-byte aligned), else scalars.
+template <int D>
+__device__ __forceinline__ void load_point(const float* __restrict__ points, long long i, int d, float (&x)[D]) {
+    if constexpr (D == 2) {
+        if (d == 2) {
+            const float2 v = reinterpret_cast<const float2*>(points)[i];
+            x[0] = v.x;
+            x[1] = v.y;
+            return;
+        }
+    } else if constexpr (D == 4) {
+        if (d == 4) {
+            const float4 v = reinterpret_cast<const float4*>(points)[i];
+            x[0] = v.x;
+            x[1] = v.y;
+            x[2] = v.z;
+            x[3] = v.w;
+            return;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < D; ++j) x[j] = j < d ? points[i * d + j] : 0.0f;
+}
+template <int D>
+__device__ __forceinline__ void load_point(const double* __restrict__ points, long long i, int d, double (&x)[D]) {
+    if constexpr (D % 2 == 0) {
+        if (d == D) {
+            const double2* row = reinterpret_cast<const double2*>(points + i * D);
+#pragma unroll
+            for (int h = 0; h < D / 2; ++h) {
+                const double2 v = row[h];
+                x[2 * h] = v.x;
+                x[2 * h + 1] = v.y;
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < D; ++j) x[j] = j < d ? points[i * d + j] : 0.0;
+}
+
+// --- Lloyd, global, fused small shapes (k ≤ Sums::K, d ≤ Sums::D): centroids in
+// registers, points in vector loads, and software pipelining: the next batch of
+// kBatch points (coordinates + old labels) is loaded before the current batch is
+// labelled, so each thread keeps loads in flight while it computes. The points are
+// still visited, and summed, in plain grid-stride order (the order of
+// small_sums_kernel, so Elkan/Hamerly centroids stay bitwise equal to Lloyd's).
+template <typename T, class Sums>
+__device__ __forceinline__ void lloyd_fused_small(const LloydArgs<T>& a, Sums& sums, unsigned long long& changed) {
+    constexpr int K = Sums::K, D = Sums::D, kBatch = 4;
+    const T* __restrict__ points = a.points;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    T centroid[K][D];
+#pragma unroll
+    for (int c = 0; c < K; ++c)
+#pragma unroll
+        for (int j = 0; j < D; ++j) centroid[c][j] = c < a.k && j < a.d ? a.centroids[c * a.d + j] : T(0);
+
+    T x[kBatch][D], x_next[kBatch][D];
+    int old_label[kBatch], old_next[kBatch];
+    auto load_batch = [&](long long base, T (&xs)[kBatch][D], int (&labels)[kBatch]) {
+#pragma unroll
+        for (int r = 0; r < kBatch; ++r) {
+            const long long i = base + r * stride;
+            if (i < a.n) {
+                load_point<D>(points, i, a.d, xs[r]);
+                labels[r] = a.labels[i];
+            } else {
+#pragma unroll
+                for (int j = 0; j < D; ++j) xs[r][j] = T(0);
+                labels[r] = 0;
+            }
+        }
+    };
+    // Double rows are twice the registers: pipelining would cost the second block per SM.
+    constexpr bool kPipelined = sizeof(T) == 4;
+    if constexpr (kPipelined) load_batch(first, x, old_label);
+    for (long long base = first; base < a.n; base += kBatch * stride) {
+        if constexpr (kPipelined) load_batch(base + kBatch * stride, x_next, old_next);  // in flight while this batch is labelled
+        else load_batch(base, x, old_label);
+#pragma unroll
+        for (int r = 0; r < kBatch; ++r) {
+            const long long i = base + r * stride;
+            if (i >= a.n) break;
+            T best = infinity_of<T>();
+            int best_c = 0;
+#pragma unroll
+            for (int c = 0; c < K; ++c) {
+                if (c >= a.k) break;  // uniform
+                T s = T(0);
+#pragma unroll
+                for (int j = 0; j < D; ++j)
+                    if (j < a.d) s = sq_step(s, x[r][j], centroid[c][j]);
+                if (s < best) {
+                    best = s;
+                    best_c = c;
+                }
+            }
+            if (old_label[r] != best_c) {
+                a.labels[i] = best_c;
+                ++changed;
+            }
+            if (a.status) a.status[i] = 0;
+            sums.add(best_c, x[r], a.d, a.k);
+        }
+        if constexpr (kPipelined) {
+#pragma unroll
+            for (int r = 0; r < kBatch; ++r) {
+                old_label[r] = old_next[r];
+#pragma unroll
+                for (int j = 0; j < D; ++j) x[r][j] = x_next[r][j];
+            }
+        }
+    }
+}
+
+// Two blocks of 256 threads per SM (≤ 128 registers: more warps in flight), except
+// for the larger double shapes, whose register sums would spill; 1024 threads cap
+// registers at 64 anyway.
+template <typename T, class Sums, int MaxThreads>
+constexpr int lloyd_min_blocks() { return MaxThreads <= 256 && (sizeof(T) == 4 || Sums::D <= 2) ? 2 : 1; }
+
 // --- Lloyd, global: one thread per point (grid-stride), centroids from global memory.
 // For d ≤ 4 four points are loaded before any is labelled (more bytes in flight);
-// they are still visited, and summed, in plain grid-stride order.
+// they are still visited in plain grid-stride order. k ≤ 8, d ≤ 4 with the update
+// fused: lloyd_fused_small above.
 template <typename T, class Sums, int MaxThreads>
-__global__ void __launch_bounds__(MaxThreads) lloyd_global_kernel(LloydArgs<T> a) {
+__global__ void __launch_bounds__(MaxThreads, (lloyd_min_blocks<T, Sums, MaxThreads>())) lloyd_global_kernel(LloydArgs<T> a) {
     __shared__ double dscratch[32];
     __shared__ unsigned long long uscratch[32];
     Sums sums;
     sums.zero();
     unsigned long long changed = 0;
-    const T* __restrict__ points = a.points;
-    const T* __restrict__ centroids = a.centroids;
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    auto finish = [&](long long i, const T* x, int best_c, int old_label) {
-        if (old_label != best_c) {
-            a.labels[i] = best_c;
-            ++changed;
-        }
-        if (a.status) a.status[i] = 0;
-        sums.add(best_c, x, a.d);
-    };
-    constexpr int kResidentK = Sums::K > 0 ? Sums::K : 1, kResidentD = Sums::D > 0 ? Sums::D : 1;
-    T resident[kResidentK][kResidentD];
     if constexpr (Sums::K > 0) {
-#pragma unroll
-        for (int c = 0; c < Sums::K; ++c)
-#pragma unroll
-            for (int j = 0; j < Sums::D; ++j)
-                resident[c][j] = c < a.k && j < a.d ? centroids[c * a.d + j] : T(0);
-    }
-    if (a.d <= 4) {
-        constexpr int kBatch = 4;
-        for (long long base = first; base < a.n; base += kBatch * stride) {
-            T xr[kBatch][4];
-            int old_label[kBatch];
-#pragma unroll
-            for (int r = 0; r < kBatch; ++r) {
-                const long long i = base + r * stride;
-                const bool valid = i < a.n;
-#pragma unroll
-                for (int j = 0; j < 4; ++j) xr[r][j] = valid && j < a.d ? points[i * a.d + j] : T(0);
-                old_label[r] = valid ? a.labels[i] : 0;
+        lloyd_fused_small<T, Sums>(a, sums, changed);
+    } else {
+        const T* __restrict__ points = a.points;
+        const T* __restrict__ centroids = a.centroids;
+        const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+        const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+        auto finish = [&](long long i, int best_c, int old_label) {
+            if (old_label != best_c) {
+                a.labels[i] = best_c;
+                ++changed;
             }
+            if (a.status) a.status[i] = 0;
+        };
+        if (a.d <= 4) {
+            constexpr int kBatch = 4;
+            for (long long base = first; base < a.n; base += kBatch * stride) {
+                T xr[kBatch][4];
+                int old_label[kBatch];
 #pragma unroll
-            for (int r = 0; r < kBatch; ++r) {
-                const long long i = base + r * stride;
-                if (i >= a.n) break;
-                T best = infinity_of<T>();
-                int best_c = 0;
-                if constexpr (Sums::K > 0) {
-                    // Small k and d: the centroids live in registers, the loops unroll.
+                for (int r = 0; r < kBatch; ++r) {
+                    const long long i = base + r * stride;
+                    const bool valid = i < a.n;
 #pragma unroll
-                    for (int c = 0; c < Sums::K; ++c) {
-                        if (c < a.k) {
-                            T s = T(0);
+                    for (int j = 0; j < 4; ++j) xr[r][j] = valid && j < a.d ? points[i * a.d + j] : T(0);
+                    old_label[r] = valid ? a.labels[i] : 0;
+                }
 #pragma unroll
-                            for (int j = 0; j < Sums::D; ++j)
-                                if (j < a.d) s = sq_step(s, xr[r][j], resident[c][j]);
-                            if (s < best) {
-                                best = s;
-                                best_c = c;
-                            }
-                        }
-                    }
-                } else {
+                for (int r = 0; r < kBatch; ++r) {
+                    const long long i = base + r * stride;
+                    if (i >= a.n) break;
+                    T best = infinity_of<T>();
+                    int best_c = 0;
                     for (int c = 0; c < a.k; ++c) {
                         const T* row = centroids + static_cast<long long>(c) * a.d;
                         T s = T(0);
@@ -93,23 +195,23 @@ __global__ void __launch_bounds__(MaxThreads) lloyd_global_kernel(LloydArgs<T> a
                             best_c = c;
                         }
                     }
-                }
-                finish(i, xr[r], best_c, old_label[r]);
-            }
-        }
-    } else {
-        for (long long i = first; i < a.n; i += stride) {
-            const T* x = points + i * a.d;
-            T best = infinity_of<T>();
-            int best_c = 0;
-            for (int c = 0; c < a.k; ++c) {
-                const T s = exact_squared_distance(x, centroids + static_cast<long long>(c) * a.d, a.d);
-                if (s < best) {
-                    best = s;
-                    best_c = c;
+                    finish(i, best_c, old_label[r]);
                 }
             }
-            finish(i, x, best_c, a.labels[i]);
+        } else {
+            for (long long i = first; i < a.n; i += stride) {
+                const T* x = points + i * a.d;
+                T best = infinity_of<T>();
+                int best_c = 0;
+                for (int c = 0; c < a.k; ++c) {
+                    const T s = exact_squared_distance(x, centroids + static_cast<long long>(c) * a.d, a.d);
+                    if (s < best) {
+                        best = s;
+                        best_c = c;
+                    }
+                }
+                finish(i, best_c, a.labels[i]);
+            }
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
@@ -182,7 +284,7 @@ __global__ void __launch_bounds__(MaxThreads) lloyd_shared_kernel(LloydArgs<T> a
                 ++changed;
             }
             if (a.status) a.status[i] = 0;
-            sums.add(best_c, x, a.d);
+            sums.add(best_c, x, a.d, a.k);
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);

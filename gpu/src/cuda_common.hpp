@@ -178,6 +178,8 @@ void launch_centroid_separations(const T* centroids, int k, int d, T* nearest_ha
 // The update. Sums and counts per cluster end in double (sums k × d, counts k).
 struct UpdateWorkspace {
     DeviceBuffer<double> block_partials;   // small path: grid × k·(d+1)
+    int partial_blocks = 0;                // small path: the grid that wrote them
+    bool partials_pending = false;         // small path: sums/counts not yet reduced (launch_apply_update does it)
     DeviceBuffer<double> sums;             // k × d
     DeviceBuffer<long long> counts;        // k
     // General path (label sort):
@@ -200,8 +202,10 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
 // New centroids (into `next`, unless !recompute: then `next` is already final) from
 // the sums, the Keep policy for empty clusters, per-centroid shifts (exact squared
 // in double, certain upper bounds in T), and the fixed-order shift statistics.
+// Small path: also reduces the pending block partials into sums and counts first
+// (one launch for the whole update).
 template <typename T>
-void launch_apply_update(const T* previous, T* next, int k, int d, const UpdateWorkspace& workspace,
+void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& workspace,
                          T* shift_upper, DeviceShiftStats* shift_stats, double* shift_exact, bool recompute,
                          cudaStream_t stream);
 

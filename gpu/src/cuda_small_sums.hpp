@@ -26,7 +26,7 @@ struct NoSums {
     static constexpr int K = 0, D = 0;
     __device__ __forceinline__ void zero() {}
     template <typename T>
-    __device__ __forceinline__ void add(int, const T*, int) {}
+    __device__ __forceinline__ void add(int, const T*, int, int) {}
     __device__ __forceinline__ void flush(double*, int, int, double*) {}
 };
 
@@ -45,13 +45,15 @@ struct SmallSums {
         }
     }
     // Points are added in the order this thread visits them (fixed by the geometry).
+    // label < k ≤ K; clusters from k on are skipped by a uniform test, not predicated.
     template <typename T>
-    __device__ __forceinline__ void add(int label, const T* x, int d) {
+    __device__ __forceinline__ void add(int label, const T* x, int d, int k) {
         double xr[D];
 #pragma unroll
         for (int j = 0; j < D; ++j) xr[j] = j < d ? static_cast<double>(x[j]) : 0.0;
 #pragma unroll
         for (int c = 0; c < K; ++c) {
+            if (c >= k) break;
             if (c == label) {
 #pragma unroll
                 for (int j = 0; j < D; ++j) sum[c][j] += xr[j];

@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(MaxThreads) small_sums_kernel(const T* points,
     sums.zero();
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-        sums.add(labels[i], points + i * d, d);
+        sums.add(labels[i], points + i * d, d, k);
     sums.flush(block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(k, d), k, d, scratch);
 }
 
@@ -137,12 +137,11 @@ __global__ void cluster_sums_kernel(const long long* piece_offsets, const double
     sums[e] = total;
 }
 
-// New centroids, Keep policy, per-centroid shifts. One thread per centroid.
+// New centroids, Keep policy, per-centroid shifts: centroid c.
 template <typename T>
-__global__ void apply_kernel(const T* previous, T* next, int k, int d, const double* sums, const long long* counts,
-                             T* shift_upper, double* shift_exact, bool recompute) {
-    const int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= k) return;
+__device__ __forceinline__ void apply_centroid(int c, const T* previous, T* next, int d, const double* sums,
+                                               const long long* counts, T* shift_upper, double* shift_exact,
+                                               bool recompute) {
     const T* old_row = previous + static_cast<long long>(c) * d;
     T* row = next + static_cast<long long>(c) * d;
     const long long count = counts[c];
@@ -160,9 +159,21 @@ __global__ void apply_kernel(const T* previous, T* next, int k, int d, const dou
     shift_upper[c] = bounds.upper(device_sqrt(exact_squared_distance(row, old_row, d)));
 }
 
-// Fixed-order statistics over the k shifts: one block.
-__global__ void shift_stats_kernel(const double* shift_sq, const long long* counts, int k, DeviceShiftStats* out,
-                                   const void* shift_upper_raw, bool is_float) {
+// One thread per centroid.
+template <typename T>
+__global__ void apply_kernel(const T* previous, T* next, int k, int d, const double* sums, const long long* counts,
+                             T* shift_upper, double* shift_exact, bool recompute) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= k) return;
+    apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, recompute);
+}
+
+constexpr int kStatsThreads = 1024;  // the statistics block (its warp tree fixes the summation order)
+
+// Fixed-order statistics over the k shifts, by one block of kStatsThreads threads.
+template <typename T>
+__device__ __forceinline__ void shift_stats_block(const double* shift_sq, const long long* counts, int k,
+                                                  DeviceShiftStats* out, const T* shift_upper) {
     __shared__ double scratch[32];
     __shared__ double max_scratch[32];
     __shared__ int arg_scratch[32];
@@ -174,8 +185,7 @@ __global__ void shift_stats_kernel(const double* shift_sq, const long long* coun
         sum_sq += shift_sq[c];
         max_shift = s > max_shift ? s : max_shift;
         empty += counts[c] == 0 ? 1.0 : 0.0;
-        const double up = is_float ? static_cast<double>(static_cast<const float*>(shift_upper_raw)[c])
-                                   : static_cast<const double*>(shift_upper_raw)[c];
+        const double up = static_cast<double>(shift_upper[c]);
         if (up > top_value) {  // lowest index among equals: threads visit c in increasing order
             top_value = up;
             top = c;
@@ -218,6 +228,50 @@ __global__ void shift_stats_kernel(const double* shift_sq, const long long* coun
         out->empty_clusters = static_cast<int>(total_empty);
         out->top_mover = ta;
     }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kStatsThreads) shift_stats_kernel(const double* shift_sq, const long long* counts,
+                                                                    int k, DeviceShiftStats* out, const T* shift_upper) {
+    shift_stats_block(shift_sq, counts, k, out, shift_upper);
+}
+
+// The whole small-path update in one block of kStatsThreads threads (k ≤ kStatsThreads):
+// the block partials reduced exactly as small_finalize_kernel does (each group of
+// 256 threads takes values e ≡ group (mod 4): thread t adds blocks t, t+256, ...,
+// then the group's fixed warp tree), then apply_centroid per centroid, then the
+// statistics. Bitwise the result of the three separate kernels, in one launch.
+template <typename T>
+__global__ void __launch_bounds__(kStatsThreads) small_update_kernel(
+    const double* block_partials, int blocks, const T* previous, T* next, int k, int d, double* sums,
+    long long* counts, T* shift_upper, double* shift_exact, DeviceShiftStats* out) {
+    __shared__ double warp_sums[kStatsThreads / 32];
+    constexpr int kGroup = 256, kGroups = kStatsThreads / kGroup;
+    const int width = k * (d + 1);
+    const int group = threadIdx.x / kGroup, t = threadIdx.x % kGroup, lane = threadIdx.x & 31,
+              warp = threadIdx.x >> 5;
+    for (int e0 = 0; e0 < width; e0 += kGroups) {
+        const int e = e0 + group;
+        double total = 0.0;
+        if (e < width)
+            for (int b = t; b < blocks; b += kGroup) total += block_partials[static_cast<long long>(b) * width + e];
+        for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
+        __syncthreads();  // warp_sums may still be read by the previous round
+        if (lane == 0) warp_sums[warp] = total;
+        __syncthreads();
+        if (t == 0 && e < width) {
+            double value = 0.0;
+            for (int w = 0; w < kGroup / 32; ++w) value += warp_sums[group * (kGroup / 32) + w];
+            const int c = e / (d + 1), j = e - c * (d + 1);
+            if (j == d) counts[c] = static_cast<long long>(value);
+            else sums[static_cast<long long>(c) * d + j] = value;
+        }
+    }
+    __syncthreads();  // sums and counts (global, written by this block) now visible to the block
+    for (int c = threadIdx.x; c < k; c += blockDim.x)
+        apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, true);
+    __syncthreads();
+    shift_stats_block(shift_exact, counts, k, out, shift_upper);
 }
 
 template <typename T>
@@ -288,6 +342,8 @@ void prepare_update_workspace(UpdateWorkspace& w, long long n, int k, int d, con
     w.counts.allocate(k, "the cluster counts");
     if (small_update_variant(k, d) >= 0) {
         w.block_partials.allocate(static_cast<std::size_t>(g.grid) * small_partial_width(k, d), "the block partial sums");
+        w.partial_blocks = g.grid;
+        w.partials_pending = false;
         return;
     }
     w.keys_sorted.allocate(n, "the sorted labels");
@@ -327,10 +383,7 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
             }
             KMS_CUDA_LAUNCH_CHECK("small-path sum kernel");
         }
-        const int width = static_cast<int>(small_partial_width(k, d));
-        small_finalize_kernel<<<width, 256, 0, stream>>>(w.block_partials.get(), g.grid, k, d,
-                                                                          w.sums.get(), w.counts.get());
-        KMS_CUDA_LAUNCH_CHECK("small-path finalize kernel");
+        w.partials_pending = true;  // reduced by launch_apply_update, in the same launch as the update
         return;
     }
     // General path: stable sort of (label, index) pairs, so each cluster's points are in index order.
@@ -358,13 +411,27 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
 }
 
 template <typename T>
-void launch_apply_update(const T* previous, T* next, int k, int d, const UpdateWorkspace& w, T* shift_upper,
+void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& w, T* shift_upper,
                          DeviceShiftStats* shift_stats, double* shift_exact, bool recompute, cudaStream_t stream) {
+    if (w.partials_pending && recompute && k <= kStatsThreads) {
+        small_update_kernel<T><<<1, kStatsThreads, 0, stream>>>(w.block_partials.get(), w.partial_blocks, previous,
+                                                                next, k, d, w.sums.get(), w.counts.get(), shift_upper,
+                                                                shift_exact, shift_stats);
+        KMS_CUDA_LAUNCH_CHECK("small-path update kernel");
+        w.partials_pending = false;
+        return;
+    }
+    if (w.partials_pending) {
+        const int width = static_cast<int>(small_partial_width(k, d));
+        small_finalize_kernel<<<width, 256, 0, stream>>>(w.block_partials.get(), w.partial_blocks, k, d,
+                                                         w.sums.get(), w.counts.get());
+        KMS_CUDA_LAUNCH_CHECK("small-path finalize kernel");
+        w.partials_pending = false;
+    }
     apply_kernel<T><<<blocks_for(k, 128), 128, 0, stream>>>(previous, next, k, d, w.sums.get(), w.counts.get(),
                                                             shift_upper, shift_exact, recompute);
     KMS_CUDA_LAUNCH_CHECK("centroid update kernel");
-    shift_stats_kernel<<<1, 1024, 0, stream>>>(shift_exact, w.counts.get(), k, shift_stats, shift_upper,
-                                               sizeof(T) == 4);
+    shift_stats_kernel<T><<<1, kStatsThreads, 0, stream>>>(shift_exact, w.counts.get(), k, shift_stats, shift_upper);
     KMS_CUDA_LAUNCH_CHECK("shift statistics kernel");
 }
 
@@ -393,7 +460,7 @@ void launch_inertia(const T* points, long long n, int d, const T* centroids, con
 #define KMS_INSTANTIATE_UPDATE(T)                                                                                  \
     template void launch_accumulate<T>(const T*, long long, int, const std::int32_t*, int, UpdateWorkspace&,     \
                                        const Geometry&, bool, cudaStream_t);                                     \
-    template void launch_apply_update<T>(const T*, T*, int, int, const UpdateWorkspace&, T*, DeviceShiftStats*,  \
+    template void launch_apply_update<T>(const T*, T*, int, int, UpdateWorkspace&, T*, DeviceShiftStats*,        \
                                          double*, bool, cudaStream_t);                                               \
     template void launch_cumulative_row<T>(double*, int, int, const T*, cudaStream_t);                           \
     template void launch_label_distances<T>(const T*, long long, int, const T*, const std::int32_t*, T*,         \
