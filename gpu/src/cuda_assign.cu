@@ -417,6 +417,29 @@ void launch_lloyd_with(const LloydArgs<T>& args, bool shared_variant, const Geom
     KMS_CUDA_LAUNCH_CHECK("Lloyd assignment kernel");
 }
 
+// Calls visit(c, row) for every centroid c of this thread's point when `wanted`:
+// cuda-shared stages the centroids through `tile` (tile_rows rows at a time, the
+// whole block loading each tile and leaving early once no thread wants more);
+// cuda-global reads the rows from global memory. Every thread of the block must
+// call it (it has barriers in the shared variant).
+template <bool Shared, typename T, typename Visit>
+__device__ __forceinline__ void for_each_centroid(const T* centroids, int k, int d, T* tile, int tile_rows,
+                                                  bool wanted, Visit&& visit) {
+    if (Shared && tile_rows > 0) {
+        for (int c0 = 0; c0 < k; c0 += tile_rows) {
+            if (!__syncthreads_or(wanted)) break;
+            const int rows = min(tile_rows, k - c0);
+            for (int e = threadIdx.x; e < rows * d; e += blockDim.x)
+                tile[e] = centroids[static_cast<long long>(c0) * d + e];
+            __syncthreads();
+            if (wanted)
+                for (int c = 0; c < rows; ++c) visit(c0 + c, tile + c * d);
+        }
+    } else if (wanted) {
+        for (int c = 0; c < k; ++c) visit(c, centroids + static_cast<long long>(c) * d);
+    }
+}
+
 // --- Hamerly: one upper and one lower bound per point, kept lazily: the bounds
 // are stored with the row of the cumulative shift table they were written at,
 // and a point the bounds skip writes nothing.
@@ -476,19 +499,7 @@ __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int til
             second = dist;
         }
     };
-    if (Shared && tile_rows > 0) {
-        for (int c0 = 0; c0 < a.k; c0 += tile_rows) {
-            if (!__syncthreads_or(full)) break;
-            const int rows = min(tile_rows, a.k - c0);
-            for (int e = threadIdx.x; e < rows * a.d; e += blockDim.x)
-                tile[e] = a.centroids[static_cast<long long>(c0) * a.d + e];
-            __syncthreads();
-            if (full)
-                for (int c = 0; c < rows; ++c) visit(c0 + c, tile + c * a.d);
-        }
-    } else if (full) {
-        for (int c = 0; c < a.k; ++c) visit(c, a.centroids + static_cast<long long>(c) * a.d);
-    }
+    for_each_centroid<Shared>(a.centroids, a.k, a.d, tile, tile_rows, full, visit);
     if (full) {
         a.upper[i] = bounds.upper(device_sqrt(best));
         a.lower[i] = second == infinity_of<T>() ? second : bounds.lower(device_sqrt(second));
@@ -588,19 +599,7 @@ __global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_
             u = bounds.upper(device_sqrt(dist));
         }
     };
-    if (Shared && tile_rows > 0) {
-        for (int c0 = 0; c0 < a.k; c0 += tile_rows) {
-            if (!__syncthreads_or(active)) break;
-            const int rows = min(tile_rows, a.k - c0);
-            for (int e = threadIdx.x; e < rows * a.d; e += blockDim.x)
-                tile[e] = a.centroids[static_cast<long long>(c0) * a.d + e];
-            __syncthreads();
-            if (active)
-                for (int c = 0; c < rows; ++c) visit(c0 + c, tile + c * a.d);
-        }
-    } else if (active) {
-        for (int c = 0; c < a.k; ++c) visit(c, a.centroids + static_cast<long long>(c) * a.d);
-    }
+    for_each_centroid<Shared>(a.centroids, a.k, a.d, tile, tile_rows, active, visit);
     if (active) {
         if (a.first) {
             evaluations = a.k;
