@@ -3,10 +3,8 @@
 #include <QThread>
 
 #include <chrono>
-#include <limits>
 
 #include "kms/backends.hpp"
-#include "kms/distance.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/io.hpp"
@@ -176,21 +174,25 @@ void SolverWorker::run(quint64 epoch, int max_steps, bool no_delay) {
 
 void SolverWorker::relabel(Matrix<double> centroids, int iteration, quint64 epoch) {
     if (!dataset_) return;
-    const Matrix<double>& points = dataset_->points;
-    const std::size_t n = points.rows(), d = points.cols(), k = centroids.rows();
-    auto labels = std::make_shared<std::vector<std::int32_t>>(n, -1);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-        double best = std::numeric_limits<double>::infinity();
-        std::int32_t best_index = -1;
-        for (std::size_t c = 0; c < k; ++c) {
-            const double distance = squared_distance(points.row(static_cast<std::size_t>(i)), centroids.row(c), d);
-            if (distance < best) {  // ties keep the lowest index, as every solver does
-                best = distance;
-                best_index = static_cast<std::int32_t>(c);
-            }
-        }
-        (*labels)[static_cast<std::size_t>(i)] = best_index;
+    const std::size_t n = dataset_->points.rows();
+    LabelsPtr labels;
+    try {
+        // The engine's own full assignment in the run's precision: exactly the
+        // labels the solver gave at that iteration, ties and all.
+        SolverConfig config;
+        config.algorithm = Algorithm::Lloyd;
+        config.backend = Backend::OpenMP;
+        config.precision = solver_ ? solver_->config().precision : Precision::F64;
+        config.threads = solver_ ? solver_->config().threads : 0;
+        auto relabeller = make_cpu_solver(config);
+        relabeller->set_data(std::shared_ptr<const Matrix<double>>(dataset_, &dataset_->points));
+        relabeller->set_initial_centroids(centroids);
+        relabeller->finalize_labels();
+        labels = std::make_shared<const std::vector<std::int32_t>>(relabeller->labels());
+    } catch (const std::exception& error) {
+        // Shown as unassigned, with the reason in the status bar: never silently wrong.
+        emit stepFailed(QString::fromStdString(error.what()), epoch);
+        labels = std::make_shared<const std::vector<std::int32_t>>(n, -1);
     }
     emit relabelled(std::move(labels), iteration, epoch);
 }

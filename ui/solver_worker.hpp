@@ -41,8 +41,8 @@ public slots:
     // Steps until converged, max iterations, `max_steps` more steps (< 0: no
     // limit) or request_stop(); without the delay when `no_delay`.
     void run(quint64 epoch, int max_steps, bool no_delay);
-    // Labels of an earlier iteration: nearest of `centroids` (the centroids the
-    // assignment of that iteration used) for every point.
+    // Labels of an earlier iteration: the engine's full assignment, in the run's
+    // precision, to `centroids` (the centroids that iteration's assignment used).
     void relabel(kms::Matrix<double> centroids, int iteration, quint64 epoch);
 
 signals:

@@ -148,25 +148,31 @@ private slots:
 
     void worker_relabel_matches_solver_labels() {
         // Labels of dropped history entries are recomputed from the centroids of
-        // the iteration before: they must equal what the solver assigned.
-        SolverWorker worker;
-        std::optional<SetupResult> ready;
-        std::vector<StepResult> steps;
-        LabelsPtr relabelled;
-        connect(&worker, &SolverWorker::setupDone, this, [&](const SetupResult& r) { ready = r; });
-        connect(&worker, &SolverWorker::stepped, this, [&](const StepResult& r) { steps.push_back(r); });
-        connect(&worker, &SolverWorker::relabelled, this, [&](const LabelsPtr& l, int, quint64) { relabelled = l; });
-        DatasetBundle bundle;
-        bundle.dataset = std::make_shared<Dataset>(generate_dataset("blobs:n=1500,k=6,d=4,spread=0.4", 9));
-        worker.setup(bundle, small_setup(6, Algorithm::Hamerly), Matrix<double>(), 1);
-        QVERIFY(ready.has_value());
-        for (int i = 0; i < 3; ++i) worker.step(1);
-        QCOMPARE(steps.size(), std::size_t(3));
-        worker.relabel(steps[1].centroids, 3, 1);
-        QVERIFY(relabelled && steps[2].labels);
-        QCOMPARE(*relabelled, *steps[2].labels);
-        worker.relabel(ready->initial_centroids, 1, 1);
-        QCOMPARE(*relabelled, *steps[0].labels);
+        // the iteration before: they must equal what the solver assigned, in the
+        // run's own precision.
+        for (Precision precision : {Precision::F64, Precision::F32}) {
+            SolverWorker worker;
+            std::optional<SetupResult> ready;
+            std::vector<StepResult> steps;
+            LabelsPtr relabelled;
+            connect(&worker, &SolverWorker::setupDone, this, [&](const SetupResult& r) { ready = r; });
+            connect(&worker, &SolverWorker::stepped, this, [&](const StepResult& r) { steps.push_back(r); });
+            connect(&worker, &SolverWorker::relabelled, this,
+                    [&](const LabelsPtr& l, int, quint64) { relabelled = l; });
+            DatasetBundle bundle;
+            bundle.dataset = std::make_shared<Dataset>(generate_dataset("blobs:n=1500,k=6,d=4,spread=0.4", 9));
+            RunSetup setup = small_setup(6, Algorithm::Hamerly);
+            setup.config.precision = precision;
+            worker.setup(bundle, setup, Matrix<double>(), 1);
+            QVERIFY(ready.has_value());
+            for (int i = 0; i < 3; ++i) worker.step(1);
+            QCOMPARE(steps.size(), std::size_t(3));
+            worker.relabel(steps[1].centroids, 3, 1);
+            QVERIFY(relabelled && steps[2].labels);
+            QCOMPARE(*relabelled, *steps[2].labels);
+            worker.relabel(ready->initial_centroids, 1, 1);
+            QCOMPARE(*relabelled, *steps[0].labels);
+        }
     }
 
     void reset_and_reseed() {
