@@ -2,6 +2,7 @@
 // statistics record per iteration (table or JSON lines) and a summary, write
 // labels and centroids.
 #include <cstdio>
+#include <unistd.h>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -121,8 +122,18 @@ int run(const Args& args) {
                          "' is neither random, kmeans++, greedy-kmeans++, maximin nor an existing file");
     }
 
-    // Data.
-    Dataset data = options.has("--input") ? load_dataset(options.get("--input"))
+    // Data. Large files show their loading progress on a terminal's stderr.
+    LoadOptions load_options;
+    if (isatty(fileno(stderr))) {
+        load_options.progress = [path = options.get("--input")](std::uint64_t done, std::uint64_t total) {
+            if (total < (std::uint64_t{64} << 20)) return;
+            std::fprintf(stderr, "\rloading %s: %3.0f %% of %.0f MB", path.c_str(),
+                         100.0 * static_cast<double>(done) / static_cast<double>(total),
+                         static_cast<double>(total) / 1e6);
+            if (done >= total) std::fputc('\n', stderr);
+        };
+    }
+    Dataset data = options.has("--input") ? load_dataset(options.get("--input"), load_options)
                                           : generate_dataset(options.get("--generate"), seed);
     if (k < 1 || static_cast<unsigned long long>(k) > data.n())
         throw InputError::whole(data.name, "k = " + std::to_string(k) + " must be between 1 and the number of points n = " +
