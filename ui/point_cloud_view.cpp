@@ -151,6 +151,25 @@ QPointF PointCloudView::pixel_to_world(QPointF pixel) const {
 
 // ---------------------------------------------------------------- GL
 
+// A vertex array of 2-D float positions (attribute 0) and RGBA8 colours (attribute 1).
+void PointCloudView::setup_vertex_array(QOpenGLVertexArrayObject& vao, QOpenGLBuffer& positions,
+                                        QOpenGLBuffer::UsagePattern position_usage, QOpenGLBuffer& colours,
+                                        QOpenGLBuffer::UsagePattern colour_usage) {
+    vao.create();
+    vao.bind();
+    positions.create();
+    colours.create();
+    positions.setUsagePattern(position_usage);
+    colours.setUsagePattern(colour_usage);
+    positions.bind();
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+    colours.bind();
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, nullptr);
+    vao.release();
+}
+
 void PointCloudView::initializeGL() {
     initializeOpenGLFunctions();
     renderer_ = QString::fromLatin1(reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
@@ -167,33 +186,12 @@ void PointCloudView::initializeGL() {
     ok = build(marker_program_, ":/shaders/points.vert", ":/shaders/marker.frag") && ok;
     ok = build(voronoi_program_, ":/shaders/voronoi.vert", ":/shaders/voronoi.frag") && ok;
 
-    points_vao_.create();
-    points_vao_.bind();
-    position_buffer_.create();
-    colour_buffer_.create();
-    position_buffer_.setUsagePattern(QOpenGLBuffer::StaticDraw);
-    colour_buffer_.setUsagePattern(QOpenGLBuffer::DynamicDraw);
-    position_buffer_.bind();
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
-    colour_buffer_.bind();
-    glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, nullptr);
-    points_vao_.release();
-
-    overlay_vao_.create();
-    overlay_vao_.bind();
-    overlay_position_buffer_.create();
-    overlay_colour_buffer_.create();
-    overlay_position_buffer_.setUsagePattern(QOpenGLBuffer::StreamDraw);
-    overlay_colour_buffer_.setUsagePattern(QOpenGLBuffer::StreamDraw);
-    overlay_position_buffer_.bind();
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
-    overlay_colour_buffer_.bind();
-    glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, nullptr);
-    overlay_vao_.release();
+    // Points: positions once per dataset, colours every iteration.
+    setup_vertex_array(points_vao_, position_buffer_, QOpenGLBuffer::StaticDraw, colour_buffer_,
+                       QOpenGLBuffer::DynamicDraw);
+    // Trails and markers: rewritten every frame.
+    setup_vertex_array(overlay_vao_, overlay_position_buffer_, QOpenGLBuffer::StreamDraw, overlay_colour_buffer_,
+                       QOpenGLBuffer::StreamDraw);
     empty_vao_.create();
 
     glGenTextures(1, &centroid_texture_);

@@ -90,6 +90,9 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
 
 private:
+    void setup_vertex_array(QOpenGLVertexArrayObject& vao, QOpenGLBuffer& positions,
+                            QOpenGLBuffer::UsagePattern position_usage, QOpenGLBuffer& colours,
+                            QOpenGLBuffer::UsagePattern colour_usage);
     void upload_positions();
     void upload_colours();
     void draw_voronoi();

@@ -24,23 +24,13 @@
 #include "solver_worker.hpp"
 #include "studio_options.hpp"
 
+#include "test_support.hpp"
+
 using namespace kms;
+using kms::test::wait_for;
 using namespace kms::ui;
 
 namespace {
-
-// Waits until `condition` holds, processing events; false on timeout.
-template <typename Condition>
-bool wait_for(Condition condition, int timeout_ms = 20000) {
-    QElapsedTimer timer;
-    timer.start();
-    while (!condition()) {
-        if (timer.elapsed() > timeout_ms) return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-        QThread::msleep(1);
-    }
-    return true;
-}
 
 RunSetup small_setup(std::size_t k, Algorithm algorithm = Algorithm::Lloyd, Backend backend = Backend::Sequential) {
     RunSetup setup;

@@ -19,22 +19,13 @@
 #include "kms/scores.hpp"
 #include "main_window.hpp"
 
+#include "test_support.hpp"
+
 using namespace kms;
+using kms::test::wait_for;
 using namespace kms::ui;
 
 namespace {
-
-template <typename Condition>
-bool wait_for(Condition condition, int timeout_ms = 30000) {
-    QElapsedTimer timer;
-    timer.start();
-    while (!condition()) {
-        if (timer.elapsed() > timeout_ms) return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-        QThread::msleep(1);
-    }
-    return true;
-}
 
 QStringList read_lines(const QString& path) {
     QFile file(path);
