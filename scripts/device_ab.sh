@@ -11,7 +11,7 @@ out=${OUT:-$root/device-out}
 mkdir -p "$out"
 repeats=${1:?repeats}; shift
 work=$(mktemp -d)
-tar -C "$work" -xJf "$root/.devcarry-gpu/pack.tar.xz"
+tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"  # KMS_DEVICE_CARRY: another packed carry folder
 export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="/usr/local/cuda/bin:$PATH"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/device.txt"

@@ -2,12 +2,13 @@
 # Pack the GPU test/bench binaries built here, with the shared libraries the
 # device machine lacks (Qt6 Core/Test and their dependencies), into
 # .devcarry-gpu/pack.tar.xz for the device run (scripts/device_run.sh unpacks it).
-# Usage: scripts/device_pack.sh BUILD_DIR
+# Usage: scripts/device_pack.sh BUILD_DIR   (KMS_DEVICE_CARRY=DIR: pack into DIR instead, relative to the root)
 set -euo pipefail
 build=${1:?build directory}
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
-mkdir -p "$stage/bin" "$stage/lib" "$root/.devcarry-gpu"
+carry="$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}"
+mkdir -p "$stage/bin" "$stage/lib" "$carry"
 for exe in "$build"/tests/test_cuda_solvers "$build"/tests/test_cuda_init "$build"/bench/bench_cuda*; do
   [ -x "$exe" ] && cp "$exe" "$stage/bin/"
 done
@@ -19,6 +20,6 @@ for exe in "$stage"/bin/*; do
     esac
   done
 done
-tar -C "$stage" -cJf "$root/.devcarry-gpu/pack.tar.xz" bin lib
+tar -C "$stage" -cJf "$carry/pack.tar.xz" bin lib
 rm -rf "$stage"
-ls -la "$root/.devcarry-gpu/pack.tar.xz"
+ls -la "$carry/pack.tar.xz"

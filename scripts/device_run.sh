@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/device-out}
 mkdir -p "$out"
 work=$(mktemp -d)
-tar -C "$work" -xJf "$root/.devcarry-gpu/pack.tar.xz"
+tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"  # KMS_DEVICE_CARRY: another packed carry folder
 export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="/usr/local/cuda/bin:$PATH"
 steps=("$@")
