@@ -4,6 +4,7 @@
 // machine with scripts/device_bench.sh (or this program alone).
 //
 //   bench_cuda_solvers [--quick] [--iterations N] [--json FILE] [--only W]
+//   bench_cuda_solvers --init [--quick]   (initialisation: GPU vs CPU, 10^7 2-D points, k = 5 and 100)
 #include <omp.h>
 
 #include <algorithm>
@@ -18,6 +19,8 @@
 
 #include "bench_floor.hpp"
 #include "kms/backends.hpp"
+#include "kms/cuda_init.hpp"
+#include "kms/init.hpp"
 #include "kms/random.hpp"
 #include "kms/solver.hpp"
 
@@ -68,19 +71,68 @@ kms::Matrix<double> spread_rows(const kms::Matrix<double>& points, std::size_t k
     return c;
 }
 
+// Wall time of the GPU initialiser (points copied to the device inside, as a caller
+// pays it) and of the CPU initialiser with all host threads, median of `repeats`,
+// on 10^7 2-D blobs; every GPU result is checked against the CPU's (bitwise).
+int run_init_bench(bool quick) {
+    const Workload w{"10Mx2", std::size_t{10'000'000} / (quick ? 100 : 1), 2, 5};
+    const auto points = blobs(w, 2026);
+    constexpr int repeats = 3;
+    std::printf("== initialisation, n=%zu d=%zu, median of %d (ms, wall); CPU: %d threads\n", w.n, w.d, repeats,
+                omp_get_max_threads());
+    std::printf("%-18s %5s %10s %10s %8s %s\n", "method", "k", "gpu ms", "cpu ms", "cpu/gpu", "gpu == cpu");
+    (void)kms::cuda_initialize_centroids(*points, 2, kms::InitOptions{});  // context creation outside the numbers
+    auto time_ms = [](auto&& call) {
+        const auto t0 = std::chrono::steady_clock::now();
+        call();
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    int mismatches = 0;
+    for (std::size_t k : {std::size_t{5}, std::size_t{100}})
+        for (kms::InitMethod method :
+             {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::Maximin, kms::InitMethod::GreedyKMeansPlusPlus}) {
+            kms::InitOptions options;
+            options.method = method;
+            options.seed = 11;
+            std::vector<double> gpu_ms, cpu_ms;
+            kms::Matrix<double> gpu, cpu;
+            // Greedy k-means++ is delegated to the CPU initialiser: timed once, as the CPU.
+            const bool on_gpu = method != kms::InitMethod::GreedyKMeansPlusPlus;
+            for (int r = 0; r < repeats; ++r) {
+                if (on_gpu) gpu_ms.push_back(time_ms([&] { gpu = kms::cuda_initialize_centroids(*points, k, options); }));
+                cpu_ms.push_back(time_ms([&] { cpu = kms::initialize_centroids(*points, k, options); }));
+            }
+            const double c = median(cpu_ms);
+            const std::string name(kms::to_string(method));
+            if (!on_gpu) {
+                std::printf("%-18s %5zu %10s %10.2f %8s (delegated to the CPU initialiser)\n", name.c_str(), k, "cpu",
+                            c, "-");
+            } else {
+                const bool same = gpu == cpu;
+                mismatches += same ? 0 : 1;
+                const double g = median(gpu_ms);
+                std::printf("%-18s %5zu %10.2f %10.2f %8.1f %s\n", name.c_str(), k, g, c, c / g, same ? "yes" : "NO");
+            }
+            std::fflush(stdout);
+        }
+    return mismatches == 0 ? 0 : 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     bool quick = false;
     int iterations = 20;
+    bool init = false;
     std::string json_path, only;
     for (int a = 1; a < argc; ++a) {
         if (!std::strcmp(argv[a], "--quick")) quick = true;
+        else if (!std::strcmp(argv[a], "--init")) init = true;
         else if (!std::strcmp(argv[a], "--iterations") && a + 1 < argc) iterations = std::atoi(argv[++a]);
         else if (!std::strcmp(argv[a], "--json") && a + 1 < argc) json_path = argv[++a];
         else if (!std::strcmp(argv[a], "--only") && a + 1 < argc) only = argv[++a];
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--iterations N] [--json FILE] [--only NAME]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--quick] [--iterations N] [--json FILE] [--only NAME] | --init [--quick]\n", argv[0]);
             return 2;
         }
     }
@@ -89,6 +141,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "no CUDA device: %s\n", availability.reason.c_str());
         return 1;
     }
+    if (init) return run_init_bench(quick);
     const std::size_t scale = quick ? 100 : 1;
     std::vector<Workload> workloads = {{"10Mx2_k5", 10'000'000 / scale, 2, 5},
                                        {"50Mx4_k4", 50'000'000 / scale, 4, 4},
