@@ -3,8 +3,9 @@
 // D[i] = min over chosen centres of squared_distance<double> (same arithmetic),
 // blocks of 4096 points summed in increasing i from 0.0, block sums added in block
 // order, D² sampling walked exactly as on the CPU (one thread: it is sequential by
-// definition), maximin = first index of the largest D. One round = one pass over
-// the points plus one single-thread walk; a few scalars come back per round.
+// definition, from shared memory), maximin = first index of the largest D (parallel
+// reductions with that tie rule). One round = one pass over the points plus one
+// 1024-thread selection block; a few scalars come back per round.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -30,16 +31,46 @@ struct RoundResult {
     long long next;  // the next centre (when sampled on the device), else -1
 };
 
+// (value, index) of the larger value, ties → the lower index: the CPU's "first
+// index of the largest" in any reduction order.
+__device__ __forceinline__ void keep_largest(double& value, long long& index, double other, long long other_index) {
+    if (other_index < 0) return;
+    if (index < 0 || other > value || (other == value && other_index < index)) {
+        value = other;
+        index = other_index;
+    }
+}
+
+// Block-wide keep_largest; the result is valid in thread 0.
+__device__ __forceinline__ void block_largest(double& value, long long& index, double* values, long long* indices) {
+    for (int offset = 16; offset > 0; offset >>= 1)
+        keep_largest(value, index, __shfl_down_sync(0xffffffffu, value, offset),
+                     __shfl_down_sync(0xffffffffu, index, offset));
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    __syncthreads();
+    if (lane == 0) {
+        values[warp] = value;
+        indices[warp] = index;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (int w = 1; w < static_cast<int>(blockDim.x >> 5); ++w) keep_largest(value, index, values[w], indices[w]);
+}
+
 // D[i] = min(D[i], dist(i, centre)); the block's sum in increasing i (one thread,
-// from shared memory) and the block's first largest D.
-__global__ void add_centre_kernel(const double* points, long long n, int d, const long long* centre, double* weights,
-                                  double* block_sums, long long* block_best) {
+// from shared memory: the order is sequential by definition) and the block's
+// first largest D (a parallel reduction).
+__global__ void __launch_bounds__(kThreads) add_centre_kernel(const double* points, long long n, int d,
+                                                              const long long* centre, double* weights,
+                                                              double* block_sums, long long* block_best) {
     __shared__ double local[kInitBlock];
-    __shared__ long long best_index[kThreads];
+    __shared__ double warp_values[kThreads / 32];
+    __shared__ long long warp_indices[kThreads / 32];
     const long long begin = static_cast<long long>(blockIdx.x) * kInitBlock;
     const int count = static_cast<int>(min(static_cast<long long>(kInitBlock), n - begin));
     const double* c = points + *centre * d;
     long long best = -1;
+    double best_value = 0.0;
     for (int e = threadIdx.x; e < count; e += blockDim.x) {
         const long long i = begin + e;
         const double s = cuda::exact_squared_distance(points + i * d, c, d);
@@ -47,61 +78,107 @@ __global__ void add_centre_kernel(const double* points, long long n, int d, cons
         if (s < w) w = s;
         weights[i] = w;
         local[e] = w;
-        if (best < 0 || w > local[best - begin]) best = i;  // e increases: ties keep the lower i
+        keep_largest(best_value, best, w, i);  // e increases: ties keep the lower i
     }
-    best_index[threadIdx.x] = best;
-    __syncthreads();
+    block_largest(best_value, best, warp_values, warp_indices);  // its barriers also publish local[]
     if (threadIdx.x != 0) return;
     double sum = 0.0;
     for (int e = 0; e < count; ++e) sum += local[e];
     block_sums[blockIdx.x] = sum;
-    long long top = best_index[0];
-    for (int t = 1; t < static_cast<int>(blockDim.x); ++t) {
-        const long long candidate = best_index[t];
-        if (candidate < 0) continue;
-        const double a = local[candidate - begin], b = local[top - begin];
-        if (a > b || (a == b && candidate < top)) top = candidate;
-    }
-    block_best[blockIdx.x] = top;
+    block_best[blockIdx.x] = best;
 }
 
-// One thread: the total, then the next centre (method 1: D² sampling with u,
-// method 2: maximin, method 0: none) exactly as NearestDistances does on the CPU.
-__global__ void select_kernel(const double* weights, long long n, const double* block_sums,
-                              const long long* block_best, long long blocks, int method, double u,
-                              long long* centre, RoundResult* result) {
+// One block: the total (block sums in block order, one thread, staged through
+// shared memory), then the next centre (method 1: D² sampling with u, method 2:
+// maximin, method 0: none) exactly as NearestDistances does on the CPU. The
+// searches that need no order (first qualifying block, largest D, last positive D)
+// are parallel; the walks that are sequential by definition run in one thread
+// from shared memory.
+constexpr int kSelectThreads = 1024;
+
+__global__ void __launch_bounds__(kSelectThreads) select_kernel(const double* weights, long long n,
+                                                                const double* block_sums, const long long* block_best,
+                                                                double* block_prefix, long long blocks, int method,
+                                                                double u, long long* centre, RoundResult* result) {
+    __shared__ double stage[kInitBlock];
+    __shared__ double warp_values[kSelectThreads / 32];
+    __shared__ long long warp_indices[kSelectThreads / 32];
+    __shared__ double shared_total;
+    __shared__ long long shared_next;
+    // Running sums before each block, in block order: block_prefix[b]; the total.
     double total = 0.0;
-    for (long long b = 0; b < blocks; ++b) total += block_sums[b];
-    long long next = -1;
+    for (long long b0 = 0; b0 < blocks; b0 += kInitBlock) {
+        const int count = static_cast<int>(min(static_cast<long long>(kInitBlock), blocks - b0));
+        __syncthreads();
+        for (int e = threadIdx.x; e < count; e += blockDim.x) stage[e] = block_sums[b0 + e];
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (int e = 0; e < count; ++e) {
+                block_prefix[b0 + e] = total;
+                total += stage[e];
+            }
+    }
+    if (threadIdx.x == 0) shared_total = total;
+    __syncthreads();  // block_prefix (global, written by thread 0) is visible to the block after this too
+    total = shared_total;
+    // "Last i in [begin, end) with D > 0, else end − 1": a parallel max of the index.
+    // (Valid in thread 0; every thread must call it.)
     auto last_positive = [&](long long begin, long long end) {
-        for (long long i = end; i > begin; --i)
-            if (weights[i - 1] > 0.0) return i - 1;
-        return end - 1;
+        long long last = -1;
+        for (long long i = begin + threadIdx.x; i < end; i += blockDim.x)
+            if (weights[i] > 0.0) last = i;
+        double key = static_cast<double>(last);  // exact below 2^53: the largest key is the largest index
+        block_largest(key, last, warp_values, warp_indices);
+        return last;
     };
+    long long next = -1;
     if (total > 0.0 && method == 1) {
         const double target = u * total;
-        double running = 0.0;
-        for (long long b = 0; b < blocks && next < 0; ++b) {
-            if (running + block_sums[b] > target) {
-                const long long begin = b * kInitBlock, end = min(n, begin + kInitBlock);
+        // The CPU walk stops at the first block with running + sum > target.
+        long long first = -1;
+        for (long long b = threadIdx.x; b < blocks; b += blockDim.x)
+            if (block_prefix[b] + block_sums[b] > target) {
+                first = b;
+                break;
+            }
+        double key = -static_cast<double>(first);  // the largest key is the smallest block
+        block_largest(key, first, warp_values, warp_indices);
+        if (threadIdx.x == 0) shared_next = first;
+        __syncthreads();
+        const long long b = shared_next;
+        if (b >= 0) {
+            const long long begin = b * kInitBlock, end = min(n, begin + kInitBlock);
+            for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) stage[i - begin] = weights[i];
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                double running = block_prefix[b];
                 for (long long i = begin; i < end; ++i) {
-                    running += weights[i];
+                    running += stage[i - begin];
                     if (running > target) {
                         next = i;
                         break;
                     }
                 }
-                if (next < 0) next = last_positive(begin, end);
-            } else {
-                running += block_sums[b];
+                shared_next = next;
             }
+            __syncthreads();
+            next = shared_next;
+            if (next < 0) {
+                const long long last = last_positive(begin, end);
+                next = last < 0 ? end - 1 : last;
+            }
+        } else {
+            const long long last = last_positive(0, n);
+            next = last < 0 ? n - 1 : last;
         }
-        if (next < 0) next = last_positive(0, n);
     } else if (total > 0.0 && method == 2) {
-        next = block_best[0];
-        for (long long b = 1; b < blocks; ++b)
-            if (weights[block_best[b]] > weights[next]) next = block_best[b];
+        double value = 0.0;
+        long long best = -1;
+        for (long long b = threadIdx.x; b < blocks; b += blockDim.x) keep_largest(value, best, weights[block_best[b]], block_best[b]);
+        block_largest(value, best, warp_values, warp_indices);
+        next = best;
     }
+    if (threadIdx.x != 0) return;
     if (next >= 0) *centre = next;
     result->total = total;
     result->next = next;
@@ -126,12 +203,13 @@ Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size
     using cuda::DeviceBuffer;
     KMS_CUDA_CHECK(cudaSetDevice(device));
     const long long blocks = static_cast<long long>((n + kInitBlock - 1) / kInitBlock);
-    DeviceBuffer<double> device_points, weights, block_sums;
+    DeviceBuffer<double> device_points, weights, block_sums, block_prefix;
     DeviceBuffer<long long> block_best, centre;
     DeviceBuffer<RoundResult> result;
     device_points.allocate(n * d, "the points (initialisation)");
     weights.allocate(n, "the nearest-centre weights");
     block_sums.allocate(static_cast<std::size_t>(blocks), "the block sums");
+    block_prefix.allocate(static_cast<std::size_t>(blocks), "the block prefix sums");
     block_best.allocate(static_cast<std::size_t>(blocks), "the block maxima");
     centre.allocate(1, "the centre index");
     result.allocate(1, "the round result");
@@ -160,8 +238,9 @@ Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size
         KMS_CUDA_LAUNCH_CHECK("initialisation distance kernel");
         const bool more = round < k;
         const double u = more && method == 1 ? random_uniform(seed, kStreamKMeansPlusPlus, round) : 0.0;
-        select_kernel<<<1, 1>>>(weights.get(), static_cast<long long>(n), block_sums.get(), block_best.get(), blocks,
-                                more ? method : 0, u, centre.get(), result.get());
+        select_kernel<<<1, kSelectThreads>>>(weights.get(), static_cast<long long>(n), block_sums.get(),
+                                             block_best.get(), block_prefix.get(), blocks, more ? method : 0, u,
+                                             centre.get(), result.get());
         KMS_CUDA_LAUNCH_CHECK("initialisation selection kernel");
         RoundResult host{};
         KMS_CUDA_CHECK(cudaMemcpy(&host, result.get(), sizeof(host), cudaMemcpyDeviceToHost));

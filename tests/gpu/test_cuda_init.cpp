@@ -5,6 +5,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "kms/backends.hpp"
 #include "kms/cuda_init.hpp"
@@ -41,9 +42,11 @@ private slots:
             std::size_t n, d, k;
             bool duplicates;
         };
-        const Shape shapes[] = {{1, 1, 1, false},        {10, 2, 10, false},   {5000, 3, 17, false},
-                                {small ? 9000u : 100000u, 2, 50, false}, {12289, 8, 64, false},
-                                {3000, 2, 8, true},      {4096, 5, 40, false}};
+        std::vector<Shape> shapes = {{1, 1, 1, false},        {10, 2, 10, false},   {5000, 3, 17, false},
+                                     {small ? 9000u : 100000u, 2, 50, false}, {12289, 8, 64, false},
+                                     {3000, 2, 8, true},      {4096, 5, 40, false}};
+        // More than 4096 blocks of 4096 points: the selection stages the block sums in chunks.
+        if (!small) shapes.push_back({4096u * 4096u + 4099u, 1, 3, false});
         for (const Shape& s : shapes) {
             const kms::Matrix<double> points = random_points(s.n, s.d, s.n * 31 + s.k, s.duplicates);
             for (kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::Maximin})
