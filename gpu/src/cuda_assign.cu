@@ -6,9 +6,12 @@
 // add in index order, no FMA), candidates compared in index order with ties to
 // the lowest index, and the bounds use kms::BoundArithmetic: all six kernels
 // give the same labels as the CPU Lloyd solver of the same precision.
+#include <type_traits>
+
 #include "cuda_common.hpp"
 #include "cuda_device.hpp"
 #include "cuda_small_sums.hpp"
+#include "cuda_small_update.hpp"
 
 namespace kms::cuda {
 namespace {
@@ -19,7 +22,7 @@ constexpr std::size_t kTileBytes = 40 * 1024;   // dynamic shared memory of the 
 // Point i's first D coordinates (zero beyond d) into registers: one 8- or 16-byte
 // load when the row is exactly D wide (rows are then 8/16-byte aligned), else scalars.
 template <int D>
-__device__ __forceinline__ void load_point(const float* __restrict__ points, long long i, int d, float (&x)[D]) {
+__device__ __forceinline__ void load_point(const float* __restrict__ points, unsigned i, int d, float (&x)[D]) {
     if constexpr (D == 2) {
         if (d == 2) {
             const float2 v = reinterpret_cast<const float2*>(points)[i];
@@ -38,13 +41,13 @@ __device__ __forceinline__ void load_point(const float* __restrict__ points, lon
         }
     }
 #pragma unroll
-    for (int j = 0; j < D; ++j) x[j] = j < d ? points[i * d + j] : 0.0f;
+    for (int j = 0; j < D; ++j) x[j] = j < d ? points[static_cast<std::size_t>(i) * d + j] : 0.0f;
 }
 template <int D>
-__device__ __forceinline__ void load_point(const double* __restrict__ points, long long i, int d, double (&x)[D]) {
+__device__ __forceinline__ void load_point(const double* __restrict__ points, unsigned i, int d, double (&x)[D]) {
     if constexpr (D % 2 == 0) {
         if (d == D) {
-            const double2* row = reinterpret_cast<const double2*>(points + i * D);
+            const double2* row = reinterpret_cast<const double2*>(points + static_cast<std::size_t>(i) * D);
 #pragma unroll
             for (int h = 0; h < D / 2; ++h) {
                 const double2 v = row[h];
@@ -55,7 +58,7 @@ __device__ __forceinline__ void load_point(const double* __restrict__ points, lo
         }
     }
 #pragma unroll
-    for (int j = 0; j < D; ++j) x[j] = j < d ? points[i * d + j] : 0.0;
+    for (int j = 0; j < D; ++j) x[j] = j < d ? points[static_cast<std::size_t>(i) * d + j] : 0.0;
 }
 
 // --- Lloyd, global, fused small shapes (k ≤ Sums::K, d ≤ Sums::D): centroids in
@@ -64,12 +67,17 @@ __device__ __forceinline__ void load_point(const double* __restrict__ points, lo
 // labelled, so each thread keeps loads in flight while it computes. The points are
 // still visited, and summed, in plain grid-stride order (the order of
 // small_sums_kernel, so Elkan/Hamerly centroids stay bitwise equal to Lloyd's).
+// 32-bit indices (fewer registers): n < 2^31 (the solver's limit) and a grid of
+// fewer than 2^28 threads keep base + (2·kBatch − 1)·stride below 2^32.
+constexpr int kSmallBatch = 4;  // points per pipelined batch (8 measured no faster at 10M×2, and spills at d = 4)
+
 template <typename T, class Sums>
 __device__ __forceinline__ void lloyd_fused_small(const LloydArgs<T>& a, Sums& sums, unsigned long long& changed) {
-    constexpr int K = Sums::K, D = Sums::D, kBatch = 4;
+    constexpr int K = Sums::K, D = Sums::D, kBatch = kSmallBatch;
     const T* __restrict__ points = a.points;
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const unsigned n = static_cast<unsigned>(a.n);
+    const unsigned stride = gridDim.x * blockDim.x;
+    const unsigned first = blockIdx.x * blockDim.x + threadIdx.x;
     T centroid[K][D];
 #pragma unroll
     for (int c = 0; c < K; ++c)
@@ -78,11 +86,11 @@ __device__ __forceinline__ void lloyd_fused_small(const LloydArgs<T>& a, Sums& s
 
     T x[kBatch][D], x_next[kBatch][D];
     int old_label[kBatch], old_next[kBatch];
-    auto load_batch = [&](long long base, T (&xs)[kBatch][D], int (&labels)[kBatch]) {
+    auto load_batch = [&](unsigned base, T (&xs)[kBatch][D], int (&labels)[kBatch]) {
 #pragma unroll
         for (int r = 0; r < kBatch; ++r) {
-            const long long i = base + r * stride;
-            if (i < a.n) {
+            const unsigned i = base + r * stride;
+            if (i < n) {
                 load_point<D>(points, i, a.d, xs[r]);
                 labels[r] = a.labels[i];
             } else {
@@ -95,21 +103,24 @@ __device__ __forceinline__ void lloyd_fused_small(const LloydArgs<T>& a, Sums& s
     // Double rows are twice the registers: pipelining would cost the second block per SM.
     constexpr bool kPipelined = sizeof(T) == 4;
     if constexpr (kPipelined) load_batch(first, x, old_label);
-    for (long long base = first; base < a.n; base += kBatch * stride) {
+    for (unsigned base = first; base < n; base += kBatch * stride) {
         if constexpr (kPipelined) load_batch(base + kBatch * stride, x_next, old_next);  // in flight while this batch is labelled
         else load_batch(base, x, old_label);
 #pragma unroll
         for (int r = 0; r < kBatch; ++r) {
-            const long long i = base + r * stride;
-            if (i >= a.n) break;
+            const unsigned i = base + r * stride;
+            if (i >= n) break;
             T best = infinity_of<T>();
             int best_c = 0;
 #pragma unroll
             for (int c = 0; c < K; ++c) {
                 if (c >= a.k) break;  // uniform
-                T s = T(0);
+                // squared_distance() from 0: the first step 0 + diff² is exactly diff²
+                // (≥ +0 or NaN), so it starts there (one add fewer per centroid).
+                const T diff0 = sq_diff(x[r][0], centroid[c][0]);
+                T s = sq_mul(diff0, diff0);
 #pragma unroll
-                for (int j = 0; j < D; ++j)
+                for (int j = 1; j < D; ++j)
                     if (j < a.d) s = sq_step(s, x[r][j], centroid[c][j]);
                 if (s < best) {
                     best = s;
@@ -134,11 +145,27 @@ __device__ __forceinline__ void lloyd_fused_small(const LloydArgs<T>& a, Sums& s
     }
 }
 
-// Two blocks of 256 threads per SM (≤ 128 registers: more warps in flight), except
-// for the larger double shapes, whose register sums would spill; 1024 threads cap
-// registers at 64 anyway.
+// Resident blocks of 256 threads per SM asked of the compiler: as many as the
+// registers the shape needs allow (more warps in flight hide the memory latency;
+// the kernel issues ~70 % of cycles, so more warps also fill issue gaps): 4 (≤ 64
+// registers), 3 (≤ 80), else 2 (≤ 128), except the double shapes with register
+// sums that would spill; 1024 threads cap registers at 64 anyway. The estimate
+// counts the register sums (if any), the centroids, the batches of points and
+// labels in flight (two when pipelined), and ~24 more (~40 for double, checked
+// against ptxas: no spills).
+template <typename T, class Sums>
+constexpr int lloyd_registers_estimate() {
+    constexpr int words = sizeof(T) / 4, batches = sizeof(T) == 4 ? 2 : 1;
+    constexpr int sums = Sums::kInRegisters ? 2 * Sums::K * Sums::D + Sums::K : 0;
+    return sums + words * Sums::K * Sums::D + batches * kSmallBatch * (words * Sums::D + 1) + (words == 1 ? 24 : 40);
+}
 template <typename T, class Sums, int MaxThreads>
-constexpr int lloyd_min_blocks() { return MaxThreads <= 256 && (sizeof(T) == 4 || Sums::D <= 2) ? 2 : 1; }
+constexpr int lloyd_min_blocks() {
+    if (MaxThreads > 256) return 1;
+    if (Sums::K > 0 && lloyd_registers_estimate<T, Sums>() <= 64) return 4;
+    if (Sums::K > 0 && lloyd_registers_estimate<T, Sums>() <= 80) return 3;
+    return sizeof(T) == 4 || Sums::D <= 2 || !Sums::kInRegisters ? 2 : 1;
+}
 
 // --- Lloyd, global: one thread per point (grid-stride), centroids from global memory.
 // For d ≤ 4 four points are loaded before any is labelled (more bytes in flight);
@@ -215,9 +242,13 @@ __global__ void __launch_bounds__(MaxThreads, (lloyd_min_blocks<T, Sums, MaxThre
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
-    if (a.block_partials)
-        sums.flush(a.block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(a.k, a.d), a.k, a.d,
-                   dscratch);
+    if constexpr (Sums::K > 0) {
+        if (a.block_partials) {
+            sums.flush(a.block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(a.k, a.d), a.k,
+                       a.d, dscratch);
+            if (a.update.next) finish_small_update(a.block_partials, a.centroids, a.k, a.d, a.update);
+        }
+    }
 }
 
 // --- Lloyd, shared: centroids in tiles of kLloydTile rows × tile_d columns in
@@ -288,9 +319,13 @@ __global__ void __launch_bounds__(MaxThreads) lloyd_shared_kernel(LloydArgs<T> a
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
-    if (a.block_partials)
-        sums.flush(a.block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(a.k, a.d), a.k, a.d,
-                   dscratch);
+    if constexpr (Sums::K > 0) {
+        if (a.block_partials) {
+            sums.flush(a.block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(a.k, a.d), a.k,
+                       a.d, dscratch);
+            if (a.update.next) finish_small_update(a.block_partials, a.centroids, a.k, a.d, a.update);
+        }
+    }
 }
 
 // --- Lloyd, shared, large k: register-tiled direct differences (GEMM-like
@@ -659,18 +694,61 @@ __global__ void separation_kernel(const T* centroids, int k, int d, T* nearest_h
     }
 }
 
+// The fused cuda-global kernel of block ≤ 256 holds exactly k clusters (k ≤ 8):
+// the same sums in fewer registers, so the smallest shapes get a third block per SM.
+// Sums in shared memory (SharedSums) where they fit the 48 KB of static shared
+// memory beside the kernel's own ~1 KB, else in registers.
+template <int K, int D>
+using ExactSums = std::conditional_t<SharedSums<K, D, 256>::kBytes + 2048 <= 48 * 1024, SharedSums<K, D, 256>,
+                                     SmallSums<K, D>>;
+template <typename T, int K>
+auto exact_fused_kernel_for(int d) {
+    return d <= 2 ? lloyd_global_kernel<T, ExactSums<K, 2>, 256> : lloyd_global_kernel<T, ExactSums<K, 4>, 256>;
+}
+template <typename T>
+auto exact_fused_kernel(int k, int d) {
+    switch (k) {
+        case 1: return exact_fused_kernel_for<T, 1>(d);
+        case 2: return exact_fused_kernel_for<T, 2>(d);
+        case 3: return exact_fused_kernel_for<T, 3>(d);
+        case 4: return exact_fused_kernel_for<T, 4>(d);
+        case 5: return exact_fused_kernel_for<T, 5>(d);
+        case 6: return exact_fused_kernel_for<T, 6>(d);
+        case 7: return exact_fused_kernel_for<T, 7>(d);
+        default: return exact_fused_kernel_for<T, 8>(d);
+    }
+}
+
+// The fused kernel that runs a small (k, d) shape at this block size (cuda-global).
+template <typename T>
+auto fused_kernel(int k, int d, int block) {
+    using Kernel = void (*)(LloydArgs<T>);
+    if (block <= 256) return static_cast<Kernel>(exact_fused_kernel<T>(k, d));
+    switch (small_update_variant(k, d)) {
+        case 0: return static_cast<Kernel>(lloyd_global_kernel<T, VariantSums<0>, 1024>);
+        case 1: return static_cast<Kernel>(lloyd_global_kernel<T, VariantSums<1>, 1024>);
+        default: return static_cast<Kernel>(lloyd_global_kernel<T, VariantSums<2>, 1024>);
+    }
+}
+
 }  // namespace
 
 template <typename T>
 void launch_lloyd(const LloydArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
     const int variant = args.block_partials ? small_update_variant(args.k, args.d) : -1;
+    if (variant >= 0 && !shared_variant) {
+        fused_kernel<T>(args.k, args.d, g.block)<<<g.grid, g.block, 0, stream>>>(args);
+        KMS_CUDA_LAUNCH_CHECK("Lloyd assignment kernel");
+        return;
+    }
     switch (variant) {
-        case 0: launch_lloyd_with<T, SmallSums<0>>(args, shared_variant, g, stream); break;
-        case 1: launch_lloyd_with<T, SmallSums<1>>(args, shared_variant, g, stream); break;
-        case 2: launch_lloyd_with<T, SmallSums<2>>(args, shared_variant, g, stream); break;
+        case 0: launch_lloyd_with<T, VariantSums<0>>(args, shared_variant, g, stream); break;
+        case 1: launch_lloyd_with<T, VariantSums<1>>(args, shared_variant, g, stream); break;
+        case 2: launch_lloyd_with<T, VariantSums<2>>(args, shared_variant, g, stream); break;
         default: {
             LloydArgs<T> plain = args;
             plain.block_partials = nullptr;
+            plain.update = SmallUpdate<T>{};
             launch_lloyd_with<T, NoSums>(plain, shared_variant, g, stream);
         }
     }
@@ -683,9 +761,17 @@ int update_blocks_per_sm(int block) {
     int blocks = 0;
     const cudaError_t status =
         block <= 256
-            ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, SmallSums<0>, 256>, block, 0)
-            : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, SmallSums<0>, 1024>, block, 0);
+            ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, VariantSums<0>, 256>, block, 0)
+            : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lloyd_global_kernel<float, VariantSums<0>, 1024>, block, 0);
     check(status, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return blocks > 0 ? blocks : 1;
+}
+
+template <typename T>
+int small_blocks_per_sm(int k, int d, int block) {
+    int blocks = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fused_kernel<T>(k, d, block), block, 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     return blocks > 0 ? blocks : 1;
 }
 
@@ -730,6 +816,7 @@ void launch_centroid_separations(const T* centroids, int k, int d, T* nearest_ha
 
 #define KMS_INSTANTIATE_ASSIGN(T)                                                                         \
     template void launch_lloyd<T>(const LloydArgs<T>&, bool, const Geometry&, cudaStream_t);            \
+    template int small_blocks_per_sm<T>(int, int, int);                                                  \
     template void launch_hamerly<T>(const BoundedArgs<T>&, bool, const Geometry&, cudaStream_t);        \
     template void launch_elkan<T>(const BoundedArgs<T>&, bool, const Geometry&, cudaStream_t);          \
     template void launch_centroid_separations<T>(const T*, int, int, T*, T*, cudaStream_t);

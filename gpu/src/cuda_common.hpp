@@ -104,12 +104,30 @@ struct Geometry {
 // the grid-stride kernels launch one full wave (sm_count × this), so the sum order
 // depends only on the device and the block size.
 int update_blocks_per_sm(int block);
+// The same for the small (k, d) path in T: the fused Lloyd kernel that runs this
+// shape. Every kernel that writes small-path partials (Lloyd global and shared,
+// the Elkan/Hamerly sums) uses this grid, so they all sum in one order.
+template <typename T>
+int small_blocks_per_sm(int k, int d, int block);
 
 // The small-(k, d) fused update keeps per-thread sums in registers.
 // Returns the template variant index, or -1 when (k, d) needs the general path.
 int small_update_variant(int k, int d);
 // Doubles per block partial of the small path: k·(d+1).
 __host__ __device__ inline std::size_t small_partial_width(int k, int d) { return static_cast<std::size_t>(k) * (d + 1); }
+
+// Where the small-path update writes (the last block of the kernel that wrote the
+// block partials runs it; see cuda_small_update.hpp). next == nullptr: no update.
+template <typename T>
+struct SmallUpdate {
+    T* next;                     // k × d new centroids
+    double* sums;                // k × d
+    long long* counts;           // k
+    T* shift_upper;              // k
+    double* shift_exact;         // k
+    DeviceShiftStats* stats;
+    unsigned* ticket;            // blocks done; 0 between launches
+};
 
 template <typename T>
 struct LloydArgs {
@@ -122,6 +140,7 @@ struct LloydArgs {
     std::uint8_t* status;        // nullable
     DeviceCounters* counters;
     double* block_partials;      // non-null: fuse the small-path accumulation
+    SmallUpdate<T> update;       // with block_partials: also the whole update (last block)
 };
 
 // Lloyd assignment (labels, changed count, distance count); with
@@ -178,8 +197,7 @@ void launch_centroid_separations(const T* centroids, int k, int d, T* nearest_ha
 // The update. Sums and counts per cluster end in double (sums k × d, counts k).
 struct UpdateWorkspace {
     DeviceBuffer<double> block_partials;   // small path: grid × k·(d+1)
-    int partial_blocks = 0;                // small path: the grid that wrote them
-    bool partials_pending = false;         // small path: sums/counts not yet reduced (launch_apply_update does it)
+    DeviceBuffer<unsigned> ticket;         // small path: blocks that wrote their partial (0 between launches)
     DeviceBuffer<double> sums;             // k × d
     DeviceBuffer<long long> counts;        // k
     // General path (label sort):
@@ -193,17 +211,22 @@ struct UpdateWorkspace {
 
 void prepare_update_workspace(UpdateWorkspace& workspace, long long n, int k, int d, const Geometry& geometry);
 
-// Sums and counts from the labels (stand-alone small-path accumulation or the general path).
+// The small (k, d) path of Elkan/Hamerly: block partials from the labels, in the
+// fused Lloyd kernel's point order, and the whole update by the last block (Lloyd
+// does both inside its assignment kernel).
+template <typename T>
+void launch_small_sums_update(const T* points, long long n, int d, const std::int32_t* labels, int k,
+                              const T* previous, const SmallUpdate<T>& update, UpdateWorkspace& workspace,
+                              const Geometry& geometry, cudaStream_t stream);
+
+// Sums and counts from the labels, general path (k > 8 or d > 4).
 template <typename T>
 void launch_accumulate(const T* points, long long n, int d, const std::int32_t* labels, int k,
-                       UpdateWorkspace& workspace, const Geometry& geometry, bool partials_ready,
-                       cudaStream_t stream);
+                       UpdateWorkspace& workspace, cudaStream_t stream);
 
 // New centroids (into `next`, unless !recompute: then `next` is already final) from
 // the sums, the Keep policy for empty clusters, per-centroid shifts (exact squared
 // in double, certain upper bounds in T), and the fixed-order shift statistics.
-// Small path: also reduces the pending block partials into sums and counts first
-// (one launch for the whole update).
 template <typename T>
 void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& workspace,
                          T* shift_upper, DeviceShiftStats* shift_stats, double* shift_exact, bool recompute,

@@ -20,6 +20,12 @@ __device__ __forceinline__ double sq_step(double sum, double x, double c) {
     return __dadd_rn(sum, __dmul_rn(diff, diff));
 }
 
+// The two halves of a step, for code that specialises the first one.
+__device__ __forceinline__ float sq_diff(float x, float c) { return __fsub_rn(x, c); }
+__device__ __forceinline__ double sq_diff(double x, double c) { return __dsub_rn(x, c); }
+__device__ __forceinline__ float sq_mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double sq_mul(double a, double b) { return __dmul_rn(a, b); }
+
 template <typename T>
 __device__ __forceinline__ T exact_squared_distance(const T* a, const T* b, int d) {
     T sum = T(0);

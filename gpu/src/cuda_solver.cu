@@ -88,9 +88,7 @@ public:
             KMS_CUDA_CHECK(cudaMemcpy(points_.get(), converted.data(), converted.size() * sizeof(float),
                                       cudaMemcpyHostToDevice));
         }
-        const long long by_size = (n_ + geometry_.block - 1) / geometry_.block;
-        geometry_.grid = static_cast<int>(std::max<long long>(
-            1, std::min<long long>(by_size, static_cast<long long>(geometry_.sm_count) * blocks_per_sm_)));
+        set_grid();
         data_low_.assign(d_, std::numeric_limits<double>::infinity());
         data_high_.assign(d_, -std::numeric_limits<double>::infinity());
         for (long long i = 0; i < n_; ++i)
@@ -142,14 +140,21 @@ public:
         }
         KMS_CUDA_CHECK(cudaEventRecord(ev_bounds_.get(), stream_));
 
-        const bool fused = !bounded && small_update_variant(k_, d_) >= 0;
-        assign(fused);
+        // Small (k, d): the update runs in the last block of the kernel that sums
+        // (Lloyd: the assignment itself; its time then counts as assignment).
+        const bool small = small_update_variant(k_, d_) >= 0;
+        assign(small && !bounded);
         if (!bounded) stats.point_centroid_distances = static_cast<std::uint64_t>(n_) * k_;
         KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
 
-        launch_accumulate<T>(points_.get(), n_, d_, labels_.get(), k_, workspace_, geometry_, fused, stream_);
-        launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
-                               shift_exact_.get(), true, stream_);
+        if (small && bounded) {
+            launch_small_sums_update<T>(points_.get(), n_, d_, labels_.get(), k_, current(), small_update(),
+                                        workspace_, geometry_, stream_);
+        } else if (!small) {
+            launch_accumulate<T>(points_.get(), n_, d_, labels_.get(), k_, workspace_, stream_);
+            launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                                   shift_exact_.get(), true, stream_);
+        }
         if (config_.empty_policy == EmptyClusterPolicy::Farthest) {
             DeviceShiftStats shifts{};
             KMS_CUDA_CHECK(cudaMemcpyAsync(&shifts, &record_.get()->shifts, sizeof(shifts), cudaMemcpyDeviceToHost,
@@ -266,6 +271,7 @@ private:
 
     void allocate() {
         const std::size_t n = static_cast<std::size_t>(n_), k = static_cast<std::size_t>(k_);
+        set_grid();
         centroids_[0].allocate(k * d_, "the centroids");
         centroids_[1].allocate(k * d_, "the centroids");
         labels_.allocate(n, "the labels");
@@ -325,7 +331,8 @@ private:
     void assign(bool fused) {
         if (config_.algorithm == Algorithm::Lloyd) {
             LloydArgs<T> args{points_.get(), n_, d_, current(), k_, labels_.get(), status_.get(),
-                              &record_.get()->counters, fused ? workspace_.block_partials.get() : nullptr};
+                              &record_.get()->counters, fused ? workspace_.block_partials.get() : nullptr,
+                              fused ? small_update() : SmallUpdate<T>{}};
             launch_lloyd<T>(args, shared_variant(), geometry_, stream_);
             return;
         }
@@ -366,6 +373,23 @@ private:
     }
 
     bool shared_variant() const { return config_.backend == Backend::CudaShared; }
+
+    // Where the small-path update (run by the summing kernel's last block) writes.
+    SmallUpdate<T> small_update() {
+        return SmallUpdate<T>{next(), workspace_.sums.get(), workspace_.counts.get(), shift_upper_.get(),
+                              shift_exact_.get(), &record_.get()->shifts, workspace_.ticket.get()};
+    }
+
+    // One wave of the grid-stride kernels: for the small (k, d) path, of the kernel
+    // that runs this shape (all small-path kernels then share its point order).
+    void set_grid() {
+        const int per_sm = k_ > 0 && small_update_variant(k_, d_) >= 0
+                               ? small_blocks_per_sm<T>(k_, d_, geometry_.block)
+                               : blocks_per_sm_;
+        const long long by_size = (n_ + geometry_.block - 1) / geometry_.block;
+        geometry_.grid = static_cast<int>(
+            std::max<long long>(1, std::min<long long>(by_size, static_cast<long long>(geometry_.sm_count) * per_sm)));
+    }
 
     // scikit-learn's relocation, as the CPU solver does it: each empty cluster takes
     // one of the points farthest from their previous centroid (largest first,

@@ -1,7 +1,8 @@
 // The centroid update of the CUDA back end, deterministic run to run:
 //  - small k·d: per-thread register sums (fused into Lloyd's assignment, or the
 //    stand-alone kernel below with the same point order), a fixed-order block
-//    sum, then the block partials added in block order;
+//    sum, then the block partials reduced in a fixed order by the last block of
+//    the same kernel, which also makes the new centroids (cuda_small_update.hpp);
 //  - any k, d: a stable radix sort of the labels gives each cluster its points
 //    in index order; fixed-size pieces are summed, then the pieces in order.
 // No floating-point atomics anywhere, and all sums are taken in double.
@@ -13,6 +14,7 @@
 #include "cuda_common.hpp"
 #include "cuda_device.hpp"
 #include "cuda_small_sums.hpp"
+#include "cuda_small_update.hpp"
 
 namespace kms::cuda {
 
@@ -35,32 +37,21 @@ int bits_for(int k) {
 
 long long max_pieces(long long n, int k) { return (n + kPiece - 1) / kPiece + k; }
 
+// Elkan/Hamerly's small-path sums: the fused Lloyd kernel's point order (grid-stride,
+// same grid), then the whole update by the last block.
 template <typename T, int V, int MaxThreads>
-__global__ void __launch_bounds__(MaxThreads) small_sums_kernel(const T* points, long long n, int d, const std::int32_t* labels, int k,
-                                  double* block_partials) {
+__global__ void __launch_bounds__(MaxThreads) small_sums_kernel(const T* points, long long n, int d,
+                                                                const std::int32_t* labels, int k,
+                                                                double* block_partials, const T* previous,
+                                                                SmallUpdate<T> update) {
     __shared__ double scratch[32];
-    SmallSums<V> sums;
+    VariantSums<V> sums;
     sums.zero();
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
         sums.add(labels[i], points + i * d, d, k);
     sums.flush(block_partials + static_cast<long long>(blockIdx.x) * small_partial_width(k, d), k, d, scratch);
-}
-
-// Block partials reduced in a fixed order: one block per (cluster, coordinate or
-// count); thread t adds blocks t, t+256, ... in order, then a fixed block tree.
-__global__ void small_finalize_kernel(const double* block_partials, int blocks, int k, int d, double* sums,
-                                      long long* counts) {
-    __shared__ double scratch[32];
-    const int width = k * (d + 1);
-    const int e = blockIdx.x;
-    double total = 0.0;
-    for (int b = threadIdx.x; b < blocks; b += blockDim.x) total += block_partials[static_cast<long long>(b) * width + e];
-    total = block_sum_fixed(total, scratch);
-    if (threadIdx.x != 0) return;
-    const int c = e / (d + 1), j = e - c * (d + 1);
-    if (j == d) counts[c] = static_cast<long long>(total);
-    else sums[static_cast<long long>(c) * d + j] = total;
+    finish_small_update(block_partials, previous, k, d, update);
 }
 
 __global__ void iota_kernel(std::int32_t* index, long long n) {
@@ -137,28 +128,6 @@ __global__ void cluster_sums_kernel(const long long* piece_offsets, const double
     sums[e] = total;
 }
 
-// New centroids, Keep policy, per-centroid shifts: centroid c.
-template <typename T>
-__device__ __forceinline__ void apply_centroid(int c, const T* previous, T* next, int d, const double* sums,
-                                               const long long* counts, T* shift_upper, double* shift_exact,
-                                               bool recompute) {
-    const T* old_row = previous + static_cast<long long>(c) * d;
-    T* row = next + static_cast<long long>(c) * d;
-    const long long count = counts[c];
-    if (recompute)
-        for (int j = 0; j < d; ++j)
-            row[j] = count > 0 ? static_cast<T>(sums[static_cast<long long>(c) * d + j] / static_cast<double>(count))
-                               : old_row[j];
-    double sq = 0.0;
-    for (int j = 0; j < d; ++j) {
-        const double diff = static_cast<double>(row[j]) - static_cast<double>(old_row[j]);
-        sq += diff * diff;
-    }
-    shift_exact[c] = sq;
-    const BoundArithmetic<T> bounds(d);
-    shift_upper[c] = bounds.upper(device_sqrt(exact_squared_distance(row, old_row, d)));
-}
-
 // One thread per centroid.
 template <typename T>
 __global__ void apply_kernel(const T* previous, T* next, int k, int d, const double* sums, const long long* counts,
@@ -170,108 +139,10 @@ __global__ void apply_kernel(const T* previous, T* next, int k, int d, const dou
 
 constexpr int kStatsThreads = 1024;  // the statistics block (its warp tree fixes the summation order)
 
-// Fixed-order statistics over the k shifts, by one block of kStatsThreads threads.
-template <typename T>
-__device__ __forceinline__ void shift_stats_block(const double* shift_sq, const long long* counts, int k,
-                                                  DeviceShiftStats* out, const T* shift_upper) {
-    __shared__ double scratch[32];
-    __shared__ double max_scratch[32];
-    __shared__ int arg_scratch[32];
-    double sum = 0.0, sum_sq = 0.0, max_shift = 0.0, empty = 0.0, top_value = -1.0;
-    int top = 0;
-    for (int c = threadIdx.x; c < k; c += blockDim.x) {
-        const double s = sqrt(shift_sq[c]);
-        sum += s;
-        sum_sq += shift_sq[c];
-        max_shift = s > max_shift ? s : max_shift;
-        empty += counts[c] == 0 ? 1.0 : 0.0;
-        const double up = static_cast<double>(shift_upper[c]);
-        if (up > top_value) {  // lowest index among equals: threads visit c in increasing order
-            top_value = up;
-            top = c;
-        }
-    }
-    const double total = block_sum_fixed(sum, scratch);
-    const double total_sq = block_sum_fixed(sum_sq, scratch);
-    const double total_empty = block_sum_fixed(empty, scratch);
-    // Max (order-free) and the arg-max with lowest index on ties.
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        const double other = __shfl_down_sync(0xffffffffu, max_shift, offset);
-        max_shift = other > max_shift ? other : max_shift;
-        const double other_top = __shfl_down_sync(0xffffffffu, top_value, offset);
-        const int other_arg = __shfl_down_sync(0xffffffffu, top, offset);
-        if (other_top > top_value || (other_top == top_value && other_arg < top)) {
-            top_value = other_top;
-            top = other_arg;
-        }
-    }
-    __syncthreads();
-    if ((threadIdx.x & 31) == 0) {
-        max_scratch[threadIdx.x >> 5] = max_shift;
-        scratch[threadIdx.x >> 5] = top_value;
-        arg_scratch[threadIdx.x >> 5] = top;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double m = 0.0, tv = -1.0;
-        int ta = 0;
-        for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) {
-            m = max_scratch[w] > m ? max_scratch[w] : m;
-            if (scratch[w] > tv || (scratch[w] == tv && arg_scratch[w] < ta)) {
-                tv = scratch[w];
-                ta = arg_scratch[w];
-            }
-        }
-        out->max_shift = m;
-        out->sum_shift = total;
-        out->shift_sq_total = total_sq;
-        out->empty_clusters = static_cast<int>(total_empty);
-        out->top_mover = ta;
-    }
-}
-
 template <typename T>
 __global__ void __launch_bounds__(kStatsThreads) shift_stats_kernel(const double* shift_sq, const long long* counts,
                                                                     int k, DeviceShiftStats* out, const T* shift_upper) {
     shift_stats_block(shift_sq, counts, k, out, shift_upper);
-}
-
-// The whole small-path update in one block of kStatsThreads threads (k ≤ kStatsThreads):
-// the block partials reduced exactly as small_finalize_kernel does (each group of
-// 256 threads takes values e ≡ group (mod 4): thread t adds blocks t, t+256, ...,
-// then the group's fixed warp tree), then apply_centroid per centroid, then the
-// statistics. Bitwise the result of the three separate kernels, in one launch.
-template <typename T>
-__global__ void __launch_bounds__(kStatsThreads) small_update_kernel(
-    const double* block_partials, int blocks, const T* previous, T* next, int k, int d, double* sums,
-    long long* counts, T* shift_upper, double* shift_exact, DeviceShiftStats* out) {
-    __shared__ double warp_sums[kStatsThreads / 32];
-    constexpr int kGroup = 256, kGroups = kStatsThreads / kGroup;
-    const int width = k * (d + 1);
-    const int group = threadIdx.x / kGroup, t = threadIdx.x % kGroup, lane = threadIdx.x & 31,
-              warp = threadIdx.x >> 5;
-    for (int e0 = 0; e0 < width; e0 += kGroups) {
-        const int e = e0 + group;
-        double total = 0.0;
-        if (e < width)
-            for (int b = t; b < blocks; b += kGroup) total += block_partials[static_cast<long long>(b) * width + e];
-        for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
-        __syncthreads();  // warp_sums may still be read by the previous round
-        if (lane == 0) warp_sums[warp] = total;
-        __syncthreads();
-        if (t == 0 && e < width) {
-            double value = 0.0;
-            for (int w = 0; w < kGroup / 32; ++w) value += warp_sums[group * (kGroup / 32) + w];
-            const int c = e / (d + 1), j = e - c * (d + 1);
-            if (j == d) counts[c] = static_cast<long long>(value);
-            else sums[static_cast<long long>(c) * d + j] = value;
-        }
-    }
-    __syncthreads();  // sums and counts (global, written by this block) now visible to the block
-    for (int c = threadIdx.x; c < k; c += blockDim.x)
-        apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, true);
-    __syncthreads();
-    shift_stats_block(shift_exact, counts, k, out, shift_upper);
 }
 
 template <typename T>
@@ -342,8 +213,8 @@ void prepare_update_workspace(UpdateWorkspace& w, long long n, int k, int d, con
     w.counts.allocate(k, "the cluster counts");
     if (small_update_variant(k, d) >= 0) {
         w.block_partials.allocate(static_cast<std::size_t>(g.grid) * small_partial_width(k, d), "the block partial sums");
-        w.partial_blocks = g.grid;
-        w.partials_pending = false;
+        w.ticket.allocate(1, "the update ticket");
+        KMS_CUDA_CHECK(cudaMemset(w.ticket.get(), 0, sizeof(unsigned)));
         return;
     }
     w.keys_sorted.allocate(n, "the sorted labels");
@@ -367,25 +238,26 @@ void prepare_update_workspace(UpdateWorkspace& w, long long n, int k, int d, con
 }
 
 template <typename T>
-void launch_accumulate(const T* points, long long n, int d, const std::int32_t* labels, int k, UpdateWorkspace& w,
-                       const Geometry& g, bool partials_ready, cudaStream_t stream) {
-    const int variant = small_update_variant(k, d);
-    if (variant >= 0) {
-        if (!partials_ready) {
-            auto run = [&](auto kernel) {
-                kernel<<<g.grid, g.block, 0, stream>>>(points, n, d, labels, k, w.block_partials.get());
-            };
-            const bool wide = g.block > 256;  // register cap 64 (spills) only where 1024 threads need it
-            switch (variant) {
-                case 0: wide ? run(small_sums_kernel<T, 0, 1024>) : run(small_sums_kernel<T, 0, 256>); break;
-                case 1: wide ? run(small_sums_kernel<T, 1, 1024>) : run(small_sums_kernel<T, 1, 256>); break;
-                default: wide ? run(small_sums_kernel<T, 2, 1024>) : run(small_sums_kernel<T, 2, 256>); break;
-            }
-            KMS_CUDA_LAUNCH_CHECK("small-path sum kernel");
-        }
-        w.partials_pending = true;  // reduced by launch_apply_update, in the same launch as the update
-        return;
+void launch_small_sums_update(const T* points, long long n, int d, const std::int32_t* labels, int k,
+                              const T* previous, const SmallUpdate<T>& update, UpdateWorkspace& w,
+                              const Geometry& g, cudaStream_t stream) {
+    auto run = [&](auto kernel) {
+        kernel<<<g.grid, g.block, 0, stream>>>(points, n, d, labels, k, w.block_partials.get(), previous, update);
+    };
+    const bool wide = g.block > 256;  // register cap 64 (spills) only where 1024 threads need it
+    switch (small_update_variant(k, d)) {
+        case 0: wide ? run(small_sums_kernel<T, 0, 1024>) : run(small_sums_kernel<T, 0, 256>); break;
+        case 1: wide ? run(small_sums_kernel<T, 1, 1024>) : run(small_sums_kernel<T, 1, 256>); break;
+        case 2: wide ? run(small_sums_kernel<T, 2, 1024>) : run(small_sums_kernel<T, 2, 256>); break;
+        default: throw Error("CUDA: the small-path update does not take k = " + std::to_string(k) + ", d = " +
+                             std::to_string(d));
     }
+    KMS_CUDA_LAUNCH_CHECK("small-path sum and update kernel");
+}
+
+template <typename T>
+void launch_accumulate(const T* points, long long n, int d, const std::int32_t* labels, int k, UpdateWorkspace& w,
+                       cudaStream_t stream) {
     // General path: stable sort of (label, index) pairs, so each cluster's points are in index order.
     std::size_t bytes = w.sort_temp_bytes;
     KMS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(w.sort_temp.get(), bytes, labels, w.keys_sorted.get(),
@@ -413,21 +285,6 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
 template <typename T>
 void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& w, T* shift_upper,
                          DeviceShiftStats* shift_stats, double* shift_exact, bool recompute, cudaStream_t stream) {
-    if (w.partials_pending && recompute && k <= kStatsThreads) {
-        small_update_kernel<T><<<1, kStatsThreads, 0, stream>>>(w.block_partials.get(), w.partial_blocks, previous,
-                                                                next, k, d, w.sums.get(), w.counts.get(), shift_upper,
-                                                                shift_exact, shift_stats);
-        KMS_CUDA_LAUNCH_CHECK("small-path update kernel");
-        w.partials_pending = false;
-        return;
-    }
-    if (w.partials_pending) {
-        const int width = static_cast<int>(small_partial_width(k, d));
-        small_finalize_kernel<<<width, 256, 0, stream>>>(w.block_partials.get(), w.partial_blocks, k, d,
-                                                         w.sums.get(), w.counts.get());
-        KMS_CUDA_LAUNCH_CHECK("small-path finalize kernel");
-        w.partials_pending = false;
-    }
     apply_kernel<T><<<blocks_for(k, 128), 128, 0, stream>>>(previous, next, k, d, w.sums.get(), w.counts.get(),
                                                             shift_upper, shift_exact, recompute);
     KMS_CUDA_LAUNCH_CHECK("centroid update kernel");
@@ -458,8 +315,11 @@ void launch_inertia(const T* points, long long n, int d, const T* centroids, con
 }
 
 #define KMS_INSTANTIATE_UPDATE(T)                                                                                  \
+    template void launch_small_sums_update<T>(const T*, long long, int, const std::int32_t*, int, const T*,      \
+                                              const SmallUpdate<T>&, UpdateWorkspace&, const Geometry&,          \
+                                              cudaStream_t);                                                     \
     template void launch_accumulate<T>(const T*, long long, int, const std::int32_t*, int, UpdateWorkspace&,     \
-                                       const Geometry&, bool, cudaStream_t);                                     \
+                                       cudaStream_t);                                                            \
     template void launch_apply_update<T>(const T*, T*, int, int, UpdateWorkspace&, T*, DeviceShiftStats*,        \
                                          double*, bool, cudaStream_t);                                               \
     template void launch_cumulative_row<T>(double*, int, int, const T*, cudaStream_t);                           \

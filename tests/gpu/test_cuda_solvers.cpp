@@ -128,6 +128,18 @@ std::vector<Case> cases() {
         {"duplicates farthest", n(4000, 300), 3, 10, 5, Case::Duplicates, kms::EmptyClusterPolicy::Farthest},
         {"duplicates farthest small path", n(4000, 300), 2, 8, 5, Case::Duplicates,
          kms::EmptyClusterPolicy::Farthest},
+        // The small path's update runs in the last block of the summing kernel: block
+        // sizes other than 256 (fewer or more than 8 warps, uneven warp counts), every
+        // exact-k kernel size, and more blocks than the 256 virtual reducing threads.
+        {"d=2 k=2 block 64 (fused small update)", n(30000, 1000), 2, 2, 6, Case::Blobs,
+         kms::EmptyClusterPolicy::Keep, 64},
+        {"d=3 k=6 block 96 (fused small update)", n(30000, 1000), 3, 6, 6, Case::Blobs,
+         kms::EmptyClusterPolicy::Keep, 96},
+        {"d=4 k=8 block 1024 (fused small update)", n(60000, 1000), 4, 8, 6, Case::Blobs,
+         kms::EmptyClusterPolicy::Keep, 1024},
+        {"d=1 k=8 block 32 (fused small update)", n(30000, 1000), 1, 8, 6, Case::Blobs,
+         kms::EmptyClusterPolicy::Keep, 32},
+        {"d=2 k=3 many blocks (fused small update)", n(400000, 3000), 2, 3, 5},
     };
     if (!small) list.push_back({"d=16 k=200 n=200k", 200000, 16, 200, 3});
     return list;
