@@ -129,8 +129,13 @@ __device__ __forceinline__ void small_update_block(const double* block_partials,
         u.counts[c] = count;
         const T* old_row = previous + static_cast<long long>(c) * d;
         T* row = u.next + static_cast<long long>(c) * d;
-        T fresh[4], old[4];
-        for (int j = 0; j < d; ++j) {
+        // Constant indices only (j < 4 unrolled, d tested): a run-time index would put
+        // these arrays in local memory, and the compiler then shares that stack slot
+        // with the calling kernel's per-point arrays (seen: local stores per point).
+        T fresh[4] = {}, old[4] = {};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            if (j >= d) break;
             const double sum = totals[c * (d + 1) + j];
             u.sums[static_cast<long long>(c) * d + j] = sum;
             old[j] = old_row[j];
@@ -138,7 +143,9 @@ __device__ __forceinline__ void small_update_block(const double* block_partials,
             row[j] = fresh[j];
         }
         T moved = T(0);
-        for (int j = 0; j < d; ++j) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            if (j >= d) break;
             const double diff = static_cast<double>(fresh[j]) - static_cast<double>(old[j]);
             shift_sq += diff * diff;
             moved = sq_step(moved, fresh[j], old[j]);
