@@ -110,7 +110,7 @@ int update_blocks_per_sm(int block);
 template <typename T>
 int small_blocks_per_sm(int k, int d, int block);
 
-// The small-(k, d) fused update keeps per-thread sums in registers.
+// The small-(k, d) fused update keeps per-thread sums in registers or shared memory.
 // Returns the template variant index, or -1 when (k, d) needs the general path.
 int small_update_variant(int k, int d);
 // Doubles per block partial of the small path: k·(d+1).
