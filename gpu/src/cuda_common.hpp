@@ -71,6 +71,7 @@ struct DeviceCounters {
     unsigned long long centroid_centroid_distances;
     unsigned long long bound_skips;
     unsigned long long labels_changed;
+    unsigned long long gemm_unsettled;  // Lloyd GEMM filter: points it could not certify (verified exactly)
 };
 
 // Shift statistics of one update, reduced on the device in a fixed order.

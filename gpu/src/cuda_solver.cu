@@ -10,6 +10,7 @@
 
 #include "cuda_backend.hpp"
 #include "cuda_common.hpp"
+#include "cuda_gemm_assign.hpp"
 #include "kms/error.hpp"
 
 namespace kms {
@@ -91,6 +92,7 @@ public:
         const long long by_size = (n_ + geometry_.block - 1) / geometry_.block;
         geometry_.grid = static_cast<int>(std::max<long long>(
             1, std::min<long long>(by_size, static_cast<long long>(geometry_.sm_count) * blocks_per_sm_)));
+        prepare_gemm_point_norms();
         data_low_.assign(d_, std::numeric_limits<double>::infinity());
         data_high_.assign(d_, -std::numeric_limits<double>::infinity());
         for (long long i = 0; i < n_; ++i)
@@ -143,6 +145,7 @@ public:
         KMS_CUDA_CHECK(cudaEventRecord(ev_bounds_.get(), stream_));
 
         const bool fused = !bounded && small_update_variant(k_, d_) >= 0;
+        const bool gemm_used = !bounded && gemm_active_;
         assign(fused);
         if (!bounded) stats.point_centroid_distances = static_cast<std::uint64_t>(n_) * k_;
         KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
@@ -182,6 +185,9 @@ public:
         stats.empty_clusters = first_empty_count_ >= 0 ? first_empty_count_ : host.shifts.empty_clusters;
         first_empty_count_ = -1;
         if (config_.compute_inertia) stats.inertia = host.inertia;
+        // Too many uncertified points (data far from the origin): the exact kernel from now on.
+        if (gemm_used && static_cast<double>(host.counters.gemm_unsettled) > kGemmMaxUnsettledShare * static_cast<double>(n_))
+            gemm_active_ = false;
 
         labels_cached_ = status_cached_ = false;
         ++iteration_;
@@ -274,6 +280,10 @@ private:
         shift_exact_.allocate(k, "the centroid shifts");
         inertia_blocks_.allocate(static_cast<std::size_t>(geometry_.grid), "the inertia partial sums");
         prepare_update_workspace(workspace_, n_, k_, d_, geometry_);
+        if (uses_gemm_filter()) {
+            centroid_norms_.allocate(k + 1, "the centroid norms");
+            unsettled_.allocate(n, "the list of uncertified points");
+        }
         KMS_CUDA_CHECK(cudaDeviceSynchronize());  // set-up work ran outside the solver's stream
         if (config_.algorithm == Algorithm::Lloyd) return;
         upper_.allocate(n, "the upper bounds");
@@ -314,6 +324,7 @@ private:
         shift_row_ = 0;
         labels_cached_ = status_cached_ = false;
         first_empty_count_ = -1;
+        gemm_active_ = uses_gemm_filter();
         if (k_ == 0) return;
         KMS_CUDA_CHECK(cudaMemset(labels_.get(), 0xff, static_cast<std::size_t>(n_) * sizeof(std::int32_t)));
         centroid_buffer_ = 0;
@@ -323,6 +334,13 @@ private:
     }
 
     void assign(bool fused) {
+        if (config_.algorithm == Algorithm::Lloyd && gemm_active_) {
+            GemmLloydArgs<T> gemm{{points_.get(), n_, d_, current(), k_, labels_.get(), status_.get(),
+                                   &record_.get()->counters, nullptr},
+                                  point_norms_.get(), centroid_norms_.get(), unsettled_.get(), geometry_.sm_count};
+            launch_gemm_lloyd<T>(gemm, stream_);
+            return;
+        }
         if (config_.algorithm == Algorithm::Lloyd) {
             LloydArgs<T> args{points_.get(), n_, d_, current(), k_, labels_.get(), status_.get(),
                               &record_.get()->counters, fused ? workspace_.block_partials.get() : nullptr};
@@ -366,6 +384,19 @@ private:
     }
 
     bool shared_variant() const { return config_.backend == Backend::CudaShared; }
+
+    // --- Lloyd cuda-shared, large d and k: the GEMM filter-and-verify assignment.
+    bool uses_gemm_filter() const {
+        return config_.algorithm == Algorithm::Lloyd && shared_variant() && gemm_filter_applies(k_, d_);
+    }
+    void prepare_gemm_point_norms() {
+        point_norms_.release();
+        if (config_.algorithm != Algorithm::Lloyd || !shared_variant() || d_ < kGemmMinD) return;
+        point_norms_.allocate(static_cast<std::size_t>(n_), "the point norms");
+        KMS_CUDA_CHECK(cudaDeviceSynchronize());  // the pageable copy of the points may still be in flight
+        launch_point_norms<T>(points_.get(), n_, d_, point_norms_.get(), stream_);
+        KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
 
     // scikit-learn's relocation, as the CPU solver does it: each empty cluster takes
     // one of the points farthest from their previous centroid (largest first,
@@ -458,6 +489,10 @@ private:
     float lower_scale_ = 1.0f;
     bool bounds_valid_ = false;
     int first_empty_count_ = -1;
+    // GEMM filter (Lloyd cuda-shared): ‖x‖², ‖c‖² (+ their max), the uncertified points.
+    DeviceBuffer<T> point_norms_, centroid_norms_;
+    DeviceBuffer<std::int32_t> unsettled_;
+    bool gemm_active_ = false;  // this run still uses the filter
 
     int iteration_ = 0;
     StopReason stop_reason_ = StopReason::NotStopped;

@@ -38,13 +38,16 @@ struct Case {
     std::string name;
     std::size_t n, d, k;
     int iterations;
-    enum Kind { Blobs, Grid, Duplicates } kind = Blobs;
+    enum Kind { Blobs, Grid, Duplicates, Bisectors, FarFromOrigin } kind = Blobs;
     kms::EmptyClusterPolicy policy = kms::EmptyClusterPolicy::Keep;
     int block = 0;
 };
 
-// Points: Gaussian blobs, an integer grid (many exact distance ties), or blobs
-// with every point repeated (duplicates) and duplicated initial centroids.
+// Points: Gaussian blobs, an integer grid (many exact distance ties), blobs
+// with every point repeated (duplicates) and duplicated initial centroids, blobs
+// with every fifth point moved onto the bisector of two initial centroids
+// (place_on_bisectors), or unit-spread blobs offset by 1e4 in every coordinate
+// (‖x‖² dwarfs the distances: the GEMM filter's bound certifies nothing in float).
 std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
@@ -54,6 +57,8 @@ std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
     const std::size_t centers = std::max<std::size_t>(1, std::min<std::size_t>(c.k, 12));
     std::vector<double> center(centers * c.d);
     for (double& v : center) v = uniform(rng);
+    const double offset = c.kind == Case::FarFromOrigin ? 1e4 : 0.0;
+    const double spread = c.kind == Case::FarFromOrigin ? 1.0 : 1.5;
     for (std::size_t i = 0; i < c.n; ++i) {
         if (c.kind == Case::Duplicates && i % 2 == 1) {
             for (std::size_t j = 0; j < c.d; ++j) (*points)(i, j) = (*points)(i - 1, j);
@@ -62,7 +67,7 @@ std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
         const std::size_t g = i % centers;
         for (std::size_t j = 0; j < c.d; ++j)
             (*points)(i, j) = c.kind == Case::Grid ? static_cast<double>(cell(rng))
-                                                    : center[g * c.d + j] + 1.5 * normal(rng);
+                                                    : offset + center[g * c.d + j] + spread * normal(rng);
     }
     return points;
 }
@@ -79,6 +84,16 @@ Matrix<double> initial_centroids(const Case& c, const Matrix<double>& points, st
         for (std::size_t j = 0; j < c.d; ++j) out(r, j) = points(source, j);
     }
     return out;
+}
+
+// Bisectors: every fifth point becomes the midpoint of two initial centroids
+// (near or exact ties between its two nearest centroids in the first step).
+void place_on_bisectors(const Case& c, Matrix<double>& points, const Matrix<double>& start) {
+    if (c.kind != Case::Bisectors || c.k < 2) return;
+    for (std::size_t i = 1; i < c.n; i += 5) {
+        const std::size_t a = i % c.k, b = (a + 1 + (i / 5) % (c.k - 1)) % c.k;
+        for (std::size_t j = 0; j < c.d; ++j) points(i, j) = 0.5 * (start(a, j) + start(b, j));
+    }
 }
 
 std::unique_ptr<kms::Solver> make(Algorithm a, Backend b, Precision p, const Case& c) {
@@ -129,6 +144,18 @@ std::vector<Case> cases() {
         {"duplicates farthest small path", n(4000, 300), 2, 8, 5, Case::Duplicates,
          kms::EmptyClusterPolicy::Farthest},
     };
+    // The GEMM filter-and-verify path of Lloyd cuda-shared (d ≥ 16, k ≥ 64): partial
+    // coordinate chunks, scalar loads (d % 4 ≠ 0), k below / not a multiple of the
+    // 128-centroid tile, n not a multiple of the 128-point tile, and hostile data.
+    const std::vector<Case> gemm = {
+        {"gemm d=36 k=100", n(20000, 700), 36, 100, 4},
+        {"gemm d=133 k=300 n=3001", n(3001, 400), 133, 300, 3},
+        {"gemm duplicates d=20 k=80", n(6000, 500), 20, 80, 4, Case::Duplicates},
+        {"gemm bisectors d=24 k=64", n(8000, 500), 24, 64, 4, Case::Bisectors},
+        {"gemm grid ties d=16 k=64", n(6000, 500), 16, 64, 4, Case::Grid},
+        {"gemm far from origin d=32 k=64", n(8000, 500), 32, 64, 4, Case::FarFromOrigin},
+    };
+    list.insert(list.end(), gemm.begin(), gemm.end());
     if (!small) list.push_back({"d=16 k=200 n=200k", 200000, 16, 200, 3});
     return list;
 }
@@ -153,6 +180,7 @@ private slots:
         for (const Case& c : cases()) {
             const auto points = make_points(c, static_cast<std::uint64_t>(seed));
             const Matrix<double> start = initial_centroids(c, *points, static_cast<std::uint64_t>(seed++));
+            place_on_bisectors(c, *points, start);
             const double scale = data_scale(*points);
             auto cpu = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F64, c);
             cpu->set_data(points);
@@ -182,7 +210,8 @@ private slots:
                     QCOMPARE(stats.labels_changed, changed);
                     QVERIFY(std::abs(stats.shift_sq_total - reference.shift_sq_total) <=
                             1e-9 * std::max(1.0, reference.shift_sq_total));
-                    QVERIFY(stats.point_centroid_distances <= static_cast<std::uint64_t>(c.n) * c.k + c.n);
+                    // Lloyd cuda-shared with the GEMM filter: n·k + k per verified point.
+                    QVERIFY(stats.point_centroid_distances <= 2 * static_cast<std::uint64_t>(c.n) * c.k + c.n);
                     QVERIFY(stats.time_total_ms >= 0.0);
                     QCOMPARE(gpu->point_status().size(), c.n);
                     QVERIFY(gpu->device_labels() != nullptr);
@@ -202,6 +231,7 @@ private slots:
         for (const Case& c : cases()) {
             const auto points = make_points(c, static_cast<std::uint64_t>(seed));
             const Matrix<double> start = initial_centroids(c, *points, static_cast<std::uint64_t>(seed++));
+            place_on_bisectors(c, *points, start);
             auto cpu = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F32, c);
             auto reference = make(Algorithm::Lloyd, Backend::CudaGlobal, Precision::F32, c);
             std::vector<std::unique_ptr<kms::Solver>> gpus;
@@ -263,6 +293,61 @@ private slots:
         }
         qInfo("float: %zu labels differed from CPU Lloyd by rounding ties out of %zu compared", total_ties,
               total_points);
+    }
+
+    // The GEMM filter path is really taken (the distance statistic counts n·k for
+    // the filter plus k per verified point): points on bisectors (a fifth) must be
+    // verified while the rest is certified; with every initial centroid duplicated
+    // no point can be certified, and far from the origin the float bound certifies
+    // (almost) nothing: both runs fall back to the exact kernel after their first
+    // step. Labels and centroids equal CUDA Lloyd global (exact kernel) throughout.
+    void gemmFilterPath() {
+        const bool small = small_mode();
+        struct Expectation {
+            Case c;
+            Precision precision;
+            bool falls_back;
+        };
+        const Expectation expectations[] = {
+            {{"bisectors", small ? 500u : 8000u, 24, 64, 3, Case::Bisectors}, Precision::F32, false},
+            {{"bisectors", small ? 500u : 8000u, 24, 64, 3, Case::Bisectors}, Precision::F64, false},
+            {{"duplicates", small ? 500u : 6000u, 20, 80, 3, Case::Duplicates}, Precision::F64, true},
+            {{"far from origin", small ? 500u : 8000u, 32, 64, 3, Case::FarFromOrigin}, Precision::F32, true},
+        };
+        for (const Expectation& e : expectations) {
+            const Case& c = e.c;
+            const auto points = make_points(c, 31);
+            const Matrix<double> start = initial_centroids(c, *points, 31);
+            place_on_bisectors(c, *points, start);
+            auto gemm = make(Algorithm::Lloyd, Backend::CudaShared, e.precision, c);
+            auto exact = make(Algorithm::Lloyd, Backend::CudaGlobal, e.precision, c);
+            for (auto* s : {gemm.get(), exact.get()}) {
+                s->set_data(points);
+                s->set_initial_centroids(start);
+            }
+            const std::uint64_t nk = static_cast<std::uint64_t>(c.n) * c.k;
+            for (int it = 1; it <= c.iterations; ++it) {
+                const kms::IterationStats stats = gemm->step();
+                exact->step();
+                const std::string where = c.name + " / " + gemm->config().describe() + " / iteration " +
+                                          std::to_string(it) + ": " + std::to_string(stats.point_centroid_distances) +
+                                          " distances, n·k = " + std::to_string(nk);
+                QVERIFY2(gemm->labels() == exact->labels(), ("labels differ from the exact kernel: " + where).c_str());
+                QVERIFY2(gemm->centroids() == exact->centroids(), ("centroids differ: " + where).c_str());
+                if (it == 1) {
+                    QVERIFY2(stats.point_centroid_distances > nk, ("nothing was verified: " + where).c_str());
+                    if (e.falls_back)
+                        QVERIFY2(stats.point_centroid_distances > nk + nk / 4, ("too few unsettled: " + where).c_str());
+                    else
+                        QVERIFY2(stats.point_centroid_distances < nk + nk / 2, ("too few certified: " + where).c_str());
+                } else if (e.falls_back) {
+                    QVERIFY2(stats.point_centroid_distances == nk, ("no fallback to the exact kernel: " + where).c_str());
+                }
+            }
+            gemm->reset();  // a reset run uses the filter again and repeats itself exactly
+            const kms::IterationStats again = gemm->step();
+            QVERIFY(again.point_centroid_distances > nk);
+        }
     }
 
     void lloydStatisticsAndStop() {
