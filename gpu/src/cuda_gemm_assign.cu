@@ -1,25 +1,30 @@
 // Lloyd assignment by filter (GEMM form) and verify (exact form); see
 // cuda_gemm_assign.hpp for the outline.
 //
-// Why a certified point's label is exact. Let u = ε/2 (unit round-off of T),
-// γ_m = m·u / (1 − m·u), D_j = ‖x − c_j‖² in real arithmetic of the T inputs,
-// R_j = kms::squared_distance(x, c_j) (sub, mul, add in order, no FMA) and
-// A_j = fl(fl(nx + nc_j) − 2·fl(x·c_j)) (the last step one FMA).
-//  * |fl(x·c) − x·c| ≤ γ_d Σ|x_i c_i| ≤ γ_d ‖x‖‖c‖ ≤ γ_d (‖x‖² + ‖c‖²)/2, for any
-//    summation order, with or without FMA (each step rounds once or twice).
-//  * nx, nc: summed in double, rounded to T: relative error ≤ (d + 1)·u (the
-//    d covers T = double, whose sum is in T itself).
-//  * fl(nx + nc) and the final FMA: one rounding each, ≤ u·(nx + nc) and ≤ u·|A|.
-//  So |A_j − D_j| ≤ (2d + 6)·u·N + 2u·|A_j| with N = nx + max_c nc (a little
-//  more for N's own rounding) ≤ ½ρ·(N + |A_j|) with ρ = 2·(d + 8)·ε: a safety
-//  factor of 2 that also covers the rounding of the test below.
-//  * R's own error: |R_j − D_j| ≤ γ_{d+2}·D_j ≤ ρ·D_j (all terms ≥ 0).
-// Let b = argmin A, A1 = A_b, A2 = min_{j≠b} A_j. a ↦ a − ½ρ(N + |a|) increases,
-// so for every j ≠ b: R_j ≥ (1 − ρ)(A2 − ρ(N + |A2|)) =: rhs, while
-// R_b ≤ (1 + ρ)(A1 + ρ(N + |A1|)) =: lhs. lhs < rhs therefore proves R_b < R_j
-// for all j ≠ b: b is the strict argmin of the exact distances, so the tie rule
-// cannot matter and the label is CPU Lloyd's. Anything not finite (overflowed
-// norms, NaN data) fails the test and goes to the exact verification.
+// Why a certified label is exact. u = ε/2 (unit round-off of T), γ_m = m·u/(1 − m·u).
+// x, c: T rows; m: the shift (T); x' = fl(x − m), c' = fl(c − m) (as the filter
+// computes them); D = ‖x − c‖², D' = ‖x' − c'‖² (real arithmetic); R =
+// kms::squared_distance(x, c) (sub, mul, add in order, no FMA); nx, nc: ‖x'‖², ‖c'‖²
+// summed in double, rounded to T; A = fl(fl(nx + nc) − 2·fl(x'·c')) (last step one FMA).
+//  * dot: |fl(x'·c') − x'·c'| ≤ γ_d Σ|x'_i c'_i| ≤ γ_d ‖x'‖‖c'‖, any order, with or
+//    without FMA; so the 2·dot term errs by ≤ γ_d (‖x'‖² + ‖c'‖²).
+//  * norms: relative error ≤ η = u + d·2⁻⁵³ (double sum, one rounding to T).
+//  * fl(nx + nc), the final FMA: ≤ u·(nx + nc) and ≤ u·|A|.
+//  * shift: ‖(x' − c') − (x − c)‖ ≤ u(‖x − m‖ + ‖c − m‖) ≈ u·√(2(‖x'‖² + ‖c'‖²)), so
+//    |D' − D| ≤ 2√D·u√(2N) + O(u²N) ≤ u·D + 2u·N (2ab ≤ a² + b²).
+//  With N = nx + max_c nc: |A − D| ≤ ((d + 4)·u + d·2⁻⁵³)·N + 2u·|A| (to first
+//  order), and we use E = e_N·N + e_A·|A| with e_N = 2((d + 4)u + d·2⁻⁵³) and
+//  e_A = 8u: a safety factor of 2 that also covers the rounding of the tests.
+//  * R's own error: |R − D| ≤ γ_{d+2}·D ≤ g·D with g = 2(d + 2)u.
+// a ↦ a − e_N·N − e_A·|a| increases, so for the A-sorted candidates b1, b2, b3, ...
+// (A1 ≤ A2 ≤ A3 ≤ every other A): R_j ≥ (1 − g)(A_j − E(A_j)) ≥ rhs(A2) for every
+// j ≠ b1, and ≥ rhs(A3) for every j ∉ {b1, b2}, while R_b1 ≤ (1 + g)(A1 + E(A1)) = lhs.
+//  * lhs < rhs(A2): b1 is the strict argmin of R: the label, whatever the tie rule.
+//  * else lhs < rhs(A3): the argmin of R is b1 or b2 and every other centroid is
+//    strictly farther: the exact R of the two, ties → lower index, gives the label.
+//  * else: all k exact distances (the verification kernel), as the exact kernels do.
+// With N finite every A is finite (|2·dot| ≤ N); N not finite (overflow, NaN data)
+// fails both tests.
 #include <algorithm>
 #include <climits>
 #include <limits>
@@ -31,8 +36,11 @@ namespace kms::cuda {
 namespace {
 
 // Filter tile: 128 points × 128 centroids per block of 256 threads, 8 × 8 per
-// thread, coordinates in chunks of 8 through double-buffered shared memory.
+// thread, coordinates in chunks of kChunk through double-buffered shared memory.
+// (Chunks of 16 were tried at compile time: float spills at 128 registers, double
+// exceeds 48 KB of static shared memory.)
 constexpr int kBlockPoints = 128, kBlockCentroids = 128, kChunk = 8, kThreads = 256;
+constexpr int kQuadsPerRow = kChunk / 4, kQuadsPerThread = kBlockPoints * kQuadsPerRow / kThreads;
 constexpr int kPad = 4;  // shared rows padded by 16 bytes: the transposing stores spread over the banks
 
 __device__ __forceinline__ float fma_rn(float a, float b, float c) { return __fmaf_rn(a, b, c); }
@@ -47,24 +55,37 @@ __device__ __forceinline__ float epsilon_of<float>() { return 1.1920928955078125
 template <>
 __device__ __forceinline__ double epsilon_of<double>() { return 2.220446049250313e-16; }
 
-// Four coordinates j .. j+3 of row `row` (zero beyond the rows or beyond d).
-// Vector: d % 4 == 0, so the group is wholly inside or outside and 16-byte aligned.
+__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+
+template <typename T>
+__device__ __forceinline__ void load4_global(const T* p, T (&out)[4]) {
+    if constexpr (sizeof(T) == 4) {
+        const float4 v = *reinterpret_cast<const float4*>(p);
+        out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    } else {
+        const double2 v0 = *reinterpret_cast<const double2*>(p), v1 = *reinterpret_cast<const double2*>(p + 2);
+        out[0] = v0.x, out[1] = v0.y, out[2] = v1.x, out[3] = v1.y;
+    }
+}
+
+// Four shifted coordinates fl(row[j + q] − shift[j + q]) of row `row` (zero beyond
+// the rows or beyond d). Vector: d % 4 == 0, so the group is wholly inside or
+// outside and 16-byte aligned.
 template <typename T, bool Vector>
 __device__ __forceinline__ void load_quad(const T* __restrict__ rows, long long row, long long row_count, int d, int j,
-                                          T (&out)[4]) {
+                                          const T* __restrict__ shift, T (&out)[4]) {
     if (row < row_count && j < d) {
         const T* p = rows + row * d + j;
         if constexpr (Vector) {
-            if constexpr (sizeof(T) == 4) {
-                const float4 v = *reinterpret_cast<const float4*>(p);
-                out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
-            } else {
-                const double2 v0 = *reinterpret_cast<const double2*>(p), v1 = *reinterpret_cast<const double2*>(p + 2);
-                out[0] = v0.x, out[1] = v0.y, out[2] = v1.x, out[3] = v1.y;
-            }
+            T m[4];
+            load4_global(p, out);
+            load4_global(shift + j, m);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) out[q] = sub_rn(out[q], m[q]);
         } else {
 #pragma unroll
-            for (int q = 0; q < 4; ++q) out[q] = j + q < d ? p[q] : T(0);
+            for (int q = 0; q < 4; ++q) out[q] = j + q < d ? sub_rn(p[q], shift[j + q]) : T(0);
         }
     } else {
 #pragma unroll
@@ -83,17 +104,47 @@ __device__ __forceinline__ void load4_shared(const T* p, T* out) {
     }
 }
 
-// Merge two (smallest, its index, second smallest) summaries of disjoint candidate sets.
+// The three smallest approximate distances seen (with the indices of the first two;
+// (value, index) order). Inserting another summary's three merges two summaries of
+// disjoint candidate sets. With N finite no value is NaN (see above).
 template <typename T>
-__device__ __forceinline__ void merge_top2(T& best, int& best_c, T& second, T other_best, int other_c, T other_second) {
-    if (other_best < best || (other_best == best && other_c < best_c)) {
-        second = best < other_second ? best : other_second;
-        best = other_best;
-        best_c = other_c;
-    } else {
-        second = other_best < second ? other_best : second;
+struct Top3 {
+    T a1, a2, a3;
+    int c1, c2;
+    __device__ __forceinline__ void clear() {
+        a1 = a2 = a3 = infinity_of<T>();
+        c1 = c2 = INT_MAX;
     }
-}
+    __device__ __forceinline__ void insert(T v, int c) {
+        if (v < a1 || (v == a1 && c < c1)) {
+            a3 = a2;
+            a2 = a1;
+            c2 = c1;
+            a1 = v;
+            c1 = c;
+        } else if (v < a2 || (v == a2 && c < c2)) {
+            a3 = a2;
+            a2 = v;
+            c2 = c;
+        } else if (v < a3) {
+            a3 = v;
+        }
+    }
+    __device__ __forceinline__ void insert(const Top3& o) {
+        insert(o.a1, o.c1);
+        insert(o.a2, o.c2);
+        insert(o.a3, INT_MAX);
+    }
+    __device__ __forceinline__ Top3 shuffled(int offset) const {
+        Top3 o;
+        o.a1 = __shfl_xor_sync(0xffffffffu, a1, offset);
+        o.a2 = __shfl_xor_sync(0xffffffffu, a2, offset);
+        o.a3 = __shfl_xor_sync(0xffffffffu, a3, offset);
+        o.c1 = __shfl_xor_sync(0xffffffffu, c1, offset);
+        o.c2 = __shfl_xor_sync(0xffffffffu, c2, offset);
+        return o;
+    }
+};
 
 template <typename T>
 constexpr int filter_min_blocks() { return sizeof(T) == 4 ? 2 : 1; }  // float: ≤ 128 registers, 16 warps per SM
@@ -108,14 +159,16 @@ __global__ void __launch_bounds__(kThreads, (filter_min_blocks<T>())) gemm_filte
     const int tx = tid & 15, ty = tid >> 4;  // centroid group, point group (a half warp shares ty)
     const long long point0 = static_cast<long long>(blockIdx.x) * kBlockPoints;
     const int chunks = (a.d + kChunk - 1) / kChunk;
-    // This thread's share of each chunk load: row tid/2, coordinates (tid%2)·4 .. +3.
-    const int load_row = tid >> 1, load_col = (tid & 1) * 4;
+    // This thread's share of each chunk load: quads s of kQuadsPerThread, quad
+    // tid + s·kThreads = row · kQuadsPerRow + column / 4.
+    auto load_row = [&](int s) { return (tid + s * kThreads) / kQuadsPerRow; };
+    auto load_col = [&](int s) { return (tid + s * kThreads) % kQuadsPerRow * 4; };
 
     // Each thread with tx < 8 owns point tx of its group (of 8) and keeps that
-    // point's summary over all centroid tiles: three registers, not 24.
+    // point's summary over all centroid tiles.
     auto point_of = [&](int r) { return point0 + (r < 4 ? ty * 4 + r : 64 + ty * 4 + r - 4); };
-    T own_best = infinity_of<T>(), own_second = infinity_of<T>();
-    int own_c = INT_MAX;
+    Top3<T> own;
+    own.clear();
 
     for (int c0 = 0; c0 < a.k; c0 += kBlockCentroids) {
         T acc[8][8];
@@ -123,18 +176,23 @@ __global__ void __launch_bounds__(kThreads, (filter_min_blocks<T>())) gemm_filte
         for (int r = 0; r < 8; ++r)
 #pragma unroll
             for (int q = 0; q < 8; ++q) acc[r][q] = T(0);
-        T xq[4], cq[4];
+        T xq[kQuadsPerThread][4], cq[kQuadsPerThread][4];
         auto fetch = [&](int chunk) {
-            const int j = chunk * kChunk + load_col;
-            load_quad<T, Vector>(a.points, point0 + load_row, a.n, a.d, j, xq);
-            load_quad<T, Vector>(a.centroids, static_cast<long long>(c0) + load_row, a.k, a.d, j, cq);
+#pragma unroll
+            for (int s = 0; s < kQuadsPerThread; ++s) {
+                const int j = chunk * kChunk + load_col(s);
+                load_quad<T, Vector>(a.points, point0 + load_row(s), a.n, a.d, j, g.shift, xq[s]);
+                load_quad<T, Vector>(a.centroids, static_cast<long long>(c0) + load_row(s), a.k, a.d, j, g.shift, cq[s]);
+            }
         };
         auto stash = [&](int buffer) {
 #pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                xs[buffer][load_col + q][load_row] = xq[q];
-                cs[buffer][load_col + q][load_row] = cq[q];
-            }
+            for (int s = 0; s < kQuadsPerThread; ++s)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    xs[buffer][load_col(s) + q][load_row(s)] = xq[s][q];
+                    cs[buffer][load_col(s) + q][load_row(s)] = cq[s][q];
+                }
         };
         fetch(0);
         stash(0);
@@ -157,70 +215,62 @@ __global__ void __launch_bounds__(kThreads, (filter_min_blocks<T>())) gemm_filte
             if (chunk + 1 < chunks) stash(buffer ^ 1);
             __syncthreads();
         }
-        // Approximate distances of this tile; candidates in increasing index per thread.
-        T nx[8], best[8], second[8];
-        int best_c[8];
-#pragma unroll
-        for (int r = 0; r < 8; ++r) {
-            const long long i = point_of(r);
-            nx[r] = i < a.n ? g.point_norms[i] : T(0);
-            best[r] = second[r] = infinity_of<T>();
-            best_c[r] = INT_MAX;
-        }
+        // Approximate distances of this tile, point by point: each thread's 8
+        // candidates, then the half warp's 128 (the 16 threads sharing the point),
+        // then the owner adds them to the earlier tiles'.
+        T nc[8];
 #pragma unroll
         for (int q = 0; q < 8; ++q) {
             const int c = c0 + (q < 4 ? tx * 4 + q : 64 + tx * 4 + q - 4);
-            if (c >= a.k) continue;
-            const T nc = g.centroid_norms[c];
-#pragma unroll
-            for (int r = 0; r < 8; ++r) {
-                const T approx = fma_rn(T(-2), acc[r][q], nx[r] + nc);
-                if (approx < best[r]) {
-                    second[r] = best[r];
-                    best[r] = approx;
-                    best_c[r] = c;
-                } else if (approx < second[r]) {
-                    second[r] = approx;
-                }
-            }
+            nc[q] = c < a.k ? g.centroid_norms[c] : T(0);
         }
-        // The 16 threads of a half warp share their 8 points: merge their summaries,
-        // then each owner merges its point's into what the earlier tiles gave.
 #pragma unroll
         for (int r = 0; r < 8; ++r) {
-            for (int offset = 8; offset > 0; offset >>= 1) {
-                const T other_best = __shfl_xor_sync(0xffffffffu, best[r], offset);
-                const int other_c = __shfl_xor_sync(0xffffffffu, best_c[r], offset);
-                const T other_second = __shfl_xor_sync(0xffffffffu, second[r], offset);
-                merge_top2(best[r], best_c[r], second[r], other_best, other_c, other_second);
+            const long long i = point_of(r);
+            const T nx = i < a.n ? g.point_norms[i] : T(0);
+            Top3<T> top;
+            top.clear();
+#pragma unroll
+            for (int q = 0; q < 8; ++q) {
+                const int c = c0 + (q < 4 ? tx * 4 + q : 64 + tx * 4 + q - 4);
+                if (c < a.k) top.insert(fma_rn(T(-2), acc[r][q], nx + nc[q]), c);
             }
-            if (r == tx) merge_top2(own_best, own_c, own_second, best[r], best_c[r], second[r]);
+            for (int offset = 8; offset > 0; offset >>= 1) top.insert(top.shuffled(offset));
+            if (r == tx) own.insert(top);
         }
     }
-    // Certification of the owned point.
-    const T rho = T(2) * static_cast<T>(a.d + 8) * epsilon_of<T>();
+    // Certification of the owned point (the bound above).
+    const T u = epsilon_of<T>() / T(2);
+    const T e_n = T(2) * (static_cast<T>(a.d + 4) * u + static_cast<T>(a.d * 1.1102230246251565e-16));
+    const T e_a = T(8) * u;
+    const T grow = T(1) + T(2 * (a.d + 2)) * u, shrink = T(1) - T(2 * (a.d + 2)) * u;
     unsigned long long changed = 0;
     const long long i = tx < 8 ? point_of(tx) : a.n;
     if (i < a.n) {
         const T scale = g.point_norms[i] + g.centroid_norms[a.k];  // N = nx + max nc
-        const T lhs = (own_best + rho * (scale + abs_of(own_best))) * (T(1) + rho);
-        const T rhs = (own_second - rho * (scale + abs_of(own_second))) * (T(1) - rho);
-        if (lhs < rhs) {
-            if (a.labels[i] != own_c) {
-                a.labels[i] = own_c;
+        const T lhs = (own.a1 + e_n * scale + e_a * abs_of(own.a1)) * grow;
+        const T rhs2 = (own.a2 - e_n * scale - e_a * abs_of(own.a2)) * shrink;
+        const T rhs3 = (own.a3 - e_n * scale - e_a * abs_of(own.a3)) * shrink;
+        if (lhs < rhs2) {
+            if (a.labels[i] != own.c1) {
+                a.labels[i] = own.c1;
                 ++changed;
             }
             if (a.status) a.status[i] = 0;
         } else {
+            const bool pair = lhs < rhs3;
             const unsigned long long slot = atomicAdd(&a.counters->gemm_unsettled, 1ull);
+            if (!pair) atomicAdd(&a.counters->gemm_full_searches, 1ull);
             g.unsettled[slot] = static_cast<std::int32_t>(i);
+            g.candidates[slot] = make_int2(own.c1, pair ? own.c2 : -1);
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
 }
 
-// Exact labels of the unsettled points: one warp per point, lanes take centroids
-// lane, lane + 32, ... with kms::squared_distance()'s arithmetic, then the (distance,
+// Exact labels of the unsettled points, one warp per point. Two candidates: lanes
+// 0 and 1 compute their kms::squared_distance(), the smaller wins (ties → lower
+// index). Otherwise lanes take centroids lane, lane + 32, ..., then the (distance,
 // index) minimum across the warp: the lowest index among the smallest, as a
 // sequential scan with strict < from +∞ gives (no finite candidate: label 0).
 template <typename T>
@@ -234,23 +284,37 @@ __global__ void __launch_bounds__(256) gemm_verify_kernel(GemmLloydArgs<T> g) {
     for (long long w = static_cast<long long>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
          w < static_cast<long long>(count); w += warps) {
         const long long i = g.unsettled[w];
+        const int2 candidates = g.candidates[w];
         const T* x = a.points + i * a.d;
         T best = infinity_of<T>();
         int best_c = INT_MAX;
-        for (int c = lane; c < a.k; c += 32) {
-            const T s = exact_squared_distance(x, a.centroids + static_cast<long long>(c) * a.d, a.d);
-            if (s < best) {
-                best = s;
-                best_c = c;
+        if (candidates.y >= 0) {
+            const int mine = lane == 0 ? candidates.x : candidates.y;
+            const T s = lane < 2 ? exact_squared_distance(x, a.centroids + static_cast<long long>(mine) * a.d, a.d)
+                                 : T(0);
+            const T other = __shfl_down_sync(0xffffffffu, s, 1);
+            if (lane == 0) {
+                const bool second_wins = other < s || (other == s && candidates.y < candidates.x);
+                best_c = second_wins ? candidates.y : candidates.x;
+                evaluations += 2;
             }
-        }
-        for (int offset = 16; offset > 0; offset >>= 1) {
-            const T other = __shfl_xor_sync(0xffffffffu, best, offset);
-            const int other_c = __shfl_xor_sync(0xffffffffu, best_c, offset);
-            if (other < best || (other == best && other_c < best_c)) {
-                best = other;
-                best_c = other_c;
+        } else {
+            for (int c = lane; c < a.k; c += 32) {
+                const T s = exact_squared_distance(x, a.centroids + static_cast<long long>(c) * a.d, a.d);
+                if (s < best) {
+                    best = s;
+                    best_c = c;
+                }
             }
+            for (int offset = 16; offset > 0; offset >>= 1) {
+                const T other = __shfl_xor_sync(0xffffffffu, best, offset);
+                const int other_c = __shfl_xor_sync(0xffffffffu, best_c, offset);
+                if (other < best || (other == best && other_c < best_c)) {
+                    best = other;
+                    best_c = other_c;
+                }
+            }
+            if (lane == 0) evaluations += static_cast<unsigned long long>(a.k);
         }
         if (lane == 0) {
             const int label = best_c == INT_MAX ? 0 : best_c;
@@ -259,11 +323,10 @@ __global__ void __launch_bounds__(256) gemm_verify_kernel(GemmLloydArgs<T> g) {
                 ++changed;
             }
             if (a.status) a.status[i] = 0;
-            evaluations += static_cast<unsigned long long>(a.k);
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
-    // Verified points cost k exact distances each, on top of the filter's n·k.
+    // Verified points cost 2 or k exact distances each, on top of the filter's n·k.
     block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
 }
 
@@ -271,14 +334,15 @@ __global__ void __launch_bounds__(256) gemm_verify_kernel(GemmLloydArgs<T> g) {
 // and their maximum in slot k (+∞ if any is not finite, NaN included: no point
 // then certifies).
 template <typename T>
-__global__ void __launch_bounds__(1024) centroid_norms_kernel(const T* centroids, int k, int d, T* norms) {
+__global__ void __launch_bounds__(1024) centroid_norms_kernel(const T* centroids, int k, int d, const T* shift,
+                                                              T* norms) {
     __shared__ double warp_max[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     double largest = 0.0;
     for (int c = warp; c < k; c += warps) {
         double sum = 0.0;
         for (int j = lane; j < d; j += 32) {
-            const double v = static_cast<double>(centroids[static_cast<long long>(c) * d + j]);
+            const double v = static_cast<double>(sub_rn(centroids[static_cast<long long>(c) * d + j], shift[j]));
             sum += v * v;
         }
         for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
@@ -298,12 +362,12 @@ __global__ void __launch_bounds__(1024) centroid_norms_kernel(const T* centroids
 }
 
 template <typename T>
-__global__ void point_norms_kernel(const T* points, long long n, int d, T* norms) {
+__global__ void point_norms_kernel(const T* points, long long n, int d, const T* shift, T* norms) {
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
         double sum = 0.0;
         for (int j = 0; j < d; ++j) {
-            const double v = static_cast<double>(points[i * d + j]);
+            const double v = static_cast<double>(sub_rn(points[i * d + j], shift[j]));
             sum += v * v;
         }
         norms[i] = static_cast<T>(sum);
@@ -313,16 +377,16 @@ __global__ void point_norms_kernel(const T* points, long long n, int d, T* norms
 }  // namespace
 
 template <typename T>
-void launch_point_norms(const T* points, long long n, int d, T* norms, cudaStream_t stream) {
+void launch_point_norms(const T* points, long long n, int d, const T* shift, T* norms, cudaStream_t stream) {
     const long long blocks = std::min<long long>((n + 255) / 256, 65535);
-    point_norms_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(points, n, d, norms);
+    point_norms_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(points, n, d, shift, norms);
     KMS_CUDA_LAUNCH_CHECK("point norm kernel");
 }
 
 template <typename T>
 void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
     const LloydArgs<T>& a = g.lloyd;
-    centroid_norms_kernel<T><<<1, 1024, 0, stream>>>(a.centroids, a.k, a.d, g.centroid_norms);
+    centroid_norms_kernel<T><<<1, 1024, 0, stream>>>(a.centroids, a.k, a.d, g.shift, g.centroid_norms);
     KMS_CUDA_LAUNCH_CHECK("centroid norm kernel");
     const unsigned blocks = static_cast<unsigned>((a.n + kBlockPoints - 1) / kBlockPoints);
     if (a.d % 4 == 0) gemm_filter_kernel<T, true><<<blocks, kThreads, 0, stream>>>(g);
@@ -336,7 +400,7 @@ void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
 }
 
 #define KMS_INSTANTIATE_GEMM(T)                                                                    \
-    template void launch_point_norms<T>(const T*, long long, int, T*, cudaStream_t);             \
+    template void launch_point_norms<T>(const T*, long long, int, const T*, T*, cudaStream_t);   \
     template void launch_gemm_lloyd<T>(const GemmLloydArgs<T>&, cudaStream_t);
 KMS_INSTANTIATE_GEMM(float)
 KMS_INSTANTIATE_GEMM(double)

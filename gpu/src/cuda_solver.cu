@@ -185,8 +185,10 @@ public:
         stats.empty_clusters = first_empty_count_ >= 0 ? first_empty_count_ : host.shifts.empty_clusters;
         first_empty_count_ = -1;
         if (config_.compute_inertia) stats.inertia = host.inertia;
-        // Too many uncertified points (data far from the origin): the exact kernel from now on.
-        if (gemm_used && static_cast<double>(host.counters.gemm_unsettled) > kGemmMaxUnsettledShare * static_cast<double>(n_))
+        stats.verified_points = host.counters.gemm_unsettled;
+        // Too many searches over all k (the bound certifies little on this data): the exact kernel from now on.
+        if (gemm_used &&
+            static_cast<double>(host.counters.gemm_full_searches) > kGemmMaxUnsettledShare * static_cast<double>(n_))
             gemm_active_ = false;
 
         labels_cached_ = status_cached_ = false;
@@ -283,6 +285,7 @@ private:
         if (uses_gemm_filter()) {
             centroid_norms_.allocate(k + 1, "the centroid norms");
             unsettled_.allocate(n, "the list of uncertified points");
+            candidates_.allocate(n, "the candidates of uncertified points");
         }
         KMS_CUDA_CHECK(cudaDeviceSynchronize());  // set-up work ran outside the solver's stream
         if (config_.algorithm == Algorithm::Lloyd) return;
@@ -337,7 +340,8 @@ private:
         if (config_.algorithm == Algorithm::Lloyd && gemm_active_) {
             GemmLloydArgs<T> gemm{{points_.get(), n_, d_, current(), k_, labels_.get(), status_.get(),
                                    &record_.get()->counters, nullptr},
-                                  point_norms_.get(), centroid_norms_.get(), unsettled_.get(), geometry_.sm_count};
+                                  shift_.get(), point_norms_.get(), centroid_norms_.get(), unsettled_.get(),
+                                  candidates_.get(), geometry_.sm_count};
             launch_gemm_lloyd<T>(gemm, stream_);
             return;
         }
@@ -389,12 +393,24 @@ private:
     bool uses_gemm_filter() const {
         return config_.algorithm == Algorithm::Lloyd && shared_variant() && gemm_filter_applies(k_, d_);
     }
+    // The shift (the data mean in T: smaller norms, a tighter bound) and ‖fl(x − shift)‖².
     void prepare_gemm_point_norms() {
         point_norms_.release();
+        shift_.release();
         if (config_.algorithm != Algorithm::Lloyd || !shared_variant() || d_ < kGemmMinD) return;
+        std::vector<double> sum(static_cast<std::size_t>(d_), 0.0);
+        for (long long i = 0; i < n_; ++i)
+            for (int j = 0; j < d_; ++j) sum[j] += (*source_)(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+        std::vector<T> mean(sum.size());
+        for (std::size_t j = 0; j < sum.size(); ++j) {
+            mean[j] = static_cast<T>(sum[j] / static_cast<double>(n_));
+            if (!std::isfinite(static_cast<double>(mean[j]))) mean[j] = T(0);  // any shift is sound; keep it finite
+        }
+        shift_.allocate(mean.size(), "the data shift");
+        KMS_CUDA_CHECK(cudaMemcpy(shift_.get(), mean.data(), mean.size() * sizeof(T), cudaMemcpyHostToDevice));
         point_norms_.allocate(static_cast<std::size_t>(n_), "the point norms");
-        KMS_CUDA_CHECK(cudaDeviceSynchronize());  // the pageable copy of the points may still be in flight
-        launch_point_norms<T>(points_.get(), n_, d_, point_norms_.get(), stream_);
+        KMS_CUDA_CHECK(cudaDeviceSynchronize());  // the pageable copies may still be in flight
+        launch_point_norms<T>(points_.get(), n_, d_, shift_.get(), point_norms_.get(), stream_);
         KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
@@ -489,9 +505,10 @@ private:
     float lower_scale_ = 1.0f;
     bool bounds_valid_ = false;
     int first_empty_count_ = -1;
-    // GEMM filter (Lloyd cuda-shared): ‖x‖², ‖c‖² (+ their max), the uncertified points.
-    DeviceBuffer<T> point_norms_, centroid_norms_;
+    // GEMM filter (Lloyd cuda-shared): shift, ‖x'‖², ‖c'‖² (+ their max), the uncertified points.
+    DeviceBuffer<T> shift_, point_norms_, centroid_norms_;
     DeviceBuffer<std::int32_t> unsettled_;
+    DeviceBuffer<int2> candidates_;
     bool gemm_active_ = false;  // this run still uses the filter
 
     int iteration_ = 0;

@@ -199,6 +199,15 @@ __global__ void apply_block_kernel(const T* previous, T* next, int d, const doub
     if (threadIdx.x == 0) apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, false);
 }
 
+// One thread per centroid (short rows: d ≤ 32).
+template <typename T>
+__global__ void apply_kernel(const T* previous, T* next, int k, int d, const double* sums, const long long* counts,
+                             T* shift_upper, double* shift_exact, bool recompute) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= k) return;
+    apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, recompute);
+}
+
 constexpr int kStatsThreads = 1024;  // the statistics block (its warp tree fixes the summation order)
 
 // Fixed-order statistics over the k shifts, by one block of kStatsThreads threads.
@@ -465,8 +474,12 @@ void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspa
         KMS_CUDA_LAUNCH_CHECK("small-path finalize kernel");
         w.partials_pending = false;
     }
-    apply_block_kernel<T><<<k, 256, 0, stream>>>(previous, next, d, w.sums.get(), w.counts.get(), shift_upper,
-                                                 shift_exact, recompute);
+    if (d <= 32)
+        apply_kernel<T><<<blocks_for(k, 128), 128, 0, stream>>>(previous, next, k, d, w.sums.get(), w.counts.get(),
+                                                                shift_upper, shift_exact, recompute);
+    else
+        apply_block_kernel<T><<<k, std::min(256, (d + 31) / 32 * 32), 0, stream>>>(
+            previous, next, d, w.sums.get(), w.counts.get(), shift_upper, shift_exact, recompute);
     KMS_CUDA_LAUNCH_CHECK("centroid update kernel");
     shift_stats_kernel<T><<<1, kStatsThreads, 0, stream>>>(shift_exact, w.counts.get(), k, shift_stats, shift_upper);
     KMS_CUDA_LAUNCH_CHECK("shift statistics kernel");
