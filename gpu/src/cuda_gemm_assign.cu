@@ -104,9 +104,17 @@ __device__ __forceinline__ void load4_shared(const T* p, T* out) {
     }
 }
 
-// The three smallest approximate distances seen (with the indices of the first two;
-// (value, index) order). Inserting another summary's three merges two summaries of
-// disjoint candidate sets. With N finite no value is NaN (see above).
+__device__ __forceinline__ float min_of(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double min_of(double a, double b) { return fmin(a, b); }
+__device__ __forceinline__ float max_of(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double max_of(double a, double b) { return fmax(a, b); }
+
+// The three smallest approximate distances seen, sorted, with the indices of the
+// first two. Branch-free (min/max and selects: the first version's branches cost
+// a third of the kernel). Ties may go either way: a certified label is a strict
+// minimum and two candidates are compared exactly, so the labels do not depend on
+// it, and the fixed merge order keeps the summary deterministic anyway. With N
+// finite no value is NaN (see above); NaNs would be ignored, N not finite certifies nothing.
 template <typename T>
 struct Top3 {
     T a1, a2, a3;
@@ -116,24 +124,25 @@ struct Top3 {
         c1 = c2 = INT_MAX;
     }
     __device__ __forceinline__ void insert(T v, int c) {
-        if (v < a1 || (v == a1 && c < c1)) {
-            a3 = a2;
-            a2 = a1;
-            c2 = c1;
-            a1 = v;
-            c1 = c;
-        } else if (v < a2 || (v == a2 && c < c2)) {
-            a3 = a2;
-            a2 = v;
-            c2 = c;
-        } else if (v < a3) {
-            a3 = v;
-        }
+        const bool below1 = v < a1, below2 = v < a2;
+        a3 = min_of(a3, max_of(a2, v));
+        c2 = below1 ? c1 : (below2 ? c : c2);
+        a2 = min_of(a2, max_of(a1, v));
+        c1 = below1 ? c : c1;
+        a1 = min_of(a1, v);
     }
-    __device__ __forceinline__ void insert(const Top3& o) {
-        insert(o.a1, o.c1);
-        insert(o.a2, o.c2);
-        insert(o.a3, INT_MAX);
+    // Union with another sorted summary: the i-th smallest of two sorted lists is
+    // min over splits of max(a_p, b_{i−p}).
+    __device__ __forceinline__ void merge(const Top3& o) {
+        const bool mine_first = a1 <= o.a1;
+        const T runner_up = mine_first ? a2 : o.a2, other_best = mine_first ? o.a1 : a1;
+        const int runner_up_c = mine_first ? c2 : o.c2, other_best_c = mine_first ? o.c1 : c1;
+        const T third = min_of(min_of(a3, o.a3), min_of(max_of(a1, o.a2), max_of(a2, o.a1)));
+        c1 = mine_first ? c1 : o.c1;
+        a1 = min_of(a1, o.a1);
+        c2 = runner_up <= other_best ? runner_up_c : other_best_c;
+        a2 = min_of(runner_up, other_best);
+        a3 = third;
     }
     __device__ __forceinline__ Top3 shuffled(int offset) const {
         Top3 o;
@@ -218,12 +227,6 @@ __global__ void __launch_bounds__(kThreads, (filter_min_blocks<T>())) gemm_filte
         // Approximate distances of this tile, point by point: each thread's 8
         // candidates, then the half warp's 128 (the 16 threads sharing the point),
         // then the owner adds them to the earlier tiles'.
-        T nc[8];
-#pragma unroll
-        for (int q = 0; q < 8; ++q) {
-            const int c = c0 + (q < 4 ? tx * 4 + q : 64 + tx * 4 + q - 4);
-            nc[q] = c < a.k ? g.centroid_norms[c] : T(0);
-        }
 #pragma unroll
         for (int r = 0; r < 8; ++r) {
             const long long i = point_of(r);
@@ -233,10 +236,11 @@ __global__ void __launch_bounds__(kThreads, (filter_min_blocks<T>())) gemm_filte
 #pragma unroll
             for (int q = 0; q < 8; ++q) {
                 const int c = c0 + (q < 4 ? tx * 4 + q : 64 + tx * 4 + q - 4);
-                if (c < a.k) top.insert(fma_rn(T(-2), acc[r][q], nx + nc[q]), c);
+                // ‖c'‖² re-read (L1) rather than held: registers are at the 128 limit.
+                top.insert(c < a.k ? fma_rn(T(-2), acc[r][q], nx + g.centroid_norms[c]) : infinity_of<T>(), c);
             }
-            for (int offset = 8; offset > 0; offset >>= 1) top.insert(top.shuffled(offset));
-            if (r == tx) own.insert(top);
+            for (int offset = 8; offset > 0; offset >>= 1) top.merge(top.shuffled(offset));
+            if (r == tx) own.merge(top);
         }
     }
     // Certification of the owned point (the bound above).
@@ -268,13 +272,19 @@ __global__ void __launch_bounds__(kThreads, (filter_min_blocks<T>())) gemm_filte
     block_count_add(changed, &a.counters->labels_changed, uscratch);
 }
 
-// Exact labels of the unsettled points, one warp per point. Two candidates: lanes
-// 0 and 1 compute their kms::squared_distance(), the smaller wins (ties → lower
-// index). Otherwise lanes take centroids lane, lane + 32, ..., then the (distance,
+// Exact labels of the unsettled points, one warp per point. Two candidates: the
+// warp stages the three rows in shared memory (coalesced; rows up to kVerifyCols),
+// then lanes 0 and 1 compute the two kms::squared_distance()s, the smaller wins
+// (ties → lower index). Otherwise lanes take centroids lane, lane + 32, ..., then the (distance,
 // index) minimum across the warp: the lowest index among the smallest, as a
 // sequential scan with strict < from +∞ gives (no finite candidate: label 0).
 template <typename T>
+constexpr int verify_cols() { return 1024 / sizeof(T); }  // 3 rows × 8 warps: 24 KB of shared memory
+
+template <typename T>
 __global__ void __launch_bounds__(256) gemm_verify_kernel(GemmLloydArgs<T> g) {
+    constexpr int kVerifyCols = verify_cols<T>();
+    __shared__ T rows[8][3][kVerifyCols];
     __shared__ unsigned long long uscratch[32];
     const LloydArgs<T>& a = g.lloyd;
     const unsigned long long count = a.counters->gemm_unsettled;
@@ -290,8 +300,22 @@ __global__ void __launch_bounds__(256) gemm_verify_kernel(GemmLloydArgs<T> g) {
         int best_c = INT_MAX;
         if (candidates.y >= 0) {
             const int mine = lane == 0 ? candidates.x : candidates.y;
-            const T s = lane < 2 ? exact_squared_distance(x, a.centroids + static_cast<long long>(mine) * a.d, a.d)
-                                 : T(0);
+            T s = T(0);
+            if (a.d <= kVerifyCols) {
+                T(*staged)[kVerifyCols] = rows[threadIdx.x >> 5];
+                const T* first = a.centroids + static_cast<long long>(candidates.x) * a.d;
+                const T* second = a.centroids + static_cast<long long>(candidates.y) * a.d;
+                __syncwarp();  // the previous point's rows are no longer read
+                for (int j = lane; j < a.d; j += 32) {
+                    staged[0][j] = x[j];
+                    staged[1][j] = first[j];
+                    staged[2][j] = second[j];
+                }
+                __syncwarp();
+                if (lane < 2) s = exact_squared_distance(staged[0], staged[1 + lane], a.d);
+            } else if (lane < 2) {
+                s = exact_squared_distance(x, a.centroids + static_cast<long long>(mine) * a.d, a.d);
+            }
             const T other = __shfl_down_sync(0xffffffffu, s, 1);
             if (lane == 0) {
                 const bool second_wins = other < s || (other == s && candidates.y < candidates.x);

@@ -46,8 +46,9 @@ struct Case {
 // Points: Gaussian blobs, an integer grid (many exact distance ties), blobs
 // with every point repeated (duplicates) and duplicated initial centroids, blobs
 // with every fifth point moved onto the bisector of two initial centroids
-// (place_on_bisectors), or unit-spread blobs offset by 1e3 in every coordinate
-// (‖x‖² dwarfs the distances: the GEMM filter's bound certifies nothing in float).
+// (place_on_bisectors), or unit-spread blobs offset by +1e3 or −1e3 in every
+// coordinate (far from the data mean, which the GEMM filter subtracts: ‖x'‖²
+// dwarfs the distances and its float bound certifies nothing).
 std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
@@ -59,7 +60,7 @@ std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
     for (double& v : center) v = uniform(rng);
     // 1e3, not more: the float CPU comparison below tolerates rounding ties only, and
     // farther out float centroids differ by whole ulps of the offset.
-    const double offset = c.kind == Case::FarFromOrigin ? 1e3 : 0.0;
+    const double far = c.kind == Case::FarFromOrigin ? 1e3 : 0.0;
     const double spread = c.kind == Case::FarFromOrigin ? 1.0 : 1.5;
     for (std::size_t i = 0; i < c.n; ++i) {
         if (c.kind == Case::Duplicates && i % 2 == 1) {
@@ -67,6 +68,7 @@ std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
             continue;
         }
         const std::size_t g = i % centers;
+        const double offset = g % 2 == 0 ? far : -far;
         for (std::size_t j = 0; j < c.d; ++j)
             (*points)(i, j) = c.kind == Case::Grid ? static_cast<double>(cell(rng))
                                                     : offset + center[g * c.d + j] + spread * normal(rng);
