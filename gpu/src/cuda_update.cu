@@ -87,6 +87,47 @@ __global__ void counts_and_pieces_kernel(const long long* offsets, int k, long l
     pieces[c] = (count + kPiece - 1) / kPiece;
 }
 
+// Short rows (d ≤ 32): one block per piece, warps take the piece's positions
+// round-robin, lanes take coordinates; each (warp, coordinate) sum is sequential,
+// then warps in order (the same order as the row kernel below; faster than it at
+// d = 2, where a row is 8 bytes and most lanes idle).
+__global__ void piece_sums_columns_kernel(const long long* offsets, const long long* piece_offsets,
+                                  int k, const std::int32_t* index_sorted, int d, double* piece_sums,
+                                  const void* points_raw, bool is_float) {
+    __shared__ double partial[8][33];
+    const long long piece = blockIdx.x;
+    if (piece >= piece_offsets[k]) return;  // uniform per block
+    int lo = 0, hi = k - 1;                 // the cluster whose pieces contain `piece`
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (piece_offsets[mid] <= piece) lo = mid;
+        else hi = mid - 1;
+    }
+    const int c = lo;
+    const long long begin = offsets[c] + (piece - piece_offsets[c]) * kPiece;
+    const long long end = min(begin + kPiece, offsets[c + 1]);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const float* pf = static_cast<const float*>(points_raw);
+    const double* pd = static_cast<const double*>(points_raw);
+    for (int j0 = 0; j0 < d; j0 += 32) {
+        const int j = j0 + lane;
+        double sum = 0.0;
+        if (j < d)
+            for (long long p = begin + warp; p < end; p += 8) {
+                const long long row = static_cast<long long>(index_sorted[p]) * d + j;
+                sum += is_float ? static_cast<double>(pf[row]) : pd[row];
+            }
+        partial[warp][lane] = sum;
+        __syncthreads();
+        if (warp == 0 && j < d) {
+            double total = 0.0;
+            for (int w = 0; w < 8; ++w) total += partial[w][lane];
+            piece_sums[piece * d + j] = total;
+        }
+        __syncthreads();
+    }
+}
+
 // One block per piece (≤ kPiece sorted positions of one cluster). Warp w takes
 // the positions begin + w, begin + w + 8, ... in order; lane l sums coordinates
 // j0 + l + 32·g (g < G) of each row, so a row is read whole and coalesced and the
@@ -446,7 +487,10 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
             w.offsets.get(), w.piece_offsets.get(), k, w.index_sorted.get(), d, w.piece_sums.get(), points);
     };
     // Coordinates per lane and pass: as many as d needs, up to 8 (256 per pass).
-    if (d <= 32) piece_sums(piece_sums_kernel<T, 1>);
+    if (d <= 32)
+        piece_sums_columns_kernel<<<static_cast<unsigned>(max_pieces(n, k)), 256, 0, stream>>>(
+            w.offsets.get(), w.piece_offsets.get(), k, w.index_sorted.get(), d, w.piece_sums.get(), points,
+            sizeof(T) == 4);
     else if (d <= 64) piece_sums(piece_sums_kernel<T, 2>);
     else if (d <= 128) piece_sums(piece_sums_kernel<T, 4>);
     else piece_sums(piece_sums_kernel<T, 8>);
