@@ -1,10 +1,9 @@
 #pragma once
 // Lloyd assignment for large d and k by "filter and verify" (cuda-shared):
 //  1. filter: a register-tiled GEMM (FMA, SIMT, no tensor cores) gives every
-//     point approximate squared distances A_j = ‖x‖² + ‖c_j‖² − 2·x·c_j and keeps
-//     the smallest two;
-//     on data and centroids shifted by the data mean (smaller norms, tighter bound),
-//     keeping the smallest three;
+//     point approximate squared distances A_j = ‖x'‖² + ‖c'_j‖² − 2·x'·c'_j on data
+//     and centroids shifted by the data mean (smaller norms, tighter bound) and
+//     keeps the smallest three;
 //  2. certify: a rigorous rounding bound (derivation in cuda_gemm_assign.cu)
 //     proves for most points that the A-argmin is the strict argmin of
 //     kms::squared_distance(), so the label is exactly CPU Lloyd's; for most

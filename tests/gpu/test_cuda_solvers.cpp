@@ -8,6 +8,8 @@
 //         labels and the launch geometry only); CUDA Lloyd vs CPU Lloyd: labels equal
 //         except points whose two nearest distances tie within float rounding
 //         (counted, bounded), centroids within 1e-5 relative.
+// The "gemm" cases reach Lloyd cuda-shared's GEMM filter-and-verify path (d ≥ 16,
+// k ≥ 64); gemmFilterPath() checks that the path is taken, verifies and falls back.
 // KMS_GPU_TEST_SMALL=1 shrinks every case (for compute-sanitizer runs).
 #include <QtTest>
 
