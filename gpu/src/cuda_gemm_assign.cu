@@ -1,32 +1,34 @@
-// Lloyd assignment by filter (GEMM form) and verify (exact form); see
-// cuda_gemm_assign.hpp for the outline.
+// Lloyd assignment by filter (exact integer tensor-core arithmetic on quantised
+// rows) and verify (exact form); see cuda_gemm_assign.hpp for the outline.
 //
-// Why a certified label is exact. u = ε/2 (unit round-off of T), γ_m = m·u/(1 − m·u).
-// x, c: T rows; m: the shift (T); x' = fl(x − m), c' = fl(c − m) (as the filter
-// computes them); D = ‖x − c‖², D' = ‖x' − c'‖² (real arithmetic); R =
-// kms::squared_distance(x, c) (sub, mul, add in order, no FMA); nx, nc: ‖x'‖², ‖c'‖²
-// summed in double, rounded to T; A = fl(fl(nx + nc) − 2·fl(x'·c')) (last step one FMA).
-//  * dot: |fl(x'·c') − x'·c'| ≤ γ_d Σ|x'_i c'_i| ≤ γ_d ‖x'‖‖c'‖, any order, with or
-//    without FMA; so the 2·dot term errs by ≤ γ_d (‖x'‖² + ‖c'‖²).
-//  * norms: relative error ≤ η = u + d·2⁻⁵³ (double sum, one rounding to T).
-//  * fl(nx + nc), the final FMA: ≤ u·(nx + nc) and ≤ u·|A|.
-//  * shift: ‖(x' − c') − (x − c)‖ ≤ u(‖x − m‖ + ‖c − m‖) ≈ u·√(2(‖x'‖² + ‖c'‖²)), so
-//    |D' − D| ≤ 2√D·u√(2N) + O(u²N) ≤ u·D + 2u·N (2ab ≤ a² + b²).
-//  With N = nx + max_c nc: |A − D| ≤ ((d + 4)·u + d·2⁻⁵³)·N + 2u·|A| (to first
-//  order), and we use E = e_N·N + e_A·|A| with e_N = 2((d + 4)u + d·2⁻⁵³) and
-//  e_A = 8u: a safety factor of 2 that also covers the rounding of the tests.
-//  * R's own error: |R − D| ≤ γ_{d+2}·D ≤ g·D with g = 2(d + 2)u.
-// a ↦ a − e_N·N − e_A·|a| increases, so for the A-sorted candidates b1, b2, b3, ...
-// (A1 ≤ A2 ≤ A3 ≤ every other A): R_j ≥ (1 − g)(A_j − E(A_j)) ≥ rhs(A2) for every
-// j ≠ b1, and ≥ rhs(A3) for every j ∉ {b1, b2}, while R_b1 ≤ (1 + g)(A1 + E(A1)) = lhs.
-//  * lhs < rhs(A2): b1 is the strict argmin of R: the label, whatever the tie rule.
-//  * else lhs < rhs(A3): the argmin of R is b1 or b2 and every other centroid is
-//    strictly farther: the exact R of the two, ties → lower index, gives the label.
+// Why a certified label is exact. x, c: T rows; m: the shift (T); s: the scale;
+// q_x, q_c: int8 rows (any integers: only the honesty of δ matters); δ_x ≥
+// ‖(x − m) − s·q_x‖, δ_c ≥ ‖(c − m) − s·q_c‖ in real arithmetic (computed with
+// directed rounding, so they are upper bounds; a clamped centroid coordinate only
+// makes δ_c larger). Then x − c = s·(q_x − q_c) + r with ‖r‖ ≤ δ_x + δ_c, and by
+// the triangle inequality, for D = ‖x − c‖² and Q = ‖q_x − q_c‖²:
+//     (s√Q − δ_x − δ_c)₊² ≤ D ≤ (s√Q + δ_x + δ_c)².
+// Q is computed exactly: int8 products, s32 accumulation in the MMA (integer
+// arithmetic, no rounding, |q_x·q_c| ≤ d·127² and Q ≤ d·254² < 2³¹ for d ≤ 33000),
+// Q = ‖q_x‖² + ‖q_c‖² − 2·q_x·q_c in int32. So the bound does not depend on the
+// accumulation order or on how the hardware rounds: there is nothing to round.
+// R = kms::squared_distance(x, c) in T (sub, mul, add in order, no FMA) has
+// |R − D| ≤ γ_{d+2}·D + η (γ_m = m·u/(1 − m·u) ≤ 2mu = g; η = 2(d + 2)·(T's
+// smallest subnormal) covers underflow). Every test below is evaluated in double
+// with directed rounding (upper bounds rounded up, lower bounds down), so the
+// evaluation itself cannot certify wrongly.
+// For the Q-sorted candidates b1, b2, b3 (Q1 ≤ Q2 ≤ Q3 ≤ every other Q) and Δ =
+// δ_x + max_c δ_c: R_j ≥ (1 − g)·(s√Q2 − Δ)₊² − η = L2 for every j ≠ b1, ≥ L3 (same
+// with Q3) for every j ∉ {b1, b2}, while R_b1 ≤ (1 + g)(s√Q1 + δ_x + δ_c,b1)² + η = U.
+//  * U < L2 (and U < T's largest finite value, so R_b1 is finite): b1 is the strict
+//    argmin of R: the label, whatever the tie rule.
+//  * else U < L3: the argmin of R is b1 or b2 and every other centroid is strictly
+//    farther: the exact R of the two, ties → lower index, gives the label.
 //  * else: all k exact distances (the verification kernel), as the exact kernels do.
-// With N finite every A is finite (|2·dot| ≤ N); N not finite (overflow, NaN data)
-// fails both tests.
+// A NaN or ∞ anywhere (data, centroids) makes δ NaN or ∞, and every test fails.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <limits>
 
 #include "cuda_device.hpp"
@@ -35,122 +37,72 @@
 namespace kms::cuda {
 namespace {
 
-// Filter tile: 128 points × 128 centroids per block of 256 threads, 8 × 8 per
-// thread, coordinates in chunks of kChunk through double-buffered shared memory.
-// Measured on the H100 at 500k×200 k=128 (f32 step): chunks of 8 with 2 blocks
-// per SM (≤ 128 registers) 1.03 ms; 16 with 2 blocks (small spills) 1.09; 16 with
-// 1 block (167 registers) 1.24; 8 with 1 block 1.41. Double: chunks of 16 would
-// exceed 48 KB of static shared memory.
-constexpr int kBlockPoints = 128, kBlockCentroids = 128, kChunk = 8, kThreads = 256;
-constexpr int kQuadsPerRow = kChunk / 4, kQuadsPerThread = kBlockPoints * kQuadsPerRow / kThreads;
-constexpr int kPad = 4;  // shared rows padded by 16 bytes: the transposing stores spread over the banks
+// Filter tile: 128 points × 128 centroids per block of 8 warps, each warp 32 points
+// × 64 centroids (2 × 8 MMAs of m16n8k32 per k-step); the int8 rows stream through
+// a 3-stage cp.async pipeline, one k-step (32 bytes per row) per stage. Shared rows
+// are 48 bytes apart: the fragment loads (row g, bytes 4t..4t+3) then hit 32
+// different banks.
+constexpr int kTilePoints = 128, kTileCentroids = 128, kFilterThreads = 256, kStages = 3, kRowBytes = 48;
+static_assert(kQuantStep == 32, "one k-step of m16n8k32 per pipeline stage");
 
-__device__ __forceinline__ float fma_rn(float a, float b, float c) { return __fmaf_rn(a, b, c); }
-__device__ __forceinline__ double fma_rn(double a, double b, double c) { return __fma_rn(a, b, c); }
-__device__ __forceinline__ float abs_of(float v) { return fabsf(v); }
-__device__ __forceinline__ double abs_of(double v) { return fabs(v); }
+__device__ __forceinline__ void cp_async16(void* shared, const void* global) {
+    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending)); }
 
-template <typename T>
-__device__ __forceinline__ T epsilon_of();
-template <>
-__device__ __forceinline__ float epsilon_of<float>() { return 1.1920928955078125e-07f; }
-template <>
-__device__ __forceinline__ double epsilon_of<double>() { return 2.220446049250313e-16; }
-
-__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
-__device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
-
-template <typename T>
-__device__ __forceinline__ void load4_global(const T* p, T (&out)[4]) {
-    if constexpr (sizeof(T) == 4) {
-        const float4 v = *reinterpret_cast<const float4*>(p);
-        out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
-    } else {
-        const double2 v0 = *reinterpret_cast<const double2*>(p), v1 = *reinterpret_cast<const double2*>(p + 2);
-        out[0] = v0.x, out[1] = v0.y, out[2] = v1.x, out[3] = v1.y;
-    }
+// D += A·B, A 16×32 (row), B 32×8 (col), int8 → int32 (exact).
+__device__ __forceinline__ void mma_s8(int (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    (void)acc, (void)a, (void)b0, (void)b1;  // not launched below compute capability 8.0 (gemm_int8_supported)
+#endif
 }
 
-// Four shifted coordinates fl(row[j + q] − shift[j + q]) of row `row` (zero beyond
-// the rows or beyond d). Vector: d % 4 == 0, so the group is wholly inside or
-// outside and 16-byte aligned.
-template <typename T, bool Vector>
-__device__ __forceinline__ void load_quad(const T* __restrict__ rows, long long row, long long row_count, int d, int j,
-                                          const T* __restrict__ shift, T (&out)[4]) {
-    if (row < row_count && j < d) {
-        const T* p = rows + row * d + j;
-        if constexpr (Vector) {
-            T m[4];
-            load4_global(p, out);
-            load4_global(shift + j, m);
-#pragma unroll
-            for (int q = 0; q < 4; ++q) out[q] = sub_rn(out[q], m[q]);
-        } else {
-#pragma unroll
-            for (int q = 0; q < 4; ++q) out[q] = j + q < d ? sub_rn(p[q], shift[j + q]) : T(0);
-        }
-    } else {
-#pragma unroll
-        for (int q = 0; q < 4; ++q) out[q] = T(0);
-    }
-}
-
-template <typename T>
-__device__ __forceinline__ void load4_shared(const T* p, T* out) {
-    if constexpr (sizeof(T) == 4) {
-        const float4 v = *reinterpret_cast<const float4*>(p);
-        out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
-    } else {
-        const double2 v0 = *reinterpret_cast<const double2*>(p), v1 = *reinterpret_cast<const double2*>(p + 2);
-        out[0] = v0.x, out[1] = v0.y, out[2] = v1.x, out[3] = v1.y;
-    }
-}
-
-__device__ __forceinline__ float min_of(float a, float b) { return fminf(a, b); }
-__device__ __forceinline__ double min_of(double a, double b) { return fmin(a, b); }
-__device__ __forceinline__ float max_of(float a, float b) { return fmaxf(a, b); }
-__device__ __forceinline__ double max_of(double a, double b) { return fmax(a, b); }
-
-// The three smallest approximate distances seen, sorted, with the indices of the
-// first two. Branch-free (min/max and selects: the first version's branches cost
-// a third of the kernel). Ties may go either way: a certified label is a strict
-// minimum and two candidates are compared exactly, so the labels do not depend on
-// it, and the fixed merge order keeps the summary deterministic anyway. With N
-// finite no value is NaN (see above); NaNs would be ignored, N not finite certifies nothing.
-template <typename T>
+// The three smallest Q seen, sorted, with the indices of the first two. Branch-free
+// (min/max and selects). Ties may go either way between threads: a certified
+// label is a strict minimum, two candidates are compared exactly, and a tie with
+// the third fails the pair test, so the labels do not depend on it; the fixed merge
+// order keeps the summary deterministic anyway.
 struct Top3 {
-    T a1, a2, a3;
+    int q1, q2, q3;
     int c1, c2;
     __device__ __forceinline__ void clear() {
-        a1 = a2 = a3 = infinity_of<T>();
+        q1 = q2 = q3 = INT_MAX;
         c1 = c2 = INT_MAX;
     }
-    __device__ __forceinline__ void insert(T v, int c) {
-        const bool below1 = v < a1, below2 = v < a2;
-        a3 = min_of(a3, max_of(a2, v));
+    __device__ __forceinline__ void insert(int v, int c) {
+        const bool below1 = v < q1, below2 = v < q2;
+        q3 = min(q3, max(q2, v));
         c2 = below1 ? c1 : (below2 ? c : c2);
-        a2 = min_of(a2, max_of(a1, v));
+        q2 = min(q2, max(q1, v));
         c1 = below1 ? c : c1;
-        a1 = min_of(a1, v);
+        q1 = min(q1, v);
     }
     // Union with another sorted summary: the i-th smallest of two sorted lists is
     // min over splits of max(a_p, b_{i−p}).
     __device__ __forceinline__ void merge(const Top3& o) {
-        const bool mine_first = a1 <= o.a1;
-        const T runner_up = mine_first ? a2 : o.a2, other_best = mine_first ? o.a1 : a1;
+        const bool mine_first = q1 <= o.q1;
+        const int runner_up = mine_first ? q2 : o.q2, other_best = mine_first ? o.q1 : q1;
         const int runner_up_c = mine_first ? c2 : o.c2, other_best_c = mine_first ? o.c1 : c1;
-        const T third = min_of(min_of(a3, o.a3), min_of(max_of(a1, o.a2), max_of(a2, o.a1)));
+        const int third = min(min(q3, o.q3), min(max(q1, o.q2), max(q2, o.q1)));
         c1 = mine_first ? c1 : o.c1;
-        a1 = min_of(a1, o.a1);
+        q1 = min(q1, o.q1);
         c2 = runner_up <= other_best ? runner_up_c : other_best_c;
-        a2 = min_of(runner_up, other_best);
-        a3 = third;
+        q2 = min(runner_up, other_best);
+        q3 = third;
     }
     __device__ __forceinline__ Top3 shuffled(int offset) const {
         Top3 o;
-        o.a1 = __shfl_xor_sync(0xffffffffu, a1, offset);
-        o.a2 = __shfl_xor_sync(0xffffffffu, a2, offset);
-        o.a3 = __shfl_xor_sync(0xffffffffu, a3, offset);
+        o.q1 = __shfl_xor_sync(0xffffffffu, q1, offset);
+        o.q2 = __shfl_xor_sync(0xffffffffu, q2, offset);
+        o.q3 = __shfl_xor_sync(0xffffffffu, q3, offset);
         o.c1 = __shfl_xor_sync(0xffffffffu, c1, offset);
         o.c2 = __shfl_xor_sync(0xffffffffu, c2, offset);
         return o;
@@ -158,117 +110,150 @@ struct Top3 {
 };
 
 template <typename T>
-constexpr int filter_min_blocks() { return sizeof(T) == 4 ? 2 : 1; }  // float: ≤ 128 registers, 16 warps per SM
+constexpr double unit_roundoff() { return sizeof(T) == 4 ? 5.9604644775390625e-08 : 1.1102230246251565e-16; }
+template <typename T>
+constexpr double smallest_subnormal() { return sizeof(T) == 4 ? 1.401298464324817e-45 : 4.9406564584124654e-324; }
 
-template <typename T, bool Vector>
-__global__ void __launch_bounds__(kThreads, (filter_min_blocks<T>())) gemm_filter_kernel(GemmLloydArgs<T> g) {
-    __shared__ __align__(16) T xs[2][kChunk][kBlockPoints + kPad];
-    __shared__ __align__(16) T cs[2][kChunk][kBlockCentroids + kPad];
+template <typename T>
+__global__ void __launch_bounds__(kFilterThreads, 2) int8_filter_kernel(GemmLloydArgs<T> g) {
+    __shared__ __align__(16) std::int8_t xs[kStages][kTilePoints * kRowBytes];
+    __shared__ __align__(16) std::int8_t cs[kStages][kTileCentroids * kRowBytes];
+    __shared__ Top3 exchange[kTilePoints];
     __shared__ unsigned long long uscratch[32];
     const LloydArgs<T>& a = g.lloyd;
-    const int tid = threadIdx.x;
-    const int tx = tid & 15, ty = tid >> 4;  // centroid group, point group (a half warp shares ty)
-    const long long point0 = static_cast<long long>(blockIdx.x) * kBlockPoints;
-    const int chunks = (a.d + kChunk - 1) / kChunk;
-    // This thread's share of each chunk load: quads s of kQuadsPerThread, quad
-    // tid + s·kThreads = row · kQuadsPerRow + column / 4.
-    auto load_row = [&](int s) { return (tid + s * kThreads) / kQuadsPerRow; };
-    auto load_col = [&](int s) { return (tid + s * kThreads) % kQuadsPerRow * 4; };
-
-    // Each thread with tx < 8 owns point tx of its group (of 8) and keeps that
-    // point's summary over all centroid tiles.
-    auto point_of = [&](int r) { return point0 + (r < 4 ? ty * 4 + r : 64 + ty * 4 + r - 4); };
-    Top3<T> own;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int warp_row = (warp & 3) * 32, warp_col = (warp >> 2) * 64;  // this warp's points and centroids in the tile
+    const int group = lane >> 2, quad = lane & 3;                      // the MMA fragments' groupID, threadID_in_group
+    const long long point0 = static_cast<long long>(blockIdx.x) * kTilePoints;
+    const int padded_d = g.points.padded_d, steps = padded_d / kQuantStep;
+    // After the quad's butterfly every lane holds the summaries of its group's 4
+    // rows; lane `quad` keeps row (quad >> 1)·16 + (quad & 1)·8 + group of the warp's 32.
+    const int own_row = warp_row + (quad >> 1) * 16 + (quad & 1) * 8 + group;
+    Top3 own;
     own.clear();
 
-    for (int c0 = 0; c0 < a.k; c0 += kBlockCentroids) {
-        T acc[8][8];
-#pragma unroll
-        for (int r = 0; r < 8; ++r)
-#pragma unroll
-            for (int q = 0; q < 8; ++q) acc[r][q] = T(0);
-        T xq[kQuadsPerThread][4], cq[kQuadsPerThread][4];
-        auto fetch = [&](int chunk) {
-#pragma unroll
-            for (int s = 0; s < kQuadsPerThread; ++s) {
-                const int j = chunk * kChunk + load_col(s);
-                load_quad<T, Vector>(a.points, point0 + load_row(s), a.n, a.d, j, g.shift, xq[s]);
-                load_quad<T, Vector>(a.centroids, static_cast<long long>(c0) + load_row(s), a.k, a.d, j, g.shift, cq[s]);
-            }
+    // Loads: 128 rows × 32 bytes per operand and stage = 256 16-byte pieces, one per
+    // thread. Rows past n or k re-read the last row (finite, ignored in the epilogue).
+    const int load_row = tid >> 1, load_half = tid & 1;
+    const std::int8_t* point_source =
+        g.points.rows + min(point0 + load_row, a.n - 1) * padded_d + load_half * 16;
+
+    for (int c0 = 0; c0 < a.k; c0 += kTileCentroids) {
+        const std::int8_t* centroid_source =
+            g.centroid_rows + static_cast<long long>(min(c0 + load_row, a.k - 1)) * padded_d + load_half * 16;
+        auto issue = [&](int step) {
+            const int stage = step % kStages;
+            cp_async16(&xs[stage][load_row * kRowBytes + load_half * 16], point_source + step * kQuantStep);
+            cp_async16(&cs[stage][load_row * kRowBytes + load_half * 16], centroid_source + step * kQuantStep);
         };
-        auto stash = [&](int buffer) {
+        int acc[2][8][4];
 #pragma unroll
-            for (int s = 0; s < kQuadsPerThread; ++s)
+        for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    xs[buffer][load_col(s) + q][load_row(s)] = xq[s][q];
-                    cs[buffer][load_col(s) + q][load_row(s)] = cq[s][q];
-                }
-        };
-        fetch(0);
-        stash(0);
-        __syncthreads();
-        for (int chunk = 0; chunk < chunks; ++chunk) {
-            const int buffer = chunk & 1;
-            if (chunk + 1 < chunks) fetch(chunk + 1);  // global loads in flight during the FMAs
+            for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
-            for (int kk = 0; kk < kChunk; ++kk) {
-                T xv[8], cv[8];
-                load4_shared(&xs[buffer][kk][ty * 4], xv);
-                load4_shared(&xs[buffer][kk][64 + ty * 4], xv + 4);
-                load4_shared(&cs[buffer][kk][tx * 4], cv);
-                load4_shared(&cs[buffer][kk][64 + tx * 4], cv + 4);
+                for (int e = 0; e < 4; ++e) acc[mt][nt][e] = 0;
 #pragma unroll
-                for (int r = 0; r < 8; ++r)
-#pragma unroll
-                    for (int q = 0; q < 8; ++q) acc[r][q] = fma_rn(xv[r], cv[q], acc[r][q]);
-            }
-            if (chunk + 1 < chunks) stash(buffer ^ 1);
-            __syncthreads();
+        for (int s = 0; s < kStages - 1; ++s) {
+            if (s < steps) issue(s);
+            cp_async_commit();
         }
-        // Approximate distances of this tile, point by point: each thread's 8
-        // candidates, then the half warp's 128 (the 16 threads sharing the point),
-        // then the owner adds them to the earlier tiles'.
+        for (int step = 0; step < steps; ++step) {
+            cp_async_wait<kStages - 2>();  // this step's group has landed (for this thread) ...
+            __syncthreads();               // ... for all, and the stage refilled next was consumed by all
+            if (step + kStages - 1 < steps) issue(step + kStages - 1);
+            cp_async_commit();
+            const std::int8_t* x_stage = xs[step % kStages];
+            const std::int8_t* c_stage = cs[step % kStages];
+            unsigned frag_a[2][4];
 #pragma unroll
-        for (int r = 0; r < 8; ++r) {
-            const long long i = point_of(r);
-            const T nx = i < a.n ? g.point_norms[i] : T(0);
-            Top3<T> top;
-            top.clear();
-#pragma unroll
-            for (int q = 0; q < 8; ++q) {
-                const int c = c0 + (q < 4 ? tx * 4 + q : 64 + tx * 4 + q - 4);
-                // ‖c'‖² re-read (L1) rather than held: registers are at the 128 limit.
-                top.insert(c < a.k ? fma_rn(T(-2), acc[r][q], nx + g.centroid_norms[c]) : infinity_of<T>(), c);
+            for (int mt = 0; mt < 2; ++mt) {
+                const std::int8_t* row = x_stage + (warp_row + mt * 16 + group) * kRowBytes + quad * 4;
+                frag_a[mt][0] = *reinterpret_cast<const unsigned*>(row);
+                frag_a[mt][1] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes);
+                frag_a[mt][2] = *reinterpret_cast<const unsigned*>(row + 16);
+                frag_a[mt][3] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes + 16);
             }
-            for (int offset = 8; offset > 0; offset >>= 1) top.merge(top.shuffled(offset));
-            if (r == tx) own.merge(top);
+#pragma unroll
+            for (int nt = 0; nt < 8; ++nt) {
+                const std::int8_t* col = c_stage + (warp_col + nt * 8 + group) * kRowBytes + quad * 4;
+                const unsigned b0 = *reinterpret_cast<const unsigned*>(col);
+                const unsigned b1 = *reinterpret_cast<const unsigned*>(col + 16);
+#pragma unroll
+                for (int mt = 0; mt < 2; ++mt) mma_s8(acc[mt][nt], frag_a[mt], b0, b1);
+            }
         }
+        cp_async_wait<0>();
+        __syncthreads();  // the next tile's prologue overwrites stages still being read
+        // Epilogue: acc[mt][nt][half·2 + e] = q_x·q_c for row mt·16 + half·8 + group,
+        // centroid nt·8 + quad·2 + e of the warp's. Each thread's 16 candidates per
+        // row in increasing index, then the quad's 64, then the owner adds them to the
+        // earlier tiles'.
+        int centroid_norm[8][2];
+#pragma unroll
+        for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
+                centroid_norm[nt][e] = c < a.k ? g.centroid_norms[c] : 0;
+            }
+#pragma unroll
+        for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const long long i = point0 + warp_row + mt * 16 + half * 8 + group;
+                const int point_norm = i < a.n ? g.points.norms[i] : 0;
+                Top3 top;
+                top.clear();
+#pragma unroll
+                for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
+                        const int q = point_norm + centroid_norm[nt][e] - 2 * acc[mt][nt][half * 2 + e];
+                        top.insert(c < a.k ? q : INT_MAX, c);
+                    }
+                top.merge(top.shuffled(1));
+                top.merge(top.shuffled(2));
+                if (quad == mt * 2 + half) own.merge(top);
+            }
     }
-    // Certification of the owned point (the bound above).
-    const T u = epsilon_of<T>() / T(2);
-    const T e_n = T(2) * (static_cast<T>(a.d + 4) * u + static_cast<T>(a.d * 1.1102230246251565e-16));
-    const T e_a = T(8) * u;
-    const T grow = T(1) + T(2 * (a.d + 2)) * u, shrink = T(1) - T(2 * (a.d + 2)) * u;
+    // The two warps sharing the rows (centroids 0-63 and 64-127 of each tile) combine.
+    if (warp >= 4) exchange[own_row] = own;
+    __syncthreads();
     unsigned long long changed = 0;
-    const long long i = tx < 8 ? point_of(tx) : a.n;
-    if (i < a.n) {
-        const T scale = g.point_norms[i] + g.centroid_norms[a.k];  // N = nx + max nc
-        const T lhs = (own.a1 + e_n * scale + e_a * abs_of(own.a1)) * grow;
-        const T rhs2 = (own.a2 - e_n * scale - e_a * abs_of(own.a2)) * shrink;
-        const T rhs3 = (own.a3 - e_n * scale - e_a * abs_of(own.a3)) * shrink;
-        if (lhs < rhs2) {
+    const long long i = point0 + own_row;
+    if (warp < 4 && i < a.n) {
+        own.merge(exchange[own_row]);
+        // Certification (the bound above), in double with directed rounding.
+        const double s = g.points.scale;
+        const double g_factor = 2.0 * (a.d + 2) * unit_roundoff<T>();
+        const double grow = __dadd_ru(1.0, g_factor), shrink = __dsub_rd(1.0, g_factor);
+        const double underflow = 2.0 * (a.d + 2) * smallest_subnormal<T>();
+        const double slack_x = g.points.slack[i];
+        const double slack_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[a.k]);
+        const double slack_c1 = own.c1 < a.k ? g.centroid_slack[own.c1] : infinity_of<double>();
+        const double reach1 = __dadd_ru(__dmul_ru(s, __dsqrt_ru(static_cast<double>(own.q1))), __dadd_ru(slack_x, slack_c1));
+        const double upper = __dadd_ru(__dmul_ru(__dmul_ru(reach1, reach1), grow), underflow);
+        const double slack_any = __dadd_ru(slack_x, slack_max);
+        auto lower = [&](int q) {
+            double reach = __dsub_rd(__dmul_rd(s, __dsqrt_rd(static_cast<double>(q))), slack_any);
+            reach = reach > 0.0 ? reach : 0.0;  // NaN → 0: certifies nothing
+            return __dsub_rd(__dmul_rd(__dmul_rd(reach, reach), shrink), underflow);
+        };
+        const bool finite = upper < static_cast<double>(std::numeric_limits<T>::max());
+        if (finite && upper < lower(own.q2)) {
             if (a.labels[i] != own.c1) {
                 a.labels[i] = own.c1;
                 ++changed;
             }
             if (a.status) a.status[i] = 0;
         } else {
-            const bool pair = lhs < rhs3;
+            const bool pair = finite && upper < lower(own.q3);
             const unsigned long long slot = atomicAdd(&a.counters->gemm_unsettled, 1ull);
             if (!pair) atomicAdd(&a.counters->gemm_full_searches, 1ull);
             g.unsettled[slot] = static_cast<std::int32_t>(i);
-            g.candidates[slot] = make_int2(own.c1, pair ? own.c2 : -1);
+            g.candidates[slot] = make_int2(own.c1 < a.k ? own.c1 : 0, pair ? own.c2 : -1);
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
@@ -356,68 +341,87 @@ __global__ void __launch_bounds__(256) gemm_verify_kernel(GemmLloydArgs<T> g) {
     block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
 }
 
-// ‖c‖² per centroid (a warp per centroid, double, fixed butterfly), rounded to T,
-// and their maximum in slot k (+∞ if any is not finite, NaN included: no point
-// then certifies).
+// q = round((v − m)/s) clamped to ±127 (zeros up to padded_d), ‖q‖² and δ ≥
+// ‖(v − m) − s·q‖ for each of `count` rows, one warp per row. δ: each coordinate's
+// residual is bounded through an interval for v − m (rounded down and up), s·q
+// exact (s has at most 4 significant bits); squares and sums rounded up; the
+// butterfly is fixed, so δ is deterministic. slack_max (optional): the largest δ
+// as float bits (δ ≥ 0, so the bit order is the value order; NaN stored as ∞).
 template <typename T>
-__global__ void __launch_bounds__(1024) centroid_norms_kernel(const T* centroids, int k, int d, const T* shift,
-                                                              T* norms) {
-    __shared__ double warp_max[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    double largest = 0.0;
-    for (int c = warp; c < k; c += warps) {
-        double sum = 0.0;
-        for (int j = lane; j < d; j += 32) {
-            const double v = static_cast<double>(sub_rn(centroids[static_cast<long long>(c) * d + j], shift[j]));
-            sum += v * v;
+__global__ void __launch_bounds__(256) quantise_rows_kernel(const T* rows, long long count, int d, int padded_d,
+                                                            const T* shift, double scale, std::int8_t* out,
+                                                            std::int32_t* norms, float* slack,
+                                                            unsigned* slack_max) {
+    const int lane = threadIdx.x & 31;
+    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x >> 5);
+    const double inverse = 1.0 / scale;
+    for (long long r = static_cast<long long>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5); r < count;
+         r += warps) {
+        int norm = 0;
+        double error = 0.0;
+        for (int j = lane; j < padded_d; j += 32) {
+            int q = 0;
+            if (j < d) {
+                const double x = static_cast<double>(rows[r * d + j]), m = static_cast<double>(shift[j]);
+                // fmax/fmin drop a NaN: q = −127, and δ below is NaN.
+                q = static_cast<int>(fmin(fmax(rint((x - m) * inverse), -127.0), 127.0));
+                const double scaled = scale * q;
+                const double low = __dsub_rd(__dsub_rd(x, m), scaled), high = __dsub_ru(__dsub_ru(x, m), scaled);
+                const double e = fmax(fabs(low), fabs(high));
+                error = __dadd_ru(error, __dmul_ru(e, e));
+                norm += q * q;
+            }
+            out[r * padded_d + j] = static_cast<std::int8_t>(q);
         }
-        for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-        const T rounded = static_cast<T>(sum);
-        if (lane == 0) norms[c] = rounded;
-        double as_double = static_cast<double>(rounded);
-        if (!(as_double <= static_cast<double>(std::numeric_limits<T>::max()))) as_double = infinity_of<double>();
-        largest = as_double > largest ? as_double : largest;
-    }
-    if (lane == 0) warp_max[warp] = largest;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double m = 0.0;
-        for (int w = 0; w < warps; ++w) m = warp_max[w] > m ? warp_max[w] : m;
-        norms[k] = static_cast<T>(m);  // +∞ stays +∞
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            norm += __shfl_xor_sync(0xffffffffu, norm, offset);
+            error = __dadd_ru(error, __shfl_xor_sync(0xffffffffu, error, offset));
+        }
+        if (lane == 0) {
+            const float bound = __double2float_ru(__dsqrt_ru(error));
+            norms[r] = norm;
+            slack[r] = bound;
+            if (slack_max) atomicMax(slack_max, bound <= 3.402823466e38f ? __float_as_uint(bound) : 0x7f800000u);
+        }
     }
 }
 
-template <typename T>
-__global__ void point_norms_kernel(const T* points, long long n, int d, const T* shift, T* norms) {
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double sum = 0.0;
-        for (int j = 0; j < d; ++j) {
-            const double v = static_cast<double>(sub_rn(points[i * d + j], shift[j]));
-            sum += v * v;
-        }
-        norms[i] = static_cast<T>(sum);
-    }
+unsigned quantise_blocks(long long rows, int sm_count) {
+    return static_cast<unsigned>(std::max<long long>(1, std::min<long long>((rows + 7) / 8, 32LL * sm_count)));
 }
 
 }  // namespace
 
+double quantisation_scale(double largest) {
+    if (!(largest > 0.0) || !std::isfinite(largest)) return 1.0;
+    int exponent = 0;
+    const double mantissa = std::frexp(largest / 127.0, &exponent);  // in [0.5, 1)
+    double scale = std::ldexp(std::ceil(mantissa * 16.0) / 16.0, exponent);  // rounded up to 4 bits
+    return std::clamp(scale, std::ldexp(1.0, -100), std::ldexp(1.0, 100));
+}
+
 template <typename T>
-void launch_point_norms(const T* points, long long n, int d, const T* shift, T* norms, cudaStream_t stream) {
-    const long long blocks = std::min<long long>((n + 255) / 256, 65535);
-    point_norms_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(points, n, d, shift, norms);
-    KMS_CUDA_LAUNCH_CHECK("point norm kernel");
+void launch_quantise_points(const T* points, long long n, int d, const T* shift, double scale, std::int8_t* rows,
+                            std::int32_t* norms, float* slack, cudaStream_t stream) {
+    int device = 0, sm_count = 1;
+    KMS_CUDA_CHECK(cudaGetDevice(&device));
+    KMS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    quantise_rows_kernel<T><<<quantise_blocks(n, sm_count), 256, 0, stream>>>(
+        points, n, d, quantised_width(d), shift, scale, rows, norms, slack, nullptr);
+    KMS_CUDA_LAUNCH_CHECK("point quantisation kernel");
 }
 
 template <typename T>
 void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
     const LloydArgs<T>& a = g.lloyd;
-    centroid_norms_kernel<T><<<1, 1024, 0, stream>>>(a.centroids, a.k, a.d, g.shift, g.centroid_norms);
-    KMS_CUDA_LAUNCH_CHECK("centroid norm kernel");
-    const unsigned blocks = static_cast<unsigned>((a.n + kBlockPoints - 1) / kBlockPoints);
-    if (a.d % 4 == 0) gemm_filter_kernel<T, true><<<blocks, kThreads, 0, stream>>>(g);
-    else gemm_filter_kernel<T, false><<<blocks, kThreads, 0, stream>>>(g);
-    KMS_CUDA_LAUNCH_CHECK("GEMM filter kernel");
+    KMS_CUDA_CHECK(cudaMemsetAsync(g.centroid_slack + a.k, 0, sizeof(float), stream));
+    quantise_rows_kernel<T><<<quantise_blocks(a.k, g.sm_count), 256, 0, stream>>>(
+        a.centroids, a.k, a.d, g.points.padded_d, g.shift, g.points.scale, g.centroid_rows, g.centroid_norms,
+        g.centroid_slack, reinterpret_cast<unsigned*>(g.centroid_slack + a.k));
+    KMS_CUDA_LAUNCH_CHECK("centroid quantisation kernel");
+    const unsigned blocks = static_cast<unsigned>((a.n + kTilePoints - 1) / kTilePoints);
+    int8_filter_kernel<T><<<blocks, kFilterThreads, 0, stream>>>(g);
+    KMS_CUDA_LAUNCH_CHECK("int8 filter kernel");
     // The unsettled count is known on the device only: a fixed grid of warps walks the list.
     const long long verify_blocks = std::max<long long>(1, std::min<long long>(static_cast<long long>(g.sm_count) * 8,
                                                                                 (a.n + 7) / 8));
@@ -425,8 +429,9 @@ void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
     KMS_CUDA_LAUNCH_CHECK("GEMM verification kernel");
 }
 
-#define KMS_INSTANTIATE_GEMM(T)                                                                    \
-    template void launch_point_norms<T>(const T*, long long, int, const T*, T*, cudaStream_t);   \
+#define KMS_INSTANTIATE_GEMM(T)                                                                              \
+    template void launch_quantise_points<T>(const T*, long long, int, const T*, double, std::int8_t*,      \
+                                            std::int32_t*, float*, cudaStream_t);                          \
     template void launch_gemm_lloyd<T>(const GemmLloydArgs<T>&, cudaStream_t);
 KMS_INSTANTIATE_GEMM(float)
 KMS_INSTANTIATE_GEMM(double)
