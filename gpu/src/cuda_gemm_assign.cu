@@ -39,13 +39,10 @@ namespace {
 
 // Filter tile: 128 points × 128 centroids per block of 8 warps, each warp 32 points
 // × 64 centroids (2 × 8 MMAs of m16n8k32 per k-step); the int8 rows stream through
-// a 3-stage cp.async pipeline, one k-step (32 bytes per row) per stage (4 and 6
-// stages measured the same on the H100 at 500k×200 k=128). Shared rows
+// a 3-stage cp.async pipeline, one k-step (32 bytes per row) per stage. Shared rows
 // are 48 bytes apart: the fragment loads (row g, bytes 4t..4t+3) then hit 32
 // different banks.
 constexpr int kTilePoints = 128, kTileCentroids = 128, kFilterThreads = 256, kStages = 3, kRowBytes = 48;
-constexpr int kStageBytes = (kTilePoints + kTileCentroids) * kRowBytes;
-constexpr int kFilterSharedBytes = kStages * kStageBytes;  // dynamic: deeper pipelines pass 48 KB
 static_assert(kQuantStep == 32, "one k-step of m16n8k32 per pipeline stage");
 
 __device__ __forceinline__ void cp_async16(void* shared, const void* global) {
@@ -119,7 +116,8 @@ constexpr double smallest_subnormal() { return sizeof(T) == 4 ? 1.40129846432481
 
 template <typename T>
 __global__ void __launch_bounds__(kFilterThreads, 2) int8_filter_kernel(GemmLloydArgs<T> g) {
-    extern __shared__ __align__(16) std::int8_t pipeline[];  // per stage: 128 point rows, then 128 centroid rows
+    __shared__ __align__(16) std::int8_t xs[kStages][kTilePoints * kRowBytes];
+    __shared__ __align__(16) std::int8_t cs[kStages][kTileCentroids * kRowBytes];
     __shared__ Top3 exchange[kTilePoints];
     __shared__ unsigned long long uscratch[32];
     const LloydArgs<T>& a = g.lloyd;
@@ -144,9 +142,9 @@ __global__ void __launch_bounds__(kFilterThreads, 2) int8_filter_kernel(GemmLloy
         const std::int8_t* centroid_source =
             g.centroid_rows + static_cast<long long>(min(c0 + load_row, a.k - 1)) * padded_d + load_half * 16;
         auto issue = [&](int step) {
-            std::int8_t* stage = pipeline + (step % kStages) * kStageBytes + load_row * kRowBytes + load_half * 16;
-            cp_async16(stage, point_source + step * kQuantStep);
-            cp_async16(stage + kTilePoints * kRowBytes, centroid_source + step * kQuantStep);
+            const int stage = step % kStages;
+            cp_async16(&xs[stage][load_row * kRowBytes + load_half * 16], point_source + step * kQuantStep);
+            cp_async16(&cs[stage][load_row * kRowBytes + load_half * 16], centroid_source + step * kQuantStep);
         };
         int acc[2][8][4];
 #pragma unroll
@@ -165,8 +163,8 @@ __global__ void __launch_bounds__(kFilterThreads, 2) int8_filter_kernel(GemmLloy
             __syncthreads();               // ... for all, and the stage refilled next was consumed by all
             if (step + kStages - 1 < steps) issue(step + kStages - 1);
             cp_async_commit();
-            const std::int8_t* x_stage = pipeline + (step % kStages) * kStageBytes;
-            const std::int8_t* c_stage = x_stage + kTilePoints * kRowBytes;
+            const std::int8_t* x_stage = xs[step % kStages];
+            const std::int8_t* c_stage = cs[step % kStages];
             unsigned frag_a[2][4];
 #pragma unroll
             for (int mt = 0; mt < 2; ++mt) {
@@ -225,7 +223,6 @@ __global__ void __launch_bounds__(kFilterThreads, 2) int8_filter_kernel(GemmLloy
     __syncthreads();
     unsigned long long changed = 0;
     const long long i = point0 + own_row;
-    bool needs_slot = false, pair = false;
     if (warp < 4 && i < a.n) {
         own.merge(exchange[own_row]);
         // Certification (the bound above), in double with directed rounding.
@@ -252,23 +249,9 @@ __global__ void __launch_bounds__(kFilterThreads, 2) int8_filter_kernel(GemmLloy
             }
             if (a.status) a.status[i] = 0;
         } else {
-            needs_slot = true;
-            pair = finite && upper < lower(own.q3);
-        }
-    }
-    // List slots: one atomic per warp (one per point serialised on the counter's
-    // address: ~45 µs at 15 % uncertified of 500k points).
-    if (warp < 4) {
-        const unsigned wanting = __ballot_sync(0xffffffffu, needs_slot);
-        const unsigned full = __ballot_sync(0xffffffffu, needs_slot && !pair);
-        unsigned long long first = 0;
-        if (lane == 0 && wanting) {
-            first = atomicAdd(&a.counters->gemm_unsettled, static_cast<unsigned long long>(__popc(wanting)));
-            if (full) atomicAdd(&a.counters->gemm_full_searches, static_cast<unsigned long long>(__popc(full)));
-        }
-        first = __shfl_sync(0xffffffffu, first, 0);
-        if (needs_slot) {
-            const unsigned long long slot = first + __popc(wanting & ((1u << lane) - 1u));
+            const bool pair = finite && upper < lower(own.q3);
+            const unsigned long long slot = atomicAdd(&a.counters->gemm_unsettled, 1ull);
+            if (!pair) atomicAdd(&a.counters->gemm_full_searches, 1ull);
             g.unsettled[slot] = static_cast<std::int32_t>(i);
             g.candidates[slot] = make_int2(own.c1 < a.k ? own.c1 : 0, pair ? own.c2 : -1);
         }
@@ -276,80 +259,57 @@ __global__ void __launch_bounds__(kFilterThreads, 2) int8_filter_kernel(GemmLloy
     block_count_add(changed, &a.counters->labels_changed, uscratch);
 }
 
-// Exact labels of the unsettled points. A warp takes 16 list entries at a time.
-// Two candidates: lanes 2p and 2p + 1 compute entry p's two kms::squared_distance()s
-// (sequential in j, no FMA) over rows the warp stages 128 bytes at a time
-// (coalesced), then the smaller wins (ties → lower index); 16 points per warp keep
-// the lanes busy (one point per warp left 30 lanes idle through the d-long sums:
-// 109 µs for 78k points). All k: the warp takes such entries one by one, lanes take
-// centroids lane, lane + 32, ..., then the (distance, index) minimum across the
-// warp: the lowest index among the smallest, as a sequential scan with strict <
-// from +∞ gives (no finite candidate: label 0).
-constexpr int kVerifyWarps = 4, kVerifyEntries = 16;
+// Exact labels of the unsettled points, one warp per point. Two candidates: the
+// warp stages the three rows in shared memory (coalesced; rows up to kVerifyCols),
+// then lanes 0 and 1 compute the two kms::squared_distance()s, the smaller wins
+// (ties → lower index). Otherwise lanes take centroids lane, lane + 32, ..., then the (distance,
+// index) minimum across the warp: the lowest index among the smallest, as a
+// sequential scan with strict < from +∞ gives (no finite candidate: label 0).
+template <typename T>
+constexpr int verify_cols() { return 1024 / sizeof(T); }  // 3 rows × 8 warps: 24 KB of shared memory
 
 template <typename T>
-__global__ void __launch_bounds__(kVerifyWarps * 32) gemm_verify_kernel(GemmLloydArgs<T> g) {
-    constexpr int kCols = 128 / sizeof(T);  // columns staged per pass
-    __shared__ T staged[kVerifyWarps][3 * kVerifyEntries][kCols + 1];  // + 1: rows start in different banks
+__global__ void __launch_bounds__(256) gemm_verify_kernel(GemmLloydArgs<T> g) {
+    constexpr int kVerifyCols = verify_cols<T>();
+    __shared__ T rows[8][3][kVerifyCols];
     __shared__ unsigned long long uscratch[32];
     const LloydArgs<T>& a = g.lloyd;
-    const long long count = static_cast<long long>(a.counters->gemm_unsettled);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int entry = lane >> 1, side = lane & 1;
-    T(*rows)[kCols + 1] = staged[warp];
-    const long long warps = static_cast<long long>(gridDim.x) * kVerifyWarps;
+    const unsigned long long count = a.counters->gemm_unsettled;
+    const int lane = threadIdx.x & 31;
+    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x >> 5);
     unsigned long long changed = 0, evaluations = 0;
-    for (long long base = (static_cast<long long>(blockIdx.x) * kVerifyWarps + warp) * kVerifyEntries; base < count;
-         base += warps * kVerifyEntries) {
-        const long long w = base + entry;
-        const bool valid = w < count;
-        const long long i = valid ? g.unsettled[w] : 0;
-        const int2 candidates = valid ? g.candidates[w] : make_int2(0, -1);
-        const bool two = valid && candidates.y >= 0;
-        const unsigned pairs = __ballot_sync(0xffffffffu, two && side == 0);  // bit 2p: entry p
-        T sum = T(0);
-        for (int j0 = 0; pairs && j0 < a.d; j0 += kCols) {  // pairs: warp-uniform
-            const int cols = min(kCols, a.d - j0);
-            __syncwarp();  // the previous pass's rows are no longer read
-            for (int p = 0; p < kVerifyEntries; ++p) {
-                if (!((pairs >> (2 * p)) & 1u)) continue;
-                const long long ip = __shfl_sync(0xffffffffu, i, 2 * p);
-                const int first = __shfl_sync(0xffffffffu, candidates.x, 2 * p);
-                const int second = __shfl_sync(0xffffffffu, candidates.y, 2 * p);
-                for (int e = lane; e < 3 * kCols; e += 32) {
-                    const int r = e / kCols, col = e - r * kCols;
-                    if (col >= cols) continue;
-                    const T* source = r == 0 ? a.points + ip * a.d
-                                             : a.centroids + static_cast<long long>(r == 1 ? first : second) * a.d;
-                    rows[3 * p + r][col] = source[j0 + col];
+    for (long long w = static_cast<long long>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+         w < static_cast<long long>(count); w += warps) {
+        const long long i = g.unsettled[w];
+        const int2 candidates = g.candidates[w];
+        const T* x = a.points + i * a.d;
+        T best = infinity_of<T>();
+        int best_c = INT_MAX;
+        if (candidates.y >= 0) {
+            const int mine = lane == 0 ? candidates.x : candidates.y;
+            T s = T(0);
+            if (a.d <= kVerifyCols) {
+                T(*staged)[kVerifyCols] = rows[threadIdx.x >> 5];
+                const T* first = a.centroids + static_cast<long long>(candidates.x) * a.d;
+                const T* second = a.centroids + static_cast<long long>(candidates.y) * a.d;
+                __syncwarp();  // the previous point's rows are no longer read
+                for (int j = lane; j < a.d; j += 32) {
+                    staged[0][j] = x[j];
+                    staged[1][j] = first[j];
+                    staged[2][j] = second[j];
                 }
+                __syncwarp();
+                if (lane < 2) s = exact_squared_distance(staged[0], staged[1 + lane], a.d);
+            } else if (lane < 2) {
+                s = exact_squared_distance(x, a.centroids + static_cast<long long>(mine) * a.d, a.d);
             }
-            __syncwarp();
-            if (two) {
-                const T* x = rows[3 * entry];
-                const T* c = rows[3 * entry + 1 + side];
-                for (int j = 0; j < cols; ++j) sum = sq_step(sum, x[j], c[j]);
+            const T other = __shfl_down_sync(0xffffffffu, s, 1);
+            if (lane == 0) {
+                const bool second_wins = other < s || (other == s && candidates.y < candidates.x);
+                best_c = second_wins ? candidates.y : candidates.x;
+                evaluations += 2;
             }
-        }
-        const T other = __shfl_xor_sync(0xffffffffu, sum, 1);
-        if (two && side == 0) {
-            const bool second_wins = other < sum || (other == sum && candidates.y < candidates.x);
-            const int label = second_wins ? candidates.y : candidates.x;
-            if (a.labels[i] != label) {
-                a.labels[i] = label;
-                ++changed;
-            }
-            if (a.status) a.status[i] = 0;
-            evaluations += 2;
-        }
-        unsigned full = __ballot_sync(0xffffffffu, valid && !two && side == 0);
-        while (full) {
-            const int source_lane = __ffs(full) - 1;
-            full &= full - 1u;
-            const long long ip = __shfl_sync(0xffffffffu, i, source_lane);
-            const T* x = a.points + ip * a.d;
-            T best = infinity_of<T>();
-            int best_c = INT_MAX;
+        } else {
             for (int c = lane; c < a.k; c += 32) {
                 const T s = exact_squared_distance(x, a.centroids + static_cast<long long>(c) * a.d, a.d);
                 if (s < best) {
@@ -358,22 +318,22 @@ __global__ void __launch_bounds__(kVerifyWarps * 32) gemm_verify_kernel(GemmLloy
                 }
             }
             for (int offset = 16; offset > 0; offset >>= 1) {
-                const T other_best = __shfl_xor_sync(0xffffffffu, best, offset);
+                const T other = __shfl_xor_sync(0xffffffffu, best, offset);
                 const int other_c = __shfl_xor_sync(0xffffffffu, best_c, offset);
-                if (other_best < best || (other_best == best && other_c < best_c)) {
-                    best = other_best;
+                if (other < best || (other == best && other_c < best_c)) {
+                    best = other;
                     best_c = other_c;
                 }
             }
-            if (lane == 0) {
-                const int label = best_c == INT_MAX ? 0 : best_c;
-                if (a.labels[ip] != label) {
-                    a.labels[ip] = label;
-                    ++changed;
-                }
-                if (a.status) a.status[ip] = 0;
-                evaluations += static_cast<unsigned long long>(a.k);
+            if (lane == 0) evaluations += static_cast<unsigned long long>(a.k);
+        }
+        if (lane == 0) {
+            const int label = best_c == INT_MAX ? 0 : best_c;
+            if (a.labels[i] != label) {
+                a.labels[i] = label;
+                ++changed;
             }
+            if (a.status) a.status[i] = 0;
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
@@ -460,15 +420,12 @@ void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
         g.centroid_slack, reinterpret_cast<unsigned*>(g.centroid_slack + a.k));
     KMS_CUDA_LAUNCH_CHECK("centroid quantisation kernel");
     const unsigned blocks = static_cast<unsigned>((a.n + kTilePoints - 1) / kTilePoints);
-    KMS_CUDA_CHECK(cudaFuncSetAttribute(int8_filter_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        kFilterSharedBytes));
-    int8_filter_kernel<T><<<blocks, kFilterThreads, kFilterSharedBytes, stream>>>(g);
+    int8_filter_kernel<T><<<blocks, kFilterThreads, 0, stream>>>(g);
     KMS_CUDA_LAUNCH_CHECK("int8 filter kernel");
     // The unsettled count is known on the device only: a fixed grid of warps walks the list.
-    const long long per_block = kVerifyWarps * kVerifyEntries;
-    const long long verify_blocks = std::max<long long>(
-        1, std::min<long long>(static_cast<long long>(g.sm_count) * 16, (a.n + per_block - 1) / per_block));
-    gemm_verify_kernel<T><<<static_cast<unsigned>(verify_blocks), kVerifyWarps * 32, 0, stream>>>(g);
+    const long long verify_blocks = std::max<long long>(1, std::min<long long>(static_cast<long long>(g.sm_count) * 8,
+                                                                                (a.n + 7) / 8));
+    gemm_verify_kernel<T><<<static_cast<unsigned>(verify_blocks), 256, 0, stream>>>(g);
     KMS_CUDA_LAUNCH_CHECK("GEMM verification kernel");
 }
 
