@@ -71,6 +71,8 @@ struct DeviceCounters {
     unsigned long long centroid_centroid_distances;
     unsigned long long bound_skips;
     unsigned long long labels_changed;
+    unsigned long long gemm_unsettled;      // Lloyd GEMM filter: points it could not certify (verified exactly)
+    unsigned long long gemm_full_searches;  // ... of which needed all k exact distances (not just two candidates)
 };
 
 // Shift statistics of one update, reduced on the device in a fixed order.

@@ -10,6 +10,7 @@
 
 #include "cuda_backend.hpp"
 #include "cuda_common.hpp"
+#include "cuda_gemm_assign.hpp"
 #include "kms/error.hpp"
 
 namespace kms {
@@ -54,6 +55,7 @@ public:
         cudaDeviceProp props{};
         KMS_CUDA_CHECK(cudaGetDeviceProperties(&props, config_.cuda_device));
         geometry_.sm_count = props.multiProcessorCount;
+        int8_mma_ = props.major >= 8;  // mma.sync m16n8k32 s8
         geometry_.block = config_.cuda_block_size > 0 ? config_.cuda_block_size : 256;
         blocks_per_sm_ = update_blocks_per_sm(geometry_.block);
         KMS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -97,6 +99,7 @@ public:
                 data_low_[j] = std::min(data_low_[j], v);
                 data_high_[j] = std::max(data_high_[j], v);
             }
+        prepare_quantised_points();
         clear_run();
     }
 
@@ -143,6 +146,7 @@ public:
         // Small (k, d): the update runs in the last block of the kernel that sums
         // (Lloyd: the assignment itself; its time then counts as assignment).
         const bool small = small_update_variant(k_, d_) >= 0;
+        const bool gemm_used = !bounded && gemm_active_;
         assign(small && !bounded);
         if (!bounded) stats.point_centroid_distances = static_cast<std::uint64_t>(n_) * k_;
         KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
@@ -187,6 +191,11 @@ public:
         stats.empty_clusters = first_empty_count_ >= 0 ? first_empty_count_ : host.shifts.empty_clusters;
         first_empty_count_ = -1;
         if (config_.compute_inertia) stats.inertia = host.inertia;
+        stats.verified_points = host.counters.gemm_unsettled;
+        // Too many searches over all k (the bound certifies little on this data): the exact kernel from now on.
+        if (gemm_used &&
+            static_cast<double>(host.counters.gemm_full_searches) > kGemmMaxUnsettledShare * static_cast<double>(n_))
+            gemm_active_ = false;
 
         labels_cached_ = status_cached_ = false;
         ++iteration_;
@@ -280,6 +289,13 @@ private:
         shift_exact_.allocate(k, "the centroid shifts");
         inertia_blocks_.allocate(static_cast<std::size_t>(geometry_.grid), "the inertia partial sums");
         prepare_update_workspace(workspace_, n_, k_, d_, geometry_);
+        if (uses_gemm_filter()) {
+            quantised_centroids_.allocate(k * quantised_width(d_), "the quantised centroids");
+            centroid_qnorms_.allocate(k, "the quantised centroid norms");
+            centroid_slack_.allocate(k + 1, "the centroid quantisation errors");
+            unsettled_.allocate(n, "the list of uncertified points");
+            candidates_.allocate(n, "the candidates of uncertified points");
+        }
         KMS_CUDA_CHECK(cudaDeviceSynchronize());  // set-up work ran outside the solver's stream
         if (config_.algorithm == Algorithm::Lloyd) return;
         upper_.allocate(n, "the upper bounds");
@@ -320,6 +336,7 @@ private:
         shift_row_ = 0;
         labels_cached_ = status_cached_ = false;
         first_empty_count_ = -1;
+        gemm_active_ = uses_gemm_filter();
         if (k_ == 0) return;
         KMS_CUDA_CHECK(cudaMemset(labels_.get(), 0xff, static_cast<std::size_t>(n_) * sizeof(std::int32_t)));
         centroid_buffer_ = 0;
@@ -329,6 +346,17 @@ private:
     }
 
     void assign(bool fused) {
+        if (config_.algorithm == Algorithm::Lloyd && gemm_active_) {
+            GemmLloydArgs<T> gemm{{points_.get(), n_, d_, current(), k_, labels_.get(), status_.get(),
+                                   &record_.get()->counters, nullptr, SmallUpdate<T>{}},
+                                  shift_.get(),
+                                  {quantised_points_.get(), point_qnorms_.get(), point_slack_.get(),
+                                   quantised_width(d_), quantisation_scale_},
+                                  quantised_centroids_.get(), centroid_qnorms_.get(), centroid_slack_.get(),
+                                  unsettled_.get(), candidates_.get(), geometry_.sm_count};
+            launch_gemm_lloyd<T>(gemm, stream_);
+            return;
+        }
         if (config_.algorithm == Algorithm::Lloyd) {
             LloydArgs<T> args{points_.get(), n_, d_, current(), k_, labels_.get(), status_.get(),
                               &record_.get()->counters, fused ? workspace_.block_partials.get() : nullptr,
@@ -389,6 +417,53 @@ private:
         const long long by_size = (n_ + geometry_.block - 1) / geometry_.block;
         geometry_.grid = static_cast<int>(
             std::max<long long>(1, std::min<long long>(by_size, static_cast<long long>(geometry_.sm_count) * per_sm)));
+    }
+
+    // --- Lloyd cuda-shared, large d and k: the int8 filter-and-verify assignment.
+    bool uses_gemm_filter() const {
+        return config_.algorithm == Algorithm::Lloyd && shared_variant() && gemm_filter_applies(k_, d_) &&
+               quantised_points_.get() != nullptr;
+    }
+    // The shift m (the data mean in T), the scale s, and the quantised data with
+    // ‖q_x‖² and δ_x. Device memory too short for the n·padded_d int8 copy: no
+    // filter (the exact kernel), not a failed run.
+    void prepare_quantised_points() {
+        quantised_points_.release();
+        point_qnorms_.release();
+        point_slack_.release();
+        shift_.release();
+        if (config_.algorithm != Algorithm::Lloyd || !shared_variant() || !int8_mma_ || d_ < kGemmMinD ||
+            d_ > kGemmMaxD)
+            return;
+        std::vector<double> sum(static_cast<std::size_t>(d_), 0.0);
+        for (long long i = 0; i < n_; ++i)
+            for (int j = 0; j < d_; ++j) sum[j] += (*source_)(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+        std::vector<T> mean(sum.size());
+        double largest = 0.0;  // max |x_j − m_j| (a hint only: δ is computed honestly for any s)
+        for (std::size_t j = 0; j < sum.size(); ++j) {
+            mean[j] = static_cast<T>(sum[j] / static_cast<double>(n_));
+            if (!std::isfinite(static_cast<double>(mean[j]))) mean[j] = T(0);  // any shift is sound; keep it finite
+            const double m = static_cast<double>(mean[j]);
+            largest = std::max({largest, std::abs(data_high_[j] - m), std::abs(data_low_[j] - m)});
+        }
+        quantisation_scale_ = quantisation_scale(largest);
+        try {
+            shift_.allocate(mean.size(), "the data shift");
+            quantised_points_.allocate(static_cast<std::size_t>(n_) * quantised_width(d_), "the quantised points");
+            point_qnorms_.allocate(static_cast<std::size_t>(n_), "the quantised point norms");
+            point_slack_.allocate(static_cast<std::size_t>(n_), "the point quantisation errors");
+        } catch (const Error&) {
+            quantised_points_.release();
+            point_qnorms_.release();
+            point_slack_.release();
+            shift_.release();
+            return;
+        }
+        KMS_CUDA_CHECK(cudaMemcpy(shift_.get(), mean.data(), mean.size() * sizeof(T), cudaMemcpyHostToDevice));
+        KMS_CUDA_CHECK(cudaDeviceSynchronize());  // the pageable copies may still be in flight
+        launch_quantise_points<T>(points_.get(), n_, d_, shift_.get(), quantisation_scale_, quantised_points_.get(),
+                                  point_qnorms_.get(), point_slack_.get(), stream_);
+        KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
     // scikit-learn's relocation, as the CPU solver does it: each empty cluster takes
@@ -482,6 +557,17 @@ private:
     float lower_scale_ = 1.0f;
     bool bounds_valid_ = false;
     int first_empty_count_ = -1;
+    // int8 filter (Lloyd cuda-shared): shift m, quantised rows, ‖q‖², δ (centroids: + their max), the
+    // uncertified points.
+    DeviceBuffer<T> shift_;
+    DeviceBuffer<std::int8_t> quantised_points_, quantised_centroids_;
+    DeviceBuffer<std::int32_t> point_qnorms_, centroid_qnorms_;
+    DeviceBuffer<float> point_slack_, centroid_slack_;
+    double quantisation_scale_ = 1.0;
+    bool int8_mma_ = false;
+    DeviceBuffer<std::int32_t> unsettled_;
+    DeviceBuffer<int2> candidates_;
+    bool gemm_active_ = false;  // this run still uses the filter
 
     int iteration_ = 0;
     StopReason stop_reason_ = StopReason::NotStopped;

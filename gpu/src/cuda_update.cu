@@ -78,9 +78,11 @@ __global__ void counts_and_pieces_kernel(const long long* offsets, int k, long l
     pieces[c] = (count + kPiece - 1) / kPiece;
 }
 
-// One block per piece: warps take the piece's positions round-robin, lanes take
-// coordinates; each (warp, coordinate) sum is sequential, then warps in order.
-__global__ void piece_sums_kernel(const long long* offsets, const long long* piece_offsets,
+// Short rows (d ≤ 32): one block per piece, warps take the piece's positions
+// round-robin, lanes take coordinates; each (warp, coordinate) sum is sequential,
+// then warps in order (the same order as the row kernel below; faster than it at
+// d = 2, where a row is 8 bytes and most lanes idle).
+__global__ void piece_sums_columns_kernel(const long long* offsets, const long long* piece_offsets,
                                   int k, const std::int32_t* index_sorted, int d, double* piece_sums,
                                   const void* points_raw, bool is_float) {
     __shared__ double partial[8][33];
@@ -117,6 +119,66 @@ __global__ void piece_sums_kernel(const long long* offsets, const long long* pie
     }
 }
 
+// One block per piece (≤ kPiece sorted positions of one cluster). Warp w takes
+// the positions begin + w, begin + w + 8, ... in order; lane l sums coordinates
+// j0 + l + 32·g (g < G) of each row, so a row is read whole and coalesced and the
+// loads of kRows rows × G coordinates are in flight together (the earlier kernel
+// walked the piece once per 32 coordinates, one dependent load at a time). Per
+// coordinate the order is unchanged: each warp's positions in order, then the 8
+// warps in order, all in double, so the sums are bitwise those of before.
+template <typename T, int G>
+__global__ void __launch_bounds__(256) piece_sums_kernel(const long long* offsets, const long long* piece_offsets,
+                                                         int k, const std::int32_t* index_sorted, int d,
+                                                         double* piece_sums, const T* __restrict__ points) {
+    constexpr int kRows = 4;
+    __shared__ double partial[8][32 * G + 1];
+    const long long piece = blockIdx.x;
+    if (piece >= piece_offsets[k]) return;  // uniform per block
+    int lo = 0, hi = k - 1;                 // the cluster whose pieces contain `piece`
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (piece_offsets[mid] <= piece) lo = mid;
+        else hi = mid - 1;
+    }
+    const int c = lo;
+    const long long begin = offsets[c] + (piece - piece_offsets[c]) * kPiece;
+    const long long end = min(begin + kPiece, offsets[c + 1]);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    for (int j0 = 0; j0 < d; j0 += 32 * G) {
+        double sum[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) sum[g] = 0.0;
+        for (long long p = begin + warp; p < end; p += 8 * kRows) {
+            T v[kRows][G];
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) {
+                const long long q = p + 8 * r;
+                const long long row = q < end ? static_cast<long long>(index_sorted[q]) : -1;
+#pragma unroll
+                for (int g = 0; g < G; ++g) {
+                    const int j = j0 + lane + 32 * g;
+                    v[r][g] = row >= 0 && j < d ? points[row * d + j] : T(0);
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < kRows; ++r)
+                if (p + 8 * r < end)
+#pragma unroll
+                    for (int g = 0; g < G; ++g) sum[g] += static_cast<double>(v[r][g]);
+        }
+#pragma unroll
+        for (int g = 0; g < G; ++g) partial[warp][lane + 32 * g] = sum[g];
+        __syncthreads();
+        const int cols = min(32 * G, d - j0);
+        for (int t = threadIdx.x; t < cols; t += blockDim.x) {
+            double total = 0.0;
+            for (int w = 0; w < 8; ++w) total += partial[w][t];
+            piece_sums[piece * d + j0 + t] = total;
+        }
+        __syncthreads();
+    }
+}
+
 // Per (cluster, coordinate): its pieces added in order.
 __global__ void cluster_sums_kernel(const long long* piece_offsets, const double* piece_sums, int k, int d,
                                     double* sums) {
@@ -128,7 +190,26 @@ __global__ void cluster_sums_kernel(const long long* piece_offsets, const double
     sums[e] = total;
 }
 
-// One thread per centroid.
+// One block per centroid: the threads divide the sums (the serial part was d
+// double divisions per thread), then thread 0 computes the shifts exactly as
+// apply_centroid does (same order, same values).
+template <typename T>
+__global__ void apply_block_kernel(const T* previous, T* next, int d, const double* sums, const long long* counts,
+                                   T* shift_upper, double* shift_exact, bool recompute) {
+    const int c = blockIdx.x;
+    if (recompute) {
+        const long long count = counts[c];
+        const T* old_row = previous + static_cast<long long>(c) * d;
+        T* row = next + static_cast<long long>(c) * d;
+        for (int j = threadIdx.x; j < d; j += blockDim.x)
+            row[j] = count > 0 ? static_cast<T>(sums[static_cast<long long>(c) * d + j] / static_cast<double>(count))
+                               : old_row[j];
+    }
+    __syncthreads();  // the block's global writes are visible to thread 0 after the barrier
+    if (threadIdx.x == 0) apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, false);
+}
+
+// One thread per centroid (short rows: d ≤ 32).
 template <typename T>
 __global__ void apply_kernel(const T* previous, T* next, int k, int d, const double* sums, const long long* counts,
                              T* shift_upper, double* shift_exact, bool recompute) {
@@ -273,9 +354,18 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
     KMS_CUDA_CHECK(cudaMemsetAsync(w.piece_offsets.get() + k, 0, sizeof(long long), stream));
     KMS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(w.sort_temp.get(), bytes, w.piece_offsets.get(),
                                                  w.piece_offsets.get(), k + 1, stream));
-    piece_sums_kernel<<<static_cast<unsigned>(max_pieces(n, k)), 256, 0, stream>>>(
-        w.offsets.get(), w.piece_offsets.get(), k, w.index_sorted.get(), d, w.piece_sums.get(), points,
-        sizeof(T) == 4);
+    auto piece_sums = [&](auto kernel) {
+        kernel<<<static_cast<unsigned>(max_pieces(n, k)), 256, 0, stream>>>(
+            w.offsets.get(), w.piece_offsets.get(), k, w.index_sorted.get(), d, w.piece_sums.get(), points);
+    };
+    // Coordinates per lane and pass: as many as d needs, up to 8 (256 per pass).
+    if (d <= 32)
+        piece_sums_columns_kernel<<<static_cast<unsigned>(max_pieces(n, k)), 256, 0, stream>>>(
+            w.offsets.get(), w.piece_offsets.get(), k, w.index_sorted.get(), d, w.piece_sums.get(), points,
+            sizeof(T) == 4);
+    else if (d <= 64) piece_sums(piece_sums_kernel<T, 2>);
+    else if (d <= 128) piece_sums(piece_sums_kernel<T, 4>);
+    else piece_sums(piece_sums_kernel<T, 8>);
     KMS_CUDA_LAUNCH_CHECK("piece sum kernel");
     cluster_sums_kernel<<<blocks_for(static_cast<long long>(k) * d, 256), 256, 0, stream>>>(
         w.piece_offsets.get(), w.piece_sums.get(), k, d, w.sums.get());
@@ -285,8 +375,12 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
 template <typename T>
 void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& w, T* shift_upper,
                          DeviceShiftStats* shift_stats, double* shift_exact, bool recompute, cudaStream_t stream) {
-    apply_kernel<T><<<blocks_for(k, 128), 128, 0, stream>>>(previous, next, k, d, w.sums.get(), w.counts.get(),
-                                                            shift_upper, shift_exact, recompute);
+    if (d <= 32)
+        apply_kernel<T><<<blocks_for(k, 128), 128, 0, stream>>>(previous, next, k, d, w.sums.get(), w.counts.get(),
+                                                                shift_upper, shift_exact, recompute);
+    else
+        apply_block_kernel<T><<<k, std::min(256, (d + 31) / 32 * 32), 0, stream>>>(
+            previous, next, d, w.sums.get(), w.counts.get(), shift_upper, shift_exact, recompute);
     KMS_CUDA_LAUNCH_CHECK("centroid update kernel");
     shift_stats_kernel<T><<<1, kStatsThreads, 0, stream>>>(shift_exact, w.counts.get(), k, shift_stats, shift_upper);
     KMS_CUDA_LAUNCH_CHECK("shift statistics kernel");

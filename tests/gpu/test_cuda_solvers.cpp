@@ -8,6 +8,8 @@
 //         labels and the launch geometry only); CUDA Lloyd vs CPU Lloyd: labels equal
 //         except points whose two nearest distances tie within float rounding
 //         (counted, bounded), centroids within 1e-5 relative.
+// The "gemm" cases reach Lloyd cuda-shared's GEMM filter-and-verify path (d ≥ 16,
+// k ≥ 64); gemmFilterPath() checks that the path is taken, verifies and falls back.
 // KMS_GPU_TEST_SMALL=1 shrinks every case (for compute-sanitizer runs).
 #include <QtTest>
 
@@ -38,31 +40,47 @@ struct Case {
     std::string name;
     std::size_t n, d, k;
     int iterations;
-    enum Kind { Blobs, Grid, Duplicates } kind = Blobs;
+    enum Kind { Blobs, Grid, Duplicates, Bisectors, FarFromOrigin, FarOutlier } kind = Blobs;
     kms::EmptyClusterPolicy policy = kms::EmptyClusterPolicy::Keep;
     int block = 0;
+    std::size_t blobs = 0;  // 0: min(k, 12)
 };
 
-// Points: Gaussian blobs, an integer grid (many exact distance ties), or blobs
-// with every point repeated (duplicates) and duplicated initial centroids.
+// Points: Gaussian blobs, an integer grid (many exact distance ties), blobs
+// with every point repeated (duplicates) and duplicated initial centroids, blobs
+// with every fifth point moved onto the bisector of two initial centroids
+// (place_on_bisectors), unit-spread blobs offset by +1e3 or −1e3 in every
+// coordinate (far from the data mean, which the GEMM filter subtracts: its int8
+// quantisation step s ≈ 1e3/127 is far coarser than the blobs), or blobs with one
+// point at 1e6 in every coordinate (a far outlier: s ≈ 1e6/127 quantises every
+// other point and centroid to the same row, so the filter certifies nothing).
 std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
     std::uniform_real_distribution<double> uniform(-10.0, 10.0);
     std::uniform_int_distribution<int> cell(0, 6);
     auto points = std::make_shared<Matrix<double>>(c.n, c.d);
-    const std::size_t centers = std::max<std::size_t>(1, std::min<std::size_t>(c.k, 12));
+    const std::size_t centers = c.blobs ? c.blobs : std::max<std::size_t>(1, std::min<std::size_t>(c.k, 12));
     std::vector<double> center(centers * c.d);
     for (double& v : center) v = uniform(rng);
+    // 1e3, not more: the float CPU comparison below tolerates rounding ties only, and
+    // farther out float centroids differ by whole ulps of the offset.
+    const double far = c.kind == Case::FarFromOrigin ? 1e3 : 0.0;
+    const double spread = c.kind == Case::FarFromOrigin ? 1.0 : 1.5;
     for (std::size_t i = 0; i < c.n; ++i) {
+        if (c.kind == Case::FarOutlier && i == c.n / 2) {
+            for (std::size_t j = 0; j < c.d; ++j) (*points)(i, j) = 1e6;
+            continue;
+        }
         if (c.kind == Case::Duplicates && i % 2 == 1) {
             for (std::size_t j = 0; j < c.d; ++j) (*points)(i, j) = (*points)(i - 1, j);
             continue;
         }
         const std::size_t g = i % centers;
+        const double offset = g % 2 == 0 ? far : -far;
         for (std::size_t j = 0; j < c.d; ++j)
             (*points)(i, j) = c.kind == Case::Grid ? static_cast<double>(cell(rng))
-                                                    : center[g * c.d + j] + 1.5 * normal(rng);
+                                                    : offset + center[g * c.d + j] + spread * normal(rng);
     }
     return points;
 }
@@ -79,6 +97,16 @@ Matrix<double> initial_centroids(const Case& c, const Matrix<double>& points, st
         for (std::size_t j = 0; j < c.d; ++j) out(r, j) = points(source, j);
     }
     return out;
+}
+
+// Bisectors: every fifth point becomes the midpoint of two initial centroids
+// (near or exact ties between its two nearest centroids in the first step).
+void place_on_bisectors(const Case& c, Matrix<double>& points, const Matrix<double>& start) {
+    if (c.kind != Case::Bisectors || c.k < 2) return;
+    for (std::size_t i = 1; i < c.n; i += 5) {
+        const std::size_t a = i % c.k, b = (a + 1 + (i / 5) % (c.k - 1)) % c.k;
+        for (std::size_t j = 0; j < c.d; ++j) points(i, j) = 0.5 * (start(a, j) + start(b, j));
+    }
 }
 
 std::unique_ptr<kms::Solver> make(Algorithm a, Backend b, Precision p, const Case& c) {
@@ -141,6 +169,20 @@ std::vector<Case> cases() {
          kms::EmptyClusterPolicy::Keep, 32},
         {"d=2 k=3 many blocks (fused small update)", n(400000, 3000), 2, 3, 5},
     };
+    // The GEMM filter-and-verify path of Lloyd cuda-shared (d ≥ 16, k ≥ 64): partial
+    // coordinate chunks, scalar loads (d % 4 ≠ 0), k below / not a multiple of the
+    // 128-centroid tile, n not a multiple of the 128-point tile, and hostile data.
+    const std::vector<Case> gemm = {
+        {"gemm d=36 k=100", n(20000, 700), 36, 100, 4},
+        {"gemm d=133 k=300 n=3001", n(3001, 400), 133, 300, 3},
+        {"gemm duplicates d=20 k=80", n(6000, 500), 20, 80, 4, Case::Duplicates},
+        {"gemm bisectors d=24 k=64", n(8000, 500), 24, 64, 4, Case::Bisectors},
+        {"gemm grid ties d=16 k=64", n(6000, 500), 16, 64, 4, Case::Grid},
+        {"gemm far from origin d=32 k=64", n(8000, 500), 32, 64, 4, Case::FarFromOrigin},
+        {"gemm d=17 k=64", n(8000, 500), 17, 64, 4},
+        {"gemm d=45 k=130", n(10000, 600), 45, 130, 3},
+    };
+    list.insert(list.end(), gemm.begin(), gemm.end());
     if (!small) list.push_back({"d=16 k=200 n=200k", 200000, 16, 200, 3});
     return list;
 }
@@ -165,6 +207,7 @@ private slots:
         for (const Case& c : cases()) {
             const auto points = make_points(c, static_cast<std::uint64_t>(seed));
             const Matrix<double> start = initial_centroids(c, *points, static_cast<std::uint64_t>(seed++));
+            place_on_bisectors(c, *points, start);
             const double scale = data_scale(*points);
             auto cpu = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F64, c);
             cpu->set_data(points);
@@ -194,7 +237,8 @@ private slots:
                     QCOMPARE(stats.labels_changed, changed);
                     QVERIFY(std::abs(stats.shift_sq_total - reference.shift_sq_total) <=
                             1e-9 * std::max(1.0, reference.shift_sq_total));
-                    QVERIFY(stats.point_centroid_distances <= static_cast<std::uint64_t>(c.n) * c.k + c.n);
+                    // Lloyd cuda-shared with the GEMM filter: n·k + k per verified point.
+                    QVERIFY(stats.point_centroid_distances <= 2 * static_cast<std::uint64_t>(c.n) * c.k + c.n);
                     QVERIFY(stats.time_total_ms >= 0.0);
                     QCOMPARE(gpu->point_status().size(), c.n);
                     QVERIFY(gpu->device_labels() != nullptr);
@@ -214,6 +258,7 @@ private slots:
         for (const Case& c : cases()) {
             const auto points = make_points(c, static_cast<std::uint64_t>(seed));
             const Matrix<double> start = initial_centroids(c, *points, static_cast<std::uint64_t>(seed++));
+            place_on_bisectors(c, *points, start);
             auto cpu = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F32, c);
             auto reference = make(Algorithm::Lloyd, Backend::CudaGlobal, Precision::F32, c);
             std::vector<std::unique_ptr<kms::Solver>> gpus;
@@ -275,6 +320,84 @@ private slots:
         }
         qInfo("float: %zu labels differed from CPU Lloyd by rounding ties out of %zu compared", total_ties,
               total_points);
+    }
+
+    // The int8 filter path is really taken: IterationStats::verified_points counts
+    // the points it could not certify, and the distance statistic n·k for the filter
+    // plus 2 (two candidates) or k (full search) per such point. Blobs as many as
+    // centroids (the int8 bound, |‖x − c‖ − s√Q| ≤ δ_x + δ_c with δ ≈ s·√(d/12),
+    // cannot separate the near-equidistant centroids of one tight blob, which the
+    // default 12 blobs give): points on bisectors (a fifth) must be verified while
+    // most of the rest is certified (also for d < 32, d not a multiple of the 32-wide
+    // MMA step, and k over two centroid tiles); with every initial centroid
+    // duplicated no point can be certified, yet most are settled by two candidates;
+    // far from the origin, or with one far outlier, the quantisation is too coarse
+    // to certify anything, so the run falls back to the exact kernel after its first
+    // step. Labels and centroids equal CUDA Lloyd global (the exact kernel) at every step.
+    void gemmFilterPath() {
+        const bool small = small_mode();
+        enum Outcome { MostlyCertified, TwoCandidates, FallsBack };
+        struct Expectation {
+            Case c;
+            Precision precision;
+            Outcome outcome;
+        };
+        const std::size_t n = small ? 500u : 8000u;
+        const auto keep = kms::EmptyClusterPolicy::Keep;
+        const Expectation expectations[] = {
+            {{"bisectors", n, 24, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F32, MostlyCertified},
+            {{"bisectors", n, 24, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F64, MostlyCertified},
+            {{"duplicates", n, 20, 80, 3, Case::Duplicates, keep, 0, 80}, Precision::F32, TwoCandidates},
+            {{"duplicates", n, 20, 80, 3, Case::Duplicates, keep, 0, 80}, Precision::F64, TwoCandidates},
+            {{"far from origin", n, 32, 64, 3, Case::FarFromOrigin}, Precision::F32, FallsBack},
+            {{"bisectors d=17", n, 17, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F32, MostlyCertified},
+            {{"bisectors d=40 k=130", n, 40, 130, 3, Case::Bisectors, keep, 0, 130}, Precision::F64, MostlyCertified},
+            {{"far outlier", n, 24, 64, 3, Case::FarOutlier}, Precision::F32, FallsBack},
+            {{"far outlier", n, 24, 64, 3, Case::FarOutlier}, Precision::F64, FallsBack},
+        };
+        for (const Expectation& e : expectations) {
+            const Case& c = e.c;
+            const auto points = make_points(c, 31);
+            const Matrix<double> start = initial_centroids(c, *points, 31);
+            place_on_bisectors(c, *points, start);
+            auto gemm = make(Algorithm::Lloyd, Backend::CudaShared, e.precision, c);
+            auto exact = make(Algorithm::Lloyd, Backend::CudaGlobal, e.precision, c);
+            for (auto* s : {gemm.get(), exact.get()}) {
+                s->set_data(points);
+                s->set_initial_centroids(start);
+            }
+            const std::uint64_t nk = static_cast<std::uint64_t>(c.n) * c.k;
+            for (int it = 1; it <= c.iterations; ++it) {
+                const kms::IterationStats stats = gemm->step();
+                const kms::IterationStats reference = exact->step();
+                const std::string where = c.name + " / " + gemm->config().describe() + " / iteration " +
+                                          std::to_string(it) + ": " + std::to_string(stats.verified_points) +
+                                          " verified, " + std::to_string(stats.point_centroid_distances) +
+                                          " distances, n·k = " + std::to_string(nk);
+                QVERIFY2(gemm->labels() == exact->labels(), ("labels differ from the exact kernel: " + where).c_str());
+                QVERIFY2(gemm->centroids() == exact->centroids(), ("centroids differ: " + where).c_str());
+                QCOMPARE(stats.labels_changed, reference.labels_changed);
+                QVERIFY2(stats.point_centroid_distances >= nk + 2 * stats.verified_points &&
+                             stats.point_centroid_distances <= nk + c.k * stats.verified_points,
+                         ("distance count: " + where).c_str());
+                QCOMPARE(reference.verified_points, std::uint64_t{0});
+                if (it == 1) {
+                    QVERIFY2(stats.verified_points > 0, ("nothing was verified: " + where).c_str());
+                    if (e.outcome == FallsBack)
+                        QVERIFY2(stats.point_centroid_distances > nk + nk / 4, ("too few full searches: " + where).c_str());
+                    else if (e.outcome == MostlyCertified)
+                        QVERIFY2(stats.verified_points < c.n / 2, ("too few certified: " + where).c_str());
+                    else
+                        QVERIFY2(stats.verified_points == c.n && stats.point_centroid_distances < nk + nk / 2,
+                                 ("not settled by two candidates: " + where).c_str());
+                } else if (e.outcome == FallsBack) {
+                    QVERIFY2(stats.point_centroid_distances == nk && stats.verified_points == 0,
+                             ("no fallback to the exact kernel: " + where).c_str());
+                }
+            }
+            gemm->reset();  // a reset run uses the filter again
+            QVERIFY(gemm->step().verified_points > 0);
+        }
     }
 
     void lloydStatisticsAndStop() {
