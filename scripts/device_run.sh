@@ -20,13 +20,23 @@ for step in "${steps[@]}"; do
       "$work/bin/test_cuda_solvers" 2>&1 | tee "$out/tests.log" | tail -40
       "$work/bin/test_cuda_init" 2>&1 | tee "$out/tests-init.log" | tail -8 ;;
     sanitize)
-      for tool in memcheck racecheck; do
-        for suite in test_cuda_solvers test_cuda_init; do
-          KMS_GPU_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-            "$work/bin/$suite" > "$out/sanitizer-$tool-$suite.log" 2>&1
-          echo "compute-sanitizer $tool $suite: exit $?"; tail -2 "$out/sanitizer-$tool-$suite.log"
-        done
-      done ;;
+      # memcheck per suite; racecheck per test function, in parallel (the whole
+      # solver suite takes > 230 s under racecheck, one function ~200 s).
+      for suite in test_cuda_solvers test_cuda_init; do
+        KMS_GPU_TEST_SMALL=1 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+          "$work/bin/$suite" > "$out/sanitizer-memcheck-$suite.log" 2>&1
+        echo "compute-sanitizer memcheck $suite: exit $?"; tail -2 "$out/sanitizer-memcheck-$suite.log"
+      done
+      functions=$("$work/bin/test_cuda_solvers" -functions 2>/dev/null | sed 's/()$//')
+      for f in $functions; do
+        ( KMS_GPU_TEST_SMALL=1 timeout 420 compute-sanitizer --tool racecheck --error-exitcode 9 \
+            "$work/bin/test_cuda_solvers" "$f" > "$out/sanitizer-racecheck-$f.log" 2>&1
+          echo "compute-sanitizer racecheck test_cuda_solvers $f: exit $?"; tail -1 "$out/sanitizer-racecheck-$f.log" ) &
+      done
+      ( KMS_GPU_TEST_SMALL=1 timeout 420 compute-sanitizer --tool racecheck --error-exitcode 9 \
+          "$work/bin/test_cuda_init" > "$out/sanitizer-racecheck-test_cuda_init.log" 2>&1
+        echo "compute-sanitizer racecheck test_cuda_init: exit $?"; tail -1 "$out/sanitizer-racecheck-test_cuda_init.log" ) &
+      wait ;;
     bench)
       if [ -x "$work/bin/bench_cuda_solvers" ]; then
         "$work/bin/bench_cuda_solvers" --json "$out/bench.json" 2>&1 | tee "$out/bench.log"

@@ -76,6 +76,7 @@ std::string to_json(const IterationStats& s) {
         .integer("centroid_centroid_distances", static_cast<long long>(s.centroid_centroid_distances))
         .integer("bound_skips", static_cast<long long>(s.bound_skips))
         .integer("labels_changed", static_cast<long long>(s.labels_changed))
+        .integer("verified_points", static_cast<long long>(s.verified_points))
         .number("max_shift", s.max_shift)
         .number("mean_shift", s.mean_shift)
         .number("shift_sq_total", s.shift_sq_total)
