@@ -78,6 +78,23 @@ __global__ void counts_and_pieces_kernel(const long long* offsets, int k, long l
     pieces[c] = (count + kPiece - 1) / kPiece;
 }
 
+// Sorted positions [begin, end) of piece `piece`: the cluster whose pieces contain
+// it (binary search over piece_offsets), then its kPiece-long slice of that cluster.
+struct PieceRange {
+    long long begin, end;
+};
+__device__ __forceinline__ PieceRange piece_range(const long long* offsets, const long long* piece_offsets, int k,
+                                                  long long piece) {
+    int lo = 0, hi = k - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (piece_offsets[mid] <= piece) lo = mid;
+        else hi = mid - 1;
+    }
+    const long long begin = offsets[lo] + (piece - piece_offsets[lo]) * kPiece;
+    return {begin, min(begin + kPiece, offsets[lo + 1])};
+}
+
 // Short rows (d ≤ 32): one block per piece, warps take the piece's positions
 // round-robin, lanes take coordinates; each (warp, coordinate) sum is sequential,
 // then warps in order (the same order as the row kernel below; faster than it at
@@ -88,15 +105,8 @@ __global__ void piece_sums_columns_kernel(const long long* offsets, const long l
     __shared__ double partial[8][33];
     const long long piece = blockIdx.x;
     if (piece >= piece_offsets[k]) return;  // uniform per block
-    int lo = 0, hi = k - 1;                 // the cluster whose pieces contain `piece`
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (piece_offsets[mid] <= piece) lo = mid;
-        else hi = mid - 1;
-    }
-    const int c = lo;
-    const long long begin = offsets[c] + (piece - piece_offsets[c]) * kPiece;
-    const long long end = min(begin + kPiece, offsets[c + 1]);
+    const PieceRange range = piece_range(offsets, piece_offsets, k, piece);
+    const long long begin = range.begin, end = range.end;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const float* pf = static_cast<const float*>(points_raw);
     const double* pd = static_cast<const double*>(points_raw);
@@ -134,15 +144,8 @@ __global__ void __launch_bounds__(256) piece_sums_kernel(const long long* offset
     __shared__ double partial[8][32 * G + 1];
     const long long piece = blockIdx.x;
     if (piece >= piece_offsets[k]) return;  // uniform per block
-    int lo = 0, hi = k - 1;                 // the cluster whose pieces contain `piece`
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (piece_offsets[mid] <= piece) lo = mid;
-        else hi = mid - 1;
-    }
-    const int c = lo;
-    const long long begin = offsets[c] + (piece - piece_offsets[c]) * kPiece;
-    const long long end = min(begin + kPiece, offsets[c + 1]);
+    const PieceRange range = piece_range(offsets, piece_offsets, k, piece);
+    const long long begin = range.begin, end = range.end;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     for (int j0 = 0; j0 < d; j0 += 32 * G) {
         double sum[G];
