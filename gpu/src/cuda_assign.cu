@@ -775,37 +775,39 @@ int small_blocks_per_sm(int k, int d, int block) {
     return blocks > 0 ? blocks : 1;
 }
 
-template <typename T>
-void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+// Hamerly and Elkan launch alike: one thread per point, cuda-shared with the
+// centroid tile in dynamic shared memory. A failed launch reports the kernel's
+// resources (a tile or register limit is the usual cause).
+template <typename T, class Kernel>
+void launch_bounded(Kernel shared_kernel, Kernel global_kernel, const char* what, const BoundedArgs<T>& args,
+                    bool shared_variant, const Geometry& g, cudaStream_t stream) {
     const int rows = bounded_tile_rows<T>(args.k, args.d, shared_variant);
-    const std::size_t bytes = static_cast<std::size_t>(rows) * args.d * sizeof(T);
+    const std::size_t bytes = shared_variant ? static_cast<std::size_t>(rows) * args.d * sizeof(T) : 0;
     const long long blocks = (args.n + g.block - 1) / g.block;
-    if (shared_variant)
-        hamerly_kernel<T, true><<<static_cast<unsigned>(blocks), g.block, bytes, stream>>>(args, rows);
-    else
-        hamerly_kernel<T, false><<<static_cast<unsigned>(blocks), g.block, 0, stream>>>(args, 0);
-    KMS_CUDA_LAUNCH_CHECK("Hamerly assignment kernel");
-}
-
-template <typename T>
-void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
-    const int rows = bounded_tile_rows<T>(args.k, args.d, shared_variant);
-    const std::size_t bytes = static_cast<std::size_t>(rows) * args.d * sizeof(T);
-    const long long blocks = (args.n + g.block - 1) / g.block;
-    if (shared_variant)
-        elkan_kernel<T, true><<<static_cast<unsigned>(blocks), g.block, bytes, stream>>>(args, rows);
-    else
-        elkan_kernel<T, false><<<static_cast<unsigned>(blocks), g.block, 0, stream>>>(args, 0);
+    const Kernel kernel = shared_variant ? shared_kernel : global_kernel;
+    kernel<<<static_cast<unsigned>(blocks), g.block, bytes, stream>>>(args, shared_variant ? rows : 0);
     const cudaError_t status = cudaGetLastError();
     if (status != cudaSuccess) {
         cudaFuncAttributes attributes{};
-        (void)cudaFuncGetAttributes(&attributes, shared_variant ? elkan_kernel<T, true> : elkan_kernel<T, false>);
-        throw Error(std::string("CUDA: Elkan assignment kernel (") + std::to_string(blocks) + " blocks of " +
+        (void)cudaFuncGetAttributes(&attributes, kernel);
+        throw Error(std::string("CUDA: ") + what + " (" + std::to_string(blocks) + " blocks of " +
                     std::to_string(g.block) + " threads, " + std::to_string(bytes) + " B shared, " +
                     std::to_string(attributes.numRegs) + " registers, " + std::to_string(attributes.maxThreadsPerBlock) +
                     " max threads, " + std::to_string(attributes.localSizeBytes) + " B local): " +
                     cudaGetErrorString(status));
     }
+}
+
+template <typename T>
+void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    launch_bounded<T>(hamerly_kernel<T, true>, hamerly_kernel<T, false>, "Hamerly assignment kernel", args,
+                      shared_variant, g, stream);
+}
+
+template <typename T>
+void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    launch_bounded<T>(elkan_kernel<T, true>, elkan_kernel<T, false>, "Elkan assignment kernel", args, shared_variant,
+                      g, stream);
 }
 
 template <typename T>

@@ -36,6 +36,24 @@ struct NoSums {
     __device__ __forceinline__ void flush(double*, int, int, double*) {}
 };
 
+// Block partial of a small-path sums holder: k·(d+1) doubles (d sums then the
+// count per cluster), each a fixed-order block sum of value(c, j) over the block's
+// threads. Every thread of the block must call this.
+template <int K, int D, class Value>
+__device__ __forceinline__ void flush_block_partial(double* block_partial, int k, int d, double* scratch,
+                                                    Value value) {
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        if (c >= k) break;
+#pragma unroll
+        for (int j = 0; j <= D; ++j) {
+            if (j > d) break;
+            const double total = block_sum_fixed(value(c, j), scratch);
+            if (threadIdx.x == 0) block_partial[c * (d + 1) + j] = total;
+        }
+    }
+}
+
 template <int KMax, int DMax>
 struct SmallSums {
     static constexpr int K = KMax, D = DMax;
@@ -68,20 +86,10 @@ struct SmallSums {
             }
         }
     }
-    // Block partial: k·(d+1) doubles (d sums then the count per cluster), each a
-    // fixed-order block sum. Every thread of the block must call this.
     __device__ __forceinline__ void flush(double* block_partial, int k, int d, double* scratch) {
-#pragma unroll
-        for (int c = 0; c < K; ++c) {
-            if (c >= k) break;
-#pragma unroll
-            for (int j = 0; j <= D; ++j) {
-                if (j > d) break;
-                const double value = j == d ? static_cast<double>(count[c]) : (j < D ? sum[c][j < D ? j : 0] : 0.0);
-                const double total = block_sum_fixed(value, scratch);
-                if (threadIdx.x == 0) block_partial[c * (d + 1) + j] = total;
-            }
-        }
+        flush_block_partial<K, D>(block_partial, k, d, scratch, [&](int c, int j) {
+            return j == d ? static_cast<double>(count[c]) : (j < D ? sum[c][j < D ? j : 0] : 0.0);
+        });
     }
 };
 
@@ -121,18 +129,10 @@ struct SharedSums {
         ++counts()[label * Threads + threadIdx.x];
     }
     __device__ __forceinline__ void flush(double* block_partial, int k, int d, double* scratch) {
-#pragma unroll
-        for (int c = 0; c < K; ++c) {
-            if (c >= k) break;
-#pragma unroll
-            for (int j = 0; j <= D; ++j) {
-                if (j > d) break;
-                const double value = j == d ? static_cast<double>(counts()[c * Threads + threadIdx.x])
-                                            : sums()[(c * D + (j < D ? j : 0)) * Threads + threadIdx.x];
-                const double total = block_sum_fixed(value, scratch);
-                if (threadIdx.x == 0) block_partial[c * (d + 1) + j] = total;
-            }
-        }
+        flush_block_partial<K, D>(block_partial, k, d, scratch, [&](int c, int j) {
+            return j == d ? static_cast<double>(counts()[c * Threads + threadIdx.x])
+                          : sums()[(c * D + (j < D ? j : 0)) * Threads + threadIdx.x];
+        });
     }
 };
 
