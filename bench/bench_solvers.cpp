@@ -11,10 +11,24 @@
 #include <vector>
 
 #include "kms/backends.hpp"
+#include "kms/fit.hpp"
 #include "kms/generate.hpp"
-#include "kms/init.hpp"
+#include "kms/gpu_backends.hpp"
 
 using namespace kms;
+
+namespace {
+// Every iteration's time and work, as the fit layer reports them.
+struct Recorder : FitObserver {
+    std::vector<double> times;
+    double work = 0.0, skips = 0.0;
+    void iteration_done(int, const IterationStats& s, const Solver&) override {
+        times.push_back(s.time_total_ms);
+        work += static_cast<double>(s.point_centroid_distances);
+        skips += static_cast<double>(s.bound_skips);
+    }
+};
+}  // namespace
 
 int main(int argc, char** argv) {
     const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
@@ -24,13 +38,10 @@ int main(int argc, char** argv) {
     const int threads = argc > 5 ? std::atoi(argv[5]) : 0;
     const std::string backends = argc > 6 ? argv[6] : "seq,omp";
     try {
+        register_gpu_backends();
         const Dataset data = generate_dataset("blobs:n=" + std::to_string(n) + ",k=" + std::to_string(k) +
                                                   ",d=" + std::to_string(d),
                                               7);
-        InitOptions init;
-        init.method = InitMethod::Random;
-        init.seed = 7;
-        const Matrix<double> initial = initialize_centroids(data.points, k, init);
         auto points = std::make_shared<const Matrix<double>>(data.points);
         std::printf("n=%zu d=%zu k=%zu, %d iterations, threads=%d\n", n, d, k, iterations, threads);
         std::printf("%-28s %12s %12s %12s %10s\n", "solver", "median_ms", "first_ms", "dist/(n*k)", "skips");
@@ -41,35 +52,35 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "unknown back end %s\n", backend_name.c_str());
                 return 2;
             }
-            if (!backend_availability(*backend).available) {
-                std::printf("%-28s unavailable: %s\n", backend_name.c_str(),
-                            backend_availability(*backend).reason.c_str());
+            const BackendAvailability availability = backend_availability(backend->backend);
+            if (!availability.available) {
+                std::printf("%-28s unavailable: %s\n", backend_name.c_str(), availability.reason.c_str());
                 continue;
             }
             for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly})
                 for (Precision precision : {Precision::F64, Precision::F32}) {
-                    SolverConfig config;
+                    FitOptions options;
+                    options.k = k;
+                    options.init.method = InitMethod::Random;
+                    options.init.seed = 7;
+                    SolverConfig& config = options.solver;
                     config.algorithm = algorithm;
-                    config.backend = *backend;
+                    config.backend = backend->backend;
+                    config.variant = backend->variant;
                     config.precision = precision;
                     config.threads = threads;
                     config.tol = 0.0;
                     config.max_iterations = iterations;
-                    auto solver = make_solver(config);
-                    solver->set_data(points);
-                    solver->set_initial_centroids(initial);
-                    std::vector<double> times;
-                    double work = 0.0, skips = 0.0, first = 0.0;
-                    for (int i = 0; i < iterations && !solver->converged(); ++i) {
-                        const IterationStats s = solver->step();
-                        if (i == 0) first = s.time_total_ms;
-                        times.push_back(s.time_total_ms);
-                        work += static_cast<double>(s.point_centroid_distances) / static_cast<double>(n * k);
-                        skips += static_cast<double>(s.bound_skips) / static_cast<double>(n);
-                    }
-                    std::sort(times.begin(), times.end());
+                    Recorder recorder;
+                    fit(points, options, &recorder);
+                    const std::vector<double>& times = recorder.times;
+                    const double work = recorder.work / static_cast<double>(n * k);
+                    const double skips = recorder.skips / static_cast<double>(n);
+                    const double first = times.front();
+                    std::vector<double> sorted = times;
+                    std::sort(sorted.begin(), sorted.end());
                     std::printf("%-28s %12.2f %12.2f %11.1f%% %9.1f%%\n", config.describe().c_str(),
-                                times[times.size() / 2], first, 100.0 * work / static_cast<double>(times.size()),
+                                sorted[sorted.size() / 2], first, 100.0 * work / static_cast<double>(times.size()),
                                 100.0 * skips / static_cast<double>(times.size()));
                     std::fflush(stdout);
                 }

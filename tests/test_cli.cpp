@@ -118,7 +118,25 @@ private slots:
                                     << "'two' is not a valid number";
         QTest::newRow("k too large") << QStringList{"run", "--generate", "blobs:n=10", "--k", "11"} << 1
                                      << "k = 11 must be between 1 and the number of points n = 10";
-        QTest::newRow("k zero") << QStringList{"run", "--generate", "blobs:n=10", "--k", "0"} << 1 << "k = 0";
+        // Bad usage, like any other bad option value (exit 2).
+        QTest::newRow("k zero") << QStringList{"run", "--generate", "blobs:n=10", "--k", "0"} << 2
+                                << "--k must be at least 1";
+        QTest::newRow("k negative") << QStringList{"run", "--generate", "blobs:n=10", "--k", "-3"} << 2
+                                    << "--k must be at least 1";
+        QTest::newRow("tol inf") << QStringList{"run", "--generate", "blobs", "--k", "2", "--tol", "inf"} << 2
+                                 << "--tol must be a finite number";
+        QTest::newRow("tol nan") << QStringList{"run", "--generate", "blobs", "--k", "2", "--tol", "nan"} << 2
+                                 << "--tol must be a finite number";
+        QTest::newRow("threads 100000") << QStringList{"run", "--generate", "blobs", "--k", "2", "--threads", "100000"}
+                                        << 2 << "--threads 100000 is more than";
+        QTest::newRow("n-init zero") << QStringList{"run", "--generate", "blobs", "--k", "2", "--n-init", "0"} << 2
+                                     << "--n-init must be between 1";
+        QTest::newRow("variant without cuda")
+            << QStringList{"run", "--generate", "blobs", "--k", "2", "--variant", "shared"} << 2
+            << "--variant shared needs a CUDA back end";
+        QTest::newRow("variant twice")
+            << QStringList{"run", "--generate", "blobs", "--k", "2", "--backend", "cuda-global", "--variant", "shared"}
+            << 2 << "give the CUDA variant once";
         QTest::newRow("bad init") << QStringList{"run", "--generate", "blobs", "--k", "2", "--init", "nowhere.csv"}
                                   << 2 << "neither random";
         QTest::newRow("missing file") << QStringList{"run", "--input", "/nonexistent/data.csv", "--k", "2"} << 1

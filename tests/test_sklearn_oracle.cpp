@@ -13,6 +13,8 @@
 
 #include "kms/io.hpp"
 #include "kms/random.hpp"
+#include "kms/backends.hpp"
+#include "kms/fit.hpp"
 #include "kms/solver.hpp"
 #include "test_support.hpp"
 
@@ -122,11 +124,12 @@ private slots:
                 config.tol = cases[i].tol;
                 config.max_iterations = 300;
                 config.empty_policy = EmptyClusterPolicy::Farthest;  // scikit-learn's behaviour
-                auto solver = make_cpu_solver(config);
-                solver->set_data(points);
-                solver->set_initial_centroids(initial[i]);
-                while (!solver->converged()) solver->step();
-                if (solver->stop_reason() != StopReason::NoLabelChange) solver->finalize_labels();
+                // The fit layer's loop (stop rule and final relabel) from the given centroids.
+                KMeansRun run(make_solver(config));
+                run.solver().set_data(points);
+                run.solver().set_initial_centroids(initial[i]);
+                run.advance(-1);
+                const Solver* solver = &run.solver();
                 const std::string where = "case " + std::to_string(i) + " n=" + std::to_string(cases[i].n) +
                                           " d=" + std::to_string(cases[i].d) + " k=" + std::to_string(cases[i].k) +
                                           " tol=" + std::to_string(cases[i].tol) + " " + config.describe();

@@ -10,6 +10,7 @@
 
 #include "kms/error.hpp"
 #include "kms/random.hpp"
+#include "kms/backends.hpp"
 #include "kms/solver.hpp"
 #include "test_support.hpp"
 
@@ -75,7 +76,7 @@ std::unique_ptr<Solver> make(Algorithm algorithm, Backend backend, Precision pre
     config.tol = 0.0;
     config.max_iterations = 40;
     config.record_point_status = record_status;
-    return make_cpu_solver(config);
+    return make_solver(config);
 }
 
 Case random_case(std::uint64_t index) {
@@ -247,7 +248,7 @@ private slots:
         const Matrix<double> initial = make_centroids(c, *points);
         SolverConfig config;
         config.tol = 0.0;
-        auto exact = make_cpu_solver(config);
+        auto exact = make_solver(config);
         exact->set_data(points);
         exact->set_initial_centroids(initial);
         IterationStats last;
@@ -257,7 +258,7 @@ private slots:
         QCOMPARE(last.shift_sq_total, 0.0);
 
         config.tol = 1e-2;
-        auto loose = make_cpu_solver(config);
+        auto loose = make_solver(config);
         loose->set_data(points);
         loose->set_initial_centroids(initial);
         while (!loose->converged()) last = loose->step();
@@ -267,7 +268,7 @@ private slots:
 
         config.tol = 0.0;
         config.max_iterations = 2;
-        auto capped = make_cpu_solver(config);
+        auto capped = make_solver(config);
         capped->set_data(points);
         capped->set_initial_centroids(initial);
         while (!capped->converged()) capped->step();
@@ -354,16 +355,72 @@ private slots:
         }
         auto f64 = make(Algorithm::Lloyd, Backend::Sequential, Precision::F64, 1, EmptyClusterPolicy::Keep);
         f64->set_data(huge);  // fine in double
+        // A back end this program does not register (no CUDA here) is an error naming it.
         SolverConfig cuda;
-        cuda.backend = Backend::CudaGlobal;
-        QVERIFY_THROWS_EXCEPTION(Error, make_cpu_solver(cuda));
+        cuda.backend = Backend::Cuda;
+        try {
+            make_solver(cuda);
+            QFAIL("an unregistered back end made a solver");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("cuda is unavailable") != std::string::npos, e.what());
+        }
+        // Options no back end accepts are bad usage, named by their option.
+        SolverConfig bad;
+        bad.threads = max_threads() + 1;
+        QVERIFY_THROWS_EXCEPTION(UsageError, make_solver(bad));
+        bad = SolverConfig{};
+        bad.tol = std::numeric_limits<double>::infinity();
+        QVERIFY_THROWS_EXCEPTION(UsageError, make_solver(bad));
+        bad = SolverConfig{};
+        bad.variant = KernelVariant::Shared;  // a CUDA variant on a CPU back end
+        QVERIFY_THROWS_EXCEPTION(UsageError, make_solver(bad));
+    }
+
+    // The registry lists what each back end has, and says why one is missing.
+    void registry_describes_back_ends() {
+        for (Backend backend : {Backend::Sequential, Backend::OpenMP}) {
+            const BackendEntry* entry = find_backend(backend);
+            QVERIFY(entry);
+            QVERIFY(backend_availability(backend).available);
+            for (auto a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly}) QVERIFY(entry->has(a));
+        }
+        QCOMPARE(find_backend(Backend::OpenMP)->uses_threads, true);
+        QCOMPARE(find_backend(Backend::Sequential)->uses_threads, false);
+        // A back end that registers without an algorithm refuses it by name, never falls through.
+        const BackendEntry full = *find_backend(Backend::Sequential);
+        BackendEntry partial = full;
+        partial.algorithms = {Algorithm::Lloyd};
+        register_backend(partial);
+        SolverConfig config;
+        config.algorithm = Algorithm::Elkan;
+        try {
+            make_solver(config);
+            QFAIL("an algorithm the back end lacks was built");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()) == "back end seq has no elkan solver", e.what());
+        }
+        register_backend(full);  // restore the full entry for the other tests
+        QVERIFY(make_solver(config) != nullptr);
     }
 
     void names_round_trip() {
         for (auto a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly})
             QCOMPARE(parse_algorithm(to_string(a)), std::optional<Algorithm>(a));
-        for (auto b : {Backend::Sequential, Backend::OpenMP, Backend::CudaGlobal, Backend::CudaShared})
-            QCOMPARE(parse_backend(to_string(b)), std::optional<Backend>(b));
+        for (auto b : {Backend::Sequential, Backend::OpenMP, Backend::Cuda}) {
+            const auto spec = parse_backend(to_string(b));
+            QVERIFY(spec && spec->backend == b && spec->variant == KernelVariant::Auto);
+        }
+        // The spellings scripts have always used: the device with its kernel variant.
+        const auto global = parse_backend("cuda-global"), shared = parse_backend("cuda-shared");
+        QVERIFY(global && global->backend == Backend::Cuda && global->variant == KernelVariant::Global);
+        QVERIFY(shared && shared->backend == Backend::Cuda && shared->variant == KernelVariant::Shared);
+        QVERIFY(!parse_backend("omp-global") && !parse_backend("cuda-auto") && !parse_backend("cuda-"));
+        SolverConfig cuda;
+        cuda.backend = Backend::Cuda;
+        cuda.variant = KernelVariant::Shared;
+        QCOMPARE(cuda.describe(), std::string("lloyd/cuda-shared/f64"));
+        cuda.variant = KernelVariant::Auto;
+        QCOMPARE(cuda.describe(), std::string("lloyd/cuda/f64"));
         QCOMPARE(parse_precision("f16"), std::optional<Precision>());
         SolverConfig config;
         config.algorithm = Algorithm::Hamerly;

@@ -1,5 +1,7 @@
 #include "main_window.hpp"
 
+#include "kms/backends.hpp"
+
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -153,9 +155,10 @@ MainWindow::MainWindow(QWidget* parent)
         ++setup_serial_;
         // CUDA back end: colours are written on the GPU straight into the view's
         // buffer (CUDA–GL interop), unless that already failed for this view.
-        const Backend backend = controller_->setup().config.backend;
-        const bool cuda = backend == Backend::CudaGlobal || backend == Backend::CudaShared;
-        controller_->set_offer_device_labels(cuda && !view_->interop_failed() && gl_interop_availability().available);
+        const BackendEntry* entry = find_backend(controller_->setup().config.backend);
+        const bool on_device = entry && entry->device_labels;
+        controller_->set_offer_device_labels(on_device && !view_->interop_failed() &&
+                                             gl_interop_availability().available);
         if (controller_->ready()) {
             RunSetup shown = controller_->setup();
             solver_panel_->set_setup(shown);

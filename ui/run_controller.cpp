@@ -226,6 +226,14 @@ void RunController::on_setup_done(const SetupResult& result) {
     }
     emit setupChanged();
     emit frameChanged();
+    if (!result.restarts.empty()) {
+        const RestartResult& best = result.restarts[static_cast<std::size_t>(result.best_restart)];
+        emit statusMessage(tr("Best of %1 restarts: seed %2 (inertia %3 after %4 iterations); stepping it from its start")
+                               .arg(result.restarts.size())
+                               .arg(best.seed)
+                               .arg(best.inertia, 0, 'g', 8)
+                               .arg(best.iterations));
+    }
 }
 
 // ---------------------------------------------------------------- transport

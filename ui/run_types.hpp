@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kms/dataset.hpp"
+#include "kms/fit.hpp"
 #include "kms/init.hpp"
 #include "kms/matrix.hpp"
 #include "kms/solver.hpp"
@@ -36,6 +37,7 @@ struct RunSetup {
     SolverConfig config;
     std::size_t k = 5;
     InitOptions init;
+    int n_init = 1;      // > 1: the fit layer runs every restart first; the studio then steps the best one
 };
 
 // A solver ready at iteration 0.
@@ -43,6 +45,8 @@ struct SetupResult {
     std::uint64_t epoch = 0;
     Matrix<double> initial_centroids;
     std::string description;  // SolverConfig::describe()
+    std::vector<RestartResult> restarts;  // n_init > 1: every restart, to convergence
+    int best_restart = 0;                 // the one whose initial centroids these are
 };
 
 // One iteration, as the worker reports it. labels / point_status may be null

@@ -37,14 +37,13 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     algorithm_->setToolTip(tr("Elkan and Hamerly give Lloyd's result with fewer distance evaluations"));
     form->addRow(tr("&Algorithm"), algorithm_);
 
+    // Every back end the engine knows, from the registry: unavailable ones greyed, with the reason.
     backend_ = new QComboBox(this);
     auto* backend_model = new QStandardItemModel(backend_);
-    const std::pair<Backend, QString> backends[] = {{Backend::Sequential, tr("sequential")},
-                                                    {Backend::OpenMP, tr("OpenMP")},
-                                                    {Backend::CudaGlobal, tr("CUDA global memory")},
-                                                    {Backend::CudaShared, tr("CUDA shared memory")}};
-    for (const auto& [backend, label] : backends) {
-        auto* item = new QStandardItem(label);
+    for (Backend backend : all_backends()) {
+        const BackendEntry* entry = find_backend(backend);
+        auto* item = new QStandardItem(entry ? QString::fromStdString(entry->label)
+                                             : QString::fromUtf8(to_string(backend).data(), to_string(backend).size()));
         item->setData(static_cast<int>(backend), Qt::UserRole);
         const BackendAvailability availability = backend_availability(backend);
         if (!availability.available) {
@@ -56,8 +55,15 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     backend_->setModel(backend_model);
     form->addRow(tr("&Back end"), backend_);
 
+    variant_ = new QComboBox(this);
+    variant_->addItem(tr("auto"), static_cast<int>(KernelVariant::Auto));
+    variant_->addItem(tr("global memory"), static_cast<int>(KernelVariant::Global));
+    variant_->addItem(tr("shared memory"), static_cast<int>(KernelVariant::Shared));
+    variant_->setToolTip(tr("CUDA kernels; auto: shared memory where Lloyd can use the int8 filter, else global"));
+    form->addRow(tr("&Kernels"), variant_);
+
     threads_ = new QSpinBox(this);
-    threads_->setRange(0, 1024);
+    threads_->setRange(0, max_threads());
     threads_->setSpecialValueText(tr("auto"));
     form->addRow(tr("&Threads"), threads_);
 
@@ -80,6 +86,12 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     seed_ = new QSpinBox(this);
     seed_->setRange(0, std::numeric_limits<int>::max());
     form->addRow(tr("&Seed"), seed_);
+
+    restarts_ = new QSpinBox(this);
+    restarts_->setRange(1, 100);
+    restarts_->setToolTip(tr("Runs this many initialisations (seeds S, S+1, ...) to the end and steps the one "
+                             "with the lowest final inertia, as scikit-learn's n_init"));
+    form->addRow(tr("&Restarts"), restarts_);
 
     k_ = new QSpinBox(this);
     k_->setRange(1, 1 << 20);
@@ -104,9 +116,9 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("&Empty cluster"), empty_policy_);
 
     set_setup(RunSetup{});
-    for (QComboBox* box : {algorithm_, backend_, block_size_, precision_, init_, empty_policy_})
+    for (QComboBox* box : {algorithm_, backend_, variant_, block_size_, precision_, init_, empty_policy_})
         connect(box, &QComboBox::currentIndexChanged, this, &SolverPanel::emit_edited);
-    for (QSpinBox* box : {threads_, seed_, k_, max_iterations_})
+    for (QSpinBox* box : {threads_, seed_, restarts_, k_, max_iterations_})
         connect(box, &QSpinBox::valueChanged, this, &SolverPanel::emit_edited);
     connect(tol_, &QLineEdit::editingFinished, this, &SolverPanel::emit_edited);
 }
@@ -115,6 +127,8 @@ RunSetup SolverPanel::setup() const {
     RunSetup setup;
     setup.config.algorithm = current<Algorithm>(algorithm_);
     setup.config.backend = static_cast<Backend>(backend_->currentData(Qt::UserRole).toInt());
+    const BackendEntry* entry = find_backend(setup.config.backend);
+    if (entry && !entry->variants.empty()) setup.config.variant = current<KernelVariant>(variant_);
     setup.config.threads = threads_->value();
     setup.config.cuda_block_size = block_size_->currentData().toInt();
     setup.config.precision = current<Precision>(precision_);
@@ -125,6 +139,7 @@ RunSetup SolverPanel::setup() const {
     setup.config.empty_policy = current<EmptyClusterPolicy>(empty_policy_);
     setup.init.method = current<InitMethod>(init_);
     setup.init.seed = static_cast<std::uint64_t>(seed_->value());
+    setup.n_init = restarts_->value();
     setup.k = static_cast<std::size_t>(k_->value());
     return setup;
 }
@@ -135,12 +150,14 @@ void SolverPanel::set_setup(const RunSetup& setup) {
     for (int i = 0; i < backend_->count(); ++i)
         if (backend_->itemData(i, Qt::UserRole).toInt() == static_cast<int>(setup.config.backend))
             backend_->setCurrentIndex(i);
+    select_data(variant_, setup.config.variant);
     threads_->setValue(setup.config.threads);
     const int block = block_size_->findData(setup.config.cuda_block_size);
     block_size_->setCurrentIndex(block >= 0 ? block : 0);
     select_data(precision_, setup.config.precision);
     select_data(init_, setup.init.method);
     seed_->setValue(static_cast<int>(std::min<std::uint64_t>(setup.init.seed, std::numeric_limits<int>::max())));
+    restarts_->setValue(setup.n_init);
     k_->setValue(static_cast<int>(setup.k));
     max_iterations_->setValue(setup.config.max_iterations);
     tol_->setText(QLocale::c().toString(setup.config.tol, 'g', 6));
@@ -165,9 +182,10 @@ QString SolverPanel::backend_tooltip(Backend backend) const {
 }
 
 void SolverPanel::update_enabled() {
-    const auto backend = static_cast<Backend>(backend_->currentData(Qt::UserRole).toInt());
-    threads_->setEnabled(backend == Backend::OpenMP);
-    block_size_->setEnabled(backend == Backend::CudaGlobal || backend == Backend::CudaShared);
+    const BackendEntry* entry = find_backend(static_cast<Backend>(backend_->currentData(Qt::UserRole).toInt()));
+    threads_->setEnabled(entry && entry->uses_threads);
+    block_size_->setEnabled(entry && entry->uses_block_size);
+    variant_->setEnabled(entry && !entry->variants.empty());
 }
 
 void SolverPanel::emit_edited() {

@@ -1,7 +1,7 @@
 #pragma once
-// The solver settings form: algorithm, back end (unavailable ones greyed with
-// the reason), threads, CUDA block size, precision, init method and seed, k,
-// max iterations, tol, empty-cluster policy. Emits setupEdited on every change.
+// The solver settings form: algorithm, back end (from the registry; unavailable
+// ones greyed with the reason), CUDA kernels and block size, threads, precision,
+// init method, seed and restarts, k, max iterations, tol, empty-cluster policy. Emits setupEdited on every change.
 #include <QWidget>
 
 #include "run_types.hpp"
@@ -33,11 +33,13 @@ private:
 
     QComboBox* algorithm_ = nullptr;
     QComboBox* backend_ = nullptr;
+    QComboBox* variant_ = nullptr;
     QSpinBox* threads_ = nullptr;
     QComboBox* block_size_ = nullptr;
     QComboBox* precision_ = nullptr;
     QComboBox* init_ = nullptr;
     QSpinBox* seed_ = nullptr;
+    QSpinBox* restarts_ = nullptr;
     QSpinBox* k_ = nullptr;
     QSpinBox* max_iterations_ = nullptr;
     QLineEdit* tol_ = nullptr;

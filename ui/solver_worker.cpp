@@ -6,6 +6,7 @@
 
 #include "kms/backends.hpp"
 #include "kms/error.hpp"
+#include "kms/fit.hpp"
 #include "kms/generate.hpp"
 #include "kms/io.hpp"
 
@@ -22,7 +23,6 @@ SolverWorker::SolverWorker(QObject* parent) : QObject(parent) {}
 SolverWorker::~SolverWorker() = default;
 
 void SolverWorker::request_stop() {
-    stop_requested_.store(true);
     std::lock_guard lock(stop_mutex_);
     load_stop_.request_stop();
 }
@@ -30,7 +30,6 @@ void SolverWorker::request_stop() {
 std::stop_token SolverWorker::fresh_stop_token() {
     std::lock_guard lock(stop_mutex_);
     load_stop_ = std::stop_source();
-    stop_requested_.store(false);
     return load_stop_.get_token();
 }
 
@@ -73,126 +72,132 @@ void SolverWorker::reproject(DatasetBundle bundle, int projection_mode, quint64 
 }
 
 void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> given, quint64 epoch) {
-    solver_.reset();
+    run_.reset();
     solver_epoch_ = epoch;
     last_labels_iteration_ = -1;
     try {
         if (!bundle.dataset) throw Error("no data loaded");
         dataset_ = bundle.dataset;
-        const Matrix<double>& points = dataset_->points;
-        Matrix<double> initial;
-        if (given.rows() > 0) {
-            if (given.cols() != points.cols())
-                throw Error("initial centroids have " + std::to_string(given.cols()) + " coordinates, the data " +
-                            std::to_string(points.cols()));
-            initial = std::move(given);
-        } else {
-            InitOptions init = setup.init;
-            init.threads = setup.config.threads;
-            initial = initialize_centroids(points, setup.k, init, dataset_->name);
-        }
         SolverConfig config = setup.config;
         config.record_point_status = true;  // the bounds view needs it; costs one byte per point
         config.compute_inertia = true;      // the charts plot it
-        auto solver = make_solver(config);
-        // Aliasing pointer: the solver shares the dataset's matrix, no copy.
-        solver->set_data(std::shared_ptr<const Matrix<double>>(dataset_, &dataset_->points));
-        solver->set_initial_centroids(initial);
-        solver_ = std::move(solver);
-        emit setupDone(SetupResult{epoch, std::move(initial), config.describe()});
+        SetupResult result{epoch, {}, config.describe(), {}, 0};
+        if (given.rows() > 0) {
+            if (given.cols() != dataset_->d())
+                throw Error("initial centroids have " + std::to_string(given.cols()) + " coordinates, the data " +
+                            std::to_string(dataset_->d()));
+            result.initial_centroids = std::move(given);
+        } else if (setup.n_init > 1) {
+            // Every restart to the end, by the fit layer; the studio then replays the best one.
+            FitOptions fit_options{setup.config, setup.k, setup.init, setup.n_init};
+            FitResult fitted = fit(points(), fit_options, nullptr, fresh_stop_token(), dataset_->name);
+            if (fitted.stop_reason == StopReason::Cancelled) throw Error("restarts cancelled");
+            result.initial_centroids = std::move(fitted.initial_centroids);
+            result.restarts = std::move(fitted.restarts);
+            result.best_restart = fitted.best_restart;
+        } else {
+            InitOptions init = setup.init;
+            init.cancel = fresh_stop_token();
+            result.initial_centroids =
+                initialize_centroids_for(config, dataset_->points, setup.k, init, dataset_->name);
+        }
+        auto run = std::make_unique<KMeansRun>(make_solver(config));
+        run->solver().set_data(points());
+        run->solver().set_initial_centroids(result.initial_centroids);
+        run_ = std::move(run);
+        emit setupDone(std::move(result));
     } catch (const std::exception& error) {
         emit setupFailed(QString::fromStdString(error.what()), epoch);
     }
 }
 
 void SolverWorker::reset_run(quint64 epoch) {
-    if (!solver_) return;
-    solver_->reset();
+    if (!run_) return;
+    run_->reset();
     solver_epoch_ = epoch;
     last_labels_iteration_ = -1;
 }
 
-bool SolverWorker::do_step(quint64 epoch, bool with_labels) {
+void SolverWorker::emit_step(const IterationStats& stats, quint64 epoch, bool with_labels) {
+    const Solver& solver = run_->solver();
     StepResult result;
     result.epoch = epoch;
-    try {
-        result.stats = solver_->step();
-        result.centroids = solver_->centroids();
-        result.stop_reason = solver_->stop_reason();
-        if (offer_device_labels_.load() && solver_->device_labels()) {
-            emit deviceLabelsReady(solver_->device_labels(), solver_->device_point_status(), dataset_->n(), epoch);
-        }
-        if (with_labels || solver_->converged()) {
-            result.labels = std::make_shared<const std::vector<std::int32_t>>(solver_->labels());
-            result.point_status = std::make_shared<const std::vector<PointStatus>>(solver_->point_status());
-            last_labels_iteration_ = solver_->iteration();
-        }
-    } catch (const std::exception& error) {
-        emit stepFailed(QString::fromStdString(error.what()), epoch);
-        return false;
+    result.stats = stats;
+    result.centroids = solver.centroids();
+    result.stop_reason = solver.stop_reason();
+    if (offer_device_labels_.load() && solver.device_labels())
+        emit deviceLabelsReady(solver.device_labels(), solver.device_point_status(), dataset_->n(), epoch);
+    if (with_labels || solver.converged()) {
+        result.labels = std::make_shared<const std::vector<std::int32_t>>(solver.labels());
+        result.point_status = std::make_shared<const std::vector<PointStatus>>(solver.point_status());
+        last_labels_iteration_ = solver.iteration();
     }
     emit stepped(std::move(result));
-    return true;
 }
 
 void SolverWorker::step(quint64 epoch) {
-    if (!solver_ || epoch != solver_epoch_ || solver_->converged()) return;
-    do_step(epoch, true);
+    if (!run_ || epoch != solver_epoch_ || run_->finished()) return;
+    try {
+        run_->advance(1, {}, [&](const IterationStats& stats) {
+            emit_step(stats, epoch, true);
+            return true;
+        });
+    } catch (const std::exception& error) {
+        emit stepFailed(QString::fromStdString(error.what()), epoch);
+    }
 }
 
 void SolverWorker::run(quint64 epoch, int max_steps, bool no_delay) {
     // Always report both edges, so the GUI's "running" state cannot stick.
     emit runningChanged(true, epoch);
-    if (!solver_ || epoch != solver_epoch_) {
+    if (!run_ || epoch != solver_epoch_) {
         emit runningChanged(false, epoch);
         return;
     }
-    stop_requested_.store(false);
+    const std::stop_token stop = fresh_stop_token();
     using Clock = std::chrono::steady_clock;
     auto last_labels = Clock::now() - kLabelInterval;
     int steps = 0;
-    while (!stop_requested_.load() && !solver_->converged() &&
-           (max_steps < 0 || steps < max_steps)) {
-        const int delay = no_delay ? 0 : delay_ms_.load();
-        const bool last_wanted = max_steps >= 0 && steps + 1 == max_steps;
-        const bool with_labels = delay > 0 || last_wanted || Clock::now() - last_labels >= kLabelInterval;
-        if (!do_step(epoch, with_labels)) break;
-        if (with_labels) last_labels = Clock::now();
-        ++steps;
-        // Sleep in short slices so stop and a changed delay act at once.
-        const auto wake = Clock::now() + std::chrono::milliseconds(no_delay ? 0 : delay_ms_.load());
-        while (!stop_requested_.load() && Clock::now() < wake) QThread::msleep(5);
+    try {
+        // The fit layer's loop; this callback only decides what to send and paces the run.
+        run_->advance(max_steps, stop, [&](const IterationStats& stats) {
+            ++steps;
+            const int delay = no_delay ? 0 : delay_ms_.load();
+            const bool last_wanted = max_steps >= 0 && steps == max_steps;
+            const bool with_labels = delay > 0 || last_wanted || Clock::now() - last_labels >= kLabelInterval;
+            emit_step(stats, epoch, with_labels);
+            if (with_labels) last_labels = Clock::now();
+            // Sleep in short slices so stop and a changed delay act at once.
+            const auto wake = Clock::now() + std::chrono::milliseconds(no_delay ? 0 : delay_ms_.load());
+            while (!stop.stop_requested() && Clock::now() < wake) QThread::msleep(5);
+            return true;
+        });
+    } catch (const std::exception& error) {
+        emit stepFailed(QString::fromStdString(error.what()), epoch);
     }
     // The last step of a fast run may have gone out without labels: send them.
-    if (steps > 0 && !solver_->converged() && last_labels_iteration_ != solver_->iteration()) {
-        emit latestLabels(std::make_shared<const std::vector<std::int32_t>>(solver_->labels()),
-                          std::make_shared<const std::vector<PointStatus>>(solver_->point_status()),
-                          solver_->iteration(), epoch);
+    const Solver& solver = run_->solver();
+    if (steps > 0 && !solver.converged() && last_labels_iteration_ != solver.iteration()) {
+        emit latestLabels(std::make_shared<const std::vector<std::int32_t>>(solver.labels()),
+                          std::make_shared<const std::vector<PointStatus>>(solver.point_status()),
+                          solver.iteration(), epoch);
     }
     emit runningChanged(false, epoch);
 }
 
 void SolverWorker::relabel(Matrix<double> centroids, int iteration, quint64 epoch) {
     if (!dataset_) return;
-    const std::size_t n = dataset_->points.rows();
     LabelsPtr labels;
     try {
-        // The engine's own full assignment in the run's precision: exactly the
-        // labels the solver gave at that iteration, ties and all.
-        SolverConfig config;
+        // The engine's own assignment in the run's precision and back end: exactly
+        // the labels the solver gave at that iteration, ties and all.
+        SolverConfig config = run_ ? run_->solver().config() : SolverConfig{};
         config.algorithm = Algorithm::Lloyd;
-        config.backend = Backend::OpenMP;
-        config.precision = solver_ ? solver_->config().precision : Precision::F64;
-        config.threads = solver_ ? solver_->config().threads : 0;
-        auto relabeller = make_cpu_solver(config);
-        relabeller->set_data(std::shared_ptr<const Matrix<double>>(dataset_, &dataset_->points));
-        relabeller->set_initial_centroids(centroids);
-        relabeller->finalize_labels();
-        labels = std::make_shared<const std::vector<std::int32_t>>(relabeller->labels());
+        labels = std::make_shared<const std::vector<std::int32_t>>(assign(points(), centroids, config).labels);
     } catch (const std::exception& error) {
         // Shown as unassigned, with the reason in the status bar: never silently wrong.
         emit stepFailed(QString::fromStdString(error.what()), epoch);
-        labels = std::make_shared<const std::vector<std::int32_t>>(n, -1);
+        labels = std::make_shared<const std::vector<std::int32_t>>(dataset_->n(), -1);
     }
     emit relabelled(std::move(labels), iteration, epoch);
 }

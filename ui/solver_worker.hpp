@@ -61,20 +61,22 @@ signals:
     void deviceLabelsReady(const void* device_labels, const void* device_point_status, quint64 n, quint64 epoch);
 
 private:
-    bool do_step(quint64 epoch, bool with_labels);
+    void emit_step(const IterationStats& stats, quint64 epoch, bool with_labels);
     DatasetBundle make_bundle(std::shared_ptr<const Dataset> dataset, int projection_mode) const;
     std::stop_token fresh_stop_token();
+    std::shared_ptr<const Matrix<double>> points() const {
+        return std::shared_ptr<const Matrix<double>>(dataset_, &dataset_->points);  // aliasing: no copy
+    }
 
     std::shared_ptr<const Dataset> dataset_;
-    std::unique_ptr<Solver> solver_;
+    std::unique_ptr<KMeansRun> run_;   // the fit layer's loop over this setup's solver
     quint64 solver_epoch_ = 0;
     int last_labels_iteration_ = -1;
 
-    std::atomic<bool> stop_requested_{false};
     std::atomic<int> delay_ms_{0};
     std::atomic<bool> offer_device_labels_{false};
     std::mutex stop_mutex_;
-    std::stop_source load_stop_;
+    std::stop_source load_stop_;     // the current load's or run's: request_stop() ends either
 };
 
 }  // namespace kms::ui

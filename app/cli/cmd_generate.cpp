@@ -21,7 +21,7 @@
 #include "commands.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
-#include "options.hpp"
+#include "kms/options.hpp"
 
 namespace kms::cli {
 namespace {
@@ -191,9 +191,13 @@ void write_labels_file(const std::string& path, const std::vector<std::int32_t>&
     file.commit();
 }
 
+constexpr OptionSpec kGenerateOptions[] = {
+    {"--generate", "SPEC", "", ""}, {"--seed", "S", "0", ""},          {"--out", "PATH", "", ""},
+    {"--format", "F", "", ""},      {"--labels-out", "PATH", "", ""}, {"--centroids-out", "PATH", "", ""},
+    {"--help", "", "", ""}};
+
 int generate(const Args& args) {
-    const Options options(args, {"--generate", "--seed", "--out", "--format", "--labels-out", "--centroids-out"},
-                          {"--help"});
+    const ParsedOptions options(args, {kGenerateOptions});
     if (options.has("--help")) {
         print_help();
         return 0;
@@ -202,7 +206,7 @@ int generate(const Args& args) {
     if (!options.has("--out")) throw UsageError("option --out PATH is required");
     const std::string spec = options.get("--generate");
     const std::string out = options.get("--out");
-    const auto seed = options.number<std::uint64_t>("--seed", 0);
+    const auto seed = options.number<std::uint64_t>("--seed");
     const std::string format = options.get("--format", ends_with(out, ".npy") ? "npy" : "csv");
     if (format != "csv" && format != "npy")
         throw UsageError("option --format: '" + format + "' is not csv or npy");

@@ -9,10 +9,10 @@
 #include "cmd_score.hpp"
 #include "commands.hpp"
 #include "kms/error.hpp"
-#include "kms/gpu_scores.hpp"
 #include "kms/io.hpp"
 #include "kms/scores.hpp"
-#include "options.hpp"
+#include "kms/backends.hpp"
+#include "kms/options.hpp"
 
 namespace kms::cli {
 namespace {
@@ -45,26 +45,31 @@ void print_help() {
 }
 
 int score(const Args& args) {
-    const Options options(args,
-                          {"--input", "--labels", "--truth", "--truth-centroids", "--centroids", "--silhouette",
-                           "--backend", "--threads", "--seed", "--report"},
-                          {"--help"});
+    static constexpr OptionSpec kScoreOptions[] = {
+        {"--input", "PATH", "", ""},      {"--labels", "PATH", "", ""},     {"--truth", "PATH", "", ""},
+        {"--truth-centroids", "PATH", "", ""}, {"--centroids", "PATH", "", ""}, {"--silhouette", "MODE", "exact", ""},
+        {"--backend", "cpu|cuda", "cpu", ""}, {"--threads", "T", "0", ""},  {"--seed", "S", "0", ""},
+        {"--report", "FORMAT", "table", ""}, {"--help", "", "", ""}};
+    const ParsedOptions options(args, {kScoreOptions});
     if (options.has("--help")) {
         print_help();
         return 0;
     }
     if (!options.has("--input")) throw UsageError("option --input PATH is required");
     if (!options.has("--labels")) throw UsageError("option --labels PATH is required");
-    const std::string report = options.get("--report", "table");
+    const std::string report = options.get("--report");
     if (report != "table" && report != "json") throw UsageError("option --report: '" + report + "' is not table or json");
-    const std::string backend = options.get("--backend", "cpu");
+    const std::string backend = options.get("--backend");
     if (backend != "cpu" && backend != "cuda") throw UsageError("option --backend: '" + backend + "' is not cpu or cuda");
 
     ScoreSettings settings;
-    settings.options.threads = options.number<int>("--threads", 0);
-    if (settings.options.threads < 0) throw UsageError("option --threads: must be 0 (all) or more");
-    settings.seed = options.number<std::uint64_t>("--seed", 0);
-    const std::string mode = options.get("--silhouette", "exact");
+    SolverConfig where;  // the silhouette's back end: the registry's CUDA one, or the CPU
+    where.backend = backend == "cuda" ? Backend::Cuda : Backend::OpenMP;
+    where.threads = options.number<int>("--threads");
+    where.validate();
+    settings.options.threads = where.threads;
+    settings.seed = options.number<std::uint64_t>("--seed");
+    const std::string mode = options.get("--silhouette");
     if (mode == "exact") {
         settings.silhouette = SilhouetteMode::Exact;
     } else if (mode == "none") {
@@ -79,10 +84,10 @@ int score(const Args& args) {
         throw UsageError("option --silhouette: '" + mode + "' is not exact, sampled:N or none");
     }
     if (backend == "cuda") {
-        std::string reason;
-        if (!gpu_silhouette_available(&reason)) throw Error("--backend cuda is unavailable: " + reason);
-        settings.exact_silhouette = [](const Matrix<double>& points, std::span<const std::int32_t> labels,
-                                       std::stop_token stop) { return gpu_silhouette(points, labels, stop); };
+        const BackendAvailability availability = backend_availability(Backend::Cuda);
+        if (!availability.available) throw Error("--backend cuda is unavailable: " + availability.reason);
+        settings.exact_silhouette = [where](const Matrix<double>& points, std::span<const std::int32_t> labels,
+                                            std::stop_token stop) { return silhouette_for(where, points, labels, stop); };
     }
 
     const std::string input_path = options.get("--input"), labels_path = options.get("--labels");
@@ -140,18 +145,18 @@ int score(const Args& args) {
 }  // namespace
 
 Scores run_scores(const Matrix<double>& points, std::span<const std::int32_t> labels, const Matrix<double>& centroids,
-                  const Dataset& truth, int threads, bool cuda, std::uint64_t seed) {
+                  const Dataset& truth, const SolverConfig& config, std::uint64_t seed) {
     ScoreSettings settings;
-    settings.options.threads = threads;
+    settings.options.threads = config.threads;
     settings.seed = seed;
     if (points.rows() > kRunScoresExactLimit) {
         settings.silhouette = SilhouetteMode::Sampled;
         settings.sample_size = kRunScoresExactLimit;
     }
-    if (cuda && gpu_silhouette_available())
-        settings.exact_silhouette = [](const Matrix<double>& p, std::span<const std::int32_t> l, std::stop_token stop) {
-            return gpu_silhouette(p, l, stop);
-        };
+    // The silhouette where the run ran (the GPU's for CUDA runs).
+    if (backend_availability(config.backend).available)
+        settings.exact_silhouette = [config](const Matrix<double>& p, std::span<const std::int32_t> l,
+                                             std::stop_token stop) { return silhouette_for(config, p, l, stop); };
     ScoreInputs inputs;
     inputs.points = &points;
     inputs.labels = labels;
@@ -174,19 +179,6 @@ void print_run_scores_table(const Scores& scores) {
     }
 }
 
-int cmd_score(const Args& args) {
-    try {
-        return score(args);
-    } catch (const UsageError& error) {
-        std::fprintf(stderr, "kmeans-cli score: %s\n(see 'kmeans-cli score --help')\n", error.what());
-        return 2;
-    } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "kmeans-cli score: not enough memory\n");
-        return 1;
-    } catch (const std::exception& error) {
-        std::fprintf(stderr, "kmeans-cli score: %s\n", error.what());
-        return 1;
-    }
-}
+int cmd_score(const Args& args) { return run_command("score", args, score); }
 
 }  // namespace kms::cli

@@ -6,6 +6,7 @@
 
 #include "kms/dataset.hpp"
 #include "kms/scores.hpp"
+#include "kms/solver.hpp"
 
 namespace kms::cli {
 
@@ -14,9 +15,9 @@ constexpr std::size_t kRunScoresExactLimit = 20000;
 
 // Scores of a finished run: inertia and centroid index against `centroids`, ARI/NMI
 // and CI against the data's ground truth where it has one; the silhouette on the
-// GPU when `cuda`. Undefined scores are NaN (k = 1) with a note on stderr.
+// back end of `config` (the GPU for CUDA runs). Undefined scores are NaN (k = 1) with a note on stderr.
 Scores run_scores(const Matrix<double>& points, std::span<const std::int32_t> labels, const Matrix<double>& centroids,
-                  const Dataset& truth, int threads, bool cuda, std::uint64_t seed);
+                  const Dataset& truth, const SolverConfig& config, std::uint64_t seed);
 // "# name  value" lines for the table report.
 void print_run_scores_table(const Scores& scores);
 

@@ -1,15 +1,38 @@
 #pragma once
 // kmeans-cli subcommands. Each takes the arguments after its name and returns
 // the process exit code (0 ok, 1 runtime/input error, 2 usage error).
+#include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
+
+#include "kms/error.hpp"
 
 namespace kms::cli {
 
 using Args = std::vector<std::string>;
 
 int cmd_run(const Args& args);       // cli_run.cpp
+int cmd_predict(const Args& args);   // cmd_predict.cpp
 int cmd_generate(const Args& args);  // cmd_generate.cpp
 int cmd_score(const Args& args);     // cmd_score.cpp
+
+// Runs a command body and turns what it throws into the message and exit code
+// every command uses: usage errors 2 (with a hint), anything else 1.
+template <typename Body>
+int run_command(const char* name, const Args& args, Body body) {
+    try {
+        return body(args);
+    } catch (const UsageError& error) {
+        std::fprintf(stderr, "kmeans-cli %s: %s\n(see 'kmeans-cli %s --help')\n", name, error.what(), name);
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "kmeans-cli %s: not enough memory\n", name);
+        return 1;
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "kmeans-cli %s: %s\n", name, error.what());
+        return 1;
+    }
+}
 
 }  // namespace kms::cli

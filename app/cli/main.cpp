@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "kms/gpu_backends.hpp"
 
 namespace {
 void print_usage(std::FILE* out) {
@@ -12,6 +13,7 @@ void print_usage(std::FILE* out) {
         "\n"
         "commands:\n"
         "  run       cluster a file or generated data, print per-iteration statistics\n"
+        "  predict   label points by their nearest centroid\n"
         "  generate  write a generated data set to a file\n"
         "  score     quality scores of a labelling (silhouette, Calinski-Harabasz, ...)\n"
         "\n"
@@ -31,7 +33,9 @@ int main(int argc, char** argv) {
         return 0;
     }
     kms::cli::Args args(argv + 2, argv + argc);
+    kms::register_gpu_backends();
     if (command == "run") return kms::cli::cmd_run(args);
+    if (command == "predict") return kms::cli::cmd_predict(args);
     if (command == "generate") return kms::cli::cmd_generate(args);
     if (command == "score") return kms::cli::cmd_score(args);
     std::fprintf(stderr, "kmeans-cli: unknown command '%s'\n", command.c_str());

@@ -7,15 +7,21 @@
 #include <string>
 #include <vector>
 
+#include "kms/error.hpp"
+#include "kms/gpu_backends.hpp"
 #include "main_window.hpp"
 #include "scripted_run.hpp"
 #include "studio_options.hpp"
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
+    kms::register_gpu_backends();
     kms::ui::StudioOptions options;
     try {
         options = kms::ui::parse_studio_options(args);
+    } catch (const kms::UsageError& error) {
+        std::fprintf(stderr, "kmeans-studio: %s\n(see 'kmeans-studio --help')\n", error.what());
+        return 2;
     } catch (const std::exception& error) {
         std::fprintf(stderr, "kmeans-studio: %s\n", error.what());
         return 1;

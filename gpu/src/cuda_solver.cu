@@ -400,7 +400,11 @@ private:
         launch_cumulative_row<T>(shift_table_.get(), shift_row_, k_, shift_upper_.get(), stream_);
     }
 
-    bool shared_variant() const { return config_.backend == Backend::CudaShared; }
+    // Auto: shared where Lloyd can use the int8 filter (its only faster shape), global elsewhere.
+    bool shared_variant() const {
+        if (config_.variant != KernelVariant::Auto) return config_.variant == KernelVariant::Shared;
+        return config_.algorithm == Algorithm::Lloyd && config_.int8_filter && int8_mma_ && gemm_filter_applies(k_, d_);
+    }
 
     // Where the small-path update (run by the summing kernel's last block) writes.
     SmallUpdate<T> small_update() {
@@ -421,8 +425,8 @@ private:
 
     // --- Lloyd cuda-shared, large d and k: the int8 filter-and-verify assignment.
     bool uses_gemm_filter() const {
-        return config_.algorithm == Algorithm::Lloyd && shared_variant() && gemm_filter_applies(k_, d_) &&
-               quantised_points_.get() != nullptr;
+        return config_.algorithm == Algorithm::Lloyd && config_.int8_filter && shared_variant() &&
+               gemm_filter_applies(k_, d_) && quantised_points_.get() != nullptr;
     }
     // The shift m (the data mean in T), the scale s, and the quantised data with
     // ‖q_x‖² and δ_x. Device memory too short for the n·padded_d int8 copy: no
@@ -432,8 +436,9 @@ private:
         point_qnorms_.release();
         point_slack_.release();
         shift_.release();
-        if (config_.algorithm != Algorithm::Lloyd || !shared_variant() || !int8_mma_ || d_ < kGemmMinD ||
-            d_ > kGemmMaxD)
+        // Before the centroids: k is not known yet, so the shape test is on d alone.
+        if (config_.algorithm != Algorithm::Lloyd || !config_.int8_filter || config_.variant == KernelVariant::Global ||
+            !int8_mma_ || d_ < kGemmMinD || d_ > kGemmMaxD)
             return;
         std::vector<double> sum(static_cast<std::size_t>(d_), 0.0);
         for (long long i = 0; i < n_; ++i)
@@ -600,14 +605,9 @@ BackendAvailability cuda_availability() {
 }
 
 std::unique_ptr<Solver> make_cuda_solver(const SolverConfig& config) {
-    if (config.backend != Backend::CudaGlobal && config.backend != Backend::CudaShared)
-        throw Error("back end " + std::string(to_string(config.backend)) + " is not a CUDA back end");
-    if (config.max_iterations < 1) throw Error("max iterations must be at least 1");
-    if (!(config.tol >= 0.0) || !std::isfinite(config.tol)) throw Error("tol must be a finite number >= 0");
-    if (config.cuda_block_size != 0 &&
-        (config.cuda_block_size < 32 || config.cuda_block_size > 1024 || config.cuda_block_size % 32 != 0))
-        throw Error("CUDA block size must be 0 (automatic) or a multiple of 32 from 32 to 1024, not " +
-                    std::to_string(config.cuda_block_size));
+    if (config.backend != Backend::Cuda)
+        throw Error("back end " + config.backend_name() + " is not a CUDA back end");
+    config.validate();
     int count = 0;
     cuda::check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
     if (config.cuda_device < 0 || config.cuda_device >= count)

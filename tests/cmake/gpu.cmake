@@ -1,5 +1,5 @@
 # CUDA solver tests (issue 3). Built in every configuration: without a CUDA build
 # or a device they skip with the reason. KMS_GPU_TEST_SMALL=1 shrinks the cases
 # (for compute-sanitizer runs).
-kms_add_test(test_cuda_solvers SOURCES ${CMAKE_CURRENT_LIST_DIR}/../gpu/test_cuda_solvers.cpp TIMEOUT 900 LABELS gpu)
-kms_add_test(test_cuda_init SOURCES ${CMAKE_CURRENT_LIST_DIR}/../gpu/test_cuda_init.cpp TIMEOUT 300 LABELS gpu)
+kms_add_test(test_cuda_solvers SOURCES ${CMAKE_CURRENT_LIST_DIR}/../gpu/test_cuda_solvers.cpp TIMEOUT 900 LIBS kms_gpu LABELS gpu)
+kms_add_test(test_cuda_init SOURCES ${CMAKE_CURRENT_LIST_DIR}/../gpu/test_cuda_init.cpp TIMEOUT 300 LIBS kms_gpu LABELS gpu)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kms/backends.hpp"
+#include "kms/gpu_backends.hpp"
 #include "kms/cuda_init.hpp"
 #include "kms/error.hpp"
 #include "kms/init.hpp"
@@ -32,7 +33,8 @@ class TestCudaInit : public QObject {
 
 private slots:
     void initTestCase() {
-        const kms::BackendAvailability availability = kms::backend_availability(kms::Backend::CudaGlobal);
+        kms::register_gpu_backends();
+        const kms::BackendAvailability availability = kms::backend_availability(kms::Backend::Cuda);
         if (!availability.available) QSKIP(qPrintable(QString("no CUDA device: ") + availability.reason.c_str()));
     }
 

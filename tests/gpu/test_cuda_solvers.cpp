@@ -23,14 +23,24 @@
 
 #include "kms/backends.hpp"
 #include "kms/distance.hpp"
+#include "kms/fit.hpp"
 #include "kms/error.hpp"
+#include "kms/gpu_backends.hpp"
 #include "kms/solver.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 using kms::Algorithm;
-using kms::Backend;
+// Where a solver runs: the device and, for CUDA, the kernel variant.
+struct Backend {
+    kms::Backend device;
+    kms::KernelVariant variant;
+    bool operator==(const Backend&) const = default;
+};
+const Backend kOpenMP{kms::Backend::OpenMP, kms::KernelVariant::Auto};
+const Backend kCudaGlobal{kms::Backend::Cuda, kms::KernelVariant::Global};
+const Backend kCudaShared{kms::Backend::Cuda, kms::KernelVariant::Shared};
 using kms::Matrix;
 using kms::Precision;
 
@@ -112,7 +122,8 @@ void place_on_bisectors(const Case& c, Matrix<double>& points, const Matrix<doub
 std::unique_ptr<kms::Solver> make(Algorithm a, Backend b, Precision p, const Case& c) {
     kms::SolverConfig config;
     config.algorithm = a;
-    config.backend = b;
+    config.backend = b.device;
+    config.variant = b.variant;
     config.precision = p;
     config.max_iterations = 1000;
     config.tol = 0.0;
@@ -188,7 +199,7 @@ std::vector<Case> cases() {
 }
 
 const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
-const Backend kCudaBackends[] = {Backend::CudaGlobal, Backend::CudaShared};
+const Backend kCudaBackends[] = {kCudaGlobal, kCudaShared};
 
 }  // namespace
 
@@ -197,7 +208,8 @@ class TestCudaSolvers : public QObject {
 
 private slots:
     void initTestCase() {
-        const kms::BackendAvailability availability = kms::backend_availability(Backend::CudaGlobal);
+        kms::register_gpu_backends();
+        const kms::BackendAvailability availability = kms::backend_availability(kms::Backend::Cuda);
         if (!availability.available) QSKIP(qPrintable(QString("no CUDA device: ") + availability.reason.c_str()));
     }
 
@@ -209,7 +221,7 @@ private slots:
             const Matrix<double> start = initial_centroids(c, *points, static_cast<std::uint64_t>(seed++));
             place_on_bisectors(c, *points, start);
             const double scale = data_scale(*points);
-            auto cpu = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F64, c);
+            auto cpu = make(Algorithm::Lloyd, kOpenMP, Precision::F64, c);
             cpu->set_data(points);
             cpu->set_initial_centroids(start);
             std::vector<std::unique_ptr<kms::Solver>> gpus;
@@ -259,12 +271,12 @@ private slots:
             const auto points = make_points(c, static_cast<std::uint64_t>(seed));
             const Matrix<double> start = initial_centroids(c, *points, static_cast<std::uint64_t>(seed++));
             place_on_bisectors(c, *points, start);
-            auto cpu = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F32, c);
-            auto reference = make(Algorithm::Lloyd, Backend::CudaGlobal, Precision::F32, c);
+            auto cpu = make(Algorithm::Lloyd, kOpenMP, Precision::F32, c);
+            auto reference = make(Algorithm::Lloyd, kCudaGlobal, Precision::F32, c);
             std::vector<std::unique_ptr<kms::Solver>> gpus;
             for (Algorithm a : kAlgorithms)
                 for (Backend b : kCudaBackends)
-                    if (a != Algorithm::Lloyd || b != Backend::CudaGlobal) gpus.push_back(make(a, b, Precision::F32, c));
+                    if (a != Algorithm::Lloyd || b != kCudaGlobal) gpus.push_back(make(a, b, Precision::F32, c));
             for (auto* s : {cpu.get(), reference.get()}) {
                 s->set_data(points);
                 s->set_initial_centroids(start);
@@ -360,8 +372,8 @@ private slots:
             const auto points = make_points(c, 31);
             const Matrix<double> start = initial_centroids(c, *points, 31);
             place_on_bisectors(c, *points, start);
-            auto gemm = make(Algorithm::Lloyd, Backend::CudaShared, e.precision, c);
-            auto exact = make(Algorithm::Lloyd, Backend::CudaGlobal, e.precision, c);
+            auto gemm = make(Algorithm::Lloyd, kCudaShared, e.precision, c);
+            auto exact = make(Algorithm::Lloyd, kCudaGlobal, e.precision, c);
             for (auto* s : {gemm.get(), exact.get()}) {
                 s->set_data(points);
                 s->set_initial_centroids(start);
@@ -406,7 +418,8 @@ private slots:
         for (Backend b : kCudaBackends) {
             kms::SolverConfig config;
             config.algorithm = Algorithm::Hamerly;
-            config.backend = b;
+            config.backend = b.device;
+    config.variant = b.variant;
             config.precision = Precision::F64;
             config.compute_inertia = true;
             config.max_iterations = 50;
@@ -429,9 +442,42 @@ private slots:
         }
     }
 
+    // The fit layer on CUDA (GPU initialiser, every restart, final relabel) gives
+    // the OpenMP fit's labels, centroids and choice of restart; assign() too.
+    void fitLayerMatchesCpu() {
+        Case c{"fit", small_mode() ? 2000u : 20000u, 3, 6, 0};
+        const auto points = make_points(c, 11);
+        for (Precision p : {Precision::F64, Precision::F32})
+            for (Backend b : {kCudaGlobal, kCudaShared, Backend{kms::Backend::Cuda, kms::KernelVariant::Auto}}) {
+                kms::FitOptions options;
+                options.k = c.k;
+                options.n_init = 3;
+                options.init.seed = 5;
+                options.solver.algorithm = Algorithm::Hamerly;
+                options.solver.precision = p;
+                options.solver.backend = kms::Backend::OpenMP;
+                const kms::FitResult cpu = kms::fit(points, options);
+                options.solver.backend = b.device;
+                options.solver.variant = b.variant;
+                const kms::FitResult gpu = kms::fit(points, options);
+                QCOMPARE(gpu.best_restart, cpu.best_restart);
+                QCOMPARE(gpu.iterations, cpu.iterations);
+                QVERIFY(gpu.initial_centroids == cpu.initial_centroids);  // the GPU initialiser: same centroids
+                QVERIFY(gpu.labels == cpu.labels);
+                QVERIFY(gpu.centroids == cpu.centroids);
+                const kms::Assignment on_gpu = kms::assign(points, cpu.centroids, options.solver);
+                options.solver.backend = kms::Backend::OpenMP;
+                options.solver.variant = kms::KernelVariant::Auto;
+                const kms::Assignment on_cpu = kms::assign(points, cpu.centroids, options.solver);
+                QVERIFY(on_gpu.labels == on_cpu.labels);
+                QVERIFY(std::abs(on_gpu.inertia - on_cpu.inertia) <= 1e-9 * on_cpu.inertia);
+            }
+    }
+
     void errors() {
         kms::SolverConfig config;
-        config.backend = Backend::CudaShared;
+        config.backend = kCudaShared.device;
+        config.variant = kCudaShared.variant;
         config.cuda_block_size = 100;
         QVERIFY_THROWS_EXCEPTION(kms::Error, kms::make_solver(config));
         config.cuda_block_size = 0;

@@ -273,7 +273,7 @@ private slots:
 
     void solver_panel_greys_unavailable_back_ends() {
         SolverPanel panel;
-        for (Backend backend : {Backend::Sequential, Backend::OpenMP, Backend::CudaGlobal, Backend::CudaShared}) {
+        for (Backend backend : all_backends()) {
             const BackendAvailability availability = backend_availability(backend);
             QCOMPARE(panel.backend_enabled(backend), availability.available);
             if (!availability.available)
@@ -288,6 +288,7 @@ private slots:
         setup.config.max_iterations = 42;
         setup.config.tol = 1e-6;
         setup.config.empty_policy = EmptyClusterPolicy::Farthest;
+        setup.n_init = 4;
         setup.init.method = InitMethod::Maximin;
         setup.init.seed = 99;
         QSignalSpy edited(&panel, &SolverPanel::setupEdited);
@@ -302,6 +303,7 @@ private slots:
         QVERIFY(shown.config.empty_policy == EmptyClusterPolicy::Farthest);
         QVERIFY(shown.init.method == InitMethod::Maximin);
         QCOMPARE(shown.init.seed, std::uint64_t(99));
+        QCOMPARE(shown.n_init, 4);
     }
 
     void studio_options() {

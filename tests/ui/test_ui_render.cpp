@@ -215,9 +215,10 @@ private slots:
         QVERIFY(process.waitForFinished(60000));
         QCOMPARE(process.exitCode(), 1);
         QVERIFY(QString::fromLocal8Bit(process.readAllStandardError()).contains(QStringLiteral("k")));
+        // A bad option is bad usage: exit 2, as kmeans-cli.
         process.start(studio, {"--k", "nope"});
         QVERIFY(process.waitForFinished(60000));
-        QCOMPARE(process.exitCode(), 1);
+        QCOMPARE(process.exitCode(), 2);
         QVERIFY(QString::fromLocal8Bit(process.readAllStandardError()).contains(QStringLiteral("--k")));
     }
 

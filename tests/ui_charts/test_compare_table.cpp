@@ -10,6 +10,7 @@
 #include "kms/generate.hpp"
 #include "kms/init.hpp"
 #include "kms/scores.hpp"
+#include "kms/backends.hpp"
 #include "kms/solver.hpp"
 
 using kms::IterationStats;
@@ -59,7 +60,7 @@ std::vector<IterationStats> run_solver(const kms::Dataset& data, const kms::Matr
                                        kms::Algorithm algorithm, double* inertia) {
     kms::SolverConfig config;
     config.algorithm = algorithm;
-    auto solver = kms::make_cpu_solver(config);
+    auto solver = kms::make_solver(config);
     solver->set_data(std::make_shared<const kms::Matrix<double>>(data.points));
     solver->set_initial_centroids(start);
     std::vector<IterationStats> stats;

@@ -15,6 +15,7 @@
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/init.hpp"
+#include "kms/backends.hpp"
 #include "kms/solver.hpp"
 #include "test_support.hpp"
 
@@ -62,7 +63,7 @@ std::vector<IterationStats> run_solver(const kms::Dataset& data, const kms::Matr
     config.algorithm = algorithm;
     config.compute_inertia = true;
     config.max_iterations = 60;
-    auto solver = kms::make_cpu_solver(config);
+    auto solver = kms::make_solver(config);
     solver->set_data(std::make_shared<const kms::Matrix<double>>(data.points));
     solver->set_initial_centroids(start);
     std::vector<IterationStats> stats;

@@ -13,6 +13,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A bad option or option value: clients print it with a usage hint and exit 2.
+class UsageError : public Error {
+public:
+    using Error::Error;
+};
+
 // Malformed or unusable input data. what() reads "SOURCE:LINE: REASON",
 // "SOURCE: byte OFFSET: REASON" or "SOURCE: REASON".
 class InputError : public Error {

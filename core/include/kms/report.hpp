@@ -1,7 +1,10 @@
 #pragma once
 // Machine-readable run reports: one JSON object per iteration, one summary.
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "kms/fit.hpp"
 #include "kms/solver.hpp"
 #include "kms/stats.hpp"
 
@@ -15,10 +18,20 @@ struct RunSummary {
     bool converged = false;      // stopped by a convergence test, not by max iterations
     StopReason stop_reason = StopReason::NotStopped;
     double inertia = 0.0;        // of the final labels and centroids
-    double total_time_ms = 0.0;  // sum of step times
+    double total_time_ms = 0.0;  // sum of step times (every restart)
+    std::uint64_t seed = 0;      // of the first restart
+    int n_init = 1;
+    int best_restart = 0;        // index into restarts of the run kept
+    std::vector<RestartResult> restarts;
 };
 
+// The summary of a fit of `n` × `d` points named `data`.
+RunSummary summarize(const FitResult& result, const FitOptions& options, const std::string& data, std::size_t n,
+                     std::size_t d);
+
 std::string to_json(const IterationStats& stats);   // one line, no trailing newline
+// The same with "restart": R first, for fits with several restarts.
+std::string to_json(const IterationStats& stats, int restart);
 std::string to_json(const RunSummary& summary);     // one line, no trailing newline
 std::string json_escape(const std::string& text);
 // Shortest text that parses back to the same double (JSON has no NaN: null).

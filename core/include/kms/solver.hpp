@@ -14,20 +14,32 @@
 namespace kms {
 
 enum class Algorithm { Lloyd, Elkan, Hamerly };
-enum class Backend { Sequential, OpenMP, CudaGlobal, CudaShared };
+// The device a solver runs on; back ends register themselves in kms/backends.hpp.
+enum class Backend { Sequential, OpenMP, Cuda };
+// Which CUDA kernels: global memory, or centroids staged in shared memory. Auto
+// picks per shape (shared where Lloyd can use the int8 filter, global elsewhere).
+enum class KernelVariant { Auto, Global, Shared };
 enum class Precision { F32, F64 };
 enum class EmptyClusterPolicy { Keep, Farthest };
-enum class StopReason { NotStopped, NoLabelChange, Tolerance, MaxIterations };
+enum class StopReason { NotStopped, NoLabelChange, Tolerance, MaxIterations, Cancelled };
 
 // Names used on the command line, in reports and in the GUI.
 std::string_view to_string(Algorithm);
 std::string_view to_string(Backend);
+std::string_view to_string(KernelVariant);
 std::string_view to_string(Precision);
 std::string_view to_string(EmptyClusterPolicy);
 std::string_view to_string(StopReason);
 // Parse a name; std::nullopt if unknown (callers turn that into an error naming the option).
 std::optional<Algorithm> parse_algorithm(std::string_view);
-std::optional<Backend> parse_backend(std::string_view);
+// A back-end spelling: a device name (seq, omp, cuda), or a device with its kernel
+// variant as scripts have always written it (cuda-global, cuda-shared).
+struct BackendSpec {
+    Backend backend;
+    KernelVariant variant;
+};
+std::optional<BackendSpec> parse_backend(std::string_view);
+std::optional<KernelVariant> parse_kernel_variant(std::string_view);
 std::optional<Precision> parse_precision(std::string_view);
 std::optional<EmptyClusterPolicy> parse_empty_policy(std::string_view);
 
@@ -41,10 +53,16 @@ struct SolverConfig {
     EmptyClusterPolicy empty_policy = EmptyClusterPolicy::Keep;
     bool compute_inertia = false;      // fill IterationStats::inertia each step
     bool record_point_status = false;  // keep per-point skipped/recomputed flags (GUI bounds view)
+    KernelVariant variant = KernelVariant::Auto;  // CUDA kernel variant
+    bool int8_filter = true;           // CUDA Lloyd, shared variant, d >= 16, k >= 64: certify labels with int8 tensor cores
     int cuda_block_size = 0;           // CUDA threads per block; 0 = automatic
     int cuda_device = 0;
 
-    std::string describe() const;      // e.g. "hamerly/omp/f32"
+    std::string describe() const;      // e.g. "hamerly/omp/f32", "lloyd/cuda-shared/f32"
+    std::string backend_name() const;  // "omp", "cuda", "cuda-global", ...
+    // Throws kms::UsageError naming the option for a value no back end accepts
+    // (the one check every client and every back end relies on).
+    void validate() const;
 };
 
 // Per-point outcome of the last assignment, for the bounds view.
@@ -93,8 +111,8 @@ StopReason evaluate_stop(const SolverConfig& config, const IterationStats& stats
 // tol × the mean over features of the data's variance (scikit-learn's _tolerance).
 double absolute_tolerance(const Matrix<double>& points, double tol);
 
-// Sequential and OpenMP solvers. Throws kms::Error for a CUDA back end (use
-// kms::make_solver from gpu/ "kms/backends.hpp", which dispatches to both).
-std::unique_ptr<Solver> make_cpu_solver(const SolverConfig& config);
+// Most OpenMP threads a solver accepts: beyond it, thread start-up alone costs
+// more than any run (and libgomp's stacks run out), so it is refused as bad usage.
+int max_threads();
 
 }  // namespace kms

@@ -64,9 +64,9 @@ private:
 };
 }  // namespace
 
-std::string to_json(const IterationStats& s) {
-    return JsonObject()
-        .string("type", "iteration")
+namespace {
+std::string iteration_json(JsonObject object, const IterationStats& s) {
+    return object
         .integer("iteration", s.iteration)
         .number("time_assign_ms", s.time_assign_ms)
         .number("time_bounds_ms", s.time_bounds_ms)
@@ -84,6 +84,51 @@ std::string to_json(const IterationStats& s) {
         .number("inertia", s.inertia)
         .str();
 }
+}  // namespace
+
+std::string to_json(const IterationStats& s) { return iteration_json(JsonObject().string("type", "iteration"), s); }
+std::string to_json(const IterationStats& s, int restart) {
+    return iteration_json(JsonObject().string("type", "iteration").integer("restart", restart), s);
+}
+
+RunSummary summarize(const FitResult& result, const FitOptions& options, const std::string& data, std::size_t n,
+                     std::size_t d) {
+    RunSummary summary;
+    summary.solver = options.solver.describe();
+    summary.data = data;
+    summary.n = n;
+    summary.d = d;
+    summary.k = options.k;
+    summary.iterations = result.iterations;
+    summary.stop_reason = result.stop_reason;
+    summary.converged = result.converged();
+    summary.inertia = result.inertia;
+    summary.total_time_ms = result.total_time_ms;
+    summary.seed = options.init.seed;
+    summary.n_init = options.n_init;
+    summary.best_restart = result.best_restart;
+    summary.restarts = result.restarts;
+    return summary;
+}
+
+
+namespace {
+std::string restarts_json(const std::vector<RestartResult>& restarts) {
+    std::string text = "[";
+    for (const RestartResult& r : restarts) {
+        if (text.size() > 1) text += ",";
+        text += JsonObject()
+                    .integer("restart", r.restart)
+                    .integer("seed", static_cast<long long>(r.seed))
+                    .integer("iterations", r.iterations)
+                    .string("stop_reason", std::string(to_string(r.stop_reason)))
+                    .number("inertia", r.inertia)
+                    .number("time_ms", r.time_ms)
+                    .str();
+    }
+    return text + "]";
+}
+}  // namespace
 
 std::string to_json(const RunSummary& s) {
     return JsonObject()
@@ -98,6 +143,10 @@ std::string to_json(const RunSummary& s) {
         .string("stop_reason", std::string(to_string(s.stop_reason)))
         .number("inertia", s.inertia)
         .number("total_time_ms", s.total_time_ms)
+        .integer("seed", static_cast<long long>(s.seed))
+        .integer("n_init", s.n_init)
+        .integer("best_restart", s.best_restart)
+        .field("restarts", restarts_json(s.restarts))
         .str();
 }
 

@@ -1,6 +1,9 @@
 // Names, the stopping rule and the tolerance: shared by every back end.
+#include <algorithm>
 #include <cmath>
 #include <string>
+
+#include <omp.h>
 
 #include "kms/error.hpp"
 #include "kms/solver.hpp"
@@ -17,10 +20,10 @@ std::optional<Enum> parse_name(std::string_view text, const std::pair<std::strin
 
 constexpr std::pair<std::string_view, Algorithm> kAlgorithms[] = {
     {"lloyd", Algorithm::Lloyd}, {"elkan", Algorithm::Elkan}, {"hamerly", Algorithm::Hamerly}};
-constexpr std::pair<std::string_view, Backend> kBackends[] = {{"seq", Backend::Sequential},
-                                                              {"omp", Backend::OpenMP},
-                                                              {"cuda-global", Backend::CudaGlobal},
-                                                              {"cuda-shared", Backend::CudaShared}};
+constexpr std::pair<std::string_view, Backend> kBackends[] = {
+    {"seq", Backend::Sequential}, {"omp", Backend::OpenMP}, {"cuda", Backend::Cuda}};
+constexpr std::pair<std::string_view, KernelVariant> kVariants[] = {
+    {"auto", KernelVariant::Auto}, {"global", KernelVariant::Global}, {"shared", KernelVariant::Shared}};
 constexpr std::pair<std::string_view, Precision> kPrecisions[] = {{"f32", Precision::F32},
                                                                   {"f64", Precision::F64}};
 constexpr std::pair<std::string_view, EmptyClusterPolicy> kEmptyPolicies[] = {
@@ -34,6 +37,11 @@ std::string_view to_string(Algorithm value) {
 }
 std::string_view to_string(Backend value) {
     for (const auto& [name, v] : kBackends)
+        if (v == value) return name;
+    return "?";
+}
+std::string_view to_string(KernelVariant value) {
+    for (const auto& [name, v] : kVariants)
         if (v == value) return name;
     return "?";
 }
@@ -53,20 +61,54 @@ std::string_view to_string(StopReason value) {
         case StopReason::NoLabelChange: return "no-label-change";
         case StopReason::Tolerance: return "tolerance";
         case StopReason::MaxIterations: return "max-iterations";
+        case StopReason::Cancelled: return "cancelled";
     }
     return "?";
 }
 
 std::optional<Algorithm> parse_algorithm(std::string_view text) { return parse_name(text, kAlgorithms); }
-std::optional<Backend> parse_backend(std::string_view text) { return parse_name(text, kBackends); }
+std::optional<BackendSpec> parse_backend(std::string_view text) {
+    if (const auto backend = parse_name(text, kBackends)) return BackendSpec{*backend, KernelVariant::Auto};
+    // The spellings from before the variant was its own option: cuda-global, cuda-shared.
+    const std::size_t dash = text.find('-');
+    if (dash == std::string_view::npos) return std::nullopt;
+    const auto backend = parse_name(text.substr(0, dash), kBackends);
+    const auto variant = parse_name(text.substr(dash + 1), kVariants);
+    if (!backend || *backend != Backend::Cuda || !variant || *variant == KernelVariant::Auto) return std::nullopt;
+    return BackendSpec{*backend, *variant};
+}
+std::optional<KernelVariant> parse_kernel_variant(std::string_view text) { return parse_name(text, kVariants); }
 std::optional<Precision> parse_precision(std::string_view text) { return parse_name(text, kPrecisions); }
 std::optional<EmptyClusterPolicy> parse_empty_policy(std::string_view text) {
     return parse_name(text, kEmptyPolicies);
 }
 
+std::string SolverConfig::backend_name() const {
+    std::string name(to_string(backend));
+    if (backend == Backend::Cuda && variant != KernelVariant::Auto) name += "-" + std::string(to_string(variant));
+    return name;
+}
+
 std::string SolverConfig::describe() const {
-    return std::string(to_string(algorithm)) + "/" + std::string(to_string(backend)) + "/" +
-           std::string(to_string(precision));
+    return std::string(to_string(algorithm)) + "/" + backend_name() + "/" + std::string(to_string(precision));
+}
+
+int max_threads() { return std::max(4, 4 * omp_get_num_procs()); }
+
+void SolverConfig::validate() const {
+    if (max_iterations < 1) throw UsageError("--max-iter must be at least 1");
+    if (!(tol >= 0.0) || !std::isfinite(tol)) throw UsageError("--tol must be a finite number >= 0");
+    if (threads < 0) throw UsageError("--threads must be 0 (all cores) or more");
+    if (threads > max_threads())
+        throw UsageError("--threads " + std::to_string(threads) + " is more than " + std::to_string(max_threads()) +
+                         " (4 x the " + std::to_string(omp_get_num_procs()) + " hardware threads)");
+    if (cuda_block_size != 0 && (cuda_block_size < 32 || cuda_block_size > 1024 || cuda_block_size % 32 != 0))
+        throw UsageError("--block-size must be 0 (automatic) or a multiple of 32 from 32 to 1024, not " +
+                         std::to_string(cuda_block_size));
+    if (cuda_device < 0) throw UsageError("--device must be >= 0");
+    if (backend != Backend::Cuda && variant != KernelVariant::Auto)
+        throw UsageError("--variant " + std::string(to_string(variant)) + " needs a CUDA back end, not " +
+                         std::string(to_string(backend)));
 }
 
 StopReason evaluate_stop(const SolverConfig& config, const IterationStats& stats, double tol_absolute) {

@@ -1,0 +1,75 @@
+#pragma once
+// The back-end registry: each device (seq, omp, cuda, ...) registers how to make
+// its solvers, which algorithms and kernel variants it has, whether it can run
+// here (with the reason when not), and, optionally, its own initialiser and
+// silhouette. Clients ask the registry; none tests "is this CUDA?" itself.
+//
+// Sequential and OpenMP are always registered (core). The CUDA back end registers
+// itself when a program calls kms::register_cuda_backend() (gpu/, kms/cuda_backend.hpp).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "kms/init.hpp"
+#include "kms/matrix.hpp"
+#include "kms/scores.hpp"
+#include "kms/solver.hpp"
+
+namespace kms {
+
+struct BackendAvailability {
+    bool available = false;
+    std::string reason;   // why not, for error messages and greyed-out GUI entries
+};
+
+struct BackendEntry {
+    Backend backend = Backend::Sequential;
+    std::string label;                      // for people: "OpenMP threads", "CUDA"
+    std::vector<Algorithm> algorithms;      // what make_solver can build
+    std::vector<KernelVariant> variants;    // besides Auto; empty when it has none
+    bool uses_threads = false;              // --threads applies
+    bool uses_block_size = false;           // --block-size applies
+    bool device_labels = false;             // its solvers expose device_labels() (CUDA–GL interop)
+    std::function<BackendAvailability()> availability;
+    // Builds a solver of an algorithm in `algorithms` (the registry checks that first).
+    std::function<std::unique_ptr<Solver>(const SolverConfig&)> make_solver;
+    // Optional: initial centroids on the device, equal to kms::initialize_centroids().
+    std::function<Matrix<double>(const Matrix<double>& points, std::size_t k, const InitOptions& init,
+                                 const std::string& source_name, const SolverConfig& config)>
+        initialize;
+    // Optional: the exact silhouette on the device, equal to kms::silhouette().
+    std::function<SilhouetteResult(const Matrix<double>& points, std::span<const std::int32_t> labels,
+                                   std::stop_token stop, const SolverConfig& config)>
+        silhouette;
+
+    bool has(Algorithm algorithm) const;
+};
+
+// Adds a back end, or replaces the entry registered for the same Backend.
+void register_backend(BackendEntry entry);
+// nullptr when nothing is registered for `backend` (e.g. CUDA in a CPU-only program).
+const BackendEntry* find_backend(Backend backend);
+// Every Backend value, registered or not, with its entry (nullptr if none), in enum order.
+std::vector<Backend> all_backends();
+
+// Whether a back end can run here; the reason when not (not built, no driver, no device).
+BackendAvailability backend_availability(Backend backend);
+
+// A solver for any configuration: validates it, then throws kms::Error naming the
+// back end when it is unavailable or lacks the algorithm.
+std::unique_ptr<Solver> make_solver(const SolverConfig& config);
+
+// Initial centroids where the configuration runs: the back end's own initialiser
+// when it has one and is available, else kms::initialize_centroids (same result).
+Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix<double>& points, std::size_t k,
+                                        const InitOptions& init, const std::string& source_name = "data");
+
+// The exact silhouette where the configuration runs (the CPU's when its back end has none).
+SilhouetteResult silhouette_for(const SolverConfig& config, const Matrix<double>& points,
+                                std::span<const std::int32_t> labels, std::stop_token stop = {});
+
+}  // namespace kms

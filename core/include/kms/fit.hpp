@@ -1,0 +1,117 @@
+#pragma once
+// The fit layer: what scikit-learn's KMeans.fit and FAISS's Clustering::train do,
+// written once. fit() validates, initialises (on the back end's device when it
+// has an initialiser), runs the restarts, steps each one to its stop, finalises
+// the labels and keeps the best restart. Clients watch through a FitObserver: the
+// CLI prints, the studio draws, the benchmarks record; none writes its own loop.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "kms/init.hpp"
+#include "kms/matrix.hpp"
+#include "kms/solver.hpp"
+#include "kms/stats.hpp"
+
+namespace kms {
+
+struct FitOptions {
+    SolverConfig solver;
+    std::size_t k = 0;
+    InitOptions init;      // restart r initialises with seed init.seed + r
+    int n_init = 1;        // restarts; the one with the lowest final inertia is kept (ties: the lowest seed)
+
+    static constexpr int kMaxRestarts = 10000;
+    // Throws kms::UsageError naming the option: k, n_init, and SolverConfig::validate().
+    void validate() const;
+};
+
+// One restart's outcome, for reports.
+struct RestartResult {
+    int restart = 0;
+    std::uint64_t seed = 0;
+    int iterations = 0;
+    StopReason stop_reason = StopReason::NotStopped;
+    double inertia = 0.0;      // of its final labels and centroids
+    double time_ms = 0.0;      // its steps' summed time
+};
+
+struct FitResult {
+    Matrix<double> initial_centroids;   // of the kept restart
+    Matrix<double> centroids;           // final, k × d
+    std::vector<std::int32_t> labels;   // final: each point's label against `centroids`
+    double inertia = 0.0;
+    int iterations = 0;
+    StopReason stop_reason = StopReason::NotStopped;  // Cancelled when the stop token ended it
+    std::vector<RestartResult> restarts;               // every restart run, in order
+    int best_restart = 0;
+    double total_time_ms = 0.0;         // step time summed over every restart
+
+    bool converged() const {
+        return stop_reason == StopReason::NoLabelChange || stop_reason == StopReason::Tolerance;
+    }
+};
+
+// What a fit reports while it runs, on the thread that runs fit().
+class FitObserver {
+public:
+    virtual ~FitObserver() = default;
+    virtual void restart_started(int /*restart*/, std::uint64_t /*seed*/, const Matrix<double>& /*initial*/) {}
+    // After each step; `solver` holds that iteration's labels and centroids.
+    virtual void iteration_done(int /*restart*/, const IterationStats& /*stats*/, const Solver& /*solver*/) {}
+    virtual void restart_done(const RestartResult& /*result*/) {}
+};
+
+// One run from given initial centroids over any solver: the step loop, the stop
+// rule and the finalisation. fit() runs one per restart; the studio steps one.
+class KMeansRun {
+public:
+    explicit KMeansRun(std::unique_ptr<Solver> solver) : solver_(std::move(solver)) {}
+
+    Solver& solver() { return *solver_; }
+    const Solver& solver() const { return *solver_; }
+
+    // Steps until the solver stops, `max_steps` more steps were taken (< 0: no
+    // limit), `on_step` returns false, or `stop` is requested (checked before each
+    // step). When the solver stops on tol or max-iter, the labels are recomputed
+    // against the final centroids before `on_step` sees that step (as scikit-learn
+    // does), so the final labels always match the final centroids. Returns the
+    // number of steps taken.
+    int advance(int max_steps, std::stop_token stop = {},
+                const std::function<bool(const IterationStats&)>& on_step = {});
+
+    bool finished() const { return solver_->converged(); }
+    double step_time_ms() const { return step_time_ms_; }  // summed since the last reset()
+    void reset() {
+        solver_->reset();
+        step_time_ms_ = 0.0;
+    }
+
+private:
+    std::unique_ptr<Solver> solver_;
+    double step_time_ms_ = 0.0;
+};
+
+// Fits `options.k` clusters to `points`. Throws kms::UsageError for bad options,
+// kms::InputError (naming `source_name`) for k > n or bad initial centroids, and
+// kms::Error for an unavailable back end. A stop request ends it after the step
+// in progress with stop_reason Cancelled and the best state reached so far.
+FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer = nullptr,
+              std::stop_token stop = {}, const std::string& source_name = "data");
+
+// Each point's nearest centroid with the engine's distance in `config.precision`
+// (ties to the lowest index), on `config.backend`: labels and their inertia. What
+// predict and the studio's relabelling use. Throws kms::Error when the centroids'
+// dimension differs from the points'.
+struct Assignment {
+    std::vector<std::int32_t> labels;
+    double inertia = 0.0;
+};
+Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<double>& centroids,
+                  const SolverConfig& config);
+
+}  // namespace kms

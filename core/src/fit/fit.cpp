@@ -1,0 +1,130 @@
+// The fit layer (kms/fit.hpp): one loop, one stop rule, one finalisation, the
+// restarts and the choice of the best, for every client and back end.
+#include "kms/fit.hpp"
+
+#include <string>
+#include <utility>
+
+#include "../solvers/cpu/cpu_backend.hpp"
+#include "kms/backends.hpp"
+#include "kms/error.hpp"
+
+namespace kms {
+
+void FitOptions::validate() const {
+    if (k < 1) throw UsageError("--k must be at least 1");
+    if (n_init < 1 || n_init > kMaxRestarts)
+        throw UsageError("--n-init must be between 1 and " + std::to_string(kMaxRestarts));
+    if (n_init > 1 && init.method == InitMethod::File)
+        throw UsageError("--n-init " + std::to_string(n_init) +
+                         " needs a seeded initialisation: centroids from a file give the same run every time");
+    solver.validate();
+}
+
+int KMeansRun::advance(int max_steps, std::stop_token stop, const std::function<bool(const IterationStats&)>& on_step) {
+    int steps = 0;
+    while (!solver_->converged() && (max_steps < 0 || steps < max_steps) && !stop.stop_requested()) {
+        const IterationStats stats = solver_->step();
+        ++steps;
+        step_time_ms_ += stats.time_total_ms;
+        const StopReason reason = solver_->stop_reason();
+        // Stopped with labels that belong to the previous centroids: relabel, so
+        // labels and centroids agree (scikit-learn's final E-step).
+        if (reason == StopReason::Tolerance || reason == StopReason::MaxIterations) solver_->finalize_labels();
+        if (on_step && !on_step(stats)) break;
+    }
+    return steps;
+}
+
+FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer,
+              std::stop_token stop, const std::string& source_name) {
+    options.validate();
+    if (!points || points->rows() == 0) throw InputError::whole(source_name, "no points to cluster");
+    if (options.k > points->rows())
+        throw InputError::whole(source_name, "k = " + std::to_string(options.k) +
+                                                 " must be between 1 and the number of points n = " +
+                                                 std::to_string(points->rows()));
+    KMeansRun run(make_solver(options.solver));
+    run.solver().set_data(points);
+
+    FitResult result;
+    bool have_best = false;
+    for (int r = 0; r < options.n_init && !stop.stop_requested(); ++r) {
+        InitOptions init = options.init;
+        init.seed = options.init.seed + static_cast<std::uint64_t>(r);
+        if (!init.cancel.stop_possible()) init.cancel = stop;
+        Matrix<double> initial;
+        try {
+            initial = initialize_centroids_for(options.solver, *points, options.k, init, source_name);
+        } catch (const Error&) {
+            if (stop.stop_requested()) break;  // cancelled while choosing centroids
+            throw;
+        }
+        run.solver().set_initial_centroids(initial);
+        run.reset();
+        if (observer) observer->restart_started(r, init.seed, initial);
+        run.advance(-1, stop, [&](const IterationStats& stats) {
+            if (observer) observer->iteration_done(r, stats, run.solver());
+            return true;
+        });
+
+        const Solver& solver = run.solver();
+        RestartResult restart;
+        restart.restart = r;
+        restart.seed = init.seed;
+        restart.iterations = solver.iteration();
+        restart.stop_reason = solver.converged() ? solver.stop_reason() : StopReason::Cancelled;
+        restart.inertia = solver.iteration() > 0 ? solver.inertia() : 0.0;
+        restart.time_ms = run.step_time_ms();
+        result.restarts.push_back(restart);
+        result.total_time_ms += restart.time_ms;
+        if (observer) observer->restart_done(restart);
+
+        // Lowest inertia wins; ties keep the earlier (lower) seed. A restart
+        // cancelled before its first step has no state worth keeping.
+        const bool candidate = restart.iterations > 0;
+        if (candidate && (!have_best || restart.inertia < result.inertia)) {
+            have_best = true;
+            result.best_restart = r;
+            result.initial_centroids = std::move(initial);
+            result.centroids = solver.centroids();
+            result.labels = solver.labels();
+            result.inertia = restart.inertia;
+            result.iterations = restart.iterations;
+            result.stop_reason = restart.stop_reason;
+        }
+    }
+    if (stop.stop_requested()) result.stop_reason = StopReason::Cancelled;
+    return result;
+}
+
+Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<double>& centroids,
+                  const SolverConfig& config) {
+    config.validate();
+    if (!points) throw Error("no points to assign");
+    if (centroids.cols() != points->cols())
+        throw Error("the centroids have " + std::to_string(centroids.cols()) + " coordinates, the data " +
+                    std::to_string(points->cols()));
+    Assignment result;
+    // The registry's solver when it can hold these centroids (k <= n); otherwise,
+    // and on the CPU back ends, the CPU search, whose labels every back end equals bit for bit.
+    if (config.backend != Backend::Sequential && config.backend != Backend::OpenMP &&
+        centroids.rows() <= points->rows()) {
+        SolverConfig lloyd = config;
+        lloyd.algorithm = Algorithm::Lloyd;
+        lloyd.record_point_status = false;
+        lloyd.compute_inertia = false;
+        auto solver = make_solver(lloyd);
+        solver->set_data(std::move(points));
+        solver->set_initial_centroids(centroids);
+        solver->finalize_labels();
+        result.labels = solver->labels();
+        result.inertia = solver->inertia();
+        return result;
+    }
+    const int threads = config.backend == Backend::Sequential ? 1 : config.threads;
+    result.labels = cpu::assign_labels(*points, centroids, config.precision, threads, result.inertia);
+    return result;
+}
+
+}  // namespace kms

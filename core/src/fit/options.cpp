@@ -1,0 +1,165 @@
+// The option table (kms/options.hpp).
+#include "kms/options.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace kms {
+
+namespace {
+
+constexpr OptionSpec kFitOptions[] = {
+    {"--k", "K", "", "number of clusters (1 <= K <= n)"},
+    {"--solver", "NAME", "lloyd", "lloyd | elkan | hamerly"},
+    {"--backend", "NAME", "omp", "seq | omp | cuda (also cuda-global, cuda-shared: cuda with --variant)"},
+    {"--variant", "V", "auto", "CUDA kernels: global | shared | auto (shared where Lloyd can use the\n"
+                               "int8 filter, else global)"},
+    {"--int8-filter", "on|off", "on", "CUDA Lloyd, shared variant, d >= 16, k >= 64: certify labels with\n"
+                                      "int8 tensor cores, verify the rest exactly (labels unchanged)"},
+    {"--precision", "P", "f64", "f32 | f64"},
+    {"--init", "METHOD|PATH", "kmeans++", "random | kmeans++ | greedy-kmeans++ | maximin, or a centroid file"},
+    {"--seed", "S", "0", "seed of the generator and of the initialisation"},
+    {"--n-init", "R", "1", "restarts with seeds S .. S+R-1; the lowest final inertia is kept"},
+    {"--max-iter", "N", "300", "iteration limit"},
+    {"--tol", "X", "1e-4", "stop when the summed squared centroid shift <= X * mean feature\n"
+                           "variance, as scikit-learn (0 = until labels settle)"},
+    {"--threads", "T", "0", "OpenMP threads (0 = all cores; at most 4 x the hardware threads)"},
+    {"--block-size", "B", "0", "CUDA threads per block: a multiple of 32 up to 1024, 0 = automatic"},
+    {"--device", "N", "0", "CUDA device"},
+    {"--empty", "POLICY", "keep", "keep | farthest: what an empty cluster does"},
+};
+
+constexpr OptionSpec kDataOptions[] = {
+    {"--input", "PATH", "", "data: delimited text (CSV/TSV/spaces), benchmark-set text, NumPy .npy"},
+    {"--generate", "SPEC", "", "generated data, e.g. blobs:n=100000,k=5,d=2 (see 'kmeans-cli generate --help')"},
+};
+
+const OptionSpec* find_spec(const std::vector<OptionTable>& tables, std::string_view name) {
+    for (OptionTable table : tables)
+        for (const OptionSpec& spec : table)
+            if (spec.name == name) return &spec;
+    return nullptr;
+}
+
+template <typename T>
+T parsed_or_usage(std::optional<T> value, std::string_view option, const std::string& text, std::string_view allowed) {
+    if (!value)
+        throw UsageError("option " + std::string(option) + ": unknown value '" + text + "' (expected " +
+                         std::string(allowed) + ")");
+    return *value;
+}
+
+}  // namespace
+
+OptionTable fit_option_table() { return kFitOptions; }
+OptionTable data_option_table() { return kDataOptions; }
+
+ParsedOptions::ParsedOptions(const std::vector<std::string>& args, std::initializer_list<OptionTable> tables)
+    : tables_(tables) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string name = args[i], value;
+        bool has_value = false;
+        if (name.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + name + "'");
+        if (const auto eq = name.find('='); eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name = name.substr(0, eq);
+            has_value = true;
+        }
+        const OptionSpec* spec = find_spec(tables_, name);
+        if (!spec) throw UsageError("unknown option " + name);
+        if (values_.count(name)) throw UsageError("option " + name + " given twice");
+        if (spec->value.empty()) {
+            if (has_value) throw UsageError("option " + name + " takes no value");
+            values_[name] = "1";
+            continue;
+        }
+        if (!has_value) {
+            if (i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
+            value = args[++i];
+        }
+        values_[name] = value;
+    }
+}
+
+std::string ParsedOptions::get(std::string_view name, const std::string& fallback) const {
+    if (const auto it = values_.find(std::string(name)); it != values_.end()) return it->second;
+    const OptionSpec* spec = find_spec(tables_, name);
+    return spec && !spec->fallback.empty() ? std::string(spec->fallback) : fallback;
+}
+
+FitOptions fit_options_from(const ParsedOptions& options, bool k_required) {
+    FitOptions fit;
+    SolverConfig& config = fit.solver;
+    config.algorithm = parsed_or_usage(parse_algorithm(options.get("--solver")), "--solver", options.get("--solver"),
+                                       "lloyd, elkan or hamerly");
+    const BackendSpec backend = parsed_or_usage(parse_backend(options.get("--backend")), "--backend",
+                                                options.get("--backend"), "seq, omp, cuda, cuda-global or cuda-shared");
+    config.backend = backend.backend;
+    config.variant = backend.variant;
+    if (options.has("--variant")) {
+        if (backend.variant != KernelVariant::Auto)
+            throw UsageError("give the CUDA variant once: --backend " + options.get("--backend") + " or --variant");
+        config.variant = parsed_or_usage(parse_kernel_variant(options.get("--variant")), "--variant",
+                                         options.get("--variant"), "auto, global or shared");
+    }
+    const std::string filter = options.get("--int8-filter");
+    if (filter != "on" && filter != "off")
+        throw UsageError("option --int8-filter: unknown value '" + filter + "' (expected on or off)");
+    config.int8_filter = filter == "on";
+    config.precision = parsed_or_usage(parse_precision(options.get("--precision")), "--precision",
+                                       options.get("--precision"), "f32 or f64");
+    config.empty_policy = parsed_or_usage(parse_empty_policy(options.get("--empty")), "--empty",
+                                          options.get("--empty"), "keep or farthest");
+    config.max_iterations = options.number<int>("--max-iter");
+    config.tol = options.number<double>("--tol");
+    config.threads = options.number<int>("--threads");
+    config.cuda_block_size = options.number<int>("--block-size");
+    config.cuda_device = options.number<int>("--device");
+
+    if (options.has("--k")) {
+        const long long k = options.number<long long>("--k");
+        if (k < 1) throw UsageError("--k must be at least 1");
+        fit.k = static_cast<std::size_t>(k);
+    } else if (k_required) {
+        throw UsageError("--k K is required");
+    }
+    fit.n_init = options.number<int>("--n-init");
+    fit.init.seed = options.number<std::uint64_t>("--seed");
+    const std::string init = options.get("--init");
+    if (const auto method = parse_init_method(init); method && *method != InitMethod::File) {
+        fit.init.method = *method;
+    } else if (std::filesystem::exists(init)) {
+        fit.init.method = InitMethod::File;
+        fit.init.path = init;
+    } else {
+        throw UsageError("--init: '" + init + "' is neither random, kmeans++, greedy-kmeans++, maximin nor an existing file");
+    }
+    if (fit.k > 0) fit.validate();
+    else config.validate();
+    return fit;
+}
+
+std::string options_help(OptionTable table) {
+    std::size_t width = 0;
+    for (const OptionSpec& spec : table) width = std::max(width, spec.name.size() + 1 + spec.value.size());
+    width = std::max<std::size_t>(width + 2, 22);
+    std::string text;
+    for (const OptionSpec& spec : table) {
+        std::string head = "  " + std::string(spec.name);
+        if (!spec.value.empty()) head += " " + std::string(spec.value);
+        head.resize(std::max(head.size() + 1, width + 2), ' ');
+        std::string help(spec.help);
+        if (!spec.fallback.empty()) help += " (default " + std::string(spec.fallback) + ")";
+        // Continuation lines line up under the first.
+        std::string indented;
+        for (char c : help) {
+            indented += c;
+            if (c == '\n') indented += std::string(width + 2, ' ');
+        }
+        text += head + indented + "\n";
+    }
+    return text;
+}
+
+}  // namespace kms

@@ -1,0 +1,101 @@
+// The back-end registry (kms/backends.hpp).
+#include "kms/backends.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "cpu/cpu_backend.hpp"
+#include "kms/error.hpp"
+
+namespace kms {
+
+namespace {
+struct Registry {
+    std::mutex mutex;
+    std::map<Backend, BackendEntry> entries;
+    Registry() {
+        for (Backend backend : {Backend::Sequential, Backend::OpenMP})
+            entries.emplace(backend, cpu::backend_entry(backend));
+    }
+};
+Registry& registry() {
+    static Registry instance;
+    return instance;
+}
+
+std::string unavailable_reason(Backend backend) {
+    return "this program was built without the " + std::string(to_string(backend)) +
+           " back end (no CUDA compiler was found when it was configured, or it does not register it)";
+}
+}  // namespace
+
+bool BackendEntry::has(Algorithm algorithm) const {
+    return std::find(algorithms.begin(), algorithms.end(), algorithm) != algorithms.end();
+}
+
+void register_backend(BackendEntry entry) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    r.entries.insert_or_assign(entry.backend, std::move(entry));
+}
+
+const BackendEntry* find_backend(Backend backend) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    const auto it = r.entries.find(backend);
+    return it == r.entries.end() ? nullptr : &it->second;  // std::map: entries never move
+}
+
+std::vector<Backend> all_backends() { return {Backend::Sequential, Backend::OpenMP, Backend::Cuda}; }
+
+BackendAvailability backend_availability(Backend backend) {
+    const BackendEntry* entry = find_backend(backend);
+    if (!entry) return {false, unavailable_reason(backend)};
+    return entry->availability();
+}
+
+namespace {
+// The registered, available entry for `config`, or kms::Error saying why not.
+const BackendEntry& usable_entry(const SolverConfig& config) {
+    const BackendEntry* entry = find_backend(config.backend);
+    const BackendAvailability availability = backend_availability(config.backend);
+    if (!entry || !availability.available)
+        throw Error("back end " + config.backend_name() + " is unavailable: " + availability.reason);
+    return *entry;
+}
+}  // namespace
+
+std::unique_ptr<Solver> make_solver(const SolverConfig& config) {
+    config.validate();
+    const BackendEntry& entry = usable_entry(config);
+    if (!entry.has(config.algorithm))
+        throw Error("back end " + config.backend_name() + " has no " + std::string(to_string(config.algorithm)) +
+                    " solver");
+    if (config.variant != KernelVariant::Auto &&
+        std::find(entry.variants.begin(), entry.variants.end(), config.variant) == entry.variants.end())
+        throw Error("back end " + std::string(to_string(config.backend)) + " has no kernel variant " +
+                    std::string(to_string(config.variant)));
+    return entry.make_solver(config);
+}
+
+Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix<double>& points, std::size_t k,
+                                        const InitOptions& init, const std::string& source_name) {
+    const BackendEntry& entry = usable_entry(config);
+    if (entry.initialize) return entry.initialize(points, k, init, source_name, config);
+    InitOptions options = init;
+    if (options.threads == 0 && entry.uses_threads) options.threads = config.threads;
+    return initialize_centroids(points, k, options, source_name);
+}
+
+SilhouetteResult silhouette_for(const SolverConfig& config, const Matrix<double>& points,
+                                std::span<const std::int32_t> labels, std::stop_token stop) {
+    const BackendEntry& entry = usable_entry(config);
+    if (entry.silhouette) return entry.silhouette(points, labels, stop, config);
+    ScoreOptions options;
+    options.threads = entry.uses_threads ? config.threads : 1;
+    options.stop = stop;
+    return silhouette(points, labels, options);
+}
+
+}  // namespace kms

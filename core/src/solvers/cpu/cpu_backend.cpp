@@ -1,0 +1,96 @@
+// Registry entries of the sequential and OpenMP back ends.
+#include "cpu_backend.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+#include "kernels.hpp"
+#include "kms/distance.hpp"
+#include "kms/error.hpp"
+#include "kms/solver_support.hpp"
+
+namespace kms::cpu {
+
+namespace {
+// One line per algorithm: adding a CPU solver adds its file and a line here.
+std::unique_ptr<Solver> make_cpu_solver(const SolverConfig& config) {
+    switch (config.algorithm) {
+        case Algorithm::Lloyd: return make_lloyd(config);
+        case Algorithm::Elkan: return make_elkan(config);
+        case Algorithm::Hamerly: return make_hamerly(config);
+    }
+    throw Error("algorithm " + std::string(to_string(config.algorithm)) + " has no " +
+                std::string(to_string(config.backend)) + " solver");
+}
+}  // namespace
+
+namespace {
+template <typename T>
+std::vector<std::int32_t> assign_in(const Matrix<double>& points, const Matrix<double>& centroids, int threads,
+                                    double& inertia) {
+    const std::size_t n = points.rows(), d = points.cols(), k = centroids.rows();
+    Matrix<T> converted;
+    const T* x;
+    if constexpr (std::is_same_v<T, double>) {
+        x = points.data();
+    } else {
+        converted = points.template cast<T>();
+        x = converted.data();
+    }
+    const Matrix<T> c = centroids.template cast<T>();
+    Matrix<T> ct(d, k);
+    for (std::size_t j = 0; j < k; ++j)
+        for (std::size_t t = 0; t < d; ++t) ct(t, j) = c(j, t);
+    std::vector<std::int32_t> labels(n, -1);
+    // Fixed chunks, partial inertia per chunk summed in chunk order: the same bits for any thread count.
+    constexpr std::size_t kChunk = 4096;
+    const std::size_t chunks = (n + kChunk - 1) / kChunk;
+    std::vector<double> partial(chunks, 0.0);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        std::vector<T> scratch(k);
+#pragma omp for schedule(static)
+        for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+            const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
+            label_range(x, d, ct.data(), k, begin, end, labels.data(), scratch.data());
+            double sum = 0.0;
+            for (std::size_t i = begin; i < end; ++i)
+                sum += static_cast<double>(
+                    squared_distance(x + i * d, c.row(static_cast<std::size_t>(labels[i])), d));
+            partial[chunk] = sum;
+        }
+    }
+    inertia = 0.0;
+    for (double p : partial) inertia += p;
+    return labels;
+}
+}  // namespace
+
+std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matrix<double>& centroids,
+                                        Precision precision, int threads, double& inertia) {
+    check_solver_data(points, precision, threads);
+    if (centroids.rows() < 1) throw Error("no centroids");
+    if (centroids.cols() != points.cols())
+        throw Error("the centroids have " + std::to_string(centroids.cols()) + " coordinates, the data " +
+                    std::to_string(points.cols()));
+    check_initial_centroids(centroids, centroids.rows(), points.cols(), precision);
+    threads = threads > 0 ? threads : omp_get_max_threads();
+    return precision == Precision::F32 ? assign_in<float>(points, centroids, threads, inertia)
+                                       : assign_in<double>(points, centroids, threads, inertia);
+}
+
+BackendEntry backend_entry(Backend backend) {
+    BackendEntry entry;
+    entry.backend = backend;
+    entry.label = backend == Backend::Sequential ? "sequential" : "OpenMP threads";
+    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+    entry.uses_threads = backend == Backend::OpenMP;
+    entry.availability = [] { return BackendAvailability{true, {}}; };
+    entry.make_solver = make_cpu_solver;
+    return entry;
+}
+
+}  // namespace kms::cpu

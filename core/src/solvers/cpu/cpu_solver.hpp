@@ -1,0 +1,386 @@
+#pragma once
+// The base of every CPU solver (sequential and OpenMP): it owns the data, the
+// centroids, the labels, the update step and the statistics; an algorithm
+// supplies only its assignment step and bounds (the shape of Hamerly's
+// fast-kmeans). One file per algorithm: lloyd.cpp, elkan.cpp, hamerly.cpp.
+//
+// Exactness: every algorithm compares candidate centroids by squared_distance()
+// (kms/distance.hpp) computed in the same order, ties to the lowest index, and
+// every algorithm shares the same centroid update, so Elkan and Hamerly give
+// Lloyd's labels and centroids bit for bit, for any thread count.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <new>
+#include <numeric>
+#include <string>
+
+#include <omp.h>
+
+#include "kernels.hpp"
+#include "kms/distance.hpp"
+#include "kms/error.hpp"
+#include "kms/solver.hpp"
+#include "kms/solver_support.hpp"
+
+namespace kms::cpu {
+
+// Points per sub-package: partial sums of at most this many points are formed
+// in the solver's precision, then added to the package sum, which is kept in
+// double (as are the package-combining sums). The sums are of deviations from
+// the old centroid, which are small, so float partial sums lose almost nothing
+// even for data far from the origin: float solvers give centroids within an ulp
+// or two of the exact mean however large n is.
+constexpr std::size_t kSubPackage = 256;
+
+template <typename T>
+class CpuSolver : public Solver {
+public:
+    explicit CpuSolver(const SolverConfig& config) : config_(config) {
+        config_.validate();
+        if (config_.backend == Backend::Sequential) threads_ = 1;
+        else threads_ = config_.threads > 0 ? config_.threads : omp_get_max_threads();
+    }
+
+    const SolverConfig& config() const override { return config_; }
+
+    void set_data(std::shared_ptr<const Matrix<double>> points) override {
+        if (!points) throw Error("the data set is empty");
+        check_solver_data(*points, config_.precision, threads_);
+        source_ = std::move(points);
+        if constexpr (std::is_same_v<T, double>) {
+            points_ = source_->data();
+        } else {
+            converted_ = source_->template cast<T>();
+            points_ = converted_.data();
+        }
+        n_ = source_->rows();
+        d_ = source_->cols();
+        tol_absolute_ = absolute_tolerance(*source_, config_.tol);
+        initial_ = Matrix<double>();
+        k_ = 0;
+        clear_run();
+    }
+
+    void set_initial_centroids(const Matrix<double>& centroids) override {
+        if (!source_) throw Error("set the data before the initial centroids");
+        check_initial_centroids(centroids, n_, d_, config_.precision);
+        initial_ = centroids;
+        k_ = centroids.rows();
+        allocate();
+        clear_run();
+    }
+
+    void reset() override { clear_run(); }
+
+    IterationStats step() override {
+        if (!source_) throw Error("no data set");
+        if (k_ == 0) throw Error("no initial centroids");
+        const auto start = Clock::now();
+        IterationStats stats;
+        stats.iteration = iteration_ + 1;
+        if (config_.record_point_status) status_.assign(n_, PointStatus::Recomputed);
+        else status_.clear();
+
+        stats.labels_changed = assign(stats);
+        update(stats);
+        if (config_.compute_inertia) stats.inertia = inertia();
+        ++iteration_;
+        stop_reason_ = evaluate_stop(config_, stats, tol_absolute_);
+        stats.time_total_ms = elapsed_ms(start);
+        return stats;
+    }
+
+    std::uint64_t finalize_labels() override {
+        if (!source_ || k_ == 0) throw Error("no data or no centroids");
+        const std::uint64_t changed = full_assignment();
+        bounds_valid_ = false;  // the bounds no longer describe these labels
+        return changed;
+    }
+
+    int iteration() const override { return iteration_; }
+    bool converged() const override { return stop_reason_ != StopReason::NotStopped; }
+    StopReason stop_reason() const override { return stop_reason_; }
+    const std::vector<std::int32_t>& labels() const override { return labels_; }
+    const std::vector<PointStatus>& point_status() const override { return status_; }
+
+    Matrix<double> centroids() const override { return centroids_.template cast<double>(); }
+
+    double inertia() const override {
+        if (!source_ || k_ == 0) return 0.0;
+        // Per-package partial sums in double, then summed in package order: the
+        // same value for any thread count.
+        std::vector<double> partial(packages_, 0.0);
+        const T* c = centroids_.data();
+#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
+        for (std::size_t p = 0; p < packages_; ++p) {
+            double sum = 0.0;
+            const std::size_t end = std::min(n_, (p + 1) * package_size_);
+            for (std::size_t i = p * package_size_; i < end; ++i) {
+                if (labels_[i] < 0) continue;
+                sum += static_cast<double>(
+                    squared_distance(points_ + i * d_, c + static_cast<std::size_t>(labels_[i]) * d_, d_));
+            }
+            partial[p] = sum;
+        }
+        return std::accumulate(partial.begin(), partial.end(), 0.0);
+    }
+
+protected:
+    void transpose_centroids() {
+        centroids_t_ = Matrix<T>(d_, k_);
+        for (std::size_t c = 0; c < k_; ++c)
+            for (std::size_t t = 0; t < d_; ++t) centroids_t_(t, c) = centroids_(c, t);
+    }
+
+    // Book-keeping shared by the bounded assignments (Elkan, Hamerly).
+    std::uint64_t finish_bounded_assignment(IterationStats& stats, std::uint64_t changed, std::uint64_t evaluations,
+                                            std::uint64_t skips, Clock::time_point start) {
+        bounds_valid_ = true;
+        stats.point_centroid_distances += evaluations;
+        stats.bound_skips += skips;
+        stats.time_assign_ms += elapsed_ms(start);
+        return changed;
+    }
+
+    // The algorithm's assignment step: labels_ against centroids_, filling the
+    // counters, the phase times and status_. Returns the number of changed labels.
+    virtual std::uint64_t assign(IterationStats& stats) = 0;
+    virtual void allocate_bounds() {}
+
+    // Lloyd's full search for every point (also the first step of Elkan/Hamerly
+    // when they do not keep per-centroid bounds).
+    std::uint64_t full_assignment() {
+        transpose_centroids();
+        std::uint64_t changed = 0;
+        const T* ct = centroids_t_.data();
+#pragma omp parallel num_threads(threads_) if (threads_ > 1) reduction(+ : changed)
+        {
+            std::vector<T> scratch(k_);
+            constexpr std::size_t kChunk = 1024;
+            const std::size_t chunks = (n_ + kChunk - 1) / kChunk;
+#pragma omp for schedule(static)
+            for (std::size_t c = 0; c < chunks; ++c)
+                changed += label_range(points_, d_, ct, k_, c * kChunk, std::min(n_, (c + 1) * kChunk),
+                                       labels_.data(), scratch.data());
+        }
+        return changed;
+    }
+
+    // Distances between centroids, as certain lower bounds: cc_half_[a*k+b] =
+    // lower(d(a,b)) / 2 and nearest_half_[a] = min over b ≠ a. Returns k(k-1)/2.
+    std::uint64_t centroid_separations(bool keep_matrix) {
+        const BoundArithmetic<T> bounds(d_);
+        const T inf = std::numeric_limits<T>::infinity();
+        std::fill(nearest_half_.begin(), nearest_half_.end(), inf);
+        if (keep_matrix) cc_half_.assign(k_ * k_, T(0));
+        const T* c = centroids_.data();
+#pragma omp parallel for schedule(dynamic, 8) num_threads(threads_) if (threads_ > 1 && k_ > 64)
+        for (std::size_t a = 0; a < k_; ++a) {
+            for (std::size_t b = a + 1; b < k_; ++b) {
+                const T half = bounds.lower(std::sqrt(squared_distance(c + a * d_, c + b * d_, d_))) / T(2);
+                if (keep_matrix) cc_half_[a * k_ + b] = half;
+            }
+        }
+        for (std::size_t a = 0; a < k_; ++a)
+            for (std::size_t b = a + 1; b < k_; ++b) {
+                const T half = keep_matrix ? cc_half_[a * k_ + b]
+                                           : bounds.lower(std::sqrt(squared_distance(c + a * d_, c + b * d_, d_))) / T(2);
+                if (keep_matrix) cc_half_[b * k_ + a] = half;
+                nearest_half_[a] = std::min(nearest_half_[a], half);
+                nearest_half_[b] = std::min(nearest_half_[b], half);
+            }
+        return static_cast<std::uint64_t>(k_) * (k_ - 1) / 2;
+    }
+
+    SolverConfig config_;
+    int threads_ = 1;
+    std::shared_ptr<const Matrix<double>> source_;
+    Matrix<T> converted_;            // float copy of the data (float solvers only)
+    const T* points_ = nullptr;
+    std::size_t n_ = 0, d_ = 0, k_ = 0;
+    double tol_absolute_ = 0.0;
+    Matrix<double> initial_;
+    Matrix<T> centroids_;            // k × d, current
+    Matrix<T> centroids_t_;          // d × k transpose for the vectorised full search
+    std::vector<std::int32_t> labels_;
+    std::vector<PointStatus> status_;
+    std::vector<T> shift_upper_;     // per centroid: certain upper bound of the last move
+    std::vector<T> cc_half_;         // k × k half centroid distances (Elkan)
+    std::vector<T> nearest_half_;    // per centroid: half the distance to the nearest other one
+    bool bounds_valid_ = false;      // false: the next assignment is a full search that rebuilds bounds
+    int iteration_ = 0;
+    StopReason stop_reason_ = StopReason::NotStopped;
+
+private:
+    void clear_run() {
+        iteration_ = 0;
+        stop_reason_ = StopReason::NotStopped;
+        bounds_valid_ = false;
+        labels_.assign(n_, -1);
+        status_.clear();
+        if (k_ > 0) centroids_ = initial_.template cast<T>();
+    }
+
+    void allocate() {
+        // Packages depend on n, k and d only (never on the thread count), so the
+        // update gives the same bits for any number of threads.
+        const std::size_t by_size = (n_ + 1023) / 1024;
+        const std::size_t by_memory = std::max<std::size_t>(1, (std::size_t{1} << 25) / std::max<std::size_t>(1, k_ * d_));
+        packages_ = std::max<std::size_t>(1, std::min({by_size, std::size_t{256}, by_memory}));
+        package_size_ = (n_ + packages_ - 1) / packages_;
+        package_size_ = (package_size_ + kSubPackage - 1) / kSubPackage * kSubPackage;
+        packages_ = (n_ + package_size_ - 1) / package_size_;
+        try {
+            package_sums_.assign(packages_ * k_ * d_, 0.0);
+            package_counts_.assign(packages_ * k_, 0);
+            shift_upper_.assign(k_, T(0));
+            nearest_half_.assign(k_, T(0));
+            allocate_bounds();
+        } catch (const std::bad_alloc&) {
+            throw Error("not enough memory for " + config_.describe() + " with n = " + std::to_string(n_) +
+                        ", k = " + std::to_string(k_));
+        }
+    }
+
+
+    // Two-step package reduction: each package sums its points (in sub-packages
+    // of kSubPackage), then package sums are added pairwise in a fixed tree.
+    void update(IterationStats& stats) {
+        const auto start = Clock::now();
+        const std::size_t kd = k_ * d_;
+        double* sums = package_sums_.data();
+        std::int64_t* counts = package_counts_.data();
+#pragma omp parallel num_threads(threads_) if (threads_ > 1)
+        {
+            std::vector<T> sub(kd);
+            std::vector<unsigned char> touched(k_);
+#pragma omp for schedule(static)
+            for (std::size_t p = 0; p < packages_; ++p) {
+                double* psum = sums + p * kd;
+                std::int64_t* pcount = counts + p * k_;
+                std::fill(psum, psum + kd, 0.0);
+                std::fill(pcount, pcount + k_, 0);
+                const std::size_t end = std::min(n_, (p + 1) * package_size_);
+                for (std::size_t s = p * package_size_; s < end; s += kSubPackage) {
+                    const std::size_t s_end = std::min(end, s + kSubPackage);
+                    for (std::size_t i = s; i < s_end; ++i) {
+                        const std::size_t c = static_cast<std::size_t>(labels_[i]);
+                        T* row = sub.data() + c * d_;
+                        const T* x = points_ + i * d_;
+                        const T* old = centroids_.row(c);
+                        if (!touched[c]) {
+                            touched[c] = 1;
+                            for (std::size_t t = 0; t < d_; ++t) row[t] = x[t] - old[t];
+                        } else {
+                            for (std::size_t t = 0; t < d_; ++t) row[t] += x[t] - old[t];
+                        }
+                        ++pcount[c];
+                    }
+                    for (std::size_t c = 0; c < k_; ++c) {
+                        if (!touched[c]) continue;
+                        touched[c] = 0;
+                        double* dst = psum + c * d_;
+                        const T* src = sub.data() + c * d_;
+                        for (std::size_t t = 0; t < d_; ++t) dst[t] += static_cast<double>(src[t]);
+                    }
+                }
+            }
+            // Fixed pairwise tree over packages: 0+1, 2+3, ..., then 0+2, ...
+            for (std::size_t stride = 1; stride < packages_; stride *= 2) {
+#pragma omp for schedule(static)
+                for (std::size_t p = 0; p < packages_; p += 2 * stride) {
+                    if (p + stride >= packages_) continue;
+                    double* dst = sums + p * kd;
+                    const double* src = sums + (p + stride) * kd;
+                    for (std::size_t e = 0; e < kd; ++e) dst[e] += src[e];
+                    std::int64_t* cd = counts + p * k_;
+                    const std::int64_t* cs = counts + (p + stride) * k_;
+                    for (std::size_t c = 0; c < k_; ++c) cd[c] += cs[c];
+                }
+            }
+        }
+
+        Matrix<T> previous = centroids_;
+        int empty = 0;
+        for (std::size_t c = 0; c < k_; ++c) {
+            if (counts[c] == 0) {
+                ++empty;
+                continue;  // keep the old centroid unless relocated below
+            }
+            const double count = static_cast<double>(counts[c]);
+            for (std::size_t t = 0; t < d_; ++t)
+                centroids_(c, t) = static_cast<T>(static_cast<double>(previous(c, t)) + sums[c * d_ + t] / count);
+        }
+        stats.empty_clusters = empty;
+        if (empty > 0 && config_.empty_policy == EmptyClusterPolicy::Farthest)
+            stats.point_centroid_distances += relocate_empty(previous, sums, counts);
+
+        // Shifts: exact in double for the statistics, certain upper bounds in T for the bounds.
+        const BoundArithmetic<T> bounds(d_);
+        double max_shift = 0.0, sum_shift = 0.0, sum_sq = 0.0;
+        for (std::size_t c = 0; c < k_; ++c) {
+            double sq = 0.0;
+            for (std::size_t t = 0; t < d_; ++t) {
+                const double diff = static_cast<double>(centroids_(c, t)) - static_cast<double>(previous(c, t));
+                sq += diff * diff;
+            }
+            const double shift = std::sqrt(sq);
+            max_shift = std::max(max_shift, shift);
+            sum_shift += shift;
+            sum_sq += sq;
+            shift_upper_[c] = bounds.upper(std::sqrt(squared_distance(centroids_.row(c), previous.row(c), d_)));
+        }
+        stats.max_shift = max_shift;
+        stats.mean_shift = sum_shift / static_cast<double>(k_);
+        stats.shift_sq_total = sum_sq;
+        stats.time_update_ms += elapsed_ms(start);
+    }
+
+    // scikit-learn's relocation: each empty cluster takes one of the points
+    // farthest from their (old) centroid, which leaves its own cluster's sum.
+    // Returns the distance evaluations spent.
+    std::uint64_t relocate_empty(const Matrix<T>& previous, const double* sums, const std::int64_t* counts) {
+        std::vector<T> distance(n_);
+#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
+        for (std::size_t i = 0; i < n_; ++i)
+            distance[i] = squared_distance(points_ + i * d_, previous.row(static_cast<std::size_t>(labels_[i])), d_);
+        const std::vector<std::size_t> empty_ids = empty_clusters({counts, k_});
+        const std::vector<std::size_t> order = farthest_points<T>(distance, empty_ids.size());
+        const std::size_t take = order.size();
+        std::vector<double> cluster_sum(sums, sums + k_ * d_);
+        std::vector<std::int64_t> cluster_count(counts, counts + k_);
+        for (std::size_t e = 0; e < take; ++e) {
+            const std::size_t far = order[e];
+            const std::size_t target = empty_ids[e];
+            const std::size_t from = static_cast<std::size_t>(labels_[far]);
+            const T* x = points_ + far * d_;
+            for (std::size_t t = 0; t < d_; ++t) {
+                cluster_sum[from * d_ + t] -= static_cast<double>(x[t] - previous(from, t));
+                centroids_(target, t) = x[t];
+            }
+            cluster_count[target] = 1;
+            if (--cluster_count[from] > 0) {
+                const double count = static_cast<double>(cluster_count[from]);
+                for (std::size_t t = 0; t < d_; ++t)
+                    centroids_(from, t) =
+                        static_cast<T>(static_cast<double>(previous(from, t)) + cluster_sum[from * d_ + t] / count);
+            }
+        }
+        return n_;
+    }
+
+    std::size_t packages_ = 1, package_size_ = 1;
+    std::vector<double> package_sums_;
+    std::vector<std::int64_t> package_counts_;
+};
+
+// The solver of algorithm `Algorithm<T>` in the configuration's precision.
+template <template <typename> class Algorithm>
+std::unique_ptr<Solver> make_in_precision(const SolverConfig& config) {
+    if (config.precision == Precision::F32) return std::make_unique<Algorithm<float>>(config);
+    return std::make_unique<Algorithm<double>>(config);
+}
+
+}  // namespace kms::cpu

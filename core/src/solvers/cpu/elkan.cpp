@@ -1,0 +1,119 @@
+#include "cpu_backend.hpp"
+#include "cpu_solver.hpp"
+
+namespace kms::cpu {
+namespace {
+
+// Elkan: one upper bound and k lower bounds per point, plus all half distances
+// between centroids.
+template <typename T>
+class ElkanSolver final : public CpuSolver<T> {
+public:
+    using CpuSolver<T>::CpuSolver;
+
+protected:
+    void allocate_bounds() override {
+        const std::size_t n = this->n_, k = this->k_;
+        if (k > 0 && n > std::numeric_limits<std::size_t>::max() / sizeof(T) / k)
+            throw Error("Elkan needs n·k lower bounds, too many for this machine; use Hamerly");
+        upper_.assign(n, T(0));
+        lower_.assign(n * k, T(0));
+    }
+
+    std::uint64_t assign(IterationStats& stats) override {
+        const std::size_t n = this->n_, d = this->d_, k = this->k_;
+        const BoundArithmetic<T> bounds(d);
+        const T* points = this->points_;
+        const T* c = this->centroids_.data();
+        std::int32_t* labels = this->labels_.data();
+        const bool record = this->config_.record_point_status;
+        PointStatus* status = record ? this->status_.data() : nullptr;
+
+        const auto bounds_start = Clock::now();
+        const bool first = !this->bounds_valid_;
+        if (!first) stats.centroid_centroid_distances += this->centroid_separations(true);
+        stats.time_bounds_ms += elapsed_ms(bounds_start);
+
+        const auto assign_start = Clock::now();
+        std::uint64_t changed = 0, evaluations = 0, skips = 0;
+        const T* cc_half = this->cc_half_.data();
+        const T* nearest_half = this->nearest_half_.data();
+        const T* shift = this->shift_upper_.data();
+        T* upper = upper_.data();
+        T* lower_all = lower_.data();
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(this->threads_) if (this->threads_ > 1) \
+    reduction(+ : changed, evaluations, skips)
+        for (std::size_t i = 0; i < n; ++i) {
+            const T* x = points + i * d;
+            T* lower = lower_all + i * k;
+            const std::int32_t old_label = labels[i];
+            if (first) {
+                T best = std::numeric_limits<T>::infinity();
+                std::size_t best_index = 0;
+                for (std::size_t j = 0; j < k; ++j) {
+                    const T dist = squared_distance(x, c + j * d, d);
+                    lower[j] = bounds.lower(std::sqrt(dist));
+                    if (dist < best) {
+                        best = dist;
+                        best_index = j;
+                    }
+                }
+                evaluations += k;
+                upper[i] = bounds.upper(std::sqrt(best));
+                labels[i] = static_cast<std::int32_t>(best_index);
+                changed += labels[i] != old_label;
+                continue;
+            }
+            std::size_t a = static_cast<std::size_t>(old_label);
+            T u = bounds.grow(upper[i], shift[a]);
+            for (std::size_t j = 0; j < k; ++j) lower[j] = bounds.shrink(lower[j], shift[j]);
+            if (bounds.separated(u, nearest_half[a])) {
+                upper[i] = u;
+                ++skips;
+                if (status) status[i] = PointStatus::Skipped;
+                continue;
+            }
+            bool tight = false;
+            T best = T(0);  // computed squared distance to a, valid once tight
+            std::uint64_t point_evaluations = 0;
+            for (std::size_t j = 0; j < k; ++j) {
+                if (j == a) continue;
+                if (bounds.separated(u, lower[j]) || bounds.separated(u, cc_half[a * k + j])) continue;
+                if (!tight) {
+                    best = squared_distance(x, c + a * d, d);
+                    ++point_evaluations;
+                    u = bounds.upper(std::sqrt(best));
+                    lower[a] = bounds.lower(std::sqrt(best));
+                    tight = true;
+                    if (bounds.separated(u, lower[j]) || bounds.separated(u, cc_half[a * k + j])) continue;
+                }
+                const T dist = squared_distance(x, c + j * d, d);
+                ++point_evaluations;
+                lower[j] = bounds.lower(std::sqrt(dist));
+                if (dist < best || (dist == best && j < a)) {
+                    best = dist;
+                    a = j;
+                    u = bounds.upper(std::sqrt(dist));
+                }
+            }
+            upper[i] = u;
+            evaluations += point_evaluations;
+            if (point_evaluations < k) {
+                ++skips;
+                if (status) status[i] = PointStatus::Skipped;
+            }
+            labels[i] = static_cast<std::int32_t>(a);
+            changed += labels[i] != old_label;
+        }
+        return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
+    }
+
+private:
+    std::vector<T> upper_, lower_;
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> make_elkan(const SolverConfig& config) { return make_in_precision<ElkanSolver>(config); }
+
+}  // namespace kms::cpu

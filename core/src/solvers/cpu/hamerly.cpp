@@ -1,0 +1,107 @@
+#include "cpu_backend.hpp"
+#include "cpu_solver.hpp"
+
+namespace kms::cpu {
+namespace {
+
+// Hamerly: one upper bound (to the own centroid) and one lower bound (to the
+// second nearest) per point; the half distance to the nearest other centroid.
+template <typename T>
+class HamerlySolver final : public CpuSolver<T> {
+public:
+    using CpuSolver<T>::CpuSolver;
+
+protected:
+    void allocate_bounds() override {
+        upper_.assign(this->n_, T(0));
+        lower_.assign(this->n_, T(0));
+    }
+
+    std::uint64_t assign(IterationStats& stats) override {
+        const std::size_t n = this->n_, d = this->d_, k = this->k_;
+        const BoundArithmetic<T> bounds(d);
+        const T* points = this->points_;
+        const T* c = this->centroids_.data();
+        std::int32_t* labels = this->labels_.data();
+        const bool record = this->config_.record_point_status;
+        PointStatus* status = record ? this->status_.data() : nullptr;
+
+        auto bounds_start = Clock::now();
+        const bool first = !this->bounds_valid_;
+        if (!first) {
+            stats.centroid_centroid_distances += this->centroid_separations(false);
+            // Largest and second largest move: a point's lower bound shrinks by the
+            // largest move among the centroids other than its own.
+            const auto& shift = this->shift_upper_;
+            std::size_t top = 0;
+            for (std::size_t j = 1; j < k; ++j)
+                if (shift[j] > shift[top]) top = j;
+            T second = T(0);
+            for (std::size_t j = 0; j < k; ++j)
+                if (j != top) second = std::max(second, shift[j]);
+            top_mover_ = top;
+            top_shift_ = shift[top];
+            second_shift_ = second;
+        }
+        stats.time_bounds_ms += elapsed_ms(bounds_start);
+
+        const auto assign_start = Clock::now();
+        this->transpose_centroids();
+        const T* ct = this->centroids_t_.data();
+        std::uint64_t changed = 0, evaluations = 0, skips = 0;
+        const T inf = std::numeric_limits<T>::infinity();
+        const T* nearest_half = this->nearest_half_.data();
+        const T* shift = this->shift_upper_.data();
+        T* upper = upper_.data();
+        T* lower = lower_.data();
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
+        {
+            std::vector<T> scratch(k);
+#pragma omp for schedule(dynamic, 2048)
+            for (std::size_t i = 0; i < n; ++i) {
+                const T* x = points + i * d;
+                const std::int32_t label = labels[i];
+                if (!first) {
+                    const std::size_t a = static_cast<std::size_t>(label);
+                    upper[i] = bounds.grow(upper[i], shift[a]);
+                    lower[i] = bounds.shrink(lower[i], a == top_mover_ ? second_shift_ : top_shift_);
+                    const T limit = std::max(lower[i], nearest_half[a]);
+                    if (bounds.separated(upper[i], limit)) {
+                        ++skips;
+                        if (status) status[i] = PointStatus::Skipped;
+                        continue;
+                    }
+                    // Tighten the upper bound with one distance and test again.
+                    upper[i] = bounds.upper(std::sqrt(squared_distance(x, c + a * d, d)));
+                    ++evaluations;
+                    if (bounds.separated(upper[i], limit)) {
+                        ++skips;
+                        if (status) status[i] = PointStatus::Skipped;
+                        continue;
+                    }
+                }
+                // Full search: nearest (lowest index on ties) and second nearest.
+                all_distances(x, ct, d, k, scratch.data());
+                evaluations += k;
+                T best, second;
+                const auto new_label = static_cast<std::int32_t>(nearest_two(scratch.data(), k, best, second));
+                upper[i] = bounds.upper(std::sqrt(best));
+                lower[i] = second == inf ? inf : bounds.lower(std::sqrt(second));
+                changed += new_label != label;
+                labels[i] = new_label;
+            }
+        }
+        return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
+    }
+
+private:
+    std::vector<T> upper_, lower_;
+    std::size_t top_mover_ = 0;
+    T top_shift_ = T(0), second_shift_ = T(0);
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> make_hamerly(const SolverConfig& config) { return make_in_precision<HamerlySolver>(config); }
+
+}  // namespace kms::cpu

@@ -1,0 +1,42 @@
+// The CUDA back end's registry entry.
+#include "kms/gpu_backends.hpp"
+
+#include "kms/backends.hpp"
+
+#if KMS_HAVE_CUDA
+#include "cuda_backend.hpp"
+#include "kms/cuda_init.hpp"
+#include "kms/gpu_scores.hpp"
+#endif
+
+namespace kms {
+
+void register_gpu_backends() {
+    BackendEntry entry;
+    entry.backend = Backend::Cuda;
+    entry.label = "CUDA";
+    entry.uses_block_size = true;
+#if KMS_HAVE_CUDA
+    entry.device_labels = true;
+    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+    entry.variants = {KernelVariant::Global, KernelVariant::Shared};
+    entry.availability = cuda_availability;
+    entry.make_solver = make_cuda_solver;
+    entry.initialize = [](const Matrix<double>& points, std::size_t k, const InitOptions& init,
+                          const std::string& source_name, const SolverConfig& config) {
+        return cuda_initialize_centroids(points, k, init, source_name, config.cuda_device);
+    };
+    entry.silhouette = [](const Matrix<double>& points, std::span<const std::int32_t> labels, std::stop_token stop,
+                          const SolverConfig& config) {
+        return gpu_silhouette(points, labels, stop, config.cuda_device);
+    };
+#else
+    entry.availability = [] {
+        return BackendAvailability{false,
+                                   "this build has no CUDA back end (no CUDA compiler was found when it was configured)"};
+    };
+#endif
+    register_backend(std::move(entry));
+}
+
+}  // namespace kms
