@@ -23,11 +23,7 @@ constexpr OptionSpec kStudioOptions[] = {
 
 template <typename Number>
 Number number(const std::string& option, const std::string& text) {
-    Number value{};
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size())
-        throw UsageError("option " + option + ": '" + text + "' is not a valid number");
-    return value;
+    return parse_number<Number>(option, text);
 }
 
 template <typename T>

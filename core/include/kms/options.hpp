@@ -29,6 +29,16 @@ OptionTable fit_option_table();
 // The data options: --input, --generate.
 OptionTable data_option_table();
 
+// A whole-text number, or kms::UsageError naming the option.
+template <typename Number>
+Number parse_number(std::string_view option, const std::string& text) {
+    Number value{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size())
+        throw UsageError("option " + std::string(option) + ": '" + text + "' is not a valid number");
+    return value;
+}
+
 class ParsedOptions {
 public:
     // Throws kms::UsageError for anything not in `tables`.
@@ -39,12 +49,7 @@ public:
     std::string get(std::string_view name, const std::string& fallback = {}) const;
     template <typename Number>
     Number number(std::string_view name) const {
-        const std::string text = get(name);
-        Number value{};
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (text.empty() || error != std::errc() || end != text.data() + text.size())
-            throw UsageError("option " + std::string(name) + ": '" + text + "' is not a valid number");
-        return value;
+        return parse_number<Number>(name, get(name));
     }
 
 private:

@@ -50,6 +50,19 @@ T parsed_or_usage(std::optional<T> value, std::string_view option, const std::st
     return *value;
 }
 
+// A command may offer only some fit options (predict): the others take the table's defaults.
+struct WithDefaults {
+    const ParsedOptions& parsed;
+    bool has(std::string_view name) const { return parsed.has(name); }
+    std::string get(std::string_view name) const {
+        return parsed.has(name) ? parsed.get(name) : std::string(find_spec({kFitOptions}, name)->fallback);
+    }
+    template <typename Number>
+    Number number(std::string_view name) const {
+        return parse_number<Number>(name, get(name));
+    }
+};
+
 }  // namespace
 
 OptionTable fit_option_table() { return kFitOptions; }
@@ -88,7 +101,8 @@ std::string ParsedOptions::get(std::string_view name, const std::string& fallbac
     return spec && !spec->fallback.empty() ? std::string(spec->fallback) : fallback;
 }
 
-FitOptions fit_options_from(const ParsedOptions& options, bool k_required) {
+FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required) {
+    const WithDefaults options{parsed};
     FitOptions fit;
     SolverConfig& config = fit.solver;
     config.algorithm = parsed_or_usage(parse_algorithm(options.get("--solver")), "--solver", options.get("--solver"),

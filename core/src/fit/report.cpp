@@ -131,7 +131,8 @@ std::string restarts_json(const std::vector<RestartResult>& restarts) {
 }  // namespace
 
 std::string to_json(const RunSummary& s) {
-    return JsonObject()
+    JsonObject summary;
+    summary
         .string("type", "summary")
         .string("solver", s.solver)
         .string("data", s.data)
@@ -143,11 +144,11 @@ std::string to_json(const RunSummary& s) {
         .string("stop_reason", std::string(to_string(s.stop_reason)))
         .number("inertia", s.inertia)
         .number("total_time_ms", s.total_time_ms)
-        .integer("seed", static_cast<long long>(s.seed))
-        .integer("n_init", s.n_init)
-        .integer("best_restart", s.best_restart)
-        .field("restarts", restarts_json(s.restarts))
-        .str();
+        .integer("seed", static_cast<long long>(s.seed));
+    // Restarts only when there were several: a single run's summary stays as it was.
+    if (s.n_init > 1)
+        summary.integer("n_init", s.n_init).integer("best_restart", s.best_restart).field("restarts", restarts_json(s.restarts));
+    return summary.str();
 }
 
 }  // namespace kms
