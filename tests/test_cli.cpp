@@ -3,6 +3,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+
+#include <csignal>
+#include <signal.h>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -152,6 +155,42 @@ private slots:
         QCOMPARE(r.exit_code, exit_code);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY(r.out.isEmpty());
+    }
+
+    // The first SIGINT/SIGTERM ends the run after the step in progress: the summary
+    // says "cancelled", the outputs hold the last completed iteration, exit 130/143.
+    void signal_cancels_gracefully_data() {
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<int>("exit_code");
+        QTest::newRow("SIGINT") << int(SIGINT) << 130;
+        QTest::newRow("SIGTERM") << int(SIGTERM) << 143;
+    }
+    void signal_cancels_gracefully() {
+        QFETCH(int, signal);
+        QFETCH(int, exit_code);
+        QProcess process;
+        process.start(QString::fromStdString(kms::test::env_or_empty("KMS_CLI")),
+                      {"run", "--generate", "blobs:n=200000,k=50", "--k", "300", "--tol", "0", "--max-iter", "100000",
+                       "--report", "json", "--labels-out", path("cancel-labels.txt"), "--centroids-out",
+                       path("cancel-centroids.csv")});
+        QByteArray out;
+        QVERIFY(kms::test::wait_for([&] {
+            process.waitForReadyRead(10);
+            out += process.readAllStandardOutput();
+            return out.count('\n') >= 2;  // two iterations done
+        }));
+        ::kill(static_cast<pid_t>(process.processId()), signal);
+        QVERIFY(process.waitForFinished(60000));
+        out += process.readAllStandardOutput();
+        QCOMPARE(process.exitCode(), exit_code);
+        const QList<QByteArray> lines = out.trimmed().split('\n');
+        const QJsonObject summary = QJsonDocument::fromJson(lines.back()).object();
+        QCOMPARE(summary["stop_reason"].toString(), QString("cancelled"));
+        QCOMPARE(summary["converged"].toBool(), false);
+        const int iterations = summary["iterations"].toInt();
+        QCOMPARE(iterations, static_cast<int>(lines.size()) - 1);  // the summary names the last completed one
+        QCOMPARE(kms::load_labels(path("cancel-labels.txt").toStdString()).size(), std::size_t(200000));
+        QCOMPARE(kms::load_matrix(path("cancel-centroids.csv").toStdString()).rows(), std::size_t(300));
     }
 
     void bad_data_file_names_line() {

@@ -15,6 +15,7 @@
 #include "kms/io.hpp"
 #include "kms/options.hpp"
 #include "kms/report.hpp"
+#include "signal_stop.hpp"
 
 namespace kms::cli {
 
@@ -98,7 +99,9 @@ int run(const Args& args) {
     if (report != "table" && report != "json") throw UsageError("--report must be table or json");
 
     // Data. Large files show their loading progress on a terminal's stderr.
+    static SignalStop signals;  // once per process, before the first OpenMP thread
     LoadOptions load_options;
+    load_options.cancel = signals.token();
     if (isatty(fileno(stderr))) {
         load_options.progress = [path = options.get("--input")](std::uint64_t done, std::uint64_t total) {
             if (total < (std::uint64_t{64} << 20)) return;
@@ -121,11 +124,11 @@ int run(const Args& args) {
                                (fit_options.n_init > 1 ? ", " + std::to_string(fit_options.n_init) + " restarts" : "") +
                                "\n";
     PrintingObserver observer(json, fit_options.n_init, header);
-    const FitResult result = fit(points, fit_options, &observer, {}, data.name);
+    const FitResult result = fit(points, fit_options, &observer, signals.token(), data.name);
     const RunSummary summary = summarize(result, fit_options, data.name, points->rows(), points->cols());
 
     std::optional<Scores> scores;
-    if (options.has("--scores"))
+    if (options.has("--scores") && result.iterations > 0 && !signals.exit_status())
         scores = run_scores(*points, result.labels, result.centroids, data, fit_options.solver, seed);
     if (!json) {
         std::printf("# %s after %d iterations (%s); inertia %.10g; %.3f ms in steps\n",
@@ -141,9 +144,12 @@ int run(const Args& args) {
         std::printf("%s\n", line.c_str());
     }
 
-    if (options.has("--labels-out")) write_labels(options.get("--labels-out"), result.labels);
-    if (options.has("--centroids-out")) write_centroids_csv(options.get("--centroids-out"), result.centroids);
-    return 0;
+    // Cancelled: the outputs of the last completed iteration, if there was one.
+    if (result.iterations > 0) {
+        if (options.has("--labels-out")) write_labels(options.get("--labels-out"), result.labels);
+        if (options.has("--centroids-out")) write_centroids_csv(options.get("--centroids-out"), result.centroids);
+    }
+    return signals.exit_status();
 }
 
 }  // namespace
