@@ -438,6 +438,16 @@ private slots:
         config.cuda_device = 999;
         QVERIFY_THROWS_EXCEPTION(kms::Error, kms::make_solver(config));
         config.cuda_device = 0;
+        config.algorithm = static_cast<kms::Algorithm>(99);  // no CUDA solver: an error naming it, no fall-through
+        try {
+            kms::make_solver(config);
+            QFAIL("an unknown algorithm made a CUDA solver");
+        } catch (const kms::Error& error) {
+            const std::string message = error.what();
+            QVERIFY2(message.find("#99") != std::string::npos && message.find("cuda-shared") != std::string::npos,
+                     message.c_str());
+        }
+        config.algorithm = kms::Algorithm::Lloyd;
         auto gpu = kms::make_solver(config);
         QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->step());  // no data
         QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->set_data(std::make_shared<Matrix<double>>()));
