@@ -3,11 +3,19 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kms/distance.hpp"
 
 namespace kms::cuda {
+
+// Dynamic shared memory of the tiled assignment kernels (Lloyd's and the bounded
+// ones' centroid tiles); their static use stays below 8 KB.
+constexpr std::size_t kTileBytes = 40 * 1024;
+
+// Blocks of `block` threads that cover `items`.
+inline unsigned blocks_for(long long items, int block) { return static_cast<unsigned>((items + block - 1) / block); }
 
 // The exact arithmetic of kms::squared_distance(): sub, mul, add in index order,
 // each rounded on its own (explicit _rn intrinsics: no FMA whatever the flags).

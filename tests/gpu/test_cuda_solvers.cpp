@@ -484,6 +484,29 @@ private slots:
         config.cuda_device = 999;
         QVERIFY_THROWS_EXCEPTION(kms::Error, kms::make_solver(config));
         config.cuda_device = 0;
+        config.algorithm = static_cast<kms::Algorithm>(99);  // no CUDA solver: an error naming it, no fall-through
+        try {
+            kms::make_solver(config);
+            QFAIL("an unknown algorithm made a CUDA solver");
+        } catch (const kms::Error& error) {
+            const std::string message = error.what();
+            QVERIFY2(message.find("#99") != std::string::npos && message.find("cuda-shared") != std::string::npos,
+                     message.c_str());
+        }
+        config.algorithm = kms::Algorithm::Lloyd;
+        {
+            // The shared set-up check: coordinates whose squared distances overflow are refused.
+            kms::SolverConfig f32 = config;
+            f32.precision = Precision::F32;
+            auto huge = std::make_shared<Matrix<double>>(2, 1);
+            (*huge)(1, 0) = 1e30;
+            try {
+                kms::make_solver(f32)->set_data(huge);
+                QFAIL("overflowing float data accepted");
+            } catch (const kms::Error& error) {
+                QVERIFY2(std::string(error.what()).find("too large for f32") != std::string::npos, error.what());
+            }
+        }
         auto gpu = kms::make_solver(config);
         QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->step());  // no data
         QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->set_data(std::make_shared<Matrix<double>>()));

@@ -32,6 +32,12 @@ template <typename T>
 std::vector<std::size_t> farthest_points(std::span<const T> distance, std::size_t count);
 
 // The clusters with no point, in increasing order.
-std::vector<std::size_t> empty_clusters(std::span<const std::int64_t> counts);
+template <typename Count>
+std::vector<std::size_t> empty_clusters(std::span<const Count> counts) {
+    std::vector<std::size_t> empty;
+    for (std::size_t c = 0; c < counts.size(); ++c)
+        if (counts[c] == 0) empty.push_back(c);
+    return empty;
+}
 
 }  // namespace kms

@@ -69,9 +69,11 @@ const BackendEntry& usable_entry(const SolverConfig& config) {
 std::unique_ptr<Solver> make_solver(const SolverConfig& config) {
     config.validate();
     const BackendEntry& entry = usable_entry(config);
-    if (!entry.has(config.algorithm))
-        throw Error("back end " + config.backend_name() + " has no " + std::string(to_string(config.algorithm)) +
-                    " solver");
+    if (!entry.has(config.algorithm)) {
+        std::string name(to_string(config.algorithm));
+        if (name == "?") name = "#" + std::to_string(static_cast<int>(config.algorithm));
+        throw Error("back end " + config.backend_name() + " has no " + name + " solver");
+    }
     if (config.variant != KernelVariant::Auto &&
         std::find(entry.variants.begin(), entry.variants.end(), config.variant) == entry.variants.end())
         throw Error("back end " + std::string(to_string(config.backend)) + " has no kernel variant " +

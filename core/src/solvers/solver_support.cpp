@@ -64,11 +64,5 @@ std::vector<std::size_t> farthest_points(std::span<const T> distance, std::size_
 template std::vector<std::size_t> farthest_points<float>(std::span<const float>, std::size_t);
 template std::vector<std::size_t> farthest_points<double>(std::span<const double>, std::size_t);
 
-std::vector<std::size_t> empty_clusters(std::span<const std::int64_t> counts) {
-    std::vector<std::size_t> empty;
-    for (std::size_t c = 0; c < counts.size(); ++c)
-        if (counts[c] == 0) empty.push_back(c);
-    return empty;
-}
 
 }  // namespace kms

@@ -346,7 +346,7 @@ private:
 #pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
         for (std::size_t i = 0; i < n_; ++i)
             distance[i] = squared_distance(points_ + i * d_, previous.row(static_cast<std::size_t>(labels_[i])), d_);
-        const std::vector<std::size_t> empty_ids = empty_clusters({counts, k_});
+        const std::vector<std::size_t> empty_ids = empty_clusters<std::int64_t>({counts, k_});
         const std::vector<std::size_t> order = farthest_points<T>(distance, empty_ids.size());
         const std::size_t take = order.size();
         std::vector<double> cluster_sum(sums, sums + k_ * d_);

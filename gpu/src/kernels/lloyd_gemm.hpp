@@ -9,13 +9,14 @@
 //  3. certify: |‖x − c‖ − s·√Q| ≤ δ_x + δ_c (triangle inequality) proves for most
 //     points that the Q-argmin is the strict argmin of kms::squared_distance(), so
 //     the label is exactly CPU Lloyd's; for most others, that the argmin is one of
-//     the two Q-smallest (derivation in cuda_gemm_assign.cu);
+//     the two Q-smallest (derivation in kernels/lloyd_gemm.cu);
 //  4. verify: those get their label from the exact computation (squared_distance
 //     order, no FMA, ties → lowest index) over the two candidates, the rest over all k.
 // Labels therefore equal those of the exact tiled kernel, bit for bit.
 #include <cstdint>
 
 #include "cuda_common.hpp"
+#include "kernels/lloyd.hpp"
 
 namespace kms::cuda {
 

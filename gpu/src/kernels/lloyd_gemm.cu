@@ -1,5 +1,5 @@
 // Lloyd assignment by filter (exact integer tensor-core arithmetic on quantised
-// rows) and verify (exact form); see cuda_gemm_assign.hpp for the outline.
+// rows) and verify (exact form); see kernels/lloyd_gemm.hpp for the outline.
 //
 // Why a certified label is exact. x, c: T rows; m: the shift (T); s: the scale;
 // q_x, q_c: int8 rows (any integers: only the honesty of δ matters); δ_x ≥
@@ -32,7 +32,7 @@
 #include <limits>
 
 #include "cuda_device.hpp"
-#include "cuda_gemm_assign.hpp"
+#include "kernels/lloyd_gemm.hpp"
 
 namespace kms::cuda {
 namespace {

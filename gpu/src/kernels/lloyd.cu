@@ -1,23 +1,24 @@
-// Assignment kernels of the CUDA back end: Lloyd, Hamerly and Elkan, each as
-// cuda-global (centroids read from global memory / L2) and cuda-shared
-// (centroids staged through shared memory in tiles).
+// Lloyd's assignment kernels: cuda-global (centroids read from global memory /
+// L2), with the small-path update fused in for k ≤ 8, d ≤ 4; cuda-shared
+// (centroids staged through shared memory in tiles, register-tiled for large k).
 //
 // Every distance is kms::squared_distance() in the same arithmetic (sub, mul,
-// add in index order, no FMA), candidates compared in index order with ties to
-// the lowest index, and the bounds use kms::BoundArithmetic: all six kernels
-// give the same labels as the CPU Lloyd solver of the same precision.
+// add in index order, no FMA) and candidates are compared in index order with
+// ties to the lowest index: the same labels as the CPU Lloyd solver of the same
+// precision.
+#include <algorithm>
 #include <type_traits>
 
 #include "cuda_common.hpp"
 #include "cuda_device.hpp"
-#include "cuda_small_sums.hpp"
-#include "cuda_small_update.hpp"
+#include "kernels/lloyd.hpp"
+#include "kernels/small_sums.hpp"
+#include "kernels/small_update.hpp"
 
 namespace kms::cuda {
 namespace {
 
-constexpr int kLloydTile = 32;                  // centroids per shared tile (register partials)
-constexpr std::size_t kTileBytes = 40 * 1024;   // dynamic shared memory of the tiled kernels (static use stays < 8 KB)
+constexpr int kLloydTile = 32;  // centroids per shared tile (register partials)
 
 // Point i's first D coordinates (zero beyond d) into registers: one 8- or 16-byte
 // load when the row is exactly D wide (rows are then 8/16-byte aligned), else scalars.
@@ -452,248 +453,6 @@ void launch_lloyd_with(const LloydArgs<T>& args, bool shared_variant, const Geom
     KMS_CUDA_LAUNCH_CHECK("Lloyd assignment kernel");
 }
 
-// Calls visit(c, row) for every centroid c of this thread's point when `wanted`:
-// cuda-shared stages the centroids through `tile` (tile_rows rows at a time, the
-// whole block loading each tile and leaving early once no thread wants more);
-// cuda-global reads the rows from global memory. Every thread of the block must
-// call it (it has barriers in the shared variant).
-template <bool Shared, typename T, typename Visit>
-__device__ __forceinline__ void for_each_centroid(const T* centroids, int k, int d, T* tile, int tile_rows,
-                                                  bool wanted, Visit&& visit) {
-    if (Shared && tile_rows > 0) {
-        for (int c0 = 0; c0 < k; c0 += tile_rows) {
-            if (!__syncthreads_or(wanted)) break;
-            const int rows = min(tile_rows, k - c0);
-            for (int e = threadIdx.x; e < rows * d; e += blockDim.x)
-                tile[e] = centroids[static_cast<long long>(c0) * d + e];
-            __syncthreads();
-            if (wanted)
-                for (int c = 0; c < rows; ++c) visit(c0 + c, tile + c * d);
-        }
-    } else if (wanted) {
-        for (int c = 0; c < k; ++c) visit(c, centroids + static_cast<long long>(c) * d);
-    }
-}
-
-// --- Hamerly: one upper and one lower bound per point, kept lazily: the bounds
-// are stored with the row of the cumulative shift table they were written at,
-// and a point the bounds skip writes nothing.
-template <typename T, bool Shared>
-__global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int tile_rows) {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    T* tile = reinterpret_cast<T*>(smem_raw);
-    __shared__ unsigned long long uscratch[32];
-    const BoundArithmetic<T> bounds(a.d);
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const bool valid = i < a.n;
-    const T* x = a.points + (valid ? i : 0) * a.d;
-    const int columns = a.k + 1;
-    unsigned long long evaluations = 0, skips = 0, changed = 0;
-    bool full = false;
-    int label = 0, known = -1;
-    T own = T(0);
-    if (valid) {
-        label = a.labels[i];
-        if (a.first) {
-            full = true;
-            evaluations = a.k;
-        } else {
-            const int since = a.stamp[i];
-            T u = bounds.grow(a.upper[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
-            const T l = bounds.shrink(a.lower[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, a.k));
-            const T limit = l > a.nearest_half[label] ? l : a.nearest_half[label];
-            if (bounds.separated(u, limit)) {
-                skips = 1;
-            } else {
-                own = exact_squared_distance(x, a.centroids + static_cast<long long>(label) * a.d, a.d);
-                known = label;
-                evaluations = 1;
-                u = bounds.upper(device_sqrt(own));
-                if (bounds.separated(u, limit)) {
-                    skips = 1;
-                    a.upper[i] = u;
-                    a.lower[i] = l;
-                    a.stamp[i] = a.now;
-                } else {
-                    full = true;
-                    evaluations += a.k - 1;
-                }
-            }
-            if (a.status) a.status[i] = skips ? 1 : 0;
-        }
-    }
-    T best = infinity_of<T>(), second = infinity_of<T>();
-    int best_c = 0;
-    auto visit = [&](int c, const T* row) {
-        const T dist = c == known ? own : exact_squared_distance(x, row, a.d);
-        if (dist < best) {
-            second = best;
-            best = dist;
-            best_c = c;
-        } else if (dist < second) {
-            second = dist;
-        }
-    };
-    for_each_centroid<Shared>(a.centroids, a.k, a.d, tile, tile_rows, full, visit);
-    if (full) {
-        a.upper[i] = bounds.upper(device_sqrt(best));
-        a.lower[i] = second == infinity_of<T>() ? second : bounds.lower(device_sqrt(second));
-        a.stamp[i] = a.now;
-        if (best_c != label) {
-            a.labels[i] = best_c;
-            changed = 1;
-        }
-        if (a.status) a.status[i] = 0;
-    }
-    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
-    block_count_add(skips, &a.counters->bound_skips, uscratch);
-    block_count_add(changed, &a.counters->labels_changed, uscratch);
-}
-
-// --- Elkan: one upper bound and k lower bounds per point (stored k × n so a warp
-// reads one bound of 32 points in one transaction, compactly: half for float
-// data, float for double data, rounded down), lazily like Hamerly's.
-template <typename T, bool Shared>
-__global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_rows) {
-    using Lower = typename ElkanLowerStorage<T>::type;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    T* tile = reinterpret_cast<T*>(smem_raw);
-    __shared__ unsigned long long uscratch[32];
-    const BoundArithmetic<T> bounds(a.d);
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const bool valid = i < a.n;
-    const T* x = a.points + (valid ? i : 0) * a.d;
-    Lower* lower = a.lower_k + (valid ? i : 0);  // bound of centroid c: lower[c * n]
-    const long long n = a.n;
-    const int columns = a.k + 1;
-    unsigned long long evaluations = 0, skips = 0, changed = 0;
-    bool active = false, tight = false;
-    int label = 0, since = 0, current = 0, fresh = -1;
-    T u = T(0), best = infinity_of<T>(), fresh_lower = T(0);
-    if (valid) {
-        label = a.labels[i];
-        current = label;
-        if (a.first) {
-            active = true;
-        } else {
-            since = a.stamp[i];
-            u = bounds.grow(a.upper[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
-            if (bounds.separated(u, a.nearest_half[label])) {
-                skips = 1;  // nothing read or written beyond the upper bound
-                if (a.status) a.status[i] = 1;
-            } else {
-                active = true;
-            }
-        }
-    }
-    auto store = [&](int c, T value) { lower[static_cast<long long>(c) * n] = store_lower(value, a.lower_scale); };
-    auto visit = [&](int c, const T* row) {
-        if (a.first) {
-            const T dist = exact_squared_distance(x, row, a.d);
-            store(c, bounds.lower(device_sqrt(dist)));
-            if (dist < best) {
-                best = dist;
-                current = c;
-            }
-            return;
-        }
-        T lc = c == fresh ? fresh_lower
-                          : bounds.shrink(static_cast<T>(load_lower(lower[static_cast<long long>(c) * n], a.lower_scale)),
-                                          accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, c));
-        if (c == current) {
-            if (c != fresh) store(c, lc);
-            return;
-        }
-        auto pruned = [&]() {
-            return bounds.separated(u, lc) ||
-                   bounds.separated(u, a.cc_half[static_cast<long long>(current) * a.k + c]);
-        };
-        if (pruned()) {
-            if (c != fresh) store(c, lc);
-            return;
-        }
-        if (!tight) {
-            best = exact_squared_distance(x, a.centroids + static_cast<long long>(current) * a.d, a.d);
-            ++evaluations;
-            u = bounds.upper(device_sqrt(best));
-            tight = true;
-            fresh = current;
-            fresh_lower = bounds.lower(device_sqrt(best));
-            store(current, fresh_lower);
-            if (pruned()) {
-                if (c != fresh) store(c, lc);
-                return;
-            }
-        }
-        const T dist = exact_squared_distance(x, row, a.d);
-        ++evaluations;
-        store(c, bounds.lower(device_sqrt(dist)));
-        if (dist < best || (dist == best && c < current)) {
-            best = dist;
-            current = c;
-            u = bounds.upper(device_sqrt(dist));
-        }
-    };
-    for_each_centroid<Shared>(a.centroids, a.k, a.d, tile, tile_rows, active, visit);
-    if (active) {
-        if (a.first) {
-            evaluations = a.k;
-            u = bounds.upper(device_sqrt(best));
-        } else if (evaluations < static_cast<unsigned long long>(a.k)) {
-            skips = 1;
-        }
-        a.upper[i] = u;
-        a.stamp[i] = a.now;
-        if (current != label) {
-            a.labels[i] = current;
-            changed = 1;
-        }
-        if (a.status) a.status[i] = skips ? 1 : 0;
-    }
-    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
-    block_count_add(skips, &a.counters->bound_skips, uscratch);
-    block_count_add(changed, &a.counters->labels_changed, uscratch);
-}
-
-template <typename T>
-int bounded_tile_rows(int k, int d, bool shared_variant) {
-    if (!shared_variant) return 0;
-    const std::size_t rows = kTileBytes / (static_cast<std::size_t>(d) * sizeof(T));
-    return static_cast<int>(std::min<std::size_t>(rows, k));  // 0: rows too long, read from global memory
-}
-
-// --- Half distances between centroids, as certain lower bounds: one block per centroid.
-template <typename T>
-__global__ void separation_kernel(const T* centroids, int k, int d, T* nearest_half, T* cc_half) {
-    __shared__ T scratch[32];
-    const BoundArithmetic<T> bounds(d);
-    const int a = blockIdx.x;
-    T nearest = infinity_of<T>();
-    for (int b = threadIdx.x; b < k; b += blockDim.x) {
-        if (b == a) {
-            if (cc_half) cc_half[static_cast<long long>(a) * k + b] = T(0);
-            continue;
-        }
-        const T dist = exact_squared_distance(centroids + static_cast<long long>(a) * d,
-                                              centroids + static_cast<long long>(b) * d, d);
-        const T half = bounds.lower(device_sqrt(dist)) / T(2);
-        if (cc_half) cc_half[static_cast<long long>(a) * k + b] = half;
-        nearest = half < nearest ? half : nearest;
-    }
-    // Minimum: the same whatever the order.
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        const T other = __shfl_down_sync(0xffffffffu, nearest, offset);
-        nearest = other < nearest ? other : nearest;
-    }
-    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = nearest;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        T m = infinity_of<T>();
-        for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) m = scratch[w] < m ? scratch[w] : m;
-        nearest_half[a] = m;
-    }
-}
-
 // The fused cuda-global kernel of block ≤ 256 holds exactly k clusters (k ≤ 8):
 // the same sums in fewer registers, so the smallest shapes get a third block per SM.
 // Sums in shared memory (SharedSums) where they fit the 48 KB of static shared
@@ -775,54 +534,10 @@ int small_blocks_per_sm(int k, int d, int block) {
     return blocks > 0 ? blocks : 1;
 }
 
-// Hamerly and Elkan launch alike: one thread per point, cuda-shared with the
-// centroid tile in dynamic shared memory. A failed launch reports the kernel's
-// resources (a tile or register limit is the usual cause).
-template <typename T, class Kernel>
-void launch_bounded(Kernel shared_kernel, Kernel global_kernel, const char* what, const BoundedArgs<T>& args,
-                    bool shared_variant, const Geometry& g, cudaStream_t stream) {
-    const int rows = bounded_tile_rows<T>(args.k, args.d, shared_variant);
-    const std::size_t bytes = shared_variant ? static_cast<std::size_t>(rows) * args.d * sizeof(T) : 0;
-    const long long blocks = (args.n + g.block - 1) / g.block;
-    const Kernel kernel = shared_variant ? shared_kernel : global_kernel;
-    kernel<<<static_cast<unsigned>(blocks), g.block, bytes, stream>>>(args, shared_variant ? rows : 0);
-    const cudaError_t status = cudaGetLastError();
-    if (status != cudaSuccess) {
-        cudaFuncAttributes attributes{};
-        (void)cudaFuncGetAttributes(&attributes, kernel);
-        throw Error(std::string("CUDA: ") + what + " (" + std::to_string(blocks) + " blocks of " +
-                    std::to_string(g.block) + " threads, " + std::to_string(bytes) + " B shared, " +
-                    std::to_string(attributes.numRegs) + " registers, " + std::to_string(attributes.maxThreadsPerBlock) +
-                    " max threads, " + std::to_string(attributes.localSizeBytes) + " B local): " +
-                    cudaGetErrorString(status));
-    }
-}
-
-template <typename T>
-void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
-    launch_bounded<T>(hamerly_kernel<T, true>, hamerly_kernel<T, false>, "Hamerly assignment kernel", args,
-                      shared_variant, g, stream);
-}
-
-template <typename T>
-void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
-    launch_bounded<T>(elkan_kernel<T, true>, elkan_kernel<T, false>, "Elkan assignment kernel", args, shared_variant,
-                      g, stream);
-}
-
-template <typename T>
-void launch_centroid_separations(const T* centroids, int k, int d, T* nearest_half, T* cc_half, cudaStream_t stream) {
-    separation_kernel<T><<<k, 256, 0, stream>>>(centroids, k, d, nearest_half, cc_half);
-    KMS_CUDA_LAUNCH_CHECK("centroid separation kernel");
-}
-
-#define KMS_INSTANTIATE_ASSIGN(T)                                                                         \
+#define KMS_INSTANTIATE_LLOYD(T)                                                                          \
     template void launch_lloyd<T>(const LloydArgs<T>&, bool, const Geometry&, cudaStream_t);            \
-    template int small_blocks_per_sm<T>(int, int, int);                                                  \
-    template void launch_hamerly<T>(const BoundedArgs<T>&, bool, const Geometry&, cudaStream_t);        \
-    template void launch_elkan<T>(const BoundedArgs<T>&, bool, const Geometry&, cudaStream_t);          \
-    template void launch_centroid_separations<T>(const T*, int, int, T*, T*, cudaStream_t);
-KMS_INSTANTIATE_ASSIGN(float)
-KMS_INSTANTIATE_ASSIGN(double)
+    template int small_blocks_per_sm<T>(int, int, int);
+KMS_INSTANTIATE_LLOYD(float)
+KMS_INSTANTIATE_LLOYD(double)
 
 }  // namespace kms::cuda

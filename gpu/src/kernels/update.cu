@@ -2,7 +2,7 @@
 //  - small k·d: per-thread register sums (fused into Lloyd's assignment, or the
 //    stand-alone kernel below with the same point order), a fixed-order block
 //    sum, then the block partials reduced in a fixed order by the last block of
-//    the same kernel, which also makes the new centroids (cuda_small_update.hpp);
+//    the same kernel, which also makes the new centroids (kernels/small_update.hpp);
 //  - any k, d: a stable radix sort of the labels gives each cluster its points
 //    in index order; fixed-size pieces are summed, then the pieces in order.
 // No floating-point atomics anywhere, and all sums are taken in double.
@@ -13,8 +13,9 @@
 
 #include "cuda_common.hpp"
 #include "cuda_device.hpp"
-#include "cuda_small_sums.hpp"
-#include "cuda_small_update.hpp"
+#include "kernels/small_sums.hpp"
+#include "kernels/small_update.hpp"
+#include "kernels/update.hpp"
 
 namespace kms::cuda {
 
@@ -230,35 +231,6 @@ __global__ void __launch_bounds__(kStatsThreads) shift_stats_kernel(const double
 }
 
 template <typename T>
-__global__ void cumulative_row_kernel(double* table, int row, int k, const T* shift_upper) {
-    const int columns = k + 1;
-    const double* previous = table + static_cast<long long>(row - 1) * columns;
-    double* next = table + static_cast<long long>(row) * columns;
-    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < k; c += gridDim.x * blockDim.x)
-        next[c] = __dadd_ru(previous[c], static_cast<double>(shift_upper[c]));
-    if (blockIdx.x == 0) {
-        // Largest move: a max, the same in any order.
-        __shared__ double scratch[32];
-        double m = 0.0;
-        for (int c = threadIdx.x; c < k; c += blockDim.x) {
-            const double v = static_cast<double>(shift_upper[c]);
-            m = v > m ? v : m;
-        }
-        for (int offset = 16; offset > 0; offset >>= 1) {
-            const double other = __shfl_down_sync(0xffffffffu, m, offset);
-            m = other > m ? other : m;
-        }
-        if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = m;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            double top = 0.0;
-            for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) top = scratch[w] > top ? scratch[w] : top;
-            next[k] = __dadd_ru(previous[k], top);
-        }
-    }
-}
-
-template <typename T>
 __global__ void label_distances_kernel(const T* points, long long n, int d, const T* centroids,
                                        const std::int32_t* labels, T* out) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -287,8 +259,6 @@ __global__ void ordered_sum_kernel(const double* values, int count, double* resu
     for (int b = 0; b < count; ++b) total += values[b];
     *result = total;
 }
-
-unsigned blocks_for(long long items, int block) { return static_cast<unsigned>((items + block - 1) / block); }
 
 }  // namespace
 
@@ -390,12 +360,6 @@ void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspa
 }
 
 template <typename T>
-void launch_cumulative_row(double* table, int row, int k, const T* shift_upper, cudaStream_t stream) {
-    cumulative_row_kernel<T><<<blocks_for(k, 256), 256, 0, stream>>>(table, row, k, shift_upper);
-    KMS_CUDA_LAUNCH_CHECK("cumulative shift kernel");
-}
-
-template <typename T>
 void launch_label_distances(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
                             T* out, cudaStream_t stream) {
     label_distances_kernel<T><<<blocks_for(n, 256), 256, 0, stream>>>(points, n, d, centroids, labels, out);
@@ -419,7 +383,6 @@ void launch_inertia(const T* points, long long n, int d, const T* centroids, con
                                        cudaStream_t);                                                            \
     template void launch_apply_update<T>(const T*, T*, int, int, UpdateWorkspace&, T*, DeviceShiftStats*,        \
                                          double*, bool, cudaStream_t);                                               \
-    template void launch_cumulative_row<T>(double*, int, int, const T*, cudaStream_t);                           \
     template void launch_label_distances<T>(const T*, long long, int, const T*, const std::int32_t*, T*,         \
                                             cudaStream_t);                                                       \
     template void launch_inertia<T>(const T*, long long, int, const T*, const std::int32_t*, double*, double*,   \

@@ -1,0 +1,67 @@
+#pragma once
+// What the Hamerly and Elkan kernels share: the centroid walk (tiled through
+// shared memory for cuda-shared) and the launch. Included by .cu files only.
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include "cuda_common.hpp"
+#include "cuda_device.hpp"
+#include "kernels/bounds.hpp"
+
+namespace kms::cuda {
+
+// Calls visit(c, row) for every centroid c of this thread's point when `wanted`:
+// cuda-shared stages the centroids through `tile` (tile_rows rows at a time, the
+// whole block loading each tile and leaving early once no thread wants more);
+// cuda-global reads the rows from global memory. Every thread of the block must
+// call it (it has barriers in the shared variant).
+template <bool Shared, typename T, typename Visit>
+__device__ __forceinline__ void for_each_centroid(const T* centroids, int k, int d, T* tile, int tile_rows,
+                                                  bool wanted, Visit&& visit) {
+    if (Shared && tile_rows > 0) {
+        for (int c0 = 0; c0 < k; c0 += tile_rows) {
+            if (!__syncthreads_or(wanted)) break;
+            const int rows = min(tile_rows, k - c0);
+            for (int e = threadIdx.x; e < rows * d; e += blockDim.x)
+                tile[e] = centroids[static_cast<long long>(c0) * d + e];
+            __syncthreads();
+            if (wanted)
+                for (int c = 0; c < rows; ++c) visit(c0 + c, tile + c * d);
+        }
+    } else if (wanted) {
+        for (int c = 0; c < k; ++c) visit(c, centroids + static_cast<long long>(c) * d);
+    }
+}
+
+template <typename T>
+int bounded_tile_rows(int k, int d, bool shared_variant) {
+    if (!shared_variant) return 0;
+    const std::size_t rows = kTileBytes / (static_cast<std::size_t>(d) * sizeof(T));
+    return static_cast<int>(std::min<std::size_t>(rows, k));  // 0: rows too long, read from global memory
+}
+
+// Hamerly and Elkan launch alike: one thread per point, cuda-shared with the
+// centroid tile in dynamic shared memory. A failed launch reports the kernel's
+// resources (a tile or register limit is the usual cause).
+template <typename T, class Kernel>
+void launch_bounded(Kernel shared_kernel, Kernel global_kernel, const char* what, const BoundedArgs<T>& args,
+                    bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    const int rows = bounded_tile_rows<T>(args.k, args.d, shared_variant);
+    const std::size_t bytes = shared_variant ? static_cast<std::size_t>(rows) * args.d * sizeof(T) : 0;
+    const long long blocks = (args.n + g.block - 1) / g.block;
+    const Kernel kernel = shared_variant ? shared_kernel : global_kernel;
+    kernel<<<static_cast<unsigned>(blocks), g.block, bytes, stream>>>(args, shared_variant ? rows : 0);
+    const cudaError_t status = cudaGetLastError();
+    if (status != cudaSuccess) {
+        cudaFuncAttributes attributes{};
+        (void)cudaFuncGetAttributes(&attributes, kernel);
+        throw Error(std::string("CUDA: ") + what + " (" + std::to_string(blocks) + " blocks of " +
+                    std::to_string(g.block) + " threads, " + std::to_string(bytes) + " B shared, " +
+                    std::to_string(attributes.numRegs) + " registers, " + std::to_string(attributes.maxThreadsPerBlock) +
+                    " max threads, " + std::to_string(attributes.localSizeBytes) + " B local): " +
+                    cudaGetErrorString(status));
+    }
+}
+
+}  // namespace kms::cuda

@@ -1,0 +1,60 @@
+#pragma once
+// The bounded assignments, Hamerly (kernels/hamerly.cu) and Elkan
+// (kernels/elkan.cu), and the bound kernels they share (kernels/bounds.cu).
+#include <cstdint>
+
+#include "cuda_common.hpp"
+
+namespace kms::cuda {
+
+// Lower-bound storage of Elkan's n × k bounds: half (scaled by a power of two) for
+// float data, float for double data; always rounded down, so still certain.
+template <typename T>
+struct ElkanLowerStorage;
+template <>
+struct ElkanLowerStorage<float> {
+    using type = unsigned short;  // raw half bits
+};
+template <>
+struct ElkanLowerStorage<double> {
+    using type = float;
+};
+
+template <typename T>
+struct BoundedArgs {
+    const T* points;
+    long long n;
+    int d;
+    const T* centroids;
+    int k;
+    std::int32_t* labels;
+    std::uint8_t* status;              // nullable
+    DeviceCounters* counters;
+    T* upper;                          // n
+    T* lower;                          // n (Hamerly)
+    typename ElkanLowerStorage<T>::type* lower_k;  // n × k (Elkan)
+    std::int32_t* stamp;               // n: cumulative-shift row the bounds were last written at
+    const double* cumulative_shift;    // rows × (k + 1): Σ shift upper bounds per centroid, [k] = Σ max
+    int now;                           // the row of the current centroids
+    bool first;                        // full search that builds the bounds
+    const T* nearest_half;             // k
+    const T* cc_half;                  // k × k (Elkan)
+    float lower_scale;                 // Elkan float: stored = value · scale (power of two)
+};
+
+template <typename T>
+void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
+template <typename T>
+void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
+
+// Half distances between centroids as certain lower bounds (nearest_half, and the
+// full matrix when cc_half is non-null).
+template <typename T>
+void launch_centroid_separations(const T* centroids, int k, int d, T* nearest_half, T* cc_half, cudaStream_t stream);
+
+// Append a row to the cumulative shift table: row[c] = prev[c] + shift_upper[c]
+// (rounded up), row[k] = prev[k] + max shift (rounded up).
+template <typename T>
+void launch_cumulative_row(double* table, int row, int k, const T* shift_upper, cudaStream_t stream);
+
+}  // namespace kms::cuda

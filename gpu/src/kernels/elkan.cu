@@ -1,0 +1,125 @@
+// Elkan's assignment kernel, cuda-global and cuda-shared: the same labels as
+// CPU Lloyd (kms::squared_distance() arithmetic, ties to the lowest index, bounds
+// in kms::BoundArithmetic).
+#include "kernels/bounded_assign.hpp"
+
+namespace kms::cuda {
+namespace {
+
+// --- Elkan: one upper bound and k lower bounds per point (stored k × n so a warp
+// reads one bound of 32 points in one transaction, compactly: half for float
+// data, float for double data, rounded down), lazily like Hamerly's.
+template <typename T, bool Shared>
+__global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_rows) {
+    using Lower = typename ElkanLowerStorage<T>::type;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* tile = reinterpret_cast<T*>(smem_raw);
+    __shared__ unsigned long long uscratch[32];
+    const BoundArithmetic<T> bounds(a.d);
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool valid = i < a.n;
+    const T* x = a.points + (valid ? i : 0) * a.d;
+    Lower* lower = a.lower_k + (valid ? i : 0);  // bound of centroid c: lower[c * n]
+    const long long n = a.n;
+    const int columns = a.k + 1;
+    unsigned long long evaluations = 0, skips = 0, changed = 0;
+    bool active = false, tight = false;
+    int label = 0, since = 0, current = 0, fresh = -1;
+    T u = T(0), best = infinity_of<T>(), fresh_lower = T(0);
+    if (valid) {
+        label = a.labels[i];
+        current = label;
+        if (a.first) {
+            active = true;
+        } else {
+            since = a.stamp[i];
+            u = bounds.grow(a.upper[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
+            if (bounds.separated(u, a.nearest_half[label])) {
+                skips = 1;  // nothing read or written beyond the upper bound
+                if (a.status) a.status[i] = 1;
+            } else {
+                active = true;
+            }
+        }
+    }
+    auto store = [&](int c, T value) { lower[static_cast<long long>(c) * n] = store_lower(value, a.lower_scale); };
+    auto visit = [&](int c, const T* row) {
+        if (a.first) {
+            const T dist = exact_squared_distance(x, row, a.d);
+            store(c, bounds.lower(device_sqrt(dist)));
+            if (dist < best) {
+                best = dist;
+                current = c;
+            }
+            return;
+        }
+        T lc = c == fresh ? fresh_lower
+                          : bounds.shrink(static_cast<T>(load_lower(lower[static_cast<long long>(c) * n], a.lower_scale)),
+                                          accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, c));
+        if (c == current) {
+            if (c != fresh) store(c, lc);
+            return;
+        }
+        auto pruned = [&]() {
+            return bounds.separated(u, lc) ||
+                   bounds.separated(u, a.cc_half[static_cast<long long>(current) * a.k + c]);
+        };
+        if (pruned()) {
+            if (c != fresh) store(c, lc);
+            return;
+        }
+        if (!tight) {
+            best = exact_squared_distance(x, a.centroids + static_cast<long long>(current) * a.d, a.d);
+            ++evaluations;
+            u = bounds.upper(device_sqrt(best));
+            tight = true;
+            fresh = current;
+            fresh_lower = bounds.lower(device_sqrt(best));
+            store(current, fresh_lower);
+            if (pruned()) {
+                if (c != fresh) store(c, lc);
+                return;
+            }
+        }
+        const T dist = exact_squared_distance(x, row, a.d);
+        ++evaluations;
+        store(c, bounds.lower(device_sqrt(dist)));
+        if (dist < best || (dist == best && c < current)) {
+            best = dist;
+            current = c;
+            u = bounds.upper(device_sqrt(dist));
+        }
+    };
+    for_each_centroid<Shared>(a.centroids, a.k, a.d, tile, tile_rows, active, visit);
+    if (active) {
+        if (a.first) {
+            evaluations = a.k;
+            u = bounds.upper(device_sqrt(best));
+        } else if (evaluations < static_cast<unsigned long long>(a.k)) {
+            skips = 1;
+        }
+        a.upper[i] = u;
+        a.stamp[i] = a.now;
+        if (current != label) {
+            a.labels[i] = current;
+            changed = 1;
+        }
+        if (a.status) a.status[i] = skips ? 1 : 0;
+    }
+    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
+    block_count_add(skips, &a.counters->bound_skips, uscratch);
+    block_count_add(changed, &a.counters->labels_changed, uscratch);
+}
+
+}  // namespace
+
+template <typename T>
+void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    launch_bounded<T>(elkan_kernel<T, true>, elkan_kernel<T, false>, "Elkan assignment kernel", args, shared_variant,
+                      g, stream);
+}
+
+template void launch_elkan<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);
+template void launch_elkan<double>(const BoundedArgs<double>&, bool, const Geometry&, cudaStream_t);
+
+}  // namespace kms::cuda

@@ -1,0 +1,95 @@
+// Hamerly's assignment kernel, cuda-global and cuda-shared: the same labels as
+// CPU Lloyd (kms::squared_distance() arithmetic, ties to the lowest index, bounds
+// in kms::BoundArithmetic).
+#include "kernels/bounded_assign.hpp"
+
+namespace kms::cuda {
+namespace {
+
+// --- Hamerly: one upper and one lower bound per point, kept lazily: the bounds
+// are stored with the row of the cumulative shift table they were written at,
+// and a point the bounds skip writes nothing.
+template <typename T, bool Shared>
+__global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int tile_rows) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* tile = reinterpret_cast<T*>(smem_raw);
+    __shared__ unsigned long long uscratch[32];
+    const BoundArithmetic<T> bounds(a.d);
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool valid = i < a.n;
+    const T* x = a.points + (valid ? i : 0) * a.d;
+    const int columns = a.k + 1;
+    unsigned long long evaluations = 0, skips = 0, changed = 0;
+    bool full = false;
+    int label = 0, known = -1;
+    T own = T(0);
+    if (valid) {
+        label = a.labels[i];
+        if (a.first) {
+            full = true;
+            evaluations = a.k;
+        } else {
+            const int since = a.stamp[i];
+            T u = bounds.grow(a.upper[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
+            const T l = bounds.shrink(a.lower[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, a.k));
+            const T limit = l > a.nearest_half[label] ? l : a.nearest_half[label];
+            if (bounds.separated(u, limit)) {
+                skips = 1;
+            } else {
+                own = exact_squared_distance(x, a.centroids + static_cast<long long>(label) * a.d, a.d);
+                known = label;
+                evaluations = 1;
+                u = bounds.upper(device_sqrt(own));
+                if (bounds.separated(u, limit)) {
+                    skips = 1;
+                    a.upper[i] = u;
+                    a.lower[i] = l;
+                    a.stamp[i] = a.now;
+                } else {
+                    full = true;
+                    evaluations += a.k - 1;
+                }
+            }
+            if (a.status) a.status[i] = skips ? 1 : 0;
+        }
+    }
+    T best = infinity_of<T>(), second = infinity_of<T>();
+    int best_c = 0;
+    auto visit = [&](int c, const T* row) {
+        const T dist = c == known ? own : exact_squared_distance(x, row, a.d);
+        if (dist < best) {
+            second = best;
+            best = dist;
+            best_c = c;
+        } else if (dist < second) {
+            second = dist;
+        }
+    };
+    for_each_centroid<Shared>(a.centroids, a.k, a.d, tile, tile_rows, full, visit);
+    if (full) {
+        a.upper[i] = bounds.upper(device_sqrt(best));
+        a.lower[i] = second == infinity_of<T>() ? second : bounds.lower(device_sqrt(second));
+        a.stamp[i] = a.now;
+        if (best_c != label) {
+            a.labels[i] = best_c;
+            changed = 1;
+        }
+        if (a.status) a.status[i] = 0;
+    }
+    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
+    block_count_add(skips, &a.counters->bound_skips, uscratch);
+    block_count_add(changed, &a.counters->labels_changed, uscratch);
+}
+
+}  // namespace
+
+template <typename T>
+void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    launch_bounded<T>(hamerly_kernel<T, true>, hamerly_kernel<T, false>, "Hamerly assignment kernel", args,
+                      shared_variant, g, stream);
+}
+
+template void launch_hamerly<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);
+template void launch_hamerly<double>(const BoundedArgs<double>&, bool, const Geometry&, cudaStream_t);
+
+}  // namespace kms::cuda

@@ -1,0 +1,60 @@
+#pragma once
+// The centroid update (kernels/update.cu), the relocation distances and the
+// inertia: the same for every algorithm.
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda_common.hpp"
+
+namespace kms::cuda {
+
+// The update. Sums and counts per cluster end in double (sums k × d, counts k).
+struct UpdateWorkspace {
+    DeviceBuffer<double> block_partials;   // small path: grid × k·(d+1)
+    DeviceBuffer<unsigned> ticket;         // small path: blocks that wrote their partial (0 between launches)
+    DeviceBuffer<double> sums;             // k × d
+    DeviceBuffer<long long> counts;        // k
+    // General path (label sort):
+    DeviceBuffer<std::int32_t> keys_sorted, index, index_sorted;
+    DeviceBuffer<long long> offsets;       // k + 1
+    DeviceBuffer<long long> piece_offsets; // k + 1
+    DeviceBuffer<double> piece_sums;       // max pieces × d
+    DeviceBuffer<unsigned char> sort_temp;
+    std::size_t sort_temp_bytes = 0;
+};
+
+void prepare_update_workspace(UpdateWorkspace& workspace, long long n, int k, int d, const Geometry& geometry);
+
+// The small (k, d) path of Elkan/Hamerly: block partials from the labels, in the
+// fused Lloyd kernel's point order, and the whole update by the last block (Lloyd
+// does both inside its assignment kernel).
+template <typename T>
+void launch_small_sums_update(const T* points, long long n, int d, const std::int32_t* labels, int k,
+                              const T* previous, const SmallUpdate<T>& update, UpdateWorkspace& workspace,
+                              const Geometry& geometry, cudaStream_t stream);
+
+// Sums and counts from the labels, general path (k > 8 or d > 4).
+template <typename T>
+void launch_accumulate(const T* points, long long n, int d, const std::int32_t* labels, int k,
+                       UpdateWorkspace& workspace, cudaStream_t stream);
+
+// New centroids (into `next`, unless !recompute: then `next` is already final) from
+// the sums, the Keep policy for empty clusters, per-centroid shifts (exact squared
+// in double, certain upper bounds in T), and the fixed-order shift statistics.
+template <typename T>
+void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& workspace,
+                         T* shift_upper, DeviceShiftStats* shift_stats, double* shift_exact, bool recompute,
+                         cudaStream_t stream);
+
+// Squared distance of every point to its labelled centroid (T arithmetic), for
+// the Farthest empty-cluster policy.
+template <typename T>
+void launch_label_distances(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
+                            T* out, cudaStream_t stream);
+
+// Σ ||x − c(label)||² in double, fixed-order reduction, into *result.
+template <typename T>
+void launch_inertia(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
+                    double* block_scratch, double* result, const Geometry& geometry, cudaStream_t stream);
+
+}  // namespace kms::cuda

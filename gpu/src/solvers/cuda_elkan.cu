@@ -1,0 +1,73 @@
+// Elkan on the device: n × k lower bounds (compact: half for float data, float
+// for double data, rounded down) and the k × k half distances between centroids,
+// beside the shared upper bound.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "kernels/bounds.hpp"
+#include "kms/error.hpp"
+#include "solvers/cuda_bounded_solver.hpp"
+#include "solvers/cuda_solvers.hpp"
+
+namespace kms::cuda {
+
+namespace {
+
+template <typename T>
+class ElkanCuda : public CudaBoundedSolver<T> {
+    using Lower = typename ElkanLowerStorage<T>::type;
+
+public:
+    using CudaBoundedSolver<T>::CudaBoundedSolver;
+
+private:
+    void allocate_lower_bounds() override {
+        const std::size_t n = static_cast<std::size_t>(this->n_), k = static_cast<std::size_t>(this->k_);
+        if (k > 0 && n > std::numeric_limits<std::size_t>::max() / sizeof(Lower) / k)
+            throw Error("Elkan needs n·k lower bounds, too many for this machine; use Hamerly");
+        lower_k_.allocate(n * k, "Elkan's n×k lower bounds (use Hamerly for less memory)");
+        cc_half_.allocate(k * k, "the centroid distance matrix");
+        // Half-precision bounds (float data) are scaled by a power of two so the
+        // largest possible distance (data ∪ centroids box diagonal) fits half's range.
+        double diagonal_sq = 0.0;
+        for (int j = 0; j < this->d_; ++j) {
+            double low = this->data_low_[j], high = this->data_high_[j];
+            for (std::size_t c = 0; c < k; ++c) {
+                low = std::min(low, this->initial_(c, static_cast<std::size_t>(j)));
+                high = std::max(high, this->initial_(c, static_cast<std::size_t>(j)));
+            }
+            diagonal_sq += (high - low) * (high - low);
+        }
+        const double diagonal = std::sqrt(diagonal_sq);
+        int exponent = diagonal > 0.0 ? static_cast<int>(std::floor(std::log2(32768.0 / diagonal))) : 0;
+        exponent = std::clamp(exponent, -100, 100);
+        lower_scale_ = std::ldexp(1.0f, exponent);
+    }
+
+    T* centroid_half_distances() const override { return cc_half_.get(); }
+
+    void launch_assign(BoundedArgs<T>& args) override {
+        args.lower_k = lower_k_.get();
+        args.cc_half = cc_half_.get();
+        args.lower_scale = lower_scale_;
+        launch_elkan<T>(args, this->shared_variant(), this->geometry_, this->stream_);
+    }
+
+    DeviceBuffer<Lower> lower_k_;
+    DeviceBuffer<T> cc_half_;
+    float lower_scale_ = 1.0f;
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<Solver> make_elkan_solver(const SolverConfig& config) {
+    return std::make_unique<OnDevice<ElkanCuda<T>>>(config);
+}
+
+template std::unique_ptr<Solver> make_elkan_solver<float>(const SolverConfig&);
+template std::unique_ptr<Solver> make_elkan_solver<double>(const SolverConfig&);
+
+}  // namespace kms::cuda

@@ -1,0 +1,39 @@
+// Hamerly on the device: one lower bound per point (to the second nearest
+// centroid) beside the shared upper bound.
+#include <memory>
+
+#include "kernels/bounds.hpp"
+#include "solvers/cuda_bounded_solver.hpp"
+#include "solvers/cuda_solvers.hpp"
+
+namespace kms::cuda {
+
+namespace {
+
+template <typename T>
+class HamerlyCuda : public CudaBoundedSolver<T> {
+public:
+    using CudaBoundedSolver<T>::CudaBoundedSolver;
+
+private:
+    void allocate_lower_bounds() override { lower_.allocate(static_cast<std::size_t>(this->n_), "the lower bounds"); }
+
+    void launch_assign(BoundedArgs<T>& args) override {
+        args.lower = lower_.get();
+        launch_hamerly<T>(args, this->shared_variant(), this->geometry_, this->stream_);
+    }
+
+    DeviceBuffer<T> lower_;
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<Solver> make_hamerly_solver(const SolverConfig& config) {
+    return std::make_unique<OnDevice<HamerlyCuda<T>>>(config);
+}
+
+template std::unique_ptr<Solver> make_hamerly_solver<float>(const SolverConfig&);
+template std::unique_ptr<Solver> make_hamerly_solver<double>(const SolverConfig&);
+
+}  // namespace kms::cuda

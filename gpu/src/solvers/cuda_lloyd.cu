@@ -1,0 +1,137 @@
+// Lloyd on the device: every point against every centroid, the small-path update
+// fused into the assignment kernel, and for cuda-shared with large d and k the
+// int8 filter-and-verify assignment (kernels/lloyd_gemm.hpp).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "kernels/lloyd.hpp"
+#include "kernels/lloyd_gemm.hpp"
+#include "kms/error.hpp"
+#include "solvers/cuda_solver_base.hpp"
+#include "solvers/cuda_solvers.hpp"
+
+namespace kms::cuda {
+
+namespace {
+
+template <typename T>
+class LloydCuda : public CudaSolverBase<T> {
+public:
+    using CudaSolverBase<T>::CudaSolverBase;
+
+private:
+    void allocate_state() override {
+        if (!uses_gemm_filter()) return;
+        const std::size_t n = static_cast<std::size_t>(this->n_), k = static_cast<std::size_t>(this->k_);
+        quantised_centroids_.allocate(k * quantised_width(this->d_), "the quantised centroids");
+        centroid_qnorms_.allocate(k, "the quantised centroid norms");
+        centroid_slack_.allocate(k + 1, "the centroid quantisation errors");
+        unsettled_.allocate(n, "the list of uncertified points");
+        candidates_.allocate(n, "the candidates of uncertified points");
+    }
+
+    void restart() override { gemm_active_ = uses_gemm_filter(); }
+
+    bool fuses_small_update() const override { return true; }
+
+    void assign(bool fused, IterationStats& stats) override {
+        stats.point_centroid_distances = static_cast<std::uint64_t>(this->n_) * this->k_;
+        if (gemm_active_) {
+            GemmLloydArgs<T> gemm{{this->points_.get(), this->n_, this->d_, this->current(), this->k_,
+                                   this->labels_.get(), this->status_.get(), &this->record_.get()->counters, nullptr,
+                                   SmallUpdate<T>{}},
+                                  shift_.get(),
+                                  {quantised_points_.get(), point_qnorms_.get(), point_slack_.get(),
+                                   quantised_width(this->d_), quantisation_scale_},
+                                  quantised_centroids_.get(), centroid_qnorms_.get(), centroid_slack_.get(),
+                                  unsettled_.get(), candidates_.get(), this->geometry_.sm_count};
+            launch_gemm_lloyd<T>(gemm, this->stream_);
+            return;
+        }
+        LloydArgs<T> args{this->points_.get(), this->n_, this->d_, this->current(), this->k_,
+                          this->labels_.get(), this->status_.get(), &this->record_.get()->counters,
+                          fused ? this->workspace_.block_partials.get() : nullptr,
+                          fused ? this->small_update() : SmallUpdate<T>{}};
+        launch_lloyd<T>(args, this->shared_variant(), this->geometry_, this->stream_);
+    }
+
+    // Too many searches over all k (the bound certifies little on this data): the exact kernel from now on.
+    void after_record(const DeviceCounters& counters) override {
+        if (gemm_active_ &&
+            static_cast<double>(counters.gemm_full_searches) > kGemmMaxUnsettledShare * static_cast<double>(this->n_))
+            gemm_active_ = false;
+    }
+
+    // --- cuda-shared, large d and k: the int8 filter-and-verify assignment.
+    bool uses_gemm_filter() const {
+        return this->int8_filter_possible() && this->shared_variant() && gemm_filter_applies(this->k_, this->d_) &&
+               quantised_points_.get() != nullptr;
+    }
+    // The filter's copy of the data: the shift m (the data mean in T), the scale s,
+    // and the quantised data with ‖q_x‖² and δ_x. Device memory too short for the
+    // n·padded_d int8 copy: no filter (the exact kernel), not a failed run.
+    void prepare_data() override {
+        const long long n = this->n_;
+        const int d = this->d_;
+        quantised_points_.release();
+        point_qnorms_.release();
+        point_slack_.release();
+        shift_.release();
+        // k is not known yet: prepare wherever the filter could apply.
+        if (!this->int8_filter_possible() || d < kGemmMinD || d > kGemmMaxD) return;
+        std::vector<double> sum(static_cast<std::size_t>(d), 0.0);
+        for (long long i = 0; i < n; ++i)
+            for (int j = 0; j < d; ++j)
+                sum[j] += (*this->source_)(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+        std::vector<T> mean(sum.size());
+        double largest = 0.0;  // max |x_j − m_j| (a hint only: δ is computed honestly for any s)
+        for (std::size_t j = 0; j < sum.size(); ++j) {
+            mean[j] = static_cast<T>(sum[j] / static_cast<double>(n));
+            if (!std::isfinite(static_cast<double>(mean[j]))) mean[j] = T(0);  // any shift is sound; keep it finite
+            const double m = static_cast<double>(mean[j]);
+            largest = std::max({largest, std::abs(this->data_high_[j] - m), std::abs(this->data_low_[j] - m)});
+        }
+        quantisation_scale_ = quantisation_scale(largest);
+        try {
+            shift_.allocate(mean.size(), "the data shift");
+            quantised_points_.allocate(static_cast<std::size_t>(n) * quantised_width(d), "the quantised points");
+            point_qnorms_.allocate(static_cast<std::size_t>(n), "the quantised point norms");
+            point_slack_.allocate(static_cast<std::size_t>(n), "the point quantisation errors");
+        } catch (const Error&) {
+            quantised_points_.release();
+            point_qnorms_.release();
+            point_slack_.release();
+            shift_.release();
+            return;
+        }
+        KMS_CUDA_CHECK(cudaMemcpy(shift_.get(), mean.data(), mean.size() * sizeof(T), cudaMemcpyHostToDevice));
+        KMS_CUDA_CHECK(cudaDeviceSynchronize());  // the pageable copies may still be in flight
+        launch_quantise_points<T>(this->points_.get(), n, d, shift_.get(), quantisation_scale_,
+                                  quantised_points_.get(), point_qnorms_.get(), point_slack_.get(), this->stream_);
+        KMS_CUDA_CHECK(cudaStreamSynchronize(this->stream_));
+    }
+
+    // Shift m, quantised rows, ‖q‖², δ (centroids: + their max), the uncertified points.
+    DeviceBuffer<T> shift_;
+    DeviceBuffer<std::int8_t> quantised_points_, quantised_centroids_;
+    DeviceBuffer<std::int32_t> point_qnorms_, centroid_qnorms_;
+    DeviceBuffer<float> point_slack_, centroid_slack_;
+    double quantisation_scale_ = 1.0;
+    DeviceBuffer<std::int32_t> unsettled_;
+    DeviceBuffer<int2> candidates_;
+    bool gemm_active_ = false;  // this run still uses the filter
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<Solver> make_lloyd_solver(const SolverConfig& config) {
+    return std::make_unique<OnDevice<LloydCuda<T>>>(config);
+}
+
+template std::unique_ptr<Solver> make_lloyd_solver<float>(const SolverConfig&);
+template std::unique_ptr<Solver> make_lloyd_solver<double>(const SolverConfig&);
+
+}  // namespace kms::cuda

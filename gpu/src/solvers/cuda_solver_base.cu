@@ -1,0 +1,334 @@
+// The part of the CUDA solver every algorithm shares (cuda_solver_base.hpp).
+#include "solvers/cuda_solver_base.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <type_traits>
+
+#include "kms/error.hpp"
+#include "kms/solver_support.hpp"
+
+namespace kms::cuda {
+
+namespace {
+float elapsed(const Event& from, const Event& to) {
+    float ms = 0.0f;
+    KMS_CUDA_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
+    return ms;
+}
+}  // namespace
+
+template <typename T>
+CudaSolverBase<T>::CudaSolverBase(const SolverConfig& config) : config_(config) {
+    activate();
+    cudaDeviceProp props{};
+    KMS_CUDA_CHECK(cudaGetDeviceProperties(&props, config_.cuda_device));
+    geometry_.sm_count = props.multiProcessorCount;
+    compute_major_ = props.major;
+    geometry_.block = config_.cuda_block_size > 0 ? config_.cuda_block_size : 256;
+    blocks_per_sm_ = update_blocks_per_sm(geometry_.block);
+    KMS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    record_.allocate(1, "the iteration record");
+    scalar_.allocate(1, "the inertia result");
+}
+
+template <typename T>
+CudaSolverBase<T>::~CudaSolverBase() {
+    cudaSetDevice(config_.cuda_device);
+    if (stream_) cudaStreamDestroy(stream_);
+}
+
+template <typename T>
+void CudaSolverBase<T>::set_data(std::shared_ptr<const Matrix<double>> points) {
+    if (!points) throw Error("the data set is empty");
+    check_solver_data(*points, config_.precision);
+    if (points->rows() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        throw Error("the CUDA back end takes at most 2^31 - 1 points; this data set has " +
+                    std::to_string(points->rows()));
+    activate();
+    source_ = std::move(points);
+    n_ = static_cast<long long>(source_->rows());
+    d_ = static_cast<int>(source_->cols());
+    k_ = 0;
+    initial_ = Matrix<double>();
+    tol_absolute_ = absolute_tolerance(*source_, config_.tol);
+    points_.allocate(static_cast<std::size_t>(n_) * d_, "the data points");
+    if constexpr (std::is_same_v<T, double>) {
+        KMS_CUDA_CHECK(cudaMemcpy(points_.get(), source_->data(), source_->size() * sizeof(T),
+                                  cudaMemcpyHostToDevice));
+    } else {
+        const Matrix<float> converted = source_->template cast<float>();
+        KMS_CUDA_CHECK(cudaMemcpy(points_.get(), converted.data(), converted.size() * sizeof(float),
+                                  cudaMemcpyHostToDevice));
+    }
+    set_grid();
+    data_low_.assign(d_, std::numeric_limits<double>::infinity());
+    data_high_.assign(d_, -std::numeric_limits<double>::infinity());
+    for (long long i = 0; i < n_; ++i)
+        for (int j = 0; j < d_; ++j) {
+            const double v = (*source_)(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+            data_low_[j] = std::min(data_low_[j], v);
+            data_high_[j] = std::max(data_high_[j], v);
+        }
+    prepare_data();
+    clear_run();
+}
+
+template <typename T>
+void CudaSolverBase<T>::set_initial_centroids(const Matrix<double>& centroids) {
+    if (!source_) throw Error("set the data before the initial centroids");
+    check_initial_centroids(centroids, static_cast<std::size_t>(n_), static_cast<std::size_t>(d_), config_.precision);
+    activate();
+    initial_ = centroids;
+    k_ = static_cast<int>(centroids.rows());
+    allocate();
+    clear_run();
+}
+
+template <typename T>
+void CudaSolverBase<T>::reset() {
+    activate();
+    clear_run();
+}
+
+template <typename T>
+IterationStats CudaSolverBase<T>::step() {
+    if (!source_) throw Error("no data set");
+    if (k_ == 0) throw Error("no initial centroids");
+    activate();
+    IterationStats stats;
+    stats.iteration = iteration_ + 1;
+    KMS_CUDA_CHECK(cudaMemsetAsync(record_.get(), 0, sizeof(DeviceIterationRecord), stream_));
+    KMS_CUDA_CHECK(cudaEventRecord(ev_start_.get(), stream_));
+    before_assign(stats);
+    KMS_CUDA_CHECK(cudaEventRecord(ev_bounds_.get(), stream_));
+
+    // Small (k, d): the update runs in the last block of the kernel that sums
+    // (Lloyd: the assignment itself; its time then counts as assignment).
+    const bool small = small_update_variant(k_, d_) >= 0;
+    const bool fused = small && fuses_small_update();
+    assign(fused, stats);
+    KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
+
+    if (small && !fused) {
+        launch_small_sums_update<T>(points_.get(), n_, d_, labels_.get(), k_, current(), small_update(), workspace_,
+                                    geometry_, stream_);
+    } else if (!small) {
+        launch_accumulate<T>(points_.get(), n_, d_, labels_.get(), k_, workspace_, stream_);
+        launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                               shift_exact_.get(), true, stream_);
+    }
+    if (config_.empty_policy == EmptyClusterPolicy::Farthest) {
+        DeviceShiftStats shifts{};
+        KMS_CUDA_CHECK(cudaMemcpyAsync(&shifts, &record_.get()->shifts, sizeof(shifts), cudaMemcpyDeviceToHost,
+                                       stream_));
+        KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        if (shifts.empty_clusters > 0) stats.point_centroid_distances += relocate_empty();
+    }
+    centroid_buffer_ ^= 1;
+    after_update();
+    KMS_CUDA_CHECK(cudaEventRecord(ev_update_.get(), stream_));
+
+    if (config_.compute_inertia)
+        launch_inertia<T>(points_.get(), n_, d_, current(), labels_.get(), inertia_blocks_.get(),
+                          &record_.get()->inertia, geometry_, stream_);
+    KMS_CUDA_CHECK(cudaEventRecord(ev_end_.get(), stream_));
+    DeviceIterationRecord host{};
+    KMS_CUDA_CHECK(cudaMemcpyAsync(&host, record_.get(), sizeof(host), cudaMemcpyDeviceToHost, stream_));
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+
+    stats.time_bounds_ms = elapsed(ev_start_, ev_bounds_);
+    stats.time_assign_ms = elapsed(ev_bounds_, ev_assign_);
+    stats.time_update_ms = elapsed(ev_assign_, ev_update_);
+    stats.time_total_ms = elapsed(ev_start_, ev_end_);
+    stats.point_centroid_distances += host.counters.point_centroid_distances;
+    stats.bound_skips = host.counters.bound_skips;
+    stats.labels_changed = host.counters.labels_changed;
+    stats.max_shift = host.shifts.max_shift;
+    stats.mean_shift = host.shifts.sum_shift / static_cast<double>(k_);
+    stats.shift_sq_total = host.shifts.shift_sq_total;
+    stats.empty_clusters = first_empty_count_ >= 0 ? first_empty_count_ : host.shifts.empty_clusters;
+    first_empty_count_ = -1;
+    if (config_.compute_inertia) stats.inertia = host.inertia;
+    stats.verified_points = host.counters.gemm_unsettled;
+    after_record(host.counters);
+
+    labels_cached_ = status_cached_ = false;
+    ++iteration_;
+    stop_reason_ = evaluate_stop(config_, stats, tol_absolute_);
+    return stats;
+}
+
+template <typename T>
+std::uint64_t CudaSolverBase<T>::finalize_labels() {
+    if (!source_ || k_ == 0) throw Error("no data or no centroids");
+    activate();
+    KMS_CUDA_CHECK(cudaMemsetAsync(record_.get(), 0, sizeof(DeviceIterationRecord), stream_));
+    IterationStats unused;  // a relabelling is not an iteration
+    before_assign(unused);
+    assign(false, unused);
+    DeviceCounters counters{};
+    KMS_CUDA_CHECK(cudaMemcpyAsync(&counters, &record_.get()->counters, sizeof(counters), cudaMemcpyDeviceToHost,
+                                   stream_));
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    labels_cached_ = status_cached_ = false;
+    return counters.labels_changed;
+}
+
+template <typename T>
+const std::vector<std::int32_t>& CudaSolverBase<T>::labels() const {
+    if (!labels_cached_) {
+        activate();
+        host_labels_.resize(static_cast<std::size_t>(n_));
+        if (n_ > 0)
+            KMS_CUDA_CHECK(cudaMemcpy(host_labels_.data(), labels_.get(), n_ * sizeof(std::int32_t),
+                                      cudaMemcpyDeviceToHost));
+        labels_cached_ = true;
+    }
+    return host_labels_;
+}
+
+template <typename T>
+Matrix<double> CudaSolverBase<T>::centroids() const {
+    if (k_ == 0) return Matrix<double>();
+    activate();
+    std::vector<T> values(static_cast<std::size_t>(k_) * d_);
+    KMS_CUDA_CHECK(cudaMemcpy(values.data(), current(), values.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    return Matrix<T>(k_, d_, std::move(values)).template cast<double>();
+}
+
+template <typename T>
+const std::vector<PointStatus>& CudaSolverBase<T>::point_status() const {
+    if (!config_.record_point_status || k_ == 0 || iteration_ == 0) {
+        host_status_.clear();
+        return host_status_;
+    }
+    if (!status_cached_) {
+        activate();
+        host_status_.resize(static_cast<std::size_t>(n_));
+        KMS_CUDA_CHECK(cudaMemcpy(host_status_.data(), status_.get(), n_, cudaMemcpyDeviceToHost));
+        status_cached_ = true;
+    }
+    return host_status_;
+}
+
+template <typename T>
+double CudaSolverBase<T>::inertia() const {
+    if (!source_ || k_ == 0) return 0.0;
+    activate();
+    launch_inertia<T>(points_.get(), n_, d_, current(), labels_.get(), inertia_blocks_.get(), scalar_.get(),
+                      geometry_, stream_);
+    double value = 0.0;
+    KMS_CUDA_CHECK(cudaMemcpyAsync(&value, scalar_.get(), sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return value;
+}
+
+template <typename T>
+SmallUpdate<T> CudaSolverBase<T>::small_update() {
+    return SmallUpdate<T>{next(), workspace_.sums.get(), workspace_.counts.get(), shift_upper_.get(),
+                          shift_exact_.get(), &record_.get()->shifts, workspace_.ticket.get()};
+}
+
+template <typename T>
+void CudaSolverBase<T>::allocate() {
+    const std::size_t n = static_cast<std::size_t>(n_), k = static_cast<std::size_t>(k_);
+    set_grid();
+    centroids_[0].allocate(k * d_, "the centroids");
+    centroids_[1].allocate(k * d_, "the centroids");
+    labels_.allocate(n, "the labels");
+    if (config_.record_point_status) status_.allocate(n, "the point status");
+    shift_upper_.allocate(k, "the centroid shifts");
+    shift_exact_.allocate(k, "the centroid shifts");
+    inertia_blocks_.allocate(static_cast<std::size_t>(geometry_.grid), "the inertia partial sums");
+    prepare_update_workspace(workspace_, n_, k_, d_, geometry_);
+    allocate_state();
+    KMS_CUDA_CHECK(cudaDeviceSynchronize());  // set-up work ran outside the solver's stream
+}
+
+template <typename T>
+void CudaSolverBase<T>::clear_run() {
+    iteration_ = 0;
+    stop_reason_ = StopReason::NotStopped;
+    labels_cached_ = status_cached_ = false;
+    first_empty_count_ = -1;
+    restart();
+    if (k_ == 0) return;
+    KMS_CUDA_CHECK(cudaMemset(labels_.get(), 0xff, static_cast<std::size_t>(n_) * sizeof(std::int32_t)));
+    centroid_buffer_ = 0;
+    const Matrix<T> start = initial_.template cast<T>();
+    KMS_CUDA_CHECK(cudaMemcpy(current(), start.data(), start.size() * sizeof(T), cudaMemcpyHostToDevice));
+    KMS_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// One wave of the grid-stride kernels: for the small (k, d) path, of the kernel
+// that runs this shape (all small-path kernels then share its point order).
+template <typename T>
+void CudaSolverBase<T>::set_grid() {
+    const int per_sm = k_ > 0 && small_update_variant(k_, d_) >= 0
+                           ? small_blocks_per_sm<T>(k_, d_, geometry_.block)
+                           : blocks_per_sm_;
+    const long long by_size = (n_ + geometry_.block - 1) / geometry_.block;
+    geometry_.grid = static_cast<int>(
+        std::max<long long>(1, std::min<long long>(by_size, static_cast<long long>(geometry_.sm_count) * per_sm)));
+}
+
+// scikit-learn's relocation, as the CPU solver does it: each empty cluster takes
+// one of the points farthest from their previous centroid (largest first,
+// lowest index on ties), which leaves its own cluster's sum. Rare: done on the
+// host with a few copies. Returns the distance evaluations spent (n).
+template <typename T>
+std::uint64_t CudaSolverBase<T>::relocate_empty() {
+    const std::size_t n = static_cast<std::size_t>(n_), k = static_cast<std::size_t>(k_),
+                      d = static_cast<std::size_t>(d_);
+    DeviceBuffer<T> distances;
+    distances.allocate(n, "the relocation distances");
+    launch_label_distances<T>(points_.get(), n_, d_, current(), labels_.get(), distances.get(), stream_);
+    std::vector<T> distance(n);
+    std::vector<std::int32_t> label(n);
+    std::vector<double> sums(k * d);
+    std::vector<long long> counts(k);
+    std::vector<T> next_rows(k * d);
+    KMS_CUDA_CHECK(cudaMemcpyAsync(distance.data(), distances.get(), n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(label.data(), labels_.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(sums.data(), workspace_.sums.get(), sums.size() * sizeof(double),
+                                   cudaMemcpyDeviceToHost, stream_));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(counts.data(), workspace_.counts.get(), k * sizeof(long long),
+                                   cudaMemcpyDeviceToHost, stream_));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(next_rows.data(), next(), next_rows.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                   stream_));
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const std::vector<std::size_t> empty_ids = empty_clusters<long long>(counts);
+    first_empty_count_ = static_cast<int>(empty_ids.size());
+    const std::vector<std::size_t> order = farthest_points<T>(distance, empty_ids.size());
+    const std::size_t take = order.size();
+    for (std::size_t e = 0; e < take; ++e) {
+        const std::size_t far = order[e], target = empty_ids[e];
+        const std::size_t from = static_cast<std::size_t>(label[far]);
+        for (std::size_t t = 0; t < d; ++t) {
+            const T x = static_cast<T>((*source_)(far, t));
+            sums[from * d + t] -= static_cast<double>(x);
+            sums[target * d + t] = static_cast<double>(x);
+            next_rows[target * d + t] = x;
+        }
+        counts[target] = 1;
+        if (--counts[from] > 0)
+            for (std::size_t t = 0; t < d; ++t)
+                next_rows[from * d + t] = static_cast<T>(sums[from * d + t] / static_cast<double>(counts[from]));
+    }
+    KMS_CUDA_CHECK(cudaMemcpyAsync(next(), next_rows.data(), next_rows.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                   stream_));
+    // Shifts of the relocated centroids (the counts on the device still say which were empty).
+    launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                           shift_exact_.get(), false, stream_);
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors must outlive the copy
+    return static_cast<std::uint64_t>(n);
+}
+
+template class CudaSolverBase<float>;
+template class CudaSolverBase<double>;
+
+}  // namespace kms::cuda

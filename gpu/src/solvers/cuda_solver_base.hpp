@@ -1,0 +1,152 @@
+#pragma once
+// What every CUDA solver shares, as CpuSolver<T> does on the CPU side: the data on
+// the device, the centroids (double buffer), labels, point status, the update
+// (small path and general), empty-cluster relocation, inertia, phase timing, the
+// per-iteration record, the step and the stopping rule. An algorithm
+// (solvers/cuda_lloyd.cu, cuda_elkan.cu, cuda_hamerly.cu) supplies its assignment
+// and the state it keeps, through the hooks below. Data, centroids, labels and
+// bounds stay on the device; each iteration copies back one small record
+// (counters, shift statistics, inertia).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cuda_common.hpp"
+#include "kernels/lloyd_gemm.hpp"
+#include "kernels/update.hpp"
+#include "kms/matrix.hpp"
+#include "kms/solver.hpp"
+#include "kms/stats.hpp"
+
+namespace kms::cuda {
+
+class Event {
+public:
+    Event() { KMS_CUDA_CHECK(cudaEventCreate(&event_)); }
+    ~Event() { cudaEventDestroy(event_); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    cudaEvent_t get() const { return event_; }
+
+private:
+    cudaEvent_t event_{};
+};
+
+template <typename T>
+class CudaSolverBase : public Solver {
+public:
+    explicit CudaSolverBase(const SolverConfig& config);
+    ~CudaSolverBase() override;
+
+    const SolverConfig& config() const override { return config_; }
+    void set_data(std::shared_ptr<const Matrix<double>> points) override;
+    void set_initial_centroids(const Matrix<double>& centroids) override;
+    void reset() override;
+    IterationStats step() override;
+    std::uint64_t finalize_labels() override;
+    int iteration() const override { return iteration_; }
+    bool converged() const override { return stop_reason_ != StopReason::NotStopped; }
+    StopReason stop_reason() const override { return stop_reason_; }
+    const std::vector<std::int32_t>& labels() const override;
+    Matrix<double> centroids() const override;
+    const std::vector<PointStatus>& point_status() const override;
+    double inertia() const override;
+    const std::int32_t* device_labels() const override { return labels_.get(); }
+    const PointStatus* device_point_status() const override {
+        return config_.record_point_status ? reinterpret_cast<const PointStatus*>(status_.get()) : nullptr;
+    }
+
+protected:
+    // --- The algorithm's hooks.
+    // A new data set is on the device (points_, data_low_/data_high_ set).
+    virtual void prepare_data() {}
+    // k is known and the shared buffers are allocated: the algorithm's own.
+    virtual void allocate_state() {}
+    // The run goes back to iteration 0 (kept state no longer describes the labels).
+    virtual void restart() {}
+    // Before each assignment, timed as the bounds phase (bounded: centroid separations).
+    virtual void before_assign(IterationStats&) {}
+    // Labels of every point for current(); counters into record_. fused: the
+    // assignment kernel also does the small-path update (see fuses_small_update()).
+    virtual void assign(bool fused, IterationStats& stats) = 0;
+    // Lloyd's assignment kernel can sum for the small-path update; the bounded
+    // ones leave it to a kernel of its own.
+    virtual bool fuses_small_update() const { return false; }
+    // The new centroids are current() (bounded: the cumulative shift row).
+    virtual void after_update() {}
+    // The iteration's counters are back on the host.
+    virtual void after_record(const DeviceCounters&) {}
+
+    // Shared-memory or global-memory kernels: as configured; Auto picks shared only
+    // where Lloyd can use the int8 filter (its one faster shape), global elsewhere.
+    bool shared_variant() const {
+        if (config_.variant != KernelVariant::Auto) return config_.variant == KernelVariant::Shared;
+        return int8_filter_possible() && gemm_filter_applies(k_, d_);
+    }
+    // Lloyd, filter on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.
+    bool int8_filter_possible() const {
+        return config_.algorithm == Algorithm::Lloyd && config_.int8_filter && compute_major_ >= 8 &&
+               config_.variant != KernelVariant::Global;
+    }
+
+    void activate() const { KMS_CUDA_CHECK(cudaSetDevice(config_.cuda_device)); }
+    T* current() const { return centroids_[centroid_buffer_].get(); }
+    T* next() const { return centroids_[centroid_buffer_ ^ 1].get(); }
+    // Where the small-path update (run by the summing kernel's last block) writes.
+    SmallUpdate<T> small_update();
+
+    SolverConfig config_;
+    Geometry geometry_;
+    int compute_major_ = 0;  // the device's compute capability (major)
+    cudaStream_t stream_ = nullptr;
+
+    std::shared_ptr<const Matrix<double>> source_;
+    long long n_ = 0;
+    int d_ = 0, k_ = 0;
+    Matrix<double> initial_;
+    std::vector<double> data_low_, data_high_;  // per-coordinate range of the data
+
+    DeviceBuffer<T> points_;
+    DeviceBuffer<std::int32_t> labels_;
+    DeviceBuffer<std::uint8_t> status_;
+    DeviceBuffer<T> shift_upper_;  // k: this step's centroid shifts, rounded up
+    DeviceBuffer<DeviceIterationRecord> record_;
+    UpdateWorkspace workspace_;
+
+private:
+    void allocate();
+    void clear_run();
+    void set_grid();
+    std::uint64_t relocate_empty();
+
+    int blocks_per_sm_ = 1;
+    Event ev_start_, ev_bounds_, ev_assign_, ev_update_, ev_end_;
+    double tol_absolute_ = 0.0;
+    DeviceBuffer<T> centroids_[2];
+    int centroid_buffer_ = 0;
+    DeviceBuffer<double> shift_exact_;
+    DeviceBuffer<double> inertia_blocks_;
+    DeviceBuffer<double> scalar_;
+    int first_empty_count_ = -1;
+    int iteration_ = 0;
+    StopReason stop_reason_ = StopReason::NotStopped;
+    mutable std::vector<std::int32_t> host_labels_;
+    mutable std::vector<PointStatus> host_status_;
+    mutable bool labels_cached_ = false, status_cached_ = false;
+};
+
+extern template class CudaSolverBase<float>;
+extern template class CudaSolverBase<double>;
+
+// How a solver is made: the algorithm's device buffers are freed before the base
+// destructor runs, so the solver's device is made current here, first.
+template <class Algorithm>
+class OnDevice final : public Algorithm {
+public:
+    using Algorithm::Algorithm;
+    ~OnDevice() override { cudaSetDevice(this->config_.cuda_device); }
+};
+
+}  // namespace kms::cuda
