@@ -18,11 +18,23 @@ for step in "${steps[@]}"; do
   case "$step" in
     tests)
       "$work/bin/test_cuda_solvers" 2>&1 | tee "$out/tests.log" | tail -40
-      "$work/bin/test_cuda_init" 2>&1 | tee "$out/tests-init.log" | tail -8 ;;
+      "$work/bin/test_cuda_init" 2>&1 | tee "$out/tests-init.log" | tail -8
+      "$work/bin/test_gpu_scores" 2>&1 | tee "$out/tests-scores.log" | tail -8
+      # The CLI end to end on the GPU: fit layer (GPU initialiser, restarts), predict, silhouette.
+      cli="$work/bin/kmeans-cli"
+      "$cli" generate --generate blobs:n=1000000,k=100,d=16 --seed 4 --out "$work/x.npy" >/dev/null
+      for where in omp cuda; do
+        "$cli" run --input "$work/x.npy" --k 100 --n-init 2 --seed 4 --backend $where --precision f64 --report json \
+          --centroids-out "$work/c-$where.csv" --labels-out "$work/l-$where.txt" | tail -1 | cut -c1-400
+        "$cli" predict --input "$work/x.npy" --centroids "$work/c-$where.csv" --backend $where --precision f64 \
+          --labels-out "$work/p-$where.txt" --report json
+      done
+      cmp "$work/l-omp.txt" "$work/l-cuda.txt" && cmp "$work/p-cuda.txt" "$work/l-cuda.txt" && \
+        echo "CLI f64: cuda labels = omp labels; predict on the run's centroids = the run's labels" ;;
     sanitize)
       # memcheck per suite; racecheck per test function, in parallel (the whole
       # solver suite takes > 230 s under racecheck, one function ~200 s).
-      for suite in test_cuda_solvers test_cuda_init; do
+      for suite in test_cuda_solvers test_cuda_init test_gpu_scores; do
         KMS_GPU_TEST_SMALL=1 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
           "$work/bin/$suite" > "$out/sanitizer-memcheck-$suite.log" 2>&1
         echo "compute-sanitizer memcheck $suite: exit $?"; tail -2 "$out/sanitizer-memcheck-$suite.log"

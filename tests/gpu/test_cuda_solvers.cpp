@@ -460,17 +460,29 @@ private slots:
                 options.solver.backend = b.device;
                 options.solver.variant = b.variant;
                 const kms::FitResult gpu = kms::fit(points, options);
-                QCOMPARE(gpu.best_restart, cpu.best_restart);
-                QCOMPARE(gpu.iterations, cpu.iterations);
-                QVERIFY(gpu.initial_centroids == cpu.initial_centroids);  // the GPU initialiser: same centroids
-                QVERIFY(gpu.labels == cpu.labels);
-                QVERIFY(gpu.centroids == cpu.centroids);
+                // The GPU initialiser picks the CPU's centroids bit for bit.
+                QVERIFY(gpu.initial_centroids == cpu.initial_centroids);
+                QCOMPARE(static_cast<int>(gpu.restarts.size()), options.n_init);
+                const double scale = data_scale(*points);
+                if (p == Precision::F64) {
+                    // As the solvers' own test: the same labels and iterations, centroids within 1e-12.
+                    QCOMPARE(gpu.best_restart, cpu.best_restart);
+                    QCOMPARE(gpu.iterations, cpu.iterations);
+                    QVERIFY(gpu.labels == cpu.labels);
+                    QVERIFY(max_relative_difference(gpu.centroids, cpu.centroids, scale) <= 1e-12);
+                } else {
+                    // Float: labels may differ on rounding ties, centroids by float rounding.
+                    std::size_t differ = 0;
+                    for (std::size_t i = 0; i < gpu.labels.size(); ++i) differ += gpu.labels[i] != cpu.labels[i];
+                    QVERIFY2(differ <= gpu.labels.size() / 1000, qPrintable(QString::number(differ)));
+                    QVERIFY(max_relative_difference(gpu.centroids, cpu.centroids, scale) <= 1e-5);
+                }
                 const kms::Assignment on_gpu = kms::assign(points, cpu.centroids, options.solver);
                 options.solver.backend = kms::Backend::OpenMP;
                 options.solver.variant = kms::KernelVariant::Auto;
                 const kms::Assignment on_cpu = kms::assign(points, cpu.centroids, options.solver);
-                QVERIFY(on_gpu.labels == on_cpu.labels);
-                QVERIFY(std::abs(on_gpu.inertia - on_cpu.inertia) <= 1e-9 * on_cpu.inertia);
+                if (p == Precision::F64) QVERIFY(on_gpu.labels == on_cpu.labels);
+                QVERIFY(std::abs(on_gpu.inertia - on_cpu.inertia) <= 1e-6 * on_cpu.inertia);
             }
     }
 
