@@ -59,7 +59,7 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     variant_->addItem(tr("auto"), static_cast<int>(KernelVariant::Auto));
     variant_->addItem(tr("global memory"), static_cast<int>(KernelVariant::Global));
     variant_->addItem(tr("shared memory"), static_cast<int>(KernelVariant::Shared));
-    variant_->setToolTip(tr("CUDA kernels; auto: shared memory where Lloyd can use the int8 filter, else global"));
+    variant_->setToolTip(tr("CUDA kernels; auto: shared memory for Lloyd with k >= 64, else global (the faster on the H100)"));
     form->addRow(tr("&Kernels"), variant_);
 
     threads_ = new QSpinBox(this);

@@ -445,7 +445,9 @@ private slots:
     // The fit layer on CUDA (GPU initialiser, every restart, final relabel) gives
     // the OpenMP fit's labels, centroids and choice of restart; assign() too.
     void fitLayerMatchesCpu() {
-        Case c{"fit", small_mode() ? 2000u : 20000u, 3, 6, 0};
+        // k = 6, d = 3: auto picks the global kernels; k = 70, d = 20: the shared ones with the int8 filter.
+        for (const Case& c : {Case{"fit", small_mode() ? 2000u : 20000u, 3, 6, 0},
+                              Case{"fit-wide", small_mode() ? 3000u : 12000u, 20, 70, 0}}) {
         const auto points = make_points(c, 11);
         for (Precision p : {Precision::F64, Precision::F32})
             for (Backend b : {kCudaGlobal, kCudaShared, Backend{kms::Backend::Cuda, kms::KernelVariant::Auto}}) {
@@ -484,6 +486,7 @@ private slots:
                 if (p == Precision::F64) QVERIFY(on_gpu.labels == on_cpu.labels);
                 QVERIFY(std::abs(on_gpu.inertia - on_cpu.inertia) <= 1e-6 * on_cpu.inertia);
             }
+        }
     }
 
     void errors() {

@@ -13,8 +13,8 @@ constexpr OptionSpec kFitOptions[] = {
     {"--k", "K", "", "number of clusters (1 <= K <= n)"},
     {"--solver", "NAME", "lloyd", "lloyd | elkan | hamerly"},
     {"--backend", "NAME", "omp", "seq | omp | cuda (also cuda-global, cuda-shared: cuda with --variant)"},
-    {"--variant", "V", "auto", "CUDA kernels: global | shared | auto (shared where Lloyd can use the\n"
-                               "int8 filter, else global)"},
+    {"--variant", "V", "auto", "CUDA kernels: global | shared | auto (shared for Lloyd with k >= 64,\n"
+                               "else global: the faster on the H100)"},
     {"--int8-filter", "on|off", "on", "CUDA Lloyd, shared variant, d >= 16, k >= 64: certify labels with\n"
                                       "int8 tensor cores, verify the rest exactly (labels unchanged)"},
     {"--precision", "P", "f64", "f32 | f64"},

@@ -79,11 +79,12 @@ protected:
     // The iteration's counters are back on the host.
     virtual void after_record(const DeviceCounters&) {}
 
-    // Shared-memory or global-memory kernels: as configured; Auto picks shared only
-    // where Lloyd can use the int8 filter (its one faster shape), global elsewhere.
+    // Shared-memory or global-memory kernels: as configured; Auto picks what the H100
+    // measured faster (docs/gpu-benchmark.md): shared for Lloyd with k >= 64 (many
+    // centroids to stage; there the int8 filter applies too), global elsewhere.
     bool shared_variant() const {
         if (config_.variant != KernelVariant::Auto) return config_.variant == KernelVariant::Shared;
-        return int8_filter_possible() && gemm_filter_applies(k_, d_);
+        return config_.algorithm == Algorithm::Lloyd && k_ >= kGemmMinK;
     }
     // Lloyd, filter on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.
     bool int8_filter_possible() const {
