@@ -321,6 +321,48 @@ private slots:
         QCOMPARE(farthest->centroids()(0, 0), 0.05);  // cluster 0 lost 0.2: mean of 0 and 0.1 (fuzzy compare)
     }
 
+    // A stop request during a step: the step throws Cancelled, the solver keeps
+    // the last completed iteration (labels, status, centroids, count), and the run
+    // continues from there exactly as one that was never interrupted.
+    void cancelled_step_keeps_last_iteration() {
+        Case c{};
+        c.seed = 77;
+        c.n = 20000;
+        c.d = 3;
+        c.k = 40;
+        c.shape = static_cast<Shape>(0);
+        const auto points = make_points(c);
+        const Matrix<double> start = make_centroids(c, *points);
+        for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly}) {
+            auto reference = make(algorithm, Backend::OpenMP, Precision::F32, 2, EmptyClusterPolicy::Keep, true);
+            auto solver = make(algorithm, Backend::OpenMP, Precision::F32, 2, EmptyClusterPolicy::Keep, true);
+            for (auto* s : {reference.get(), solver.get()}) {
+                s->set_data(points);
+                s->set_initial_centroids(start);
+                s->step();
+                s->step();
+            }
+            const std::vector<std::int32_t> labels = solver->labels();
+            const std::vector<PointStatus> status = solver->point_status();
+            const Matrix<double> centroids = solver->centroids();
+            std::stop_source stop;
+            stop.request_stop();
+            solver->set_stop_token(stop.get_token());
+            QVERIFY_THROWS_EXCEPTION(Cancelled, solver->step());
+            QCOMPARE(solver->iteration(), 2);
+            QVERIFY(solver->labels() == labels);
+            QVERIFY(solver->point_status() == status);
+            QVERIFY(solver->centroids() == centroids);
+            solver->set_stop_token({});
+            for (int it = 3; it <= 6; ++it) {
+                reference->step();
+                solver->step();
+                QVERIFY2(solver->labels() == reference->labels(), to_string(algorithm).data());
+                QVERIFY2(solver->centroids() == reference->centroids(), to_string(algorithm).data());
+            }
+        }
+    }
+
     void errors_are_clear() {
         auto solver = make(Algorithm::Elkan, Backend::Sequential, Precision::F64, 1, EmptyClusterPolicy::Keep);
         QVERIFY_THROWS_EXCEPTION(Error, solver->step());

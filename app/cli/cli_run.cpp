@@ -112,8 +112,15 @@ int run(const Args& args) {
         };
     }
     const std::uint64_t seed = fit_options.init.seed;
-    Dataset data = options.has("--input") ? load_dataset(options.get("--input"), load_options)
-                                          : generate_dataset(options.get("--generate"), seed);
+    Dataset data;
+    try {
+        data = options.has("--input") ? load_dataset(options.get("--input"), load_options)
+                                      : generate_dataset(options.get("--generate"), seed);
+    } catch (const Error&) {
+        if (!signals.exit_status()) throw;
+        std::fprintf(stderr, "kmeans-cli run: cancelled while loading the data\n");
+        return signals.exit_status();
+    }
     auto points = std::make_shared<const Matrix<double>>(std::move(data.points));
 
     const bool json = report == "json";

@@ -19,6 +19,13 @@ public:
     using Error::Error;
 };
 
+// A stop request ended the work (a step, a load, an initialisation). Whatever the
+// throwing object holds is the state before that work began.
+class Cancelled : public Error {
+public:
+    using Error::Error;
+};
+
 // Malformed or unusable input data. what() reads "SOURCE:LINE: REASON",
 // "SOURCE: byte OFFSET: REASON" or "SOURCE: REASON".
 class InputError : public Error {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +89,12 @@ public:
     // scikit-learn does after stopping on tol/max-iter, so labels match centroids).
     // Returns the number of labels that changed.
     virtual std::uint64_t finalize_labels() = 0;
+
+    // Lets a long step end early: when `stop` is requested during step(), a solver
+    // that supports it throws kms::Cancelled and keeps the last completed iteration
+    // (labels, centroids, iteration count). Others finish the step (CUDA steps take
+    // milliseconds) and the fit layer stops before the next.
+    virtual void set_stop_token(std::stop_token /*stop*/) {}
 
     virtual int iteration() const = 0;                       // steps done since reset
     virtual bool converged() const = 0;                      // stop_reason() != NotStopped

@@ -23,8 +23,14 @@ void FitOptions::validate() const {
 
 int KMeansRun::advance(int max_steps, std::stop_token stop, const std::function<bool(const IterationStats&)>& on_step) {
     int steps = 0;
+    solver_->set_stop_token(stop);
     while (!solver_->converged() && (max_steps < 0 || steps < max_steps) && !stop.stop_requested()) {
-        const IterationStats stats = solver_->step();
+        IterationStats stats;
+        try {
+            stats = solver_->step();
+        } catch (const Cancelled&) {
+            break;  // the solver kept the last completed iteration
+        }
         ++steps;
         step_time_ms_ += stats.time_total_ms;
         const StopReason reason = solver_->stop_reason();

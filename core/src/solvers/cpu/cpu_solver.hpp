@@ -80,10 +80,25 @@ public:
         const auto start = Clock::now();
         IterationStats stats;
         stats.iteration = iteration_ + 1;
+        // A cancellable step keeps the last completed iteration's labels and status
+        // to fall back on (one O(n) copy, small beside a CPU step).
+        const bool cancellable = stop_.stop_possible();
+        if (cancellable) {
+            labels_before_ = labels_;
+            status_before_ = status_;
+        }
         if (config_.record_point_status) status_.assign(n_, PointStatus::Recomputed);
         else status_.clear();
 
+        in_step_ = cancellable;
         stats.labels_changed = assign(stats);
+        in_step_ = false;
+        if (cancellable && stop_.stop_requested()) {
+            labels_.swap(labels_before_);
+            status_.swap(status_before_);
+            bounds_valid_ = false;  // partly updated: the next assignment rebuilds them
+            throw Cancelled("step " + std::to_string(iteration_ + 1) + " cancelled");
+        }
         update(stats);
         if (config_.compute_inertia) stats.inertia = inertia();
         ++iteration_;
@@ -98,6 +113,8 @@ public:
         bounds_valid_ = false;  // the bounds no longer describe these labels
         return changed;
     }
+
+    void set_stop_token(std::stop_token stop) override { stop_ = std::move(stop); }
 
     int iteration() const override { return iteration_; }
     bool converged() const override { return stop_reason_ != StopReason::NotStopped; }
@@ -162,7 +179,8 @@ protected:
             const std::size_t chunks = (n_ + kChunk - 1) / kChunk;
 #pragma omp for schedule(static)
             for (std::size_t c = 0; c < chunks; ++c)
-                changed += label_range(points_, d_, ct, k_, c * kChunk, std::min(n_, (c + 1) * kChunk),
+                if (!stop_now())
+                    changed += label_range(points_, d_, ct, k_, c * kChunk, std::min(n_, (c + 1) * kChunk),
                                        labels_.data(), scratch.data());
         }
         return changed;
@@ -210,6 +228,13 @@ protected:
     std::vector<T> cc_half_;         // k × k half centroid distances (Elkan)
     std::vector<T> nearest_half_;    // per centroid: half the distance to the nearest other one
     bool bounds_valid_ = false;      // false: the next assignment is a full search that rebuilds bounds
+    // Cancellation inside a step: assignment loops skip their remaining work once
+    // stop_now() holds; step() then restores the last completed iteration.
+    std::stop_token stop_;
+    bool in_step_ = false;
+    std::vector<std::int32_t> labels_before_;
+    std::vector<PointStatus> status_before_;
+    bool stop_now() const { return in_step_ && stop_.stop_requested(); }
     int iteration_ = 0;
     StopReason stop_reason_ = StopReason::NotStopped;
 

@@ -44,6 +44,7 @@ protected:
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(this->threads_) if (this->threads_ > 1) \
     reduction(+ : changed, evaluations, skips)
         for (std::size_t i = 0; i < n; ++i) {
+            if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
             const T* x = points + i * d;
             T* lower = lower_all + i * k;
             const std::int32_t old_label = labels[i];

@@ -59,6 +59,7 @@ protected:
             std::vector<T> scratch(k);
 #pragma omp for schedule(dynamic, 2048)
             for (std::size_t i = 0; i < n; ++i) {
+                if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
                 const T* x = points + i * d;
                 const std::int32_t label = labels[i];
                 if (!first) {
