@@ -379,6 +379,8 @@ Layout find_layout(const std::string& path, const char* begin, const char* end, 
 
 // Chunks of about this size are parsed in parallel; progress is reported after each.
 constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+// What parse_rows uses: kChunkBytes, except in tests and fuzzers (set_text_chunk_bytes).
+std::atomic<std::size_t> chunk_bytes_in_use{kChunkBytes};
 // Lines between two looks at the stop token.
 constexpr std::size_t kLinesPerCheck = 8192;
 
@@ -401,7 +403,8 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
     // Chunk boundaries fall just after a '\n', so every chunk holds whole lines.
     std::vector<const char*> bounds{begin};
     const std::size_t region = static_cast<std::size_t>(end - begin);
-    for (std::size_t target = kChunkBytes; target < region; target += kChunkBytes) {
+    const std::size_t chunk_bytes = chunk_bytes_in_use.load(std::memory_order_relaxed);
+    for (std::size_t target = chunk_bytes; target < region; target += chunk_bytes) {
         const char* from = std::max(begin + target - 1, bounds.back());
         const auto* newline = static_cast<const char*>(std::memchr(from, '\n', static_cast<std::size_t>(end - from)));
         if (!newline || newline + 1 >= end) break;
@@ -583,6 +586,8 @@ TextStart text_start(const std::string& path, const FileBytes& bytes) {
 }
 
 }  // namespace
+
+void set_text_chunk_bytes(std::size_t bytes) noexcept { chunk_bytes_in_use.store(bytes ? bytes : kChunkBytes); }
 
 Matrix<double> parse_text_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options) {
     const TextStart start = text_start(path, bytes);

@@ -55,6 +55,9 @@ bool has_npy_magic(std::string_view bytes) noexcept;
 // no longer needed, so the peak memory is the buffer plus the matrix.
 Matrix<double> parse_text_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options);
 std::vector<std::int32_t> parse_text_labels(const std::string& path, FileBytes& bytes);
+// Tests and fuzzers only: the text parser's parallel chunk size (default 4 MiB; 0
+// restores it), so that small inputs take the multi-chunk path too.
+void set_text_chunk_bytes(std::size_t bytes) noexcept;
 
 // NumPy .npy, versions 1.0, 2.0, 3.0, C order, 1-D or 2-D.
 Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes, const LoadOptions& options);
