@@ -421,6 +421,43 @@ private slots:
         QCOMPARE(entries(base), (QStringList{"a.txt", "alias.txt"}));
     }
 
+    void output_file_streams_pieces_with_the_same_rules() {
+        const std::string base = folder();
+        write_plain(base + "/old.csv", "old\n");
+        QCOMPARE(::symlink("old.csv", (base + "/link.csv").c_str()), 0);
+        {
+            kms::OutputFile out(base + "/link.csv");
+            out.write("1,2\n");
+            out.write("3,4\n");
+            QCOMPARE(read_all(base + "/old.csv"), std::string("old\n"));  // nothing replaced before commit()
+            out.commit();
+        }
+        QVERIFY(S_ISLNK(lstat_of(base + "/link.csv").st_mode));
+        QCOMPARE(read_all(base + "/old.csv"), std::string("1,2\n3,4\n"));
+        {
+            kms::OutputFile abandoned(base + "/old.csv");
+            abandoned.write("half");
+        }  // no commit(): the old contents stay, no temporary is left
+        QCOMPARE(read_all(base + "/old.csv"), std::string("1,2\n3,4\n"));
+        QCOMPARE(entries(base), (QStringList{"link.csv", "old.csv"}));
+        int ends[2];
+        QCOMPARE(::pipe(ends), 0);
+        {
+            kms::OutputFile out("/dev/fd/" + std::to_string(ends[1]));
+            out.write("streamed\n");
+            out.commit();
+        }
+        ::close(ends[1]);
+        char buffer[32] = {};
+        QCOMPARE(::read(ends[0], buffer, sizeof buffer), ssize_t{9});
+        ::close(ends[0]);
+        KMS_EXPECT_ERROR([&] { kms::OutputFile out(base + "/no/such/dir/x"); }, "No such file or directory");
+        if (root() && ::mknod((base + "/full").c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+            kms::OutputFile full(base + "/full");
+            KMS_EXPECT_ERROR([&] { full.write("x"); }, "No space left on device");
+        }
+    }
+
     void text_builders_match_the_writers() {
         const std::string base = folder();
         const kms::Matrix<double> centroids(2, 2, std::vector<double>{0.1, -2, 1e300, 5e-324});

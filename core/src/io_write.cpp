@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <random>
 #include <system_error>
@@ -231,8 +232,9 @@ void cleanup(std::vector<Pending>& outputs) noexcept {
     }
 }
 
-// Writes the contents to a new temporary file beside the target, flushed to disk.
-void prepare_file(Pending& output) {
+// Writes the contents to a new temporary file beside the target, flushed to disk
+// (keep_open: only creates it, open, for OutputFile to write to).
+void prepare_file(Pending& output, bool keep_open = false) {
     const Destination& destination = output.destination;
     const std::string& path = destination.path;
     std::string base = name_of(destination.target);
@@ -256,6 +258,7 @@ void prepare_file(Pending& output) {
         if (::geteuid() == 0 && ::fchown(fd, destination.info.st_uid, destination.info.st_gid) != 0) {
         }
     }
+    if (keep_open) return;
     write_all(fd, output.contents, path);
     // Without the flush, a crash after the rename could leave an empty file under the old name.
     if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) fail_errno(path, errno);
@@ -371,6 +374,73 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
         cleanup(outputs);
         throw;
     }
+}
+
+struct OutputFile::State {
+    Pending output;
+    bool committed = false;
+};
+
+OutputFile::OutputFile(const std::string& path) : state_(std::make_unique<State>()) {
+    Pending& output = state_->output;
+    output.destination = resolve(path);
+    std::vector<Pending> one;
+    try {
+        switch (output.destination.kind) {
+            case Destination::Kind::NewFile:
+            case Destination::Kind::ReplaceFile: prepare_file(output, /*keep_open=*/true); break;
+            case Destination::Kind::Stream: open_stream(output); break;
+            case Destination::Kind::Descriptor:
+                output.fd = output.destination.descriptor;
+                if (output.fd == 1) std::fflush(stdout);
+                if (output.fd == 2) std::fflush(stderr);
+                break;
+        }
+    } catch (...) {
+        one.push_back(std::move(output));
+        cleanup(one);
+        throw;
+    }
+}
+
+OutputFile::~OutputFile() {
+    if (!state_ || state_->committed) return;
+    std::vector<Pending> one;
+    one.push_back(std::move(state_->output));
+    cleanup(one);
+}
+
+const std::string& OutputFile::path() const noexcept { return state_->output.destination.path; }
+
+void OutputFile::write(std::string_view bytes) {
+    Pending& output = state_->output;
+    if (state_->committed || output.fd < 0) fail(output.destination.path, "written after commit()");
+    write_all(output.fd, bytes, output.destination.path);
+}
+
+void OutputFile::commit() {
+    Pending& output = state_->output;
+    if (state_->committed) return;
+    const std::string& path = output.destination.path;
+    if (!output.temporary.empty()) {
+        const int fd = output.fd;
+        output.fd = -1;
+        if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+            const int error_number = errno;
+            ::close(fd);
+            fail_errno(path, error_number);
+        }
+        if (::close(fd) != 0) fail_errno(path, errno);
+        if (::rename(output.temporary.c_str(), output.destination.target.c_str()) != 0) fail_errno(path, errno);
+        output.temporary.clear();
+        sync_folder(output.destination.folder);
+    } else if (output.own_fd) {
+        const int fd = output.fd;
+        output.fd = -1;
+        if (::close(fd) != 0) fail_errno(path, errno);
+    }
+    output.fd = -1;
+    state_->committed = true;
 }
 
 std::string labels_text(std::span<const std::int32_t> labels) {

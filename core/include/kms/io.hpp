@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -88,6 +90,29 @@ void check_output_path(const std::string& path);
 // e.g. a reader closing its FIFO, can leave the outputs before it done: streams
 // cannot be rolled back.) Two outputs resolving to the same file are refused.
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& path_and_contents);
+
+// One output written piece by piece (a generated data set too large to build in
+// memory first), with the same rules: the constructor resolves the destination
+// and creates the temporary file (or opens the FIFO / device / descriptor),
+// write() appends, commit() flushes and renames. Destroyed without commit(), it
+// removes its temporary and the destination is untouched (a stream destination
+// has then received what was written: streams cannot be rolled back). Throws
+// kms::Error "cannot write PATH: REASON".
+class OutputFile {
+public:
+    explicit OutputFile(const std::string& path);
+    ~OutputFile();
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+
+    void write(std::string_view bytes);
+    void commit();
+    const std::string& path() const noexcept;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 // The text the writers below write, for callers that prepare contents first.
 std::string labels_text(std::span<const std::int32_t> labels);  // one per line, as given
