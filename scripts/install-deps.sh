@@ -2,6 +2,9 @@
 # Installs the Debian/Ubuntu packages kmeans-studio needs, only those missing.
 # The CUDA toolkit is optional and never installed here: where nvcc exists the
 # CUDA back end is built, otherwise it is reported unavailable.
+#   scripts/install-deps.sh [--fuzz] [--sanitizers]
+# --fuzz / --sanitizers add clang-14 with libFuzzer, the sanitizer runtimes and
+# LLVM's OpenMP runtime with Archer (scripts/fuzz.sh, scripts/sanitize.sh).
 set -euo pipefail
 
 packages=(
@@ -10,6 +13,14 @@ packages=(
   python3 python3-numpy python3-sklearn     # the scikit-learn oracle in the tests and benchmarks
   xvfb xauth                                # rendering tests and the studio on a machine without a display
 )
+for option in "$@"; do
+  case "$option" in
+    --fuzz|--sanitizers)
+      # clang-14, libFuzzer, ASan/UBSan/TSan runtimes, libomp + libarcher (TSan-aware OpenMP)
+      packages+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev libomp-14-dev) ;;
+    *) echo "install-deps.sh: unknown option $option (--fuzz, --sanitizers)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for package in "${packages[@]}"; do

@@ -2,11 +2,15 @@
 // Loading point sets and writing results. Every malformed input is refused with
 // an InputError naming the file, the line (or byte offset) and the reason: never a
 // partial silent load.
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <stop_token>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kms/dataset.hpp"
@@ -17,12 +21,31 @@ namespace kms {
 // Called now and then while loading: bytes parsed so far, total bytes.
 using LoadProgress = std::function<void(std::uint64_t done_bytes, std::uint64_t total_bytes)>;
 
+// The most bytes read from an input that has no size of its own (a pipe, a FIFO,
+// a character device such as /dev/stdin or /dev/zero, a /proc file): 4 GiB.
+inline constexpr std::uint64_t kDefaultMaxStreamBytes = std::uint64_t{4} << 30;
+
 struct LoadOptions {
     LoadProgress progress;       // may be empty
     std::stop_token cancel;      // a stop request aborts the load with kms::Error("... cancelled")
     bool attach_ground_truth = true;  // pick up NAME-labels.txt / NAME-gt.txt beside NAME.txt
+    // Inputs without a size are read up to this many bytes; one byte more is
+    // refused with "PATH: more than N bytes from a pipe/FIFO/character device".
+    std::uint64_t max_stream_bytes = kDefaultMaxStreamBytes;
+    // A named FIFO that nobody has opened for writing yet is waited for this
+    // long (a producer started just after the loader), then refused with
+    // "PATH: no writer opened the FIFO within N s". Once a writer is there, a
+    // slow producer is waited for as long as it takes (a stop request still ends the wait).
+    std::chrono::milliseconds fifo_writer_wait{10'000};
 };
 
+// Inputs are opened without blocking (O_NONBLOCK): opening a FIFO never hangs.
+// Regular files are read whole (files reporting size 0, like /proc/cpuinfo, to
+// their end); pipes, FIFOs and character devices up to max_stream_bytes; block
+// devices, sockets and directories are refused. Running out of memory is reported
+// as kms::Error "PATH: not enough memory to load N bytes" (or "... N points × d
+// values"), never as a bare std::bad_alloc.
+//
 // Formats: delimited text (comma, tab, spaces; auto-detected; optional header
 // row; '#' comments; CRLF; UTF-8 BOM), the whitespace-separated benchmark-set
 // format, NumPy .npy (float32/float64/int32/int64, C order, 1-D or 2-D).
@@ -30,10 +53,74 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options = {});
 // Same formats, just the matrix (initial centroids, true centroids).
 Matrix<double> load_matrix(const std::string& path, const LoadOptions& options = {});
 // One integer label per line (text) or a 1-D integer .npy. Returned as read.
-std::vector<std::int32_t> load_labels(const std::string& path);
+std::vector<std::int32_t> load_labels(const std::string& path, const LoadOptions& options = {});
 
-// Writers replace the file atomically (temporary file + rename): a failed write
-// never leaves a half-written file behind. Throw kms::Error naming the path.
+// ---------------------------------------------------------------- writing
+// What a writer does with the destination PATH:
+//  - a regular file, or nothing yet: the contents go to a temporary file in the
+//    same folder, flushed to disk (fsync), then renamed over PATH, so a reader sees
+//    the old file or the new one, never half of one. An existing file keeps its
+//    permission bits (a file with more than one hard link gets a new inode: the
+//    other names keep the old contents).
+//  - a symbolic link (or a chain of them): the same, done on the final target in
+//    the target's folder; the links stay links. A dangling link creates its target.
+//  - /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to that open
+//    descriptor directly, at its current position (stdout is flushed first).
+//  - a character device (/dev/null, a terminal) or a FIFO: opened without
+//    O_CREAT/O_TRUNC and written to directly, never replaced. A FIFO that nobody
+//    reads is refused at once ("no process has the FIFO open for reading"), it is
+//    not waited for. A reader that goes away gives "Broken pipe" (no SIGPIPE).
+//  - a directory, a block device, a socket: refused.
+// Every failure throws kms::Error "cannot write PATH: REASON" and leaves the
+// destination as it was (no temporary file is left behind).
+
+// Checks, without creating, opening or changing anything, that PATH could be
+// written as above: its folder exists and is writable, it is not a folder, a block
+// device or a socket, an existing file or device is writable, a descriptor path
+// names a descriptor open for writing. Throws kms::Error "cannot write PATH: REASON".
+// Meant to be called for every output before a long run starts. (The write itself
+// can still fail later: a full disk, a FIFO without a reader, a changed folder.)
+void check_output_path(const std::string& path);
+
+// Writes several outputs, all or none: every regular-file destination gets its
+// temporary file written and flushed, and every FIFO / device destination is
+// opened, before anything is replaced; if any of that fails, every temporary is
+// removed and no destination is touched. Then the stream destinations are written
+// and the temporaries renamed over their targets. (A failure in that last step,
+// e.g. a reader closing its FIFO, can leave the outputs before it done: streams
+// cannot be rolled back.) Two outputs resolving to the same file are refused.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& path_and_contents);
+
+// One output written piece by piece (a generated data set too large to build in
+// memory first), with the same rules: the constructor resolves the destination
+// and creates the temporary file (or opens the FIFO / device / descriptor),
+// write() appends, commit() flushes and renames. Destroyed without commit(), it
+// removes its temporary and the destination is untouched (a stream destination
+// has then received what was written: streams cannot be rolled back). Throws
+// kms::Error "cannot write PATH: REASON".
+class OutputFile {
+public:
+    explicit OutputFile(const std::string& path);
+    ~OutputFile();
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+
+    void write(std::string_view bytes);
+    void commit();
+    const std::string& path() const noexcept;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+// The text the writers below write, for callers that prepare contents first.
+std::string labels_text(std::span<const std::int32_t> labels);  // one per line, as given
+// One row per centroid, comma-separated, shortest round-trip form. Throws
+// kms::Error "centroid I coordinate J is not a finite number" (the loaders refuse
+// NaN and infinities, so such a file could not be read back).
+std::string centroids_csv_text(const Matrix<double>& centroids);
+
 void write_labels(const std::string& path, std::span<const std::int32_t> labels);   // one per line, 0-based
 void write_centroids_csv(const std::string& path, const Matrix<double>& centroids); // one row per centroid
 void write_text_file(const std::string& path, const std::string& contents);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <new>
 #include <system_error>
 
 #include "detail/io_detail.hpp"
@@ -29,9 +30,8 @@ bool is_npy(const std::string& path, const io_detail::FileBytes& bytes) {
 }
 
 Matrix<double> load_any_matrix(const std::string& path, const LoadOptions& options) {
-    io_detail::FileBytes bytes = io_detail::read_whole_file(path, options.cancel);
-    if (is_npy(path, bytes)) return io_detail::parse_npy_matrix(path, bytes, options);
-    return io_detail::parse_text_matrix(path, bytes, options);
+    io_detail::FileBytes bytes = io_detail::read_whole_file(path, options);
+    return io_detail::parse_matrix(path, bytes, options);
 }
 
 bool is_regular_file(const std::string& path) {
@@ -52,8 +52,8 @@ std::string benchmark_stem(const std::string& path) {
 // Benchmark labels are 1..k: stored 0-based. Negative labels (e.g. "noise")
 // have no cluster to map to, so they are refused rather than guessed at.
 std::vector<std::int32_t> load_truth_labels(const std::string& labels_path, std::size_t points,
-                                            const std::string& data_path) {
-    std::vector<std::int32_t> labels = load_labels(labels_path);
+                                            const std::string& data_path, const LoadOptions& options) {
+    std::vector<std::int32_t> labels = load_labels(labels_path, options);
     if (labels.size() != points)
         throw InputError::whole(labels_path, "has " + std::to_string(labels.size()) + " labels but " + data_path +
                                                  " has " + std::to_string(points) + " points");
@@ -77,10 +77,10 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options) {
     const std::string stem = benchmark_stem(path);
     if (stem.empty()) return dataset;
     const std::string labels_path = stem + "-labels.txt";
-    if (is_regular_file(labels_path)) dataset.truth_labels = load_truth_labels(labels_path, dataset.n(), path);
+    if (is_regular_file(labels_path)) dataset.truth_labels = load_truth_labels(labels_path, dataset.n(), path, options);
     const std::string centroids_path = stem + "-gt.txt";
     if (is_regular_file(centroids_path)) {
-        Matrix<double> centroids = load_any_matrix(centroids_path, LoadOptions{{}, options.cancel, false});
+        Matrix<double> centroids = load_any_matrix(centroids_path, LoadOptions{{}, options.cancel, false, options.max_stream_bytes, options.fifo_writer_wait});
         if (centroids.cols() != dataset.d())
             throw InputError::whole(centroids_path, "true centroids have " + std::to_string(centroids.cols()) +
                                                         " coordinates but " + path + " has " +
@@ -94,10 +94,34 @@ Matrix<double> load_matrix(const std::string& path, const LoadOptions& options) 
     return load_any_matrix(path, options);
 }
 
-std::vector<std::int32_t> load_labels(const std::string& path) {
-    io_detail::FileBytes bytes = io_detail::read_whole_file(path, {});
-    if (is_npy(path, bytes)) return io_detail::parse_npy_labels(path, bytes);
-    return io_detail::parse_text_labels(path, bytes);
+std::vector<std::int32_t> load_labels(const std::string& path, const LoadOptions& options) {
+    io_detail::FileBytes bytes = io_detail::read_whole_file(path, options);
+    return io_detail::parse_labels(path, bytes);
 }
 
+namespace io_detail {
+
+// The parsers report the allocations they can name ("N points × d values");
+// anything else that runs out of memory is reported against the input's size.
+Matrix<double> parse_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options) {
+    const std::size_t size = bytes.size;
+    try {
+        if (is_npy(path, bytes)) return parse_npy_matrix(path, bytes, options);
+        return parse_text_matrix(path, bytes, options);
+    } catch (const std::bad_alloc&) {
+        throw_out_of_memory(path, size);
+    }
+}
+
+std::vector<std::int32_t> parse_labels(const std::string& path, FileBytes& bytes) {
+    const std::size_t size = bytes.size;
+    try {
+        if (is_npy(path, bytes)) return parse_npy_labels(path, bytes);
+        return parse_text_labels(path, bytes);
+    } catch (const std::bad_alloc&) {
+        throw_out_of_memory(path, size);
+    }
+}
+
+}  // namespace io_detail
 }  // namespace kms

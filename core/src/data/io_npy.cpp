@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <optional>
 
 #include "detail/io_detail.hpp"
@@ -308,7 +309,12 @@ Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes,
     const std::uint64_t count = rows * columns;
     check_data_size(path, view, header, count);
 
-    std::vector<double> values(count);
+    std::vector<double> values;
+    try {
+        values.resize(count);
+    } catch (const std::bad_alloc&) {
+        throw_out_of_memory(path, std::to_string(rows) + " points × " + std::to_string(columns));
+    }
     const char* data = bytes.data.get() + header.data_offset;
     const bool is_float = header.dtype.kind == Kind::Float;
     for (std::size_t start = 0; start < count; start += kItemsPerCheck) {
@@ -341,7 +347,12 @@ std::vector<std::int32_t> parse_npy_labels(const std::string& path, const FileBy
     if (count == 0) throw InputError::at_byte(path, header.shape_offset, "empty array: no labels");
     check_data_size(path, view, header, count);
 
-    std::vector<std::int32_t> labels(count);
+    std::vector<std::int32_t> labels;
+    try {
+        labels.resize(count);
+    } catch (const std::bad_alloc&) {
+        throw_out_of_memory(path, std::to_string(count) + " labels");
+    }
     const char* data = bytes.data.get() + header.data_offset;
     for (std::size_t i = 0; i < count; ++i) {
         // Unsigned 64-bit values above INT64_MAX wrap negative here; they are out of range either way.

@@ -379,6 +379,8 @@ Layout find_layout(const std::string& path, const char* begin, const char* end, 
 
 // Chunks of about this size are parsed in parallel; progress is reported after each.
 constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+// What parse_rows uses: kChunkBytes, except in tests and fuzzers (set_text_chunk_bytes).
+std::atomic<std::size_t> chunk_bytes_in_use{kChunkBytes};
 // Lines between two looks at the stop token.
 constexpr std::size_t kLinesPerCheck = 8192;
 
@@ -401,7 +403,8 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
     // Chunk boundaries fall just after a '\n', so every chunk holds whole lines.
     std::vector<const char*> bounds{begin};
     const std::size_t region = static_cast<std::size_t>(end - begin);
-    for (std::size_t target = kChunkBytes; target < region; target += kChunkBytes) {
+    const std::size_t chunk_bytes = chunk_bytes_in_use.load(std::memory_order_relaxed);
+    for (std::size_t target = chunk_bytes; target < region; target += chunk_bytes) {
         const char* from = std::max(begin + target - 1, bounds.back());
         const auto* newline = static_cast<const char*>(std::memchr(from, '\n', static_cast<std::size_t>(end - from)));
         if (!newline || newline + 1 >= end) break;
@@ -434,8 +437,10 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
     try {
         values.resize(rows_before[chunks] * columns);
     } catch (const std::bad_alloc&) {
-        throw Error(path + ": not enough memory to load up to " + std::to_string(rows_before[chunks]) + " rows of " +
-                    std::to_string(columns) + " values");
+        // rows_before[chunks] is an upper bound from the file size: blank and comment lines shrink it.
+        throw_out_of_memory(path, "up to " + std::to_string(rows_before[chunks]) +
+                                      (columns == 1 ? std::string(" ") + unit + "s"
+                                                    : " points × " + std::to_string(columns)));
     }
     std::vector<std::size_t> rows_in_chunk(chunks, 0);
     std::vector<ChunkError> errors(chunks);
@@ -536,6 +541,27 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
     return values;
 }
 
+// The magic numbers of the usual compressed and archive formats: such a file is
+// named as what it is rather than reported as a text line of junk.
+const char* compressed_format(std::string_view bytes) {
+    struct Magic {
+        std::string_view bytes;
+        const char* name;
+    };
+    static constexpr Magic kMagics[] = {{std::string_view("\x1F\x8B", 2), "gzip-compressed"},
+                                        {std::string_view("\xFD" "7zXZ\x00", 6), "xz-compressed"},
+                                        {std::string_view("\x28\xB5\x2F\xFD", 4), "zstd-compressed"},
+                                        {std::string_view("PK\x03\x04", 4), "ZIP archive"},
+                                        {std::string_view("PK\x05\x06", 4), "ZIP archive"}};
+    for (const Magic& magic : kMagics)
+        if (bytes.substr(0, magic.bytes.size()) == magic.bytes) return magic.name;
+    // "BZh", the block size '1'..'9', then the first block's magic (pi's digits in BCD).
+    if (bytes.size() >= 10 && bytes.substr(0, 3) == "BZh" && bytes[3] >= '1' && bytes[3] <= '9' &&
+        bytes.substr(4, 6) == "1AY&SY")
+        return "bzip2-compressed";
+    return nullptr;
+}
+
 struct TextStart {
     const char* begin;
     bool empty;
@@ -545,14 +571,23 @@ TextStart text_start(const std::string& path, const FileBytes& bytes) {
     const char* data = bytes.data.get();
     const auto* raw = reinterpret_cast<const unsigned char*>(data);
     if (bytes.size == 0) throw InputError::whole(path, "empty file: no data rows");
+    if (bytes.size >= 4 && ((raw[0] == 0xFF && raw[1] == 0xFE && raw[2] == 0 && raw[3] == 0) ||
+                            (raw[0] == 0 && raw[1] == 0 && raw[2] == 0xFE && raw[3] == 0xFF)))
+        throw InputError::at_byte(path, 0, "UTF-32 text is not supported: save the file as UTF-8");
     if (bytes.size >= 2 && ((raw[0] == 0xFF && raw[1] == 0xFE) || (raw[0] == 0xFE && raw[1] == 0xFF)))
         throw InputError::at_byte(path, 0, "UTF-16 text is not supported: save the file as UTF-8");
+    if (const char* format = compressed_format(bytes.view()))
+        throw InputError::at_byte(path, 0,
+                                  std::string(format) + " data, not text: decompress the file first (the loaders read "
+                                                        "delimited text and NumPy .npy)");
     const bool bom = bytes.size >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF;
     const char* begin = data + (bom ? 3 : 0);
     return {begin, begin == data + bytes.size};
 }
 
 }  // namespace
+
+void set_text_chunk_bytes(std::size_t bytes) noexcept { chunk_bytes_in_use.store(bytes ? bytes : kChunkBytes); }
 
 Matrix<double> parse_text_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options) {
     const TextStart start = text_start(path, bytes);

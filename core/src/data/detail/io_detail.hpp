@@ -2,6 +2,7 @@
 // Private pieces shared by the loaders (io.cpp, io_file.cpp, io_text.cpp, io_npy.cpp).
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -13,19 +14,37 @@
 
 namespace kms::io_detail {
 
+struct FreeDeleter {
+    void operator()(char* p) const noexcept { std::free(p); }
+};
+
 // A whole file in memory. Not zero-initialised on allocation: a 200 MB file
-// should cost one read, not a memset and a read.
+// should cost one read, not a memset and a read. malloc'ed, so that a stream of
+// unknown size grows with realloc (mremap for large blocks: no copy, no double peak).
 struct FileBytes {
-    std::unique_ptr<char[]> data;
+    std::unique_ptr<char, FreeDeleter> data;
     std::size_t size = 0;
 
     std::string_view view() const noexcept { return {data.get(), size}; }
     void release() noexcept { data.reset(); size = 0; }
+    // A copy of `bytes` (the fuzz targets parse in-memory inputs). Throws std::bad_alloc.
+    static FileBytes copy_of(std::string_view bytes);
 };
 
-// Reads the whole file; InputError (with the OS reason) when it cannot be opened,
-// is a directory or fails to read; kms::Error when cancelled.
-FileBytes read_whole_file(const std::string& path, const std::stop_token& cancel);
+// Reads the whole file (see load_dataset in kms/io.hpp for what is read how);
+// InputError (with the OS reason) when it cannot be opened, is not a readable
+// kind of file, fails to read or exceeds options.max_stream_bytes; kms::Error
+// when cancelled or out of memory.
+FileBytes read_whole_file(const std::string& path, const LoadOptions& options);
+
+// kms::Error "PATH: not enough memory to load N bytes" / "PATH: not enough memory to load WHAT".
+[[noreturn]] void throw_out_of_memory(const std::string& path, std::uint64_t bytes);
+[[noreturn]] void throw_out_of_memory(const std::string& path, const std::string& what);
+
+// The in-memory entry points behind load_matrix / load_labels (format chosen by
+// the .npy magic, then the path's extension). Used by the fuzz targets.
+Matrix<double> parse_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options);
+std::vector<std::int32_t> parse_labels(const std::string& path, FileBytes& bytes);
 
 [[noreturn]] void throw_cancelled(const std::string& path);
 
@@ -36,6 +55,9 @@ bool has_npy_magic(std::string_view bytes) noexcept;
 // no longer needed, so the peak memory is the buffer plus the matrix.
 Matrix<double> parse_text_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options);
 std::vector<std::int32_t> parse_text_labels(const std::string& path, FileBytes& bytes);
+// Tests and fuzzers only: the text parser's parallel chunk size (default 4 MiB; 0
+// restores it), so that small inputs take the multi-chunk path too.
+void set_text_chunk_bytes(std::size_t bytes) noexcept;
 
 // NumPy .npy, versions 1.0, 2.0, 3.0, C order, 1-D or 2-D.
 Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes, const LoadOptions& options);

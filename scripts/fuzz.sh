@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds the loaders' libFuzzer targets (tests/fuzz) with clang-14, ASan and UBSan
+# in build-fuzz/ (or $KMS_FUZZ_BUILD_DIR), and runs each for SECONDS (default 60)
+# with tests/corpus as seeds. New interesting inputs go to build-fuzz/corpus-NAME/
+# (the committed corpus is only read); a crash leaves build-fuzz/crash-NAME-* and
+# ends the script with status 1. Needs clang-14 and libfuzzer-14-dev
+# (scripts/install-deps.sh --fuzz).
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: fuzz_text fuzz_npy fuzz_benchmark_set
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_text fuzz_npy fuzz_benchmark_set)
+build_dir=${KMS_FUZZ_BUILD_DIR:-build-fuzz}
+jobs=${KMS_JOBS:-2}
+cxx=${KMS_FUZZ_CXX:-clang++-14}
+command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (scripts/install-deps.sh --fuzz)" >&2; exit 1; }
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
+  -DKMS_FUZZ=ON -DKMS_WITH_CUDA=OFF -DKMS_WITH_QT=OFF -DKMS_BUILD_TESTS=OFF -DKMS_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"
+
+status=0
+for target in "${targets[@]}"; do
+  corpus="$build_dir/corpus-$target"
+  mkdir -p "$corpus"
+  log="$build_dir/$target.log"
+  echo "== $target: $seconds s, seeds tests/corpus ($(ls tests/corpus | wc -l) files) + $corpus"
+  # One process, one thread: the loaders are fast enough that the 2-core CI box is
+  # better spent on one worker per target. -rss_limit_mb: the 4 GiB stream bound
+  # is never reached by fuzz inputs; a large allocation is a finding.
+  if OMP_NUM_THREADS=1 ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
+     "$build_dir/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+       -artifact_prefix="$build_dir/crash-$target-" -print_final_stats=1 \
+       "$corpus" tests/corpus >"$log" 2>&1; then
+    :
+  else
+    status=1
+    echo "!! $target found a problem: see $log and $build_dir/crash-$target-*" >&2
+  fi
+  grep -E "^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)" "$log" | sed 's/^/   /' || true
+  grep -E "cov: [0-9]+" "$log" | tail -1 | sed 's/^/   last: /' || true
+done
+exit $status
