@@ -5,13 +5,13 @@
 # (the committed corpus is only read); a crash leaves build-fuzz/crash-NAME-* and
 # ends the script with status 1. Needs clang-14 and libfuzzer-14-dev
 # (scripts/install-deps.sh --fuzz).
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: fuzz_text fuzz_npy fuzz_benchmark_set
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: fuzz_text fuzz_npy fuzz_benchmark_set fuzz_options
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_text fuzz_npy fuzz_benchmark_set)
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_text fuzz_npy fuzz_benchmark_set fuzz_options)
 build_dir=${KMS_FUZZ_BUILD_DIR:-build-fuzz}
 jobs=${KMS_JOBS:-2}
 cxx=${KMS_FUZZ_CXX:-clang++-14}
@@ -25,15 +25,17 @@ status=0
 for target in "${targets[@]}"; do
   corpus="$build_dir/corpus-$target"
   mkdir -p "$corpus"
+  seeds=tests/corpus
+  [ "$target" = fuzz_options ] && seeds=tests/fuzz/options-seeds
   log="$build_dir/$target.log"
-  echo "== $target: $seconds s, seeds tests/corpus ($(ls tests/corpus | wc -l) files) + $corpus"
+  echo "== $target: $seconds s, seeds $seeds ($(ls "$seeds" | wc -l) files) + $corpus"
   # One process, one thread: the loaders are fast enough that the 2-core CI box is
   # better spent on one worker per target. -rss_limit_mb: the 4 GiB stream bound
   # is never reached by fuzz inputs; a large allocation is a finding.
   if OMP_NUM_THREADS=1 ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
      "$build_dir/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
        -artifact_prefix="$build_dir/crash-$target-" -print_final_stats=1 \
-       "$corpus" tests/corpus >"$log" 2>&1; then
+       "$corpus" "$seeds" >"$log" 2>&1; then
     :
   else
     status=1

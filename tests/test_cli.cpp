@@ -1,5 +1,7 @@
 // kmeans-cli run, end to end: the options scripts rely on, the JSON lines
 // report, the written labels and centroids, and clear errors with exit codes.
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -132,6 +134,10 @@ private slots:
                                  << "--tol must be a finite number";
         QTest::newRow("threads 100000") << QStringList{"run", "--generate", "blobs", "--k", "2", "--threads", "100000"}
                                         << 2 << "--threads 100000 is more than";
+        // Found by fuzz_options: a name too long for the file system threw out of std::filesystem::exists.
+        QTest::newRow("init name too long")
+            << QStringList{"run", "--generate", "blobs", "--k", "2", "--init", QString(5000, QChar('x'))} << 2
+            << "is neither random";
         QTest::newRow("n-init zero") << QStringList{"run", "--generate", "blobs", "--k", "2", "--n-init", "0"} << 2
                                      << "--n-init must be between 1";
         QTest::newRow("variant without cuda")
@@ -191,6 +197,38 @@ private slots:
         QCOMPARE(iterations, static_cast<int>(lines.size()) - 1);  // the summary names the last completed one
         QCOMPARE(kms::load_labels(path("cancel-labels.txt").toStdString()).size(), std::size_t(200000));
         QCOMPARE(kms::load_matrix(path("cancel-centroids.csv").toStdString()).rows(), std::size_t(300));
+    }
+
+    // Destinations are checked before any work, and a run writes all its outputs or none.
+    void outputs_checked_first_all_or_none() {
+        const QString ok = path("ok-labels.txt");
+        const Result r = run_cli({"run", "--generate", "blobs:n=500", "--k", "3", "--labels-out", ok, "--centroids-out",
+                                  "/nonexistent-folder/c.csv"});
+        QCOMPARE(r.exit_code, 1);
+        QVERIFY2(r.err.contains("cannot write /nonexistent-folder/c.csv"), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());  // refused before the first iteration
+        QVERIFY(!QFileInfo::exists(ok));
+        const Result directory = run_cli({"run", "--generate", "blobs:n=500", "--k", "3", "--labels-out", dir_.path()});
+        QCOMPARE(directory.exit_code, 1);
+        QVERIFY(directory.out.isEmpty());
+        const Result predict = run_cli({"predict", "--input", path("none.csv"), "--centroids", path("none.csv"),
+                                        "--labels-out", "/nonexistent-folder/l.txt"});
+        QCOMPARE(predict.exit_code, 1);
+        QVERIFY2(predict.err.contains("cannot write /nonexistent-folder/l.txt"), qPrintable(predict.err));
+    }
+
+    // generate: a signal while writing leaves no file behind (not even a temporary).
+    void generate_cancelled_leaves_nothing() {
+        QTemporaryDir out_dir;
+        QProcess process;
+        process.start(QString::fromStdString(kms::test::env_or_empty("KMS_CLI")),
+                      {"generate", "--generate", "blobs:n=30000000,k=5", "--out", out_dir.filePath("big.csv")});
+        QVERIFY(process.waitForStarted());
+        QTest::qWait(1500);
+        ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(120000));
+        QCOMPARE(process.exitCode(), 130);
+        QCOMPARE(QDir(out_dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList());
     }
 
     void bad_data_file_names_line() {

@@ -94,6 +94,9 @@ int run(const Args& args) {
     if (options.has("--input") == options.has("--generate"))
         throw UsageError("give exactly one of --input PATH and --generate SPEC");
     FitOptions fit_options = fit_options_from(options);
+    // Every destination checked before any work: a run that cannot write its results does not start.
+    for (const char* option : {"--labels-out", "--centroids-out"})
+        if (options.has(option)) check_output_path(options.get(option));
     fit_options.solver.compute_inertia = options.has("--inertia");
     const std::string report = options.get("--report");
     if (report != "table" && report != "json") throw UsageError("--report must be table or json");
@@ -152,9 +155,13 @@ int run(const Args& args) {
     }
 
     // Cancelled: the outputs of the last completed iteration, if there was one.
+    // All outputs or none.
     if (result.iterations > 0) {
-        if (options.has("--labels-out")) write_labels(options.get("--labels-out"), result.labels);
-        if (options.has("--centroids-out")) write_centroids_csv(options.get("--centroids-out"), result.centroids);
+        std::vector<std::pair<std::string, std::string>> outputs;
+        if (options.has("--labels-out")) outputs.emplace_back(options.get("--labels-out"), labels_text(result.labels));
+        if (options.has("--centroids-out"))
+            outputs.emplace_back(options.get("--centroids-out"), centroids_csv_text(result.centroids));
+        write_files_atomically(outputs);
     }
     return signals.exit_status();
 }

@@ -4,24 +4,23 @@
 // when complete, so a failed or interrupted run never leaves a half-written file.
 // CSV rows are formatted in parallel chunks (shortest round-trip text for each
 // double, so loading the file gives back exactly the generated values).
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <bit>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <new>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "commands.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
+#include "kms/io.hpp"
 #include "kms/options.hpp"
+#include "signal_stop.hpp"
 
 namespace kms::cli {
 namespace {
@@ -53,58 +52,6 @@ bool ends_with(const std::string& text, const std::string& suffix) {
     return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A file written under a temporary name and renamed over `path` by commit().
-class AtomicFile {
-public:
-    explicit AtomicFile(std::string path) : path_(std::move(path)) {
-        for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-            temporary_ = path_ + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
-            fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-            if (fd_ < 0 && errno != EEXIST) fail(errno);
-        }
-        if (fd_ < 0) fail(EEXIST);
-    }
-    AtomicFile(const AtomicFile&) = delete;
-    AtomicFile& operator=(const AtomicFile&) = delete;
-    ~AtomicFile() {
-        if (fd_ >= 0) {
-            ::close(fd_);
-            ::unlink(temporary_.c_str());
-        }
-    }
-
-    void write(std::string_view bytes) {
-        while (!bytes.empty()) {
-            const ssize_t written = ::write(fd_, bytes.data(), bytes.size());
-            if (written < 0) {
-                if (errno == EINTR) continue;
-                fail(errno);
-            }
-            bytes.remove_prefix(static_cast<std::size_t>(written));
-        }
-    }
-
-    void commit() {
-        if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) fail(errno);
-        const int fd = fd_;
-        fd_ = -1;
-        if (::close(fd) != 0 || ::rename(temporary_.c_str(), path_.c_str()) != 0) {
-            const int error_number = errno;
-            ::unlink(temporary_.c_str());
-            fail(error_number);
-        }
-    }
-
-private:
-    [[noreturn]] void fail(int error_number) const {
-        throw Error("cannot write " + path_ + ": " + std::generic_category().message(error_number));
-    }
-
-    std::string path_;
-    std::string temporary_;
-    int fd_ = -1;
-};
-
 std::string header_comment(const std::string& spec, std::uint64_t seed, const std::string& what = {}) {
     return "# kmeans-studio generate " + spec + " seed " + std::to_string(seed) + what + "\n";
 }
@@ -112,8 +59,10 @@ std::string header_comment(const std::string& spec, std::uint64_t seed, const st
 // Rows [begin, end) as text, formatted by `format_row(row, out)`.
 using RowFormatter = std::function<void(std::size_t row, std::string& out)>;
 
-// Formats chunks of rows in parallel and writes them in order.
-void write_rows(AtomicFile& file, std::size_t rows, const RowFormatter& format_row) {
+// Formats chunks of rows in parallel and writes them in order; a stop request
+// (SIGINT/SIGTERM) ends it with kms::Cancelled, and the unfinished file is removed.
+std::stop_token g_stop;
+void write_rows(OutputFile& file, std::size_t rows, const RowFormatter& format_row) {
     constexpr std::size_t kChunkRows = 32768;
     constexpr std::size_t kChunksPerBatch = 16;
     std::vector<std::string> chunks(kChunksPerBatch);
@@ -129,6 +78,7 @@ void write_rows(AtomicFile& file, std::size_t rows, const RowFormatter& format_r
             for (std::size_t row = begin; row < end; ++row) format_row(row, text);
         }
         for (std::int64_t c = 0; c < chunk_count; ++c) file.write(chunks[static_cast<std::size_t>(c)]);
+        if (g_stop.stop_requested()) throw Cancelled("cancelled: " + file.path() + " not written");
     }
 }
 
@@ -138,8 +88,7 @@ void append_double(std::string& out, double value) {
     out.append(buffer, result.ptr);
 }
 
-void write_matrix_csv(const std::string& path, const Matrix<double>& matrix, const std::string& header) {
-    AtomicFile file(path);
+void write_matrix_csv(OutputFile& file, const Matrix<double>& matrix, const std::string& header) {
     file.write(header);
     write_rows(file, matrix.rows(), [&matrix](std::size_t row, std::string& out) {
         for (std::size_t j = 0; j < matrix.cols(); ++j) {
@@ -148,7 +97,6 @@ void write_matrix_csv(const std::string& path, const Matrix<double>& matrix, con
         }
         out += '\n';
     });
-    file.commit();
 }
 
 // NumPy format 1.0: magic, little-endian header length, a Python dict padded with
@@ -168,16 +116,13 @@ std::string npy_header(const std::string& descr, const std::string& shape) {
 
 static_assert(std::endian::native == std::endian::little, "the .npy writer stores native little-endian values");
 
-void write_matrix_npy(const std::string& path, const Matrix<double>& matrix) {
-    AtomicFile file(path);
+void write_matrix_npy(OutputFile& file, const Matrix<double>& matrix) {
     file.write(npy_header("<f8", "(" + std::to_string(matrix.rows()) + ", " + std::to_string(matrix.cols()) + ")"));
     file.write(std::string_view(reinterpret_cast<const char*>(matrix.data()), matrix.size() * sizeof(double)));
-    file.commit();
 }
 
-void write_labels_file(const std::string& path, const std::vector<std::int32_t>& labels) {
-    AtomicFile file(path);
-    if (ends_with(path, ".npy")) {
+void write_labels_file(OutputFile& file, const std::vector<std::int32_t>& labels) {
+    if (ends_with(file.path(), ".npy")) {
         file.write(npy_header("<i4", "(" + std::to_string(labels.size()) + ",)"));
         file.write(std::string_view(reinterpret_cast<const char*>(labels.data()), labels.size() * sizeof(std::int32_t)));
     } else {
@@ -188,7 +133,6 @@ void write_labels_file(const std::string& path, const std::vector<std::int32_t>&
             out += '\n';
         });
     }
-    file.commit();
 }
 
 constexpr OptionSpec kGenerateOptions[] = {
@@ -213,18 +157,38 @@ int generate(const Args& args) {
     for (const char* option : {"--out", "--labels-out", "--centroids-out"})
         if (options.has(option) && options.get(option).empty()) throw UsageError(std::string("option ") + option + " needs a path");
 
+    // Every destination checked before the work; all files written, then all committed.
+    std::vector<std::string> outputs{out};
+    for (const char* option : {"--labels-out", "--centroids-out"})
+        if (options.has(option)) outputs.push_back(options.get(option));
+    for (const std::string& path : outputs) check_output_path(path);
+    static SignalStop signals;
+    g_stop = signals.token();
+
     const Dataset data = generate_dataset(spec, seed);
     if (options.has("--labels-out") && data.truth_labels.empty())
         throw InputError::whole(spec, "this generator has no ground-truth labels for --labels-out");
     if (options.has("--centroids-out") && data.truth_centroids.rows() == 0)
         throw InputError::whole(spec, "this generator has no ground-truth centres for --centroids-out");
 
-    if (format == "npy") write_matrix_npy(out, data.points);
-    else write_matrix_csv(out, data.points, header_comment(spec, seed));
-    if (options.has("--labels-out")) write_labels_file(options.get("--labels-out"), data.truth_labels);
-    if (options.has("--centroids-out"))
-        write_matrix_csv(options.get("--centroids-out"), data.truth_centroids,
-                         header_comment(spec, seed, " (true centres)"));
+    std::vector<std::unique_ptr<OutputFile>> files;
+    try {
+        files.push_back(std::make_unique<OutputFile>(out));
+        if (format == "npy") write_matrix_npy(*files.back(), data.points);
+        else write_matrix_csv(*files.back(), data.points, header_comment(spec, seed));
+        if (options.has("--labels-out")) {
+            files.push_back(std::make_unique<OutputFile>(options.get("--labels-out")));
+            write_labels_file(*files.back(), data.truth_labels);
+        }
+        if (options.has("--centroids-out")) {
+            files.push_back(std::make_unique<OutputFile>(options.get("--centroids-out")));
+            write_matrix_csv(*files.back(), data.truth_centroids, header_comment(spec, seed, " (true centres)"));
+        }
+    } catch (const Cancelled& cancelled) {
+        std::fprintf(stderr, "kmeans-cli generate: %s\n", cancelled.what());
+        return signals.exit_status();  // the unfinished files are removed with `files`
+    }
+    for (auto& file : files) file->commit();
     std::printf("wrote %s: %zu points × %zu (%s)\n", out.c_str(), data.n(), data.d(), data.name.c_str());
     return 0;
 }

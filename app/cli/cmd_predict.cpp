@@ -48,6 +48,7 @@ int predict(const Args& args) {
     const std::string report = options.get("--report");
     if (report != "table" && report != "json") throw UsageError("--report must be table or json");
     const SolverConfig config = fit_options_from(options, false).solver;
+    check_output_path(options.get("--labels-out"));
 
     const std::string input = options.get("--input"), centroids_path = options.get("--centroids");
     LoadOptions load;

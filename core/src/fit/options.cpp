@@ -143,7 +143,7 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required) {
     const std::string init = options.get("--init");
     if (const auto method = parse_init_method(init); method && *method != InitMethod::File) {
         fit.init.method = *method;
-    } else if (std::filesystem::exists(init)) {
+    } else if (std::error_code error; std::filesystem::exists(init, error)) {  // never throws (fuzz: long names)
         fit.init.method = InitMethod::File;
         fit.init.path = init;
     } else {
