@@ -36,16 +36,16 @@
 
 #include "charts/iteration_charts.hpp"
 #include "compare/compare_table.hpp"
-#include "scores_dock.hpp"
-#include "compare_view.hpp"
+#include "compare/compare_view.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/gl_interop.hpp"
 #include "kms/io.hpp"
 #include "kms/report.hpp"
 #include "kms/scores.hpp"
-#include "solver_panel.hpp"
-#include "studio_options.hpp"
+#include "run/solver_panel.hpp"
+#include "run/studio_options.hpp"
+#include "scores/scores_dock.hpp"
 
 namespace kms::ui {
 

@@ -7,10 +7,10 @@
 
 #include <memory>
 
-#include "compare_scores.hpp"
-#include "compare_session.hpp"
-#include "run_controller.hpp"
-#include "point_cloud_view.hpp"
+#include "compare/compare_scores.hpp"
+#include "compare/compare_session.hpp"
+#include "run/run_controller.hpp"
+#include "view/point_cloud_view.hpp"
 
 class QAction;
 class QCheckBox;

@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "compare_session.hpp"
-#include "point_cloud_view.hpp"
-#include "view_camera.hpp"
+#include "compare/compare_session.hpp"
+#include "view/point_cloud_view.hpp"
+#include "view/view_camera.hpp"
 
 class QGridLayout;
 class QLabel;

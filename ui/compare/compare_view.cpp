@@ -1,4 +1,4 @@
-#include "compare_view.hpp"
+#include "compare/compare_view.hpp"
 
 #include <QGridLayout>
 #include <QLabel>
