@@ -51,7 +51,4 @@ private:
     bool fitted_ = false;
 };
 
-// Projected centroids and their trails of a run's shown iteration, for a view.
-void show_run_in_view(const RunController& run, PointCloudView& view);
-
 }  // namespace kms::ui
