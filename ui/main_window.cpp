@@ -36,16 +36,17 @@
 
 #include "charts/iteration_charts.hpp"
 #include "compare/compare_table.hpp"
-#include "scores_dock.hpp"
-#include "compare_view.hpp"
+#include "compare/compare_view.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/gl_interop.hpp"
 #include "kms/io.hpp"
 #include "kms/report.hpp"
 #include "kms/scores.hpp"
-#include "solver_panel.hpp"
-#include "studio_options.hpp"
+#include "run/run_view.hpp"
+#include "run/single_run_mode.hpp"
+#include "run/solver_panel.hpp"
+#include "scores/scores_dock.hpp"
 
 namespace kms::ui {
 
@@ -82,18 +83,20 @@ QString find_default_dataset() {
     return {};
 }
 
-MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), controller_(std::make_unique<RunController>()), compare_(std::make_unique<CompareSession>()),
-      compare_scores_(std::make_unique<CompareScores>()) {
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::make_unique<RunController>()) {
     setWindowTitle(tr("k-means studio"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/kmeans-studio.png")));
     setAcceptDrops(true);
 
+    // Centre: the single run's point view, or the comparison's split view. The
+    // transport, charts and status line act on the active mode: single run or comparison.
     stack_ = new QStackedWidget(this);
     view_ = new PointCloudView(stack_);
-    compare_view_ = new CompareView(compare_.get(), stack_);
+    charts_ = new IterationCharts(this);
+    single_ = std::make_unique<SingleRunMode>(*controller_, *charts_, *view_);
+    compare_ = std::make_unique<CompareMode>(*controller_, *charts_);
     stack_->addWidget(view_);
-    stack_->addWidget(compare_view_);
+    stack_->addWidget(compare_->view());
     setCentralWidget(stack_);
 
     auto* side = new QDockWidget(tr("Data and solver"), this);
@@ -107,20 +110,13 @@ MainWindow::MainWindow(QWidget* parent)
     side->setWidget(scroll);
     addDockWidget(Qt::LeftDockWidgetArea, side);
 
-    charts_ = new IterationCharts(this);
     auto* charts_dock = new QDockWidget(tr("Iterations"), this);
     charts_dock->setObjectName(QStringLiteral("charts"));
     charts_dock->setWidget(charts_);
     addDockWidget(Qt::BottomDockWidgetArea, charts_dock);
     charts_->setColumns(6);  // one row: the point view keeps most of the height
-    connect(charts_, &IterationCharts::iterationClicked, this, [this](int iteration) {
-        if (compare_mode_) return;
-        while (controller_->displayed_iteration() > iteration && controller_->displayed_iteration() > 0)
-            controller_->step_back();
-        while (controller_->displayed_iteration() < iteration &&
-               controller_->displayed_iteration() < controller_->latest_iteration())
-            controller_->step();
-    });
+    connect(charts_, &IterationCharts::iterationClicked, this,
+            [this](int iteration) { mode().show_iteration(iteration); });
 
     scores_ = new ScoresDock(this);
     scores_dock_ = new QDockWidget(tr("Scores"), this);
@@ -129,10 +125,9 @@ MainWindow::MainWindow(QWidget* parent)
     scores_dock->setWidget(scores_);
     addDockWidget(Qt::RightDockWidgetArea, scores_dock);
 
-    compare_table_ = new CompareTable(this);
     compare_dock_ = new QDockWidget(tr("Comparison"), this);
     compare_dock_->setObjectName(QStringLiteral("comparison"));
-    compare_dock_->setWidget(compare_table_);
+    compare_dock_->setWidget(compare_->table());
     addDockWidget(Qt::BottomDockWidgetArea, compare_dock_);
     tabifyDockWidget(charts_dock, compare_dock_);
     charts_dock->raise();
@@ -152,7 +147,6 @@ MainWindow::MainWindow(QWidget* parent)
     connect(c, &RunController::frameChanged, this, &MainWindow::refresh_view);
     connect(c, &RunController::historyChanged, this, &MainWindow::refresh_charts);
     connect(c, &RunController::setupChanged, this, [this] {
-        ++setup_serial_;
         // CUDA back end: colours are written on the GPU straight into the view's
         // buffer (CUDA–GL interop), unless that already failed for this view.
         const BackendEntry* entry = find_backend(controller_->setup().config.backend);
@@ -184,26 +178,28 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(view_, &PointCloudView::glInitialised, this, [this](const QString&) { refresh_status(); });
 
-    connect(compare_.get(), &CompareSession::changed, this, [this] {
-        if (compare_mode_) {
-            compare_scores_->update(*compare_);  // before the table is rebuilt: a reset run loses its scores
-            update_actions();
-            refresh_charts();
-            refresh_status();
-        }
+    CompareMode* compare = compare_.get();
+    connect(compare, &CompareMode::entered, this, [this] {
+        stack_->setCurrentWidget(compare_->view());
+        compare_dock_->raise();
+        // The dock follows the single run; compared runs get their final scores in the compare table.
+        scores_->request(nullptr, nullptr, Matrix<double>(), 0);
+        scores_dock_->hide();
+        update_actions();
     });
-    connect(compare_.get(), &CompareSession::errorOccurred, this, &MainWindow::show_error);
-    connect(compare_scores_.get(), &CompareScores::scoresReady, this, [this](int row, const Scores& scores) {
-        if (compare_mode_ && row < compare_table_->model()->rowCount()) compare_table_->setScores(row, scores);
+    connect(compare, &CompareMode::left, this, [this] {
+        scores_dock_->show();
+        refresh_view();
+        stack_->setCurrentWidget(view_);
+        refresh_charts();
+        update_actions();
     });
-    connect(compare_scores_.get(), &CompareScores::scoresCleared, this, [this](int) {
-        charted_iterations_ = -1;  // rebuild the table without the stale scores
-        if (compare_mode_) refresh_charts();
+    connect(compare, &CompareMode::changed, this, [this] {
+        update_actions();
+        refresh_charts();
+        refresh_status();
     });
-    connect(compare_scores_.get(), &CompareScores::scoresFailed, this, [this](int row, const QString& message) {
-        if (compare_mode_ && std::size_t(row) < compare_->size())
-            show_error(tr("Scores of %1: %2").arg(compare_->run(std::size_t(row)).solver_description(), message));
-    });
+    connect(compare, &CompareMode::errorOccurred, this, &MainWindow::show_error);
 
     controller_->set_projection_mode(ProjectionMode::Pca);
     resize(1400, 900);
@@ -295,34 +291,11 @@ QWidget* MainWindow::build_side_panel() {
     connect(point_size_, &QDoubleSpinBox::valueChanged, this, &MainWindow::set_point_size);
     view_form->addRow(tr("Point size"), point_size_);
     auto* fit = new QPushButton(tr("Fit (F)"), view);
-    connect(fit, &QPushButton::clicked, this, [this] { compare_mode_ ? compare_view_->fit() : view_->fit(); });
+    connect(fit, &QPushButton::clicked, this, [this] { mode().fit_view(); });
     view_form->addRow(fit);
     layout->addWidget(view);
 
-    auto* compare = new QGroupBox(tr("Compare"), panel);
-    auto* compare_form = new QFormLayout(compare);
-    compare_specs_ = new QLineEdit(QStringLiteral("lloyd/seq,elkan/omp,hamerly/omp"), compare);
-    compare_specs_->setToolTip(tr("2 to 4 of SOLVER/BACKEND[/PRECISION], comma-separated; same data and initial centroids"));
-    compare_form->addRow(tr("Solvers"), compare_specs_);
-    auto* compare_start = new QPushButton(tr("Compare"), compare);
-    auto* compare_stop = new QPushButton(tr("Single view"), compare);
-    auto* compare_row = new QHBoxLayout;
-    compare_row->addWidget(compare_start);
-    compare_row->addWidget(compare_stop);
-    compare_form->addRow(compare_row);
-    connect(compare_start, &QPushButton::clicked, this, [this] {
-        try {
-            std::vector<SolverConfig> configs;
-            for (const QString& item : compare_specs_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
-                configs.push_back(parse_solver_spec(item.trimmed().toStdString(), controller_->setup().config));
-            if (configs.size() < 2 || configs.size() > 4) throw Error("compare needs 2 to 4 solvers");
-            start_compare(configs);
-        } catch (const std::exception& error) {
-            show_error(QString::fromStdString(error.what()));
-        }
-    });
-    connect(compare_stop, &QPushButton::clicked, this, [this] { start_compare({}); });
-    layout->addWidget(compare);
+    layout->addWidget(compare_->controls());
     layout->addStretch(1);
     return panel;
 }
@@ -338,33 +311,22 @@ void MainWindow::build_actions() {
         transport->addAction(action);
         return action;
     };
-    step_back_ = make(QStyle::SP_MediaSeekBackward, tr("Step back"), QKeySequence(Qt::Key_Left), [this] {
-        compare_mode_ ? compare_->step_back_all() : controller_->step_back();
-    });
-    step_ = make(QStyle::SP_MediaSeekForward, tr("Step"), QKeySequence(Qt::Key_Right), [this] {
-        compare_mode_ ? compare_->step_all() : controller_->step();
-    });
+    step_back_ = make(QStyle::SP_MediaSeekBackward, tr("Step back"), QKeySequence(Qt::Key_Left),
+                      [this] { mode().step_back(); });
+    step_ = make(QStyle::SP_MediaSeekForward, tr("Step"), QKeySequence(Qt::Key_Right), [this] { mode().step(); });
     run_ = make(QStyle::SP_MediaPlay, tr("Run"), QKeySequence(Qt::Key_Space), [this] {
-        if (compare_mode_ ? compare_->any_running() : controller_->running()) {
-            compare_mode_ ? compare_->pause_all() : controller_->pause();
-        } else {
-            compare_mode_ ? compare_->run_all() : controller_->run();
-        }
+        if (mode().transport_state().running) mode().pause();
+        else mode().run();
     });
-    pause_ = make(QStyle::SP_MediaPause, tr("Pause"), QKeySequence(Qt::Key_P), [this] {
-        compare_mode_ ? compare_->pause_all() : controller_->pause();
-    });
-    converge_ = make(QStyle::SP_MediaSkipForward, tr("Run to convergence"), QKeySequence(Qt::Key_End), [this] {
-        compare_mode_ ? compare_->run_all_to_convergence() : controller_->run_to_convergence();
-    });
-    reset_ = make(QStyle::SP_MediaSkipBackward, tr("Reset"), QKeySequence(Qt::Key_Home), [this] {
-        compare_mode_ ? compare_->reset_all() : controller_->reset();
-    });
+    pause_ = make(QStyle::SP_MediaPause, tr("Pause"), QKeySequence(Qt::Key_P), [this] { mode().pause(); });
+    converge_ = make(QStyle::SP_MediaSkipForward, tr("Run to convergence"), QKeySequence(Qt::Key_End),
+                     [this] { mode().run_to_convergence(); });
+    reset_ = make(QStyle::SP_MediaSkipBackward, tr("Reset"), QKeySequence(Qt::Key_Home), [this] { mode().reset(); });
     reseed_ = make(QStyle::SP_BrowserReload, tr("Re-seed"), QKeySequence(Qt::Key_S), [this] {
         RunSetup setup = controller_->setup();
         setup.init.seed += 1;
         solver_panel_->set_setup(setup);
-        if (compare_mode_) start_compare({});
+        if (compare_->active()) compare_->leave();  // a new seed ends the comparison
         controller_->reseed(setup.init.seed);
     });
     transport->addSeparator();
@@ -432,43 +394,13 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::apply_setup(const RunSetup& setup) {
-    if (compare_mode_) start_compare({});
+    if (compare_->active()) compare_->leave();  // a new set-up ends the comparison
     controller_->set_setup(setup);
 }
 
-void MainWindow::start_compare(const std::vector<SolverConfig>& configs) {
-    if (configs.empty()) {
-        compare_scores_->clear();
-        compare_->clear();
-        compare_mode_ = false;
-        compare_table_->clear();
-        scores_dock_->show();
-        refresh_view();
-        stack_->setCurrentWidget(view_);
-        refresh_charts();
-        update_actions();
-        return;
-    }
-    if (!controller_->ready()) {
-        show_error(tr("Compare needs data and initial centroids first"));
-        return;
-    }
-    controller_->pause();
-    compare_mode_ = true;
-    stack_->setCurrentWidget(compare_view_);
-    compare_dock_->raise();
-    // The dock follows the single run; compared runs get their final scores in the compare table.
-    scores_->request(nullptr, nullptr, Matrix<double>(), 0);
-    scores_dock_->hide();
-    compare_view_->set_colour_mode(ColourMode(colour_mode_->currentData().toInt()));
-    compare_view_->set_show_voronoi(voronoi_->isChecked());
-    compare_view_->set_show_trails(trails_->isChecked());
-    compare_view_->set_point_size(point_size_->value());
-    charted_iterations_ = -1;
-    compare_scores_->clear();
-    compare_->start(controller_->dataset(), controller_->setup(), configs, controller_->initial_centroids());
-    update_actions();
-}
+void MainWindow::start_compare(const std::vector<SolverConfig>& configs) { compare_->start(configs); }
+
+RunMode& MainWindow::mode() { return compare_->active() ? static_cast<RunMode&>(*compare_) : *single_; }
 
 void MainWindow::set_colour_mode(ColourMode mode) {
     const int index = colour_mode_->findData(int(mode));
@@ -477,25 +409,25 @@ void MainWindow::set_colour_mode(ColourMode mode) {
         return;
     }
     view_->set_colour_mode(mode == ColourMode::Difference ? ColourMode::Labels : mode);
-    compare_view_->set_colour_mode(mode);
+    compare_->view()->set_colour_mode(mode);
 }
 
 void MainWindow::set_show_voronoi(bool show) {
     if (voronoi_->isChecked() != show) voronoi_->setChecked(show);
     view_->set_show_voronoi(show);
-    compare_view_->set_show_voronoi(show);
+    compare_->view()->set_show_voronoi(show);
 }
 
 void MainWindow::set_show_trails(bool show) {
     if (trails_->isChecked() != show) trails_->setChecked(show);
     view_->set_show_trails(show);
-    compare_view_->set_show_trails(show);
+    compare_->view()->set_show_trails(show);
 }
 
 void MainWindow::set_point_size(double pixels) {
     if (point_size_->value() != pixels) point_size_->setValue(pixels);
     view_->set_point_size(pixels);
-    compare_view_->set_point_size(pixels);
+    compare_->view()->set_point_size(pixels);
 }
 
 void MainWindow::set_projection_mode(ProjectionMode mode) {
@@ -508,52 +440,16 @@ void MainWindow::set_projection_mode(ProjectionMode mode) {
 
 void MainWindow::refresh_view() {
     show_run_in_view(*controller_, *view_);
-    if (!compare_mode_)
+    // The scores dock follows the single run (and is put aside while comparing).
+    if (!compare_->active())
         scores_->request(controller_->dataset().dataset, controller_->displayed_labels(),
                          controller_->displayed_centroids(), controller_->displayed_iteration());
     refresh_status();
-    if (charts_) charts_->setCurrentIteration(controller_->displayed_iteration());
+    charts_->setCurrentIteration(controller_->displayed_iteration());
     update_actions();
 }
 
-void MainWindow::refresh_charts() {
-    if (!charts_) return;
-    if (compare_mode_) {
-        // One overlaid series per run.
-        std::size_t total = 0;
-        for (std::size_t i = 0; i < compare_->size(); ++i) total += compare_->run(i).history().size();
-        if (int(total) == charted_iterations_) return;
-        charted_iterations_ = int(total);
-        charts_->clear();
-        std::vector<CompareEntry> entries;
-        for (std::size_t i = 0; i < compare_->size(); ++i) {
-            const RunController& run = compare_->run(i);
-            charts_->addRun(run.solver_description(), run.dataset().n(), run.initial_centroids().rows(), run.stats_history());
-            CompareEntry entry;
-            entry.name = run.solver_description();
-            entry.n = run.dataset().n();
-            entry.k = run.initial_centroids().rows();
-            entry.stats = run.stats_history();
-            entry.scores = compare_scores_->scores(i);
-            entries.push_back(std::move(entry));
-        }
-        const int selected = compare_table_->selectedSolver();
-        compare_table_->setEntries(std::move(entries));
-        if (selected >= 0 && selected < int(compare_->size())) compare_table_->selectSolver(selected);
-        return;
-    }
-    const auto& run = *controller_;
-    const int iterations = run.latest_iteration();
-    if (charted_setup_ == setup_serial_ && iterations == charted_iterations_ + 1 && iterations >= 1 &&
-        charts_->runCount() == 1) {
-        charts_->appendIteration(run.history().back().stats);
-    } else {
-        charts_->setRun(run.dataset().n(), run.initial_centroids().rows(), run.stats_history(), run.solver_description());
-    }
-    charted_iterations_ = iterations;
-    charted_setup_ = setup_serial_;
-    charts_->setCurrentIteration(run.displayed_iteration());
-}
+void MainWindow::refresh_charts() { mode().refresh_charts(); }
 
 void MainWindow::refresh_status() {
     const RunController& run = *controller_;
@@ -566,38 +462,20 @@ void MainWindow::refresh_status() {
     if (!view_->renderer().isEmpty()) detail += tr("   GL: %1").arg(view_->renderer());
     if (!view_->interop_message().isEmpty()) detail += QStringLiteral("   ") + view_->interop_message();
     status_detail_->setText(detail);
-    if (compare_mode_) {
-        QStringList runs;
-        for (std::size_t i = 0; i < compare_->size(); ++i)
-            runs << QStringLiteral("%1 @ %2").arg(compare_->run(i).solver_description()).arg(compare_->run(i).displayed_iteration());
-        iteration_label_->setText(tr("Comparing: %1").arg(runs.join(QStringLiteral(", "))));
-        return;
-    }
-    QString iteration = tr("%1   iteration %2 / %3").arg(run.solver_description()).arg(run.displayed_iteration()).arg(
-        std::max(0, run.latest_iteration()));
-    if (run.displayed_iteration() > 0) {
-        const IterationStats& stats = run.history()[std::size_t(run.displayed_iteration())].stats;
-        iteration += tr("   %1 ms   %2 changed").arg(stats.time_total_ms, 0, 'f', 2).arg(stats.labels_changed);
-    }
-    if (run.converged()) iteration += tr("   converged (%1)").arg(QString::fromUtf8(to_string(run.stop_reason()).data()));
-    iteration_label_->setText(iteration);
+    iteration_label_->setText(mode().status_text());
 }
 
 void MainWindow::update_actions() {
-    const bool ready = compare_mode_ ? compare_->all_ready() : controller_->ready();
-    const bool running = compare_mode_ ? compare_->any_running() : controller_->running();
-    const bool converged = compare_mode_ ? compare_->all_converged() : controller_->converged();
-    const int shown = compare_mode_ ? 1 : controller_->displayed_iteration();
-    const bool replay = !compare_mode_ && controller_->displayed_iteration() < controller_->latest_iteration();
-    step_->setEnabled(ready && !running && (!converged || replay));
-    step_back_->setEnabled(ready && shown > 0);
-    run_->setEnabled(ready && (!converged || running));
-    run_->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
-    run_->setText(running ? tr("Pause") : tr("Run"));
-    pause_->setEnabled(running);
-    converge_->setEnabled(ready && !running && !converged);
-    reset_->setEnabled(ready && !running);
-    reseed_->setEnabled(controller_->has_data() && !running);
+    const RunMode::TransportState state = mode().transport_state();
+    step_->setEnabled(state.ready && !state.running && (!state.converged || state.replay));
+    step_back_->setEnabled(state.ready && state.shown > 0);
+    run_->setEnabled(state.ready && (!state.converged || state.running));
+    run_->setIcon(style()->standardIcon(state.running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    run_->setText(state.running ? tr("Pause") : tr("Run"));
+    pause_->setEnabled(state.running);
+    converge_->setEnabled(state.ready && !state.running && !state.converged);
+    reset_->setEnabled(state.ready && !state.running);
+    reseed_->setEnabled(controller_->has_data() && !state.running);
 }
 
 void MainWindow::show_error(const QString& message) {
@@ -606,7 +484,7 @@ void MainWindow::show_error(const QString& message) {
     update_actions();
 }
 
-bool MainWindow::scores_idle() const { return scores_->idle() && compare_scores_->idle(); }
+bool MainWindow::scores_idle() const { return scores_->idle() && compare_->scores_idle(); }
 
 // ---------------------------------------------------------------- export
 

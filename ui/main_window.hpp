@@ -1,16 +1,16 @@
 #pragma once
-// The studio's main window: data (open, drop, examples, generators), the
-// solver panel, the transport, the OpenGL view (or the compare split view),
-// the charts and scores docks, export. Widgets only display what the
-// RunController / CompareSession compute.
+// The studio's main window assembles the features: data (open, drop, examples,
+// generators), the solver panel, the transport, the OpenGL view, the charts and
+// scores docks, export, and compare mode (compare/CompareMode: its split view,
+// table and controls are placed here). The transport, charts and status line act
+// on the active RunMode: the single run or the comparison.
 #include <QMainWindow>
 
 #include <memory>
 
-#include "compare_scores.hpp"
-#include "compare_session.hpp"
-#include "run_controller.hpp"
-#include "point_cloud_view.hpp"
+#include "compare/compare_mode.hpp"
+#include "run/run_controller.hpp"
+#include "view/point_cloud_view.hpp"
 
 class QAction;
 class QCheckBox;
@@ -28,6 +28,7 @@ namespace kms::ui {
 class CompareTable;
 class CompareView;
 class IterationCharts;
+class SingleRunMode;
 class SolverPanel;
 class ScoresDock;
 
@@ -44,13 +45,13 @@ public:
     ~MainWindow() override;
 
     RunController& controller() { return *controller_; }
-    CompareSession& compare_session() { return *compare_; }
+    CompareSession& compare_session() { return compare_->session(); }
     SolverPanel& solver_panel() { return *solver_panel_; }
     PointCloudView& view() { return *view_; }
-    CompareView& compare_view() { return *compare_view_; }
-    CompareTable& compare_table() { return *compare_table_; }
-    const CompareScores& compare_scores() const { return *compare_scores_; }
-    bool compare_mode() const { return compare_mode_; }
+    CompareView& compare_view() { return *compare_->view(); }
+    CompareTable& compare_table() { return *compare_->table(); }
+    const CompareScores& compare_scores() const { return compare_->scores(); }
+    bool compare_mode() const { return compare_->active(); }
 
     // Loads the bundled default (or the fallback generator).
     void open_default();
@@ -81,6 +82,8 @@ protected:
 private:
     void build_actions();
     QWidget* build_side_panel();
+    // What the transport, charts and status line act on now.
+    RunMode& mode();
     void refresh_view();
     void refresh_charts();
     void refresh_status();
@@ -90,17 +93,14 @@ private:
     void run_export(const QString& title, const QString& filter, void (MainWindow::*writer)(const QString&));
 
     std::unique_ptr<RunController> controller_;
-    std::unique_ptr<CompareSession> compare_;
-    std::unique_ptr<CompareScores> compare_scores_;
-    bool compare_mode_ = false;
+    std::unique_ptr<SingleRunMode> single_;
+    std::unique_ptr<CompareMode> compare_;
 
     QStackedWidget* stack_ = nullptr;
     PointCloudView* view_ = nullptr;
-    CompareView* compare_view_ = nullptr;
     SolverPanel* solver_panel_ = nullptr;
     IterationCharts* charts_ = nullptr;
     ScoresDock* scores_ = nullptr;
-    CompareTable* compare_table_ = nullptr;
     QDockWidget* compare_dock_ = nullptr;
     QDockWidget* scores_dock_ = nullptr;
 
@@ -112,7 +112,6 @@ private:
     QCheckBox* voronoi_ = nullptr;
     QCheckBox* trails_ = nullptr;
     QDoubleSpinBox* point_size_ = nullptr;
-    QLineEdit* compare_specs_ = nullptr;
     QSlider* delay_ = nullptr;
     QLabel* delay_label_ = nullptr;
     QLabel* iteration_label_ = nullptr;
@@ -127,9 +126,6 @@ private:
     QAction* reseed_ = nullptr;
 
     QString last_error_;
-    int charted_iterations_ = -1;
-    quint64 charted_setup_ = 0;
-    quint64 setup_serial_ = 0;
 };
 
 }  // namespace kms::ui

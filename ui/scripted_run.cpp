@@ -5,9 +5,9 @@
 
 #include <cstdio>
 
-#include "compare_view.hpp"
+#include "compare/compare_view.hpp"
 #include "main_window.hpp"
-#include "solver_panel.hpp"
+#include "run/solver_panel.hpp"
 
 namespace kms::ui {
 

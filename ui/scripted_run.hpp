@@ -6,7 +6,7 @@
 #include <QString>
 #include <QTimer>
 
-#include "studio_options.hpp"
+#include "run/studio_options.hpp"
 
 namespace kms::ui {
 

@@ -10,8 +10,8 @@
 #include "kms/error.hpp"
 #include "kms/gpu_backends.hpp"
 #include "main_window.hpp"
+#include "run/studio_options.hpp"
 #include "scripted_run.hpp"
-#include "studio_options.hpp"
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);

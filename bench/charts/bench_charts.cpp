@@ -14,8 +14,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "charts/distinct_colours.hpp"
 #include "charts/iteration_charts.hpp"
-#include "charts/palette.hpp"
 #include "charts/plot_widget.hpp"
 
 namespace {

@@ -1,16 +1,6 @@
-# bench_charts: paint cost of the studio's iteration charts (needs Qt6 Widgets).
-find_package(Qt6 QUIET COMPONENTS Widgets)
-if(NOT Qt6Widgets_FOUND)
+# bench_charts: paint cost of the studio's iteration charts (kms_charts: Qt6 Widgets).
+if(NOT TARGET kms_charts)
   return()
 endif()
 add_executable(bench_charts ${PROJECT_SOURCE_DIR}/bench/charts/bench_charts.cpp)
-if(TARGET kms_ui)
-  target_link_libraries(bench_charts PRIVATE kms_ui)
-else()
-  file(GLOB KMS_BENCH_CHARTS_SOURCES CONFIGURE_DEPENDS
-       ${PROJECT_SOURCE_DIR}/ui/charts/*.cpp ${PROJECT_SOURCE_DIR}/ui/charts/*.hpp)
-  target_sources(bench_charts PRIVATE ${KMS_BENCH_CHARTS_SOURCES})
-  set_target_properties(bench_charts PROPERTIES AUTOMOC ON)
-  target_include_directories(bench_charts PRIVATE ${PROJECT_SOURCE_DIR}/ui)
-endif()
-target_link_libraries(bench_charts PRIVATE Qt6::Widgets kms_core kms_warnings)
+target_link_libraries(bench_charts PRIVATE kms_charts Qt6::Widgets kms_core kms_warnings)

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kms/random.hpp"
-#include "point_cloud_view.hpp"
+#include "view/point_cloud_view.hpp"
 
 namespace {
 

@@ -12,17 +12,17 @@
 #include <fstream>
 #include <set>
 
-#include "compare_session.hpp"
+#include "compare/compare_session.hpp"
 #include "kms/backends.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/init.hpp"
-#include "palette.hpp"
-#include "projection.hpp"
-#include "run_controller.hpp"
-#include "solver_panel.hpp"
-#include "solver_worker.hpp"
-#include "studio_options.hpp"
+#include "run/run_controller.hpp"
+#include "run/solver_panel.hpp"
+#include "run/solver_worker.hpp"
+#include "run/studio_options.hpp"
+#include "view/point_colours.hpp"
+#include "view/projection.hpp"
 
 #include "test_support.hpp"
 

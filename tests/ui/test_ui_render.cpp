@@ -13,9 +13,9 @@
 #include <QTemporaryDir>
 
 #include "kms/gl_interop.hpp"
-#include "palette.hpp"
-#include "point_cloud_view.hpp"
 #include "test_support.hpp"
+#include "view/point_cloud_view.hpp"
+#include "view/point_colours.hpp"
 
 using namespace kms;
 using namespace kms::ui;

@@ -13,8 +13,8 @@
 
 #include <fstream>
 
+#include "compare/compare_session.hpp"
 #include "compare/compare_table.hpp"
-#include "compare_session.hpp"
 #include "kms/error.hpp"
 #include "kms/scores.hpp"
 #include "main_window.hpp"

@@ -5,12 +5,12 @@
 
 #include <cmath>
 
-#include "charts/palette.hpp"
+#include "charts/distinct_colours.hpp"
 #include "compare/compare_table.hpp"
+#include "kms/backends.hpp"
 #include "kms/generate.hpp"
 #include "kms/init.hpp"
 #include "kms/scores.hpp"
-#include "kms/backends.hpp"
 #include "kms/solver.hpp"
 
 using kms::IterationStats;

@@ -9,13 +9,13 @@
 #include <limits>
 #include <sstream>
 
+#include "charts/distinct_colours.hpp"
 #include "charts/iteration_charts.hpp"
-#include "charts/palette.hpp"
 #include "charts/plot_widget.hpp"
+#include "kms/backends.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/init.hpp"
-#include "kms/backends.hpp"
 #include "kms/solver.hpp"
 #include "test_support.hpp"
 

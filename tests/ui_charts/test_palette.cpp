@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "charts/palette.hpp"
+#include "charts/distinct_colours.hpp"
 
 using kms::ui::Rgb;
 

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "charts/palette.hpp"
+#include "charts/distinct_colours.hpp"
 #include "kms/generate.hpp"
 #include "kms/scores.hpp"
 #include "scores/scores_panel.hpp"

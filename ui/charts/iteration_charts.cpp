@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "charts/palette.hpp"
+#include "charts/distinct_colours.hpp"
 #include "charts/plot_widget.hpp"
 #include "kms/io.hpp"
 

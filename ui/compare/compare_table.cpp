@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "charts/distinct_colours.hpp"
 #include "charts/iteration_charts.hpp"
-#include "charts/palette.hpp"
 
 namespace kms::ui {
 namespace {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <functional>
 
-#include "charts/palette.hpp"
+#include "charts/distinct_colours.hpp"
 #include "charts/plot_widget.hpp"
 #include "kms/scores.hpp"
 

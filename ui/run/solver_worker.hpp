@@ -11,7 +11,7 @@
 #include <optional>
 #include <stop_token>
 
-#include "run_types.hpp"
+#include "run/run_types.hpp"
 
 namespace kms::ui {
 

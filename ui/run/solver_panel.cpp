@@ -1,4 +1,4 @@
-#include "solver_panel.hpp"
+#include "run/solver_panel.hpp"
 
 #include <QComboBox>
 #include <QDoubleValidator>

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "run_controller.hpp"
+#include "run/run_controller.hpp"
 
 namespace kms::ui {
 

@@ -1,6 +1,6 @@
-#include "compare_scores.hpp"
+#include "compare/compare_scores.hpp"
 
-#include "compare_session.hpp"
+#include "compare/compare_session.hpp"
 
 namespace kms::ui {
 

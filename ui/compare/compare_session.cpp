@@ -1,4 +1,4 @@
-#include "compare_session.hpp"
+#include "compare/compare_session.hpp"
 
 #include <algorithm>
 

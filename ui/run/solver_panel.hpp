@@ -4,7 +4,7 @@
 // init method, seed and restarts, k, max iterations, tol, empty-cluster policy. Emits setupEdited on every change.
 #include <QWidget>
 
-#include "run_types.hpp"
+#include "run/run_types.hpp"
 
 class QComboBox;
 class QSpinBox;

@@ -1,4 +1,4 @@
-#include "charts/palette.hpp"
+#include "charts/distinct_colours.hpp"
 
 #include <algorithm>
 #include <array>

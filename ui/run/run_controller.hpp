@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "run_types.hpp"
+#include "run/run_types.hpp"
 
 namespace kms::ui {
 

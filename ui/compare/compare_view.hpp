@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "compare_session.hpp"
-#include "point_cloud_view.hpp"
-#include "view_camera.hpp"
+#include "compare/compare_session.hpp"
+#include "view/point_cloud_view.hpp"
+#include "view/view_camera.hpp"
 
 class QGridLayout;
 class QLabel;
@@ -50,8 +50,5 @@ private:
     double point_size_ = 3.0;
     bool fitted_ = false;
 };
-
-// Projected centroids and their trails of a run's shown iteration, for a view.
-void show_run_in_view(const RunController& run, PointCloudView& view);
 
 }  // namespace kms::ui

@@ -1,9 +1,9 @@
-#include "run_controller.hpp"
+#include "run/run_controller.hpp"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 
-#include "solver_worker.hpp"
+#include "run/solver_worker.hpp"
 
 namespace kms::ui {
 

@@ -1,6 +1,6 @@
-#include "palette.hpp"
+#include "view/point_colours.hpp"
 
-#include "charts/palette.hpp"
+#include "charts/distinct_colours.hpp"
 
 namespace kms::ui {
 

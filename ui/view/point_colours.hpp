@@ -1,7 +1,8 @@
 #pragma once
-// Cluster colours packed for the GL colour buffer (and the CUDA–GL interop
-// kernel's palette). The colours themselves are the charts' distinct_colour()
-// sequence (charts/palette.hpp: fixed first colours, then greedily spread in
+// The point view's colours, packed for the GL colour buffer (and the CUDA–GL
+// interop kernel's palette): clusters, and the colours of the bounds and
+// difference views. Cluster colours are the charts' distinct_colour() sequence
+// (charts/distinct_colours.hpp: fixed first colours, then greedily spread in
 // CIELAB, 256+ distinguishable), so every widget agrees. Qt-free.
 #include <cstddef>
 #include <cstdint>

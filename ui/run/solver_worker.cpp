@@ -1,4 +1,4 @@
-#include "solver_worker.hpp"
+#include "run/solver_worker.hpp"
 
 #include <QThread>
 

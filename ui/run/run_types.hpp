@@ -15,12 +15,10 @@
 #include "kms/matrix.hpp"
 #include "kms/solver.hpp"
 #include "kms/stats.hpp"
-#include "projection.hpp"
+#include "view/labels.hpp"
+#include "view/projection.hpp"
 
 namespace kms::ui {
-
-using LabelsPtr = std::shared_ptr<const std::vector<std::int32_t>>;
-using PointStatusPtr = std::shared_ptr<const std::vector<PointStatus>>;
 
 // A dataset ready for display: the data, its 2D projection and the projected points.
 struct DatasetBundle {
@@ -67,5 +65,3 @@ Q_DECLARE_METATYPE(kms::ui::DatasetBundle)
 Q_DECLARE_METATYPE(kms::ui::SetupResult)
 Q_DECLARE_METATYPE(kms::ui::StepResult)
 Q_DECLARE_METATYPE(kms::ui::RunSetup)
-Q_DECLARE_METATYPE(kms::ui::LabelsPtr)
-Q_DECLARE_METATYPE(kms::ui::PointStatusPtr)

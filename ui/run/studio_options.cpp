@@ -1,4 +1,4 @@
-#include "studio_options.hpp"
+#include "run/studio_options.hpp"
 
 #include "kms/error.hpp"
 #include "kms/options.hpp"

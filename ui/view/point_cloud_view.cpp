@@ -1,4 +1,4 @@
-#include "point_cloud_view.hpp"
+#include "view/point_cloud_view.hpp"
 
 #include <QElapsedTimer>
 #include <QKeyEvent>

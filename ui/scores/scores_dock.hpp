@@ -12,8 +12,10 @@
 #include <mutex>
 #include <stop_token>
 
+#include "kms/dataset.hpp"
+#include "kms/matrix.hpp"
 #include "kms/scores.hpp"
-#include "run_types.hpp"
+#include "view/labels.hpp"
 
 namespace kms::ui {
 

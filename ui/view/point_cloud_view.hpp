@@ -17,9 +17,9 @@
 #include <optional>
 #include <vector>
 
-#include "palette.hpp"
-#include "run_types.hpp"
-#include "view_camera.hpp"
+#include "view/labels.hpp"
+#include "view/point_colours.hpp"
+#include "view/view_camera.hpp"
 
 namespace kms {
 class GlColourBuffer;

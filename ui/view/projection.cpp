@@ -1,4 +1,4 @@
-#include "projection.hpp"
+#include "view/projection.hpp"
 
 #include <cmath>
 

@@ -1,6 +1,7 @@
 #pragma once
-// Cluster and series colours shared by the studio's GL view and the charts.
-// Plain RGB triples, no Qt, so the GL view can upload them as they are.
+// The studio's colour sequences: cluster colours (charts, silhouette plot, and
+// the GL view through view/point_colours.hpp) and series colours (one per run in
+// comparisons). Plain RGB triples, no Qt, so the GL view can upload them as they are.
 //
 // The first colours are a fixed qualitative set (the ones a class sees most:
 // k ≤ 8); later ones are chosen greedily in CIELAB to be as far as possible

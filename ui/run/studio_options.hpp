@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "run_types.hpp"
-#include "point_cloud_view.hpp"
+#include "run/run_types.hpp"
+#include "view/point_cloud_view.hpp"
 
 namespace kms::ui {
 

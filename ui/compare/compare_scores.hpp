@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kms/scores.hpp"
-#include "scores_dock.hpp"
+#include "scores/scores_dock.hpp"
 
 namespace kms::ui {
 

@@ -1,4 +1,4 @@
-#include "scores_dock.hpp"
+#include "scores/scores_dock.hpp"
 
 #include <QVBoxLayout>
 

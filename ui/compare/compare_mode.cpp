@@ -1,0 +1,147 @@
+#include "compare/compare_mode.hpp"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QPushButton>
+
+#include "charts/iteration_charts.hpp"
+#include "compare/compare_table.hpp"
+#include "compare/compare_view.hpp"
+#include "kms/error.hpp"
+#include "run/run_controller.hpp"
+#include "run/studio_options.hpp"
+
+namespace kms::ui {
+
+CompareMode::CompareMode(RunController& single, IterationCharts& charts, QObject* parent)
+    : QObject(parent), single_(single), charts_(charts), session_(std::make_unique<CompareSession>()),
+      scores_(std::make_unique<CompareScores>()) {
+    view_ = new CompareView(session_.get());
+    table_ = new CompareTable;
+    controls_ = build_controls();
+
+    connect(session_.get(), &CompareSession::changed, this, [this] {
+        if (!active_) return;
+        scores_->update(*session_);  // before the table is rebuilt: a reset run loses its scores
+        emit changed();
+    });
+    connect(session_.get(), &CompareSession::errorOccurred, this, &CompareMode::errorOccurred);
+    connect(scores_.get(), &CompareScores::scoresReady, this, [this](int row, const Scores& scores) {
+        if (active_ && row < table_->model()->rowCount()) table_->setScores(row, scores);
+    });
+    connect(scores_.get(), &CompareScores::scoresCleared, this, [this](int) {
+        charted_iterations_ = -1;  // rebuild the table without the stale scores
+        if (active_) refresh_charts();
+    });
+    connect(scores_.get(), &CompareScores::scoresFailed, this, [this](int row, const QString& message) {
+        if (!active_ || std::size_t(row) >= session_->size()) return;
+        emit errorOccurred(tr("Scores of %1: %2").arg(session_->run(std::size_t(row)).solver_description(), message));
+    });
+}
+
+CompareMode::~CompareMode() {
+    // Widgets the window did not place have no parent to delete them.
+    const QWidget* placed[] = {view_, table_, controls_};
+    for (const QWidget* widget : placed)
+        if (!widget->parent()) delete widget;
+}
+
+QGroupBox* CompareMode::build_controls() {
+    auto* box = new QGroupBox(tr("Compare"));
+    auto* form = new QFormLayout(box);
+    specs_ = new QLineEdit(QStringLiteral("lloyd/seq,elkan/omp,hamerly/omp"), box);
+    specs_->setToolTip(tr("2 to 4 of SOLVER/BACKEND[/PRECISION], comma-separated; same data and initial centroids"));
+    form->addRow(tr("Solvers"), specs_);
+    auto* start_button = new QPushButton(tr("Compare"), box);
+    auto* stop_button = new QPushButton(tr("Single view"), box);
+    auto* row = new QHBoxLayout;
+    row->addWidget(start_button);
+    row->addWidget(stop_button);
+    form->addRow(row);
+    connect(start_button, &QPushButton::clicked, this, &CompareMode::start_from_controls);
+    connect(stop_button, &QPushButton::clicked, this, [this] { start({}); });
+    return box;
+}
+
+void CompareMode::start_from_controls() {
+    try {
+        std::vector<SolverConfig> configs;
+        for (const QString& item : specs_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+            configs.push_back(parse_solver_spec(item.trimmed().toStdString(), single_.setup().config));
+        if (configs.size() < 2 || configs.size() > 4) throw Error("compare needs 2 to 4 solvers");
+        start(configs);
+    } catch (const std::exception& error) {
+        emit errorOccurred(QString::fromStdString(error.what()));
+    }
+}
+
+void CompareMode::start(const std::vector<SolverConfig>& configs) {
+    if (configs.empty()) {
+        leave();
+        return;
+    }
+    if (!single_.ready()) {
+        emit errorOccurred(tr("Compare needs data and initial centroids first"));
+        return;
+    }
+    single_.pause();
+    active_ = true;
+    charted_iterations_ = -1;
+    scores_->clear();
+    session_->start(single_.dataset(), single_.setup(), configs, single_.initial_centroids());
+    emit entered();
+}
+
+void CompareMode::leave() {
+    scores_->clear();
+    session_->clear();
+    active_ = false;
+    table_->clear();
+    emit left();
+}
+
+RunMode::TransportState CompareMode::transport_state() const {
+    TransportState state;
+    state.ready = session_->all_ready();
+    state.running = session_->any_running();
+    state.converged = session_->all_converged();
+    state.shown = 1;  // step back stays available: each run steps back on its own
+    return state;
+}
+
+void CompareMode::fit_view() { view_->fit(); }
+
+void CompareMode::refresh_charts() {
+    // One overlaid series per run.
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < session_->size(); ++i) total += session_->run(i).history().size();
+    if (int(total) == charted_iterations_) return;
+    charted_iterations_ = int(total);
+    charts_.clear();
+    std::vector<CompareEntry> entries;
+    for (std::size_t i = 0; i < session_->size(); ++i) {
+        const RunController& run = session_->run(i);
+        charts_.addRun(run.solver_description(), run.dataset().n(), run.initial_centroids().rows(), run.stats_history());
+        CompareEntry entry;
+        entry.name = run.solver_description();
+        entry.n = run.dataset().n();
+        entry.k = run.initial_centroids().rows();
+        entry.stats = run.stats_history();
+        entry.scores = scores_->scores(i);
+        entries.push_back(std::move(entry));
+    }
+    const int selected = table_->selectedSolver();
+    table_->setEntries(std::move(entries));
+    if (selected >= 0 && selected < int(session_->size())) table_->selectSolver(selected);
+}
+
+QString CompareMode::status_text() const {
+    QStringList runs;
+    for (std::size_t i = 0; i < session_->size(); ++i)
+        runs << QStringLiteral("%1 @ %2").arg(session_->run(i).solver_description()).arg(session_->run(i).displayed_iteration());
+    return tr("Comparing: %1").arg(runs.join(QStringLiteral(", ")));
+}
+
+}  // namespace kms::ui

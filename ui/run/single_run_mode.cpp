@@ -1,0 +1,64 @@
+#include "run/single_run_mode.hpp"
+
+#include <algorithm>
+
+#include "charts/iteration_charts.hpp"
+#include "run/run_controller.hpp"
+#include "view/point_cloud_view.hpp"
+
+namespace kms::ui {
+
+SingleRunMode::SingleRunMode(RunController& run, IterationCharts& charts, PointCloudView& view, QObject* parent)
+    : QObject(parent), run_(run), charts_(charts), view_(view) {
+    // Connected before the window's own setupChanged handler, which refreshes the charts.
+    connect(&run_, &RunController::setupChanged, this, [this] { ++setup_serial_; });
+}
+
+RunMode::TransportState SingleRunMode::transport_state() const {
+    TransportState state;
+    state.ready = run_.ready();
+    state.running = run_.running();
+    state.converged = run_.converged();
+    state.shown = run_.displayed_iteration();
+    state.replay = run_.displayed_iteration() < run_.latest_iteration();
+    return state;
+}
+
+void SingleRunMode::step() { run_.step(); }
+void SingleRunMode::step_back() { run_.step_back(); }
+void SingleRunMode::run() { run_.run(); }
+void SingleRunMode::pause() { run_.pause(); }
+void SingleRunMode::run_to_convergence() { run_.run_to_convergence(); }
+void SingleRunMode::reset() { run_.reset(); }
+void SingleRunMode::fit_view() { view_.fit(); }
+
+void SingleRunMode::show_iteration(int iteration) {
+    while (run_.displayed_iteration() > iteration && run_.displayed_iteration() > 0) run_.step_back();
+    while (run_.displayed_iteration() < iteration && run_.displayed_iteration() < run_.latest_iteration()) run_.step();
+}
+
+void SingleRunMode::refresh_charts() {
+    const int iterations = run_.latest_iteration();
+    if (charted_setup_ == setup_serial_ && iterations == charted_iterations_ + 1 && iterations >= 1 &&
+        charts_.runCount() == 1) {
+        charts_.appendIteration(run_.history().back().stats);
+    } else {
+        charts_.setRun(run_.dataset().n(), run_.initial_centroids().rows(), run_.stats_history(), run_.solver_description());
+    }
+    charted_iterations_ = iterations;
+    charted_setup_ = setup_serial_;
+    charts_.setCurrentIteration(run_.displayed_iteration());
+}
+
+QString SingleRunMode::status_text() const {
+    QString text = tr("%1   iteration %2 / %3").arg(run_.solver_description()).arg(run_.displayed_iteration()).arg(
+        std::max(0, run_.latest_iteration()));
+    if (run_.displayed_iteration() > 0) {
+        const IterationStats& stats = run_.history()[std::size_t(run_.displayed_iteration())].stats;
+        text += tr("   %1 ms   %2 changed").arg(stats.time_total_ms, 0, 'f', 2).arg(stats.labels_changed);
+    }
+    if (run_.converged()) text += tr("   converged (%1)").arg(QString::fromUtf8(to_string(run_.stop_reason()).data()));
+    return text;
+}
+
+}  // namespace kms::ui
