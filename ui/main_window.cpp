@@ -153,6 +153,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
         const bool on_device = entry && entry->device_labels;
         controller_->set_offer_device_labels(on_device && !view_->interop_failed() &&
                                              gl_interop_availability().available);
+        scores_->set_where(controller_->setup().config);
         if (controller_->ready()) {
             RunSetup shown = controller_->setup();
             solver_panel_->set_setup(shown);

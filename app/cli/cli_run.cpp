@@ -102,7 +102,7 @@ int run(const Args& args) {
     if (report != "table" && report != "json") throw UsageError("--report must be table or json");
 
     // Data. Large files show their loading progress on a terminal's stderr.
-    static SignalStop signals;  // once per process, before the first OpenMP thread
+    const SignalStop& signals = signal_stop();
     LoadOptions load_options;
     load_options.cancel = signals.token();
     if (isatty(fileno(stderr))) {
@@ -115,15 +115,8 @@ int run(const Args& args) {
         };
     }
     const std::uint64_t seed = fit_options.init.seed;
-    Dataset data;
-    try {
-        data = options.has("--input") ? load_dataset(options.get("--input"), load_options)
-                                      : generate_dataset(options.get("--generate"), seed);
-    } catch (const Error&) {
-        if (!signals.exit_status()) throw;
-        std::fprintf(stderr, "kmeans-cli run: cancelled while loading the data\n");
-        return signals.exit_status();
-    }
+    Dataset data = options.has("--input") ? load_dataset(options.get("--input"), load_options)
+                                          : generate_dataset(options.get("--generate"), seed);
     auto points = std::make_shared<const Matrix<double>>(std::move(data.points));
 
     const bool json = report == "json";

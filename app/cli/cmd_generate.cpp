@@ -20,7 +20,6 @@
 #include "kms/generate.hpp"
 #include "kms/io.hpp"
 #include "kms/options.hpp"
-#include "signal_stop.hpp"
 
 namespace kms::cli {
 namespace {
@@ -162,7 +161,7 @@ int generate(const Args& args) {
     for (const char* option : {"--labels-out", "--centroids-out"})
         if (options.has(option)) outputs.push_back(options.get(option));
     for (const std::string& path : outputs) check_output_path(path);
-    static SignalStop signals;
+    const SignalStop& signals = signal_stop();
     g_stop = signals.token();
 
     const Dataset data = generate_dataset(spec, seed);
@@ -206,7 +205,7 @@ int cmd_generate(const Args& args) {
         return 1;
     } catch (const std::exception& error) {
         std::fprintf(stderr, "kmeans-cli generate: %s\n", error.what());
-        return 1;
+        return signal_stop().exit_status() ? signal_stop().exit_status() : 1;
     }
 }
 

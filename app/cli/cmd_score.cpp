@@ -68,6 +68,7 @@ int score(const Args& args) {
     where.threads = options.number<int>("--threads");
     where.validate();
     settings.options.threads = where.threads;
+    settings.options.stop = signal_stop().token();  // the first SIGINT/SIGTERM stops the scores
     settings.seed = options.number<std::uint64_t>("--seed");
     const std::string mode = options.get("--silhouette");
     if (mode == "exact") {
@@ -92,6 +93,7 @@ int score(const Args& args) {
 
     const std::string input_path = options.get("--input"), labels_path = options.get("--labels");
     LoadOptions load;
+    load.cancel = signal_stop().token();
     load.attach_ground_truth = false;  // ground truth only when asked for (--truth, --truth-centroids)
     const Dataset data = load_dataset(input_path, load);
     const std::vector<std::int32_t> labels = load_labels(labels_path);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kms/error.hpp"
+#include "signal_stop.hpp"
 
 namespace kms::cli {
 
@@ -18,7 +19,8 @@ int cmd_generate(const Args& args);  // cmd_generate.cpp
 int cmd_score(const Args& args);     // cmd_score.cpp
 
 // Runs a command body and turns what it throws into the message and exit code
-// every command uses: usage errors 2 (with a hint), anything else 1.
+// every command uses: usage errors 2 (with a hint), anything else 1, and anything
+// after a SIGINT/SIGTERM (a load or a computation it cancelled) 130/143.
 template <typename Body>
 int run_command(const char* name, const Args& args, Body body) {
     try {
@@ -31,7 +33,7 @@ int run_command(const char* name, const Args& args, Body body) {
         return 1;
     } catch (const std::exception& error) {
         std::fprintf(stderr, "kmeans-cli %s: %s\n", name, error.what());
-        return 1;
+        return signal_stop().exit_status() ? signal_stop().exit_status() : 1;
     }
 }
 

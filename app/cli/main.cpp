@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     kms::cli::Args args(argv + 2, argv + argc);
+    kms::cli::signal_stop();  // before any other thread: they all inherit the blocked signals
     kms::register_gpu_backends();
     if (command == "run") return kms::cli::cmd_run(args);
     if (command == "predict") return kms::cli::cmd_predict(args);

@@ -47,4 +47,10 @@ private:
     std::atomic<int> received_{0};
 };
 
+// The process's one SignalStop; main() creates it before any other thread starts.
+inline SignalStop& signal_stop() {
+    static SignalStop instance;
+    return instance;
+}
+
 }  // namespace kms::cli

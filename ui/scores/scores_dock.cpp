@@ -2,6 +2,7 @@
 
 #include <QVBoxLayout>
 
+#include "kms/backends.hpp"
 #include "scores/scores_panel.hpp"
 
 namespace kms::ui {
@@ -17,8 +18,11 @@ Scores score_job(const ScoresJob& job) {
     return compute_scores(inputs, job.settings);
 }
 
-ScoreSettings dock_score_settings(std::size_t n) {
+ScoreSettings dock_score_settings(std::size_t n, const SolverConfig& where) {
     ScoreSettings settings;
+    if (backend_availability(where.backend).available)
+        settings.exact_silhouette = [where](const Matrix<double>& points, std::span<const std::int32_t> labels,
+                                            std::stop_token stop) { return silhouette_for(where, points, labels, stop); };
     if (n <= kExactSilhouetteMax) {
         settings.silhouette = SilhouetteMode::Exact;
     } else {
@@ -85,7 +89,7 @@ void ScoresDock::request(std::shared_ptr<const Dataset> dataset, LabelsPtr label
     job->dataset = std::move(dataset);
     job->labels = labels;
     job->centroids = centroids;
-    job->settings = dock_score_settings(job->dataset->n());
+    job->settings = dock_score_settings(job->dataset->n(), where_);
     pending_ = std::move(job);
     panel_->markStale(iteration);
     debounce_.start();

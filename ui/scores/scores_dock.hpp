@@ -15,6 +15,7 @@
 #include "kms/dataset.hpp"
 #include "kms/matrix.hpp"
 #include "kms/scores.hpp"
+#include "kms/solver.hpp"
 #include "view/labels.hpp"
 
 namespace kms::ui {
@@ -37,8 +38,9 @@ struct ScoresJob {
 // compute_scores of the job's labels (with the dataset's ground truth, if any).
 Scores score_job(const ScoresJob& job);
 // The dock's silhouette settings for n points: exact up to kExactSilhouetteMax,
-// else sampled (kSilhouetteSample points, seed 0).
-ScoreSettings dock_score_settings(std::size_t n);
+// else sampled (kSilhouetteSample points, seed 0); the exact silhouette where the
+// run runs (the registry's: on the GPU for CUDA runs).
+ScoreSettings dock_score_settings(std::size_t n, const SolverConfig& where = {});
 
 class ScoresWorker : public QObject {
     Q_OBJECT
@@ -59,6 +61,8 @@ public:
     void request(std::shared_ptr<const Dataset> dataset, LabelsPtr labels, const Matrix<double>& centroids,
                  int iteration);
     ScoresPanel* panel() const { return panel_; }
+    // Where the run runs: its back end computes the silhouette when it has its own.
+    void set_where(const SolverConfig& where) { where_ = where; }
     // For tests: the last scores shown, and whether a computation is pending.
     bool idle() const { return !pending_ && in_flight_ == 0; }
 
@@ -74,6 +78,7 @@ private:
     QTimer debounce_;
     std::unique_ptr<ScoresJob> pending_;
     LabelsPtr last_labels_;
+    SolverConfig where_;
     quint64 serial_ = 0;
     int in_flight_ = 0;
     std::stop_source stop_;
