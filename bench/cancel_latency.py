@@ -37,8 +37,14 @@ def main():
             latency_ms = (time.perf_counter() - sent) * 1e3
             lines = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
             summary = lines[-1] if lines and lines[-1]["type"] == "summary" else None
-            where = ("loading" if summary is None else
-                     "initialisation" if summary["iterations"] == 0 else f"iteration {summary['iterations'] + 1}")
+            # Random init is immediate, so no iteration done means the first one was under way;
+            # with k-means++ it may also have been the initialisation.
+            if summary is None:
+                where = "loading"
+            elif summary["iterations"] > 0:
+                where = f"iteration {summary['iterations'] + 1}"
+            else:
+                where = "iteration 1" if init == "random" else "init/iter 1"
             trials.append({"trial": t, "init": init, "signal_after_s": delay, "latency_ms": latency_ms,
                            "exit": p.returncode, "where": where,
                            "stop_reason": summary["stop_reason"] if summary else None})
