@@ -309,9 +309,12 @@ Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes,
     const std::uint64_t count = rows * columns;
     check_data_size(path, view, header, count);
 
+    // Reserved, not resized: the pages are touched chunk by chunk below, between
+    // cancellation checks (zero-filling 160 MB up front took ~300 ms that a stop
+    // request could not interrupt).
     std::vector<double> values;
     try {
-        values.resize(count);
+        values.reserve(count);
     } catch (const std::bad_alloc&) {
         throw_out_of_memory(path, std::to_string(rows) + " points × " + std::to_string(columns));
     }
@@ -327,7 +330,7 @@ Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes,
                                           std::string(std::isnan(value) ? "NaN" : "an infinite value") +
                                               " is not a valid coordinate (element [" + std::to_string(i / columns) +
                                               ", " + std::to_string(i % columns) + "])");
-            values[i] = value;
+            values.push_back(value);
         }
         if (options.progress)
             options.progress(header.data_offset + stop * header.dtype.item_size, bytes.size);

@@ -2,6 +2,7 @@
 // restarts and the choice of the best, for every client and back end.
 #include "kms/fit.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -55,6 +56,10 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
 
     FitResult result;
     bool have_best = false;
+    // The kept labels' buffer, touched now: taking a restart's labels at its end (or
+    // when a stop request ends it) then copies into memory already mapped (40 MB at
+    // 10^7 points cost ~100 ms of page faults on the development VM, at cancel time).
+    result.labels.assign(points->rows(), -1);
     for (int r = 0; r < options.n_init && !stop.stop_requested(); ++r) {
         InitOptions init = options.init;
         init.seed = options.init.seed + static_cast<std::uint64_t>(r);
@@ -94,12 +99,13 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
             result.best_restart = r;
             result.initial_centroids = std::move(initial);
             result.centroids = solver.centroids();
-            result.labels = solver.labels();
+            std::copy(solver.labels().begin(), solver.labels().end(), result.labels.begin());
             result.inertia = restart.inertia;
             result.iterations = restart.iterations;
             result.stop_reason = restart.stop_reason;
         }
     }
+    if (!have_best) result.labels.clear();  // no restart completed a step
     if (stop.stop_requested()) result.stop_reason = StopReason::Cancelled;
     return result;
 }
