@@ -25,22 +25,6 @@ using namespace kms;
 
 namespace {
 
-// Gaussian blobs with continuous coordinates (no exact distance ties).
-Matrix<double> blobs(std::size_t n, std::size_t d, std::size_t centres, double spread, std::uint64_t seed,
-                     std::uint64_t stream) {
-    Matrix<double> points(n, d);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t blob = random_below(seed, 2, i, centres);
-        for (std::size_t t = 0; t < d; ++t) {
-            const double u1 = 1.0 - random_uniform(seed, stream, 2 * (i * d + t));
-            const double u2 = random_uniform(seed, stream, 2 * (i * d + t) + 1);
-            const double gauss = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-            points(i, t) = 20.0 * random_uniform(seed, 3, blob * d + t) - 10.0 + spread * gauss;
-        }
-    }
-    return points;
-}
-
 double read_number(const std::string& path) {
     double value = std::nan("");
     std::ifstream(path) >> value;
@@ -109,7 +93,7 @@ private slots:
         std::vector<FitOptions> options;
         for (std::size_t i = 0; i < cases.size(); ++i) {
             const Case& c = cases[i];
-            data.push_back(std::make_shared<const Matrix<double>>(blobs(c.n, c.d, c.centres, c.spread, c.seed, 4)));
+            data.push_back(std::make_shared<const Matrix<double>>(test::gaussian_blobs(c.n, c.d, c.centres, c.spread, c.seed, 4)));
             FitOptions fit_options;
             fit_options.k = c.k;
             fit_options.n_init = c.n_init;
@@ -125,7 +109,7 @@ private slots:
 
             const std::string base = root + "/case" + std::to_string(i);
             write_centroids_csv(base + ".data.csv", *data.back());
-            write_centroids_csv(base + ".query.csv", blobs(97, c.d, c.centres, c.spread * 1.5, c.seed, 5));
+            write_centroids_csv(base + ".query.csv", test::gaussian_blobs(97, c.d, c.centres, c.spread * 1.5, c.seed, 5));
             manifest << base << ".data.csv " << base << ".query.csv " << base << " " << c.tol;
             for (int r = 0; r < c.n_init; ++r) {
                 InitOptions init = fit_options.init;

@@ -29,21 +29,9 @@ struct OracleCase {
     std::uint64_t seed;
 };
 
-// Gaussian blobs around random centres, continuous coordinates (no exact ties,
-// which scikit-learn's distance formula would break differently).
+// Gaussian blobs around 2..11 random centres (test::gaussian_blobs).
 Matrix<double> blob_data(const OracleCase& c) {
-    Matrix<double> points(c.n, c.d);
-    const std::size_t blobs = 2 + random_below(c.seed, 1, 0, 10);
-    for (std::size_t i = 0; i < c.n; ++i) {
-        const std::size_t blob = random_below(c.seed, 2, i, blobs);
-        for (std::size_t t = 0; t < c.d; ++t) {
-            const double u1 = 1.0 - random_uniform(c.seed, 4, 2 * (i * c.d + t));
-            const double u2 = random_uniform(c.seed, 4, 2 * (i * c.d + t) + 1);
-            const double gauss = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-            points(i, t) = 20.0 * random_uniform(c.seed, 3, blob * c.d + t) - 10.0 + c.spread * gauss;
-        }
-    }
-    return points;
+    return test::gaussian_blobs(c.n, c.d, 2 + random_below(c.seed, 1, 0, 10), c.spread, c.seed, 4);
 }
 
 Matrix<double> initial_rows(const OracleCase& c, const Matrix<double>& points) {

@@ -6,8 +6,13 @@
 #include <QElapsedTimer>
 #include <QThread>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
+
+#include "kms/matrix.hpp"
+#include "kms/random.hpp"
 
 namespace kms::test {
 
@@ -34,6 +39,24 @@ bool wait_for(Condition condition, int timeout_ms = 30000) {
         QThread::msleep(1);
     }
     return true;
+}
+
+// Gaussian blobs around `centres` random centres in [-10, 10)^d, continuous
+// coordinates (no exact distance ties, which scikit-learn's distance formula would
+// break differently), for the scikit-learn oracles. Deterministic in (seed, stream).
+inline Matrix<double> gaussian_blobs(std::size_t n, std::size_t d, std::size_t centres, double spread,
+                                     std::uint64_t seed, std::uint64_t stream) {
+    Matrix<double> points(n, d);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t blob = random_below(seed, 2, i, centres);
+        for (std::size_t t = 0; t < d; ++t) {
+            const double u1 = 1.0 - random_uniform(seed, stream, 2 * (i * d + t));
+            const double u2 = random_uniform(seed, stream, 2 * (i * d + t) + 1);
+            const double gauss = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+            points(i, t) = 20.0 * random_uniform(seed, 3, blob * d + t) - 10.0 + spread * gauss;
+        }
+    }
+    return points;
 }
 
 }  // namespace kms::test

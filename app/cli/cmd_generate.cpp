@@ -194,19 +194,6 @@ int generate(const Args& args) {
 
 }  // namespace
 
-int cmd_generate(const Args& args) {
-    try {
-        return generate(args);
-    } catch (const UsageError& error) {
-        std::fprintf(stderr, "kmeans-cli generate: %s\n(see 'kmeans-cli generate --help')\n", error.what());
-        return 2;
-    } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "kmeans-cli generate: not enough memory for the requested data set\n");
-        return 1;
-    } catch (const std::exception& error) {
-        std::fprintf(stderr, "kmeans-cli generate: %s\n", error.what());
-        return signal_stop().exit_status() ? signal_stop().exit_status() : 1;
-    }
-}
+int cmd_generate(const Args& args) { return run_command("generate", args, generate); }
 
 }  // namespace kms::cli

@@ -21,11 +21,6 @@ constexpr OptionSpec kStudioOptions[] = {
     {"--help", "", "", "this text"},
 };
 
-template <typename Number>
-Number number(const std::string& option, const std::string& text) {
-    return parse_number<Number>(option, text);
-}
-
 template <typename T>
 T parsed(std::optional<T> value, const std::string& option, const std::string& text, const char* allowed) {
     if (!value) throw UsageError("option " + option + ": unknown value '" + text + "' (expected " + allowed + ")");
@@ -94,7 +89,7 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
     }
     if (has("--steps")) {
         const std::string steps = get("--steps");
-        options.steps = steps == "converge" ? -1 : number<int>("--steps", steps);
+        options.steps = steps == "converge" ? -1 : parse_number<int>("--steps", steps);
         if (options.steps < -1) throw UsageError("option --steps must be >= 0 or 'converge'");
     }
     options.screenshot = get("--screenshot");
@@ -106,7 +101,7 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
     options.voronoi = has("--voronoi");
     options.trails = !has("--no-trails");
     if (has("--point-size")) {
-        options.point_size = number<double>("--point-size", get("--point-size"));
+        options.point_size = parse_number<double>("--point-size", get("--point-size"));
         if (!(options.point_size >= 1.0 && options.point_size <= 64.0))
             throw UsageError("option --point-size must be between 1 and 64");
     }
@@ -118,8 +113,8 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
         const std::string size = get("--size");
         const std::size_t x = size.find('x');
         if (x == std::string::npos) throw UsageError("option --size: '" + size + "' is not WIDTHxHEIGHT");
-        options.width = number<int>("--size", size.substr(0, x));
-        options.height = number<int>("--size", size.substr(x + 1));
+        options.width = parse_number<int>("--size", size.substr(0, x));
+        options.height = parse_number<int>("--size", size.substr(x + 1));
         if (options.width < 320 || options.height < 240 || options.width > 8192 || options.height > 8192)
             throw UsageError("option --size: " + size + " is outside 320x240 .. 8192x8192");
     }
