@@ -20,10 +20,12 @@ using namespace kms;
 namespace {
 // Every iteration's time and work, as the fit layer reports them.
 struct Recorder : FitObserver {
-    std::vector<double> times;
+    std::vector<double> times, assign, update;
     double work = 0.0, skips = 0.0;
     void iteration_done(int, const IterationStats& s, const Solver&) override {
         times.push_back(s.time_total_ms);
+        assign.push_back(s.time_assign_ms + s.time_bounds_ms);
+        update.push_back(s.time_update_ms);
         work += static_cast<double>(s.point_centroid_distances);
         skips += static_cast<double>(s.bound_skips);
     }
@@ -44,7 +46,8 @@ int main(int argc, char** argv) {
                                               7);
         auto points = std::make_shared<const Matrix<double>>(data.points);
         std::printf("n=%zu d=%zu k=%zu, %d iterations, threads=%d\n", n, d, k, iterations, threads);
-        std::printf("%-28s %12s %12s %12s %10s\n", "solver", "median_ms", "first_ms", "dist/(n*k)", "skips");
+        std::printf("%-28s %12s %12s %12s %10s %10s %10s\n", "solver", "median_ms", "first_ms", "dist/(n*k)", "skips",
+                "assign_ms", "update_ms");
         std::stringstream list(backends);
         for (std::string backend_name; std::getline(list, backend_name, ',');) {
             const auto backend = parse_backend(backend_name);
@@ -77,11 +80,14 @@ int main(int argc, char** argv) {
                     const double work = recorder.work / static_cast<double>(n * k);
                     const double skips = recorder.skips / static_cast<double>(n);
                     const double first = times.front();
-                    std::vector<double> sorted = times;
-                    std::sort(sorted.begin(), sorted.end());
-                    std::printf("%-28s %12.2f %12.2f %11.1f%% %9.1f%%\n", config.describe().c_str(),
-                                sorted[sorted.size() / 2], first, 100.0 * work / static_cast<double>(times.size()),
-                                100.0 * skips / static_cast<double>(times.size()));
+                    const auto median = [](std::vector<double> v) {
+                        std::sort(v.begin(), v.end());
+                        return v[v.size() / 2];
+                    };
+                    std::printf("%-28s %12.2f %12.2f %11.1f%% %9.1f%% %10.2f %10.2f\n", config.describe().c_str(),
+                                median(times), first, 100.0 * work / static_cast<double>(times.size()),
+                                100.0 * skips / static_cast<double>(times.size()), median(recorder.assign),
+                                median(recorder.update));
                     std::fflush(stdout);
                 }
         }

@@ -11,7 +11,9 @@
 #include "kms/error.hpp"
 #include "kms/random.hpp"
 #include "kms/backends.hpp"
+#include "kms/simd.hpp"
 #include "kms/solver.hpp"
+#include "kms/fit.hpp"
 #include "test_support.hpp"
 
 using namespace kms;
@@ -166,6 +168,81 @@ private slots:
             check_lockstep(c, i % 2 ? Precision::F32 : Precision::F64, Backend::OpenMP, 3, EmptyClusterPolicy::Keep);
             if (QTest::currentTestFailed()) return;
         }
+    }
+
+    // Every SIMD level of the distance kernels gives the scalar reference's
+    // labels, centroids, statistics and (Hamerly) bound-driven decisions bit for
+    // bit, on shapes that provoke ties, duplicates, empty clusters, k = 1, d past
+    // the unrolled sizes, n not a multiple of any tile, and data far from the origin.
+    void simd_levels_match_scalar() {
+        const std::vector<SimdLevel> levels = supported_simd_levels();
+        QVERIFY(levels.size() >= 2);  // at least scalar and the baseline vector level
+        struct Restore {
+            ~Restore() { force_simd_level(detected_simd_level()); }
+        } restore;
+        std::uint64_t compared = 0;
+        for (std::uint64_t i = 0; i < 60; ++i) {
+            Case c = random_case(20000 + i);
+            if (i % 6 == 0) c.d = 5 + i % 70;        // past the unrolled d = 1..4, up to 74
+            if (i % 10 == 3) c.k = 1;
+            if (i % 7 == 2) c.k = std::min<std::size_t>(c.n, 130);
+            const bool far = i % 5 == 4;            // huge offsets: float sums near their limits
+            auto points = std::const_pointer_cast<Matrix<double>>(make_points(c));
+            if (far)
+                for (std::size_t r = 0; r < c.n; ++r)
+                    for (std::size_t t = 0; t < c.d; ++t) (*points)(r, t) += 3.0e7 * (t % 2 ? -1.0 : 1.0);
+            const Matrix<double> initial = make_centroids(c, *points);
+            const auto algorithm = static_cast<Algorithm>(i % 3);
+            const auto precision = i % 2 ? Precision::F32 : Precision::F64;
+            const Backend backend = i % 4 == 1 ? Backend::OpenMP : Backend::Sequential;
+            const std::string where = "n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) +
+                                      " k=" + std::to_string(c.k) + " seed=" + std::to_string(c.seed) + " " +
+                                      std::string(to_string(algorithm)) + " " + std::string(to_string(precision));
+            auto run = [&](SimdLevel level) {
+                force_simd_level(level);
+                auto solver = make(algorithm, backend, precision, 3, EmptyClusterPolicy::Farthest, true);
+                solver->set_data(points);
+                solver->set_initial_centroids(initial);
+                std::vector<std::vector<std::int32_t>> labels;
+                std::vector<Matrix<double>> centroids;
+                std::vector<IterationStats> stats;
+                std::vector<std::vector<PointStatus>> status;
+                while (!solver->converged()) {
+                    IterationStats s = solver->step();
+                    s.time_total_ms = s.time_assign_ms = s.time_update_ms = s.time_bounds_ms = 0.0;
+                    stats.push_back(s);
+                    labels.push_back(solver->labels());
+                    centroids.push_back(solver->centroids());
+                    status.push_back(solver->point_status());
+                }
+                const Assignment assigned = assign(points, centroids.back(), solver->config());
+                return std::make_tuple(labels, centroids, stats, status, assigned.labels, assigned.inertia);
+            };
+            const auto reference = run(SimdLevel::Scalar);
+            for (SimdLevel level : levels) {
+                if (level == SimdLevel::Scalar) continue;
+                const auto vector = run(level);
+                QCOMPARE(active_simd_level(), level);
+                const std::string at = where + " at " + to_string(level);
+                QVERIFY2(std::get<0>(vector) == std::get<0>(reference), ("labels differ: " + at).c_str());
+                QVERIFY2(std::get<1>(vector) == std::get<1>(reference), ("centroids differ: " + at).c_str());
+                QVERIFY2(std::get<3>(vector) == std::get<3>(reference), ("skips differ: " + at).c_str());
+                QVERIFY2(std::get<4>(vector) == std::get<4>(reference), ("assign() differs: " + at).c_str());
+                QVERIFY2(std::get<5>(vector) == std::get<5>(reference), ("inertia differs: " + at).c_str());
+                const auto& a = std::get<2>(vector);
+                const auto& b = std::get<2>(reference);
+                QCOMPARE(a.size(), b.size());
+                for (std::size_t s = 0; s < a.size(); ++s) {
+                    QCOMPARE(a[s].labels_changed, b[s].labels_changed);
+                    QCOMPARE(a[s].point_centroid_distances, b[s].point_centroid_distances);
+                    QCOMPARE(a[s].bound_skips, b[s].bound_skips);
+                    QCOMPARE(a[s].max_shift, b[s].max_shift);
+                    QCOMPARE(a[s].inertia, b[s].inertia);
+                }
+                ++compared;
+            }
+        }
+        QVERIFY(compared >= 60);
     }
 
     // Same labels and bitwise-same centroids for 1, 2 and 7 threads (the

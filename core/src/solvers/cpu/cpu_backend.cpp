@@ -41,9 +41,6 @@ std::vector<std::int32_t> assign_in(const Matrix<double>& points, const Matrix<d
         x = converted.data();
     }
     const Matrix<T> c = centroids.template cast<T>();
-    Matrix<T> ct(d, k);
-    for (std::size_t j = 0; j < k; ++j)
-        for (std::size_t t = 0; t < d; ++t) ct(t, j) = c(j, t);
     std::vector<std::int32_t> labels(n, -1);
     // Fixed chunks, partial inertia per chunk summed in chunk order: the same bits for any thread count.
     constexpr std::size_t kChunk = 4096;
@@ -51,11 +48,11 @@ std::vector<std::int32_t> assign_in(const Matrix<double>& points, const Matrix<d
     std::vector<double> partial(chunks, 0.0);
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        std::vector<T> scratch(k);
+        std::vector<T> scratch(kernel_scratch_size(d));
 #pragma omp for schedule(static)
         for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
             const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
-            label_range(x, d, ct.data(), k, begin, end, labels.data(), scratch.data());
+            label_range(x, d, c.data(), k, begin, end, labels.data(), scratch.data());
             double sum = 0.0;
             for (std::size_t i = begin; i < end; ++i)
                 sum += static_cast<double>(

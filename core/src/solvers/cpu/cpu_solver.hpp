@@ -145,12 +145,6 @@ public:
     }
 
 protected:
-    void transpose_centroids() {
-        centroids_t_ = Matrix<T>(d_, k_);
-        for (std::size_t c = 0; c < k_; ++c)
-            for (std::size_t t = 0; t < d_; ++t) centroids_t_(t, c) = centroids_(c, t);
-    }
-
     // Book-keeping shared by the bounded assignments (Elkan, Hamerly).
     std::uint64_t finish_bounded_assignment(IterationStats& stats, std::uint64_t changed, std::uint64_t evaluations,
                                             std::uint64_t skips, Clock::time_point start) {
@@ -169,19 +163,18 @@ protected:
     // Lloyd's full search for every point (also the first step of Elkan/Hamerly
     // when they do not keep per-centroid bounds).
     std::uint64_t full_assignment() {
-        transpose_centroids();
         std::uint64_t changed = 0;
-        const T* ct = centroids_t_.data();
+        const T* c = centroids_.data();
 #pragma omp parallel num_threads(threads_) if (threads_ > 1) reduction(+ : changed)
         {
-            std::vector<T> scratch(k_);
+            std::vector<T> scratch(kernel_scratch_size(d_));
             constexpr std::size_t kChunk = 1024;
             const std::size_t chunks = (n_ + kChunk - 1) / kChunk;
 #pragma omp for schedule(static)
-            for (std::size_t c = 0; c < chunks; ++c)
+            for (std::size_t chunk = 0; chunk < chunks; ++chunk)
                 if (!stop_now())
-                    changed += label_range(points_, d_, ct, k_, c * kChunk, std::min(n_, (c + 1) * kChunk),
-                                       labels_.data(), scratch.data());
+                    changed += label_range(points_, d_, c, k_, chunk * kChunk, std::min(n_, (chunk + 1) * kChunk),
+                                           labels_.data(), scratch.data());
         }
         return changed;
     }
@@ -221,7 +214,6 @@ protected:
     double tol_absolute_ = 0.0;
     Matrix<double> initial_;
     Matrix<T> centroids_;            // k × d, current
-    Matrix<T> centroids_t_;          // d × k transpose for the vectorised full search
     std::vector<std::int32_t> labels_;
     std::vector<PointStatus> status_;
     std::vector<T> shift_upper_;     // per centroid: certain upper bound of the last move
@@ -279,8 +271,12 @@ private:
         std::int64_t* counts = package_counts_.data();
 #pragma omp parallel num_threads(threads_) if (threads_ > 1)
         {
-            std::vector<T> sub(kd);
-            std::vector<unsigned char> touched(k_);
+            // Sub-package sums start at zero and are added to unconditionally (no
+            // branch per point); a row's first term is then 0 + v rather than v,
+            // which differs only for v = −0, and the package sum (which starts at
+            // +0) absorbs that: +0 + (−0) = +0 + (+0) = +0. Same bits as before.
+            std::vector<T> sub(kd, T(0));
+            std::vector<unsigned char> touched(k_, 0);
 #pragma omp for schedule(static)
             for (std::size_t p = 0; p < packages_; ++p) {
                 double* psum = sums + p * kd;
@@ -295,20 +291,19 @@ private:
                         T* row = sub.data() + c * d_;
                         const T* x = points_ + i * d_;
                         const T* old = centroids_.row(c);
-                        if (!touched[c]) {
-                            touched[c] = 1;
-                            for (std::size_t t = 0; t < d_; ++t) row[t] = x[t] - old[t];
-                        } else {
-                            for (std::size_t t = 0; t < d_; ++t) row[t] += x[t] - old[t];
-                        }
+                        touched[c] = 1;
+                        for (std::size_t t = 0; t < d_; ++t) row[t] += x[t] - old[t];
                         ++pcount[c];
                     }
                     for (std::size_t c = 0; c < k_; ++c) {
                         if (!touched[c]) continue;
                         touched[c] = 0;
                         double* dst = psum + c * d_;
-                        const T* src = sub.data() + c * d_;
-                        for (std::size_t t = 0; t < d_; ++t) dst[t] += static_cast<double>(src[t]);
+                        T* src = sub.data() + c * d_;
+                        for (std::size_t t = 0; t < d_; ++t) {
+                            dst[t] += static_cast<double>(src[t]);
+                            src[t] = T(0);
+                        }
                     }
                 }
             }

@@ -67,7 +67,11 @@ protected:
             }
             std::size_t a = static_cast<std::size_t>(old_label);
             T u = bounds.grow(upper[i], shift[a]);
-            for (std::size_t j = 0; j < k; ++j) lower[j] = bounds.shrink(lower[j], shift[j]);
+            // Shrink every lower bound and find the first centroid the bounds do
+            // not rule out: up to it the loop below would only skip (u changes
+            // only at the first candidate), so it starts there.
+            const T reach = u * (T(1) + T(4) * bounds.rel);  // as bounds.separated(u, ·) inflates u
+            const std::size_t first_open = elkan_shrink_first(lower, shift, cc_half + a * k, k, a, reach);
             if (bounds.separated(u, nearest_half[a])) {
                 upper[i] = u;
                 ++skips;
@@ -77,7 +81,7 @@ protected:
             bool tight = false;
             T best = T(0);  // computed squared distance to a, valid once tight
             std::uint64_t point_evaluations = 0;
-            for (std::size_t j = 0; j < k; ++j) {
+            for (std::size_t j = first_open; j < k; ++j) {
                 if (j == a) continue;
                 if (bounds.separated(u, lower[j]) || bounds.separated(u, cc_half[a * k + j])) continue;
                 if (!tight) {

@@ -46,50 +46,60 @@ protected:
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
         const auto assign_start = Clock::now();
-        this->transpose_centroids();
-        const T* ct = this->centroids_t_.data();
         std::uint64_t changed = 0, evaluations = 0, skips = 0;
         const T inf = std::numeric_limits<T>::infinity();
         const T* nearest_half = this->nearest_half_.data();
         const T* shift = this->shift_upper_.data();
         T* upper = upper_.data();
         T* lower = lower_.data();
+        // Points in chunks: the bounds test first, then one vectorised full search
+        // over the chunk's points whose bounds failed.
+        constexpr std::size_t kChunk = 2048;
+        const std::size_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
         {
-            std::vector<T> scratch(k);
-#pragma omp for schedule(dynamic, 2048)
-            for (std::size_t i = 0; i < n; ++i) {
+            std::vector<T> scratch(kernel_scratch_size(d));
+            std::vector<std::size_t> pending(kChunk);
+            std::vector<std::int32_t> nearest(kChunk);
+            std::vector<T> best(kChunk), second(kChunk);
+#pragma omp for schedule(dynamic, 1)
+            for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
-                const T* x = points + i * d;
-                const std::int32_t label = labels[i];
-                if (!first) {
-                    const std::size_t a = static_cast<std::size_t>(label);
-                    upper[i] = bounds.grow(upper[i], shift[a]);
-                    lower[i] = bounds.shrink(lower[i], a == top_mover_ ? second_shift_ : top_shift_);
-                    const T limit = std::max(lower[i], nearest_half[a]);
-                    if (bounds.separated(upper[i], limit)) {
-                        ++skips;
-                        if (status) status[i] = PointStatus::Skipped;
-                        continue;
+                const std::size_t chunk_end = std::min(n, (chunk + 1) * kChunk);
+                std::size_t searches = 0;
+                for (std::size_t i = chunk * kChunk; i < chunk_end; ++i) {
+                    if (!first) {
+                        const std::size_t a = static_cast<std::size_t>(labels[i]);
+                        upper[i] = bounds.grow(upper[i], shift[a]);
+                        lower[i] = bounds.shrink(lower[i], a == top_mover_ ? second_shift_ : top_shift_);
+                        const T limit = std::max(lower[i], nearest_half[a]);
+                        if (bounds.separated(upper[i], limit)) {
+                            ++skips;
+                            if (status) status[i] = PointStatus::Skipped;
+                            continue;
+                        }
+                        // Tighten the upper bound with one distance and test again.
+                        upper[i] = bounds.upper(std::sqrt(squared_distance(points + i * d, c + a * d, d)));
+                        ++evaluations;
+                        if (bounds.separated(upper[i], limit)) {
+                            ++skips;
+                            if (status) status[i] = PointStatus::Skipped;
+                            continue;
+                        }
                     }
-                    // Tighten the upper bound with one distance and test again.
-                    upper[i] = bounds.upper(std::sqrt(squared_distance(x, c + a * d, d)));
-                    ++evaluations;
-                    if (bounds.separated(upper[i], limit)) {
-                        ++skips;
-                        if (status) status[i] = PointStatus::Skipped;
-                        continue;
-                    }
+                    pending[searches++] = i;
                 }
                 // Full search: nearest (lowest index on ties) and second nearest.
-                all_distances(x, ct, d, k, scratch.data());
-                evaluations += k;
-                T best, second;
-                const auto new_label = static_cast<std::int32_t>(nearest_two(scratch.data(), k, best, second));
-                upper[i] = bounds.upper(std::sqrt(best));
-                lower[i] = second == inf ? inf : bounds.lower(std::sqrt(second));
-                changed += new_label != label;
-                labels[i] = new_label;
+                nearest_two(points, d, c, k, pending.data(), searches, nearest.data(), best.data(), second.data(),
+                            scratch.data());
+                evaluations += static_cast<std::uint64_t>(searches) * k;
+                for (std::size_t s = 0; s < searches; ++s) {
+                    const std::size_t i = pending[s];
+                    upper[i] = bounds.upper(std::sqrt(best[s]));
+                    lower[i] = second[s] == inf ? inf : bounds.lower(std::sqrt(second[s]));
+                    changed += nearest[s] != labels[i];
+                    labels[i] = nearest[s];
+                }
             }
         }
         return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);

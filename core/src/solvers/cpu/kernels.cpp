@@ -1,43 +1,287 @@
-// The hot loops, compiled twice (AVX2 and the baseline) and chosen at run time.
+// The full-search kernels at each SIMD level, and the choice of level.
+// The vector code (simd_kernels.hpp) is inlined into one entry function per
+// instruction set, compiled for it with a target attribute, and chosen at run
+// time, so one binary uses AVX-512 or AVX2 where the CPU has them.
 #include "kernels.hpp"
 
-namespace kms::cpu {
+#include <atomic>
+#include <cstdlib>
+#include <string>
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define KMS_HOT_CLONES __attribute__((target_clones("avx2", "default")))
+#include "kms/distance.hpp"
+#include "kms/error.hpp"
+#include "kms/simd.hpp"
+#include "simd_kernels.hpp"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define KMS_X86_SIMD 1
+#define KMS_TARGET_AVX2 __attribute__((target("avx2")))
+#define KMS_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw")))
 #else
-#define KMS_HOT_CLONES
+#define KMS_X86_SIMD 0
 #endif
 
+namespace kms {
+
+const char* to_string(SimdLevel level) {
+    switch (level) {
+        case SimdLevel::Scalar: return "scalar";
+        case SimdLevel::Baseline: return "baseline";
+        case SimdLevel::Avx2: return "avx2";
+        case SimdLevel::Avx512: return "avx512";
+    }
+    return "?";
+}
+
+std::optional<SimdLevel> parse_simd_level(std::string_view name) {
+    for (SimdLevel level : {SimdLevel::Scalar, SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512})
+        if (name == to_string(level)) return level;
+    return std::nullopt;
+}
+
+SimdLevel detected_simd_level() {
+#if KMS_X86_SIMD
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
+        return SimdLevel::Avx512;
+    if (__builtin_cpu_supports("avx2")) return SimdLevel::Avx2;
+#endif
+    return SimdLevel::Baseline;
+}
+
+std::vector<SimdLevel> supported_simd_levels() {
+    std::vector<SimdLevel> levels;
+    for (SimdLevel level : {SimdLevel::Scalar, SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512})
+        if (level <= detected_simd_level()) levels.push_back(level);
+    return levels;
+}
+
+namespace {
+std::atomic<int> g_level{-1};  // -1: not chosen yet
+
+SimdLevel level_from_environment() {
+    const char* value = std::getenv("KMS_SIMD");
+    if (!value || !*value) return detected_simd_level();
+    const auto level = parse_simd_level(value);
+    if (!level)
+        throw Error("KMS_SIMD=" + std::string(value) + ": expected scalar, baseline, avx2 or avx512");
+    return std::min(*level, detected_simd_level());
+}
+}  // namespace
+
+SimdLevel active_simd_level() {
+    int level = g_level.load(std::memory_order_relaxed);
+    if (level < 0) {
+        level = static_cast<int>(level_from_environment());
+        g_level.store(level, std::memory_order_relaxed);
+    }
+    return static_cast<SimdLevel>(level);
+}
+
+SimdLevel force_simd_level(SimdLevel level) {
+    level = std::min(level, detected_simd_level());
+    g_level.store(static_cast<int>(level), std::memory_order_relaxed);
+    return level;
+}
+
+}  // namespace kms
+
+namespace kms::cpu {
+namespace {
+
+// ---- The scalar reference: one distance at a time, sequential scans. -------
+
 template <typename T>
-inline std::uint64_t lloyd_label_range(const T* points, std::size_t d, const T* centroids_t, std::size_t k,
-                                       std::size_t begin, std::size_t end, std::int32_t* labels, T* scratch) {
+std::uint64_t label_range_scalar(const T* points, std::size_t d, const T* centroids, std::size_t k,
+                                 std::size_t begin, std::size_t end, std::int32_t* labels, T*) {
     std::uint64_t changed = 0;
     for (std::size_t i = begin; i < end; ++i) {
-        distances_to_all(points + i * d, centroids_t, d, k, scratch);
-        const auto label = static_cast<std::int32_t>(argmin(scratch, k));
+        const T* x = points + i * d;
+        T best = squared_distance(x, centroids, d);
+        std::int32_t label = 0;
+        for (std::size_t j = 1; j < k; ++j) {
+            const T v = squared_distance(x, centroids + j * d, d);
+            if (v < best) {
+                best = v;
+                label = static_cast<std::int32_t>(j);
+            }
+        }
         changed += labels[i] != label;
         labels[i] = label;
     }
     return changed;
 }
 
-KMS_HOT_CLONES std::uint64_t lloyd_label_range_f32(const float* points, std::size_t d, const float* centroids_t,
-                                                   std::size_t k, std::size_t begin, std::size_t end,
-                                                   std::int32_t* labels, float* scratch) {
-    return lloyd_label_range(points, d, centroids_t, k, begin, end, labels, scratch);
+template <typename T>
+void nearest_two_scalar(const T* points, std::size_t d, const T* centroids, std::size_t k, const std::size_t* rows,
+                        std::size_t m, std::int32_t* label, T* best_out, T* second_out, T*) {
+    for (std::size_t i = 0; i < m; ++i) {
+        const T* x = points + rows[i] * d;
+        T best = std::numeric_limits<T>::infinity(), second = best;
+        std::int32_t index = 0;
+        for (std::size_t j = 0; j < k; ++j) {
+            const T v = squared_distance(x, centroids + j * d, d);
+            if (v < best) {
+                second = best;
+                best = v;
+                index = static_cast<std::int32_t>(j);
+            } else if (v < second) {
+                second = v;
+            }
+        }
+        label[i] = index;
+        best_out[i] = best;
+        second_out[i] = second;
+    }
 }
-KMS_HOT_CLONES std::uint64_t lloyd_label_range_f64(const double* points, std::size_t d, const double* centroids_t,
-                                                   std::size_t k, std::size_t begin, std::size_t end,
-                                                   std::int32_t* labels, double* scratch) {
-    return lloyd_label_range(points, d, centroids_t, k, begin, end, labels, scratch);
+
+template <typename T>
+std::size_t elkan_shrink_first_scalar(T* lower, const T* shift, const T* cc_half_row, std::size_t k, std::size_t own,
+                                      T reach) {
+    const T factor = T(1) - T(4) * std::numeric_limits<T>::epsilon();
+    std::size_t first = k;
+    for (std::size_t j = 0; j < k; ++j) {
+        const T shrunk = (lower[j] - shift[j]) * factor;
+        lower[j] = shrunk > T(0) ? shrunk : T(0);
+        if (first == k && j != own && !(reach < lower[j]) && !(reach < cc_half_row[j])) first = j;
+    }
+    return first;
 }
-KMS_HOT_CLONES void distances_to_all_f32(const float* p, const float* ct, std::size_t d, std::size_t k, float* out) {
-    distances_to_all(p, ct, d, k, out);
+
+// ---- The vector levels: d = 1..4 unrolled, larger d in a loop. -------------
+
+template <typename T, int W, int P>
+KMS_FORCE_INLINE std::uint64_t label_range_vector(const T* points, std::size_t d, const T* centroids, std::size_t k,
+                                                  std::size_t begin, std::size_t end, std::int32_t* labels,
+                                                  T* xt) {
+    switch (d) {
+        case 1: return simd::label_range<T, W, P, 1>(points, d, centroids, k, begin, end, labels, xt);
+        case 2: return simd::label_range<T, W, P, 2>(points, d, centroids, k, begin, end, labels, xt);
+        case 3: return simd::label_range<T, W, P, 3>(points, d, centroids, k, begin, end, labels, xt);
+        case 4: return simd::label_range<T, W, P, 4>(points, d, centroids, k, begin, end, labels, xt);
+        default: return simd::label_range<T, W, P, 0>(points, d, centroids, k, begin, end, labels, xt);
+    }
 }
-KMS_HOT_CLONES void distances_to_all_f64(const double* p, const double* ct, std::size_t d, std::size_t k,
-                                         double* out) {
-    distances_to_all(p, ct, d, k, out);
+
+template <typename T, int W, int P>
+KMS_FORCE_INLINE void nearest_two_vector(const T* points, std::size_t d, const T* centroids, std::size_t k,
+                                         const std::size_t* rows, std::size_t m, std::int32_t* label, T* best,
+                                         T* second, T* xt) {
+    switch (d) {
+        case 1: return simd::nearest_two_list<T, W, P, 1>(points, d, centroids, k, rows, m, label, best, second, xt);
+        case 2: return simd::nearest_two_list<T, W, P, 2>(points, d, centroids, k, rows, m, label, best, second, xt);
+        case 3: return simd::nearest_two_list<T, W, P, 3>(points, d, centroids, k, rows, m, label, best, second, xt);
+        case 4: return simd::nearest_two_list<T, W, P, 4>(points, d, centroids, k, rows, m, label, best, second, xt);
+        default: return simd::nearest_two_list<T, W, P, 0>(points, d, centroids, k, rows, m, label, best, second, xt);
+    }
+}
+
+// Tiles: W lanes × P vectors of points. P is what the registers hold: the
+// nearest search keeps 3 vectors per P (distance, best, index), the two-nearest
+// search 4; x86-64 has 16 vector registers, 32 with AVX-512.
+#define KMS_LEVEL_ENTRIES(NAME, ATTR, BYTES, P_NEAREST, P_TWO)                                                 \
+    ATTR std::uint64_t label_range_##NAME(const float* x, std::size_t d, const float* c, std::size_t k,         \
+                                          std::size_t b, std::size_t e, std::int32_t* l, float* s) {            \
+        return label_range_vector<float, BYTES / 4, P_NEAREST>(x, d, c, k, b, e, l, s);                        \
+    }                                                                                                         \
+    ATTR std::uint64_t label_range_##NAME(const double* x, std::size_t d, const double* c, std::size_t k,       \
+                                          std::size_t b, std::size_t e, std::int32_t* l, double* s) {           \
+        return label_range_vector<double, BYTES / 8, P_NEAREST>(x, d, c, k, b, e, l, s);                       \
+    }                                                                                                         \
+    ATTR void nearest_two_##NAME(const float* x, std::size_t d, const float* c, std::size_t k,                  \
+                                 const std::size_t* r, std::size_t m, std::int32_t* l, float* b, float* s2,     \
+                                 float* s) {                                                                  \
+        nearest_two_vector<float, BYTES / 4, P_TWO>(x, d, c, k, r, m, l, b, s2, s);                            \
+    }                                                                                                         \
+    ATTR void nearest_two_##NAME(const double* x, std::size_t d, const double* c, std::size_t k,                \
+                                 const std::size_t* r, std::size_t m, std::int32_t* l, double* b, double* s2,   \
+                                 double* s) {                                                                 \
+        nearest_two_vector<double, BYTES / 8, P_TWO>(x, d, c, k, r, m, l, b, s2, s);                           \
+    }                                                                                                         \
+    ATTR std::size_t elkan_shrink_first_##NAME(float* lo, const float* sh, const float* cc, std::size_t k,      \
+                                               std::size_t own, float reach) {                                \
+        return simd::elkan_shrink_first<float, BYTES / 4>(lo, sh, cc, k, own, reach);                          \
+    }                                                                                                         \
+    ATTR std::size_t elkan_shrink_first_##NAME(double* lo, const double* sh, const double* cc, std::size_t k,   \
+                                               std::size_t own, double reach) {                               \
+        return simd::elkan_shrink_first<double, BYTES / 8>(lo, sh, cc, k, own, reach);                         \
+    }
+
+KMS_LEVEL_ENTRIES(baseline, , 16, 4, 3)
+#if KMS_X86_SIMD
+KMS_LEVEL_ENTRIES(avx2, KMS_TARGET_AVX2, 32, 4, 3)
+KMS_LEVEL_ENTRIES(avx512, KMS_TARGET_AVX512, 64, 4, 4)
+#endif
+static_assert(64 / 4 * 4 <= simd::kMaxTile, "the widest tile must fit the scratch");
+
+template <typename T>
+std::uint64_t label_range_at(SimdLevel level, const T* x, std::size_t d, const T* c, std::size_t k, std::size_t b,
+                             std::size_t e, std::int32_t* l, T* s) {
+    switch (level) {
+        case SimdLevel::Scalar: return label_range_scalar(x, d, c, k, b, e, l, s);
+#if KMS_X86_SIMD
+        case SimdLevel::Avx512: return label_range_avx512(x, d, c, k, b, e, l, s);
+        case SimdLevel::Avx2: return label_range_avx2(x, d, c, k, b, e, l, s);
+#endif
+        default: return label_range_baseline(x, d, c, k, b, e, l, s);
+    }
+}
+
+template <typename T>
+void nearest_two_at(SimdLevel level, const T* x, std::size_t d, const T* c, std::size_t k, const std::size_t* r,
+                    std::size_t m, std::int32_t* l, T* b, T* s2, T* s) {
+    switch (level) {
+        case SimdLevel::Scalar: return nearest_two_scalar(x, d, c, k, r, m, l, b, s2, s);
+#if KMS_X86_SIMD
+        case SimdLevel::Avx512: return nearest_two_avx512(x, d, c, k, r, m, l, b, s2, s);
+        case SimdLevel::Avx2: return nearest_two_avx2(x, d, c, k, r, m, l, b, s2, s);
+#endif
+        default: return nearest_two_baseline(x, d, c, k, r, m, l, b, s2, s);
+    }
+}
+
+template <typename T>
+std::size_t elkan_shrink_first_at(SimdLevel level, T* lo, const T* sh, const T* cc, std::size_t k, std::size_t own,
+                                  T reach) {
+    switch (level) {
+        case SimdLevel::Scalar: return elkan_shrink_first_scalar(lo, sh, cc, k, own, reach);
+#if KMS_X86_SIMD
+        case SimdLevel::Avx512: return elkan_shrink_first_avx512(lo, sh, cc, k, own, reach);
+        case SimdLevel::Avx2: return elkan_shrink_first_avx2(lo, sh, cc, k, own, reach);
+#endif
+        default: return elkan_shrink_first_baseline(lo, sh, cc, k, own, reach);
+    }
+}
+
+}  // namespace
+
+std::size_t elkan_shrink_first(float* lo, const float* sh, const float* cc, std::size_t k, std::size_t own,
+                               float reach) {
+    return elkan_shrink_first_at(active_simd_level(), lo, sh, cc, k, own, reach);
+}
+std::size_t elkan_shrink_first(double* lo, const double* sh, const double* cc, std::size_t k, std::size_t own,
+                               double reach) {
+    return elkan_shrink_first_at(active_simd_level(), lo, sh, cc, k, own, reach);
+}
+
+std::size_t kernel_scratch_size(std::size_t d) { return d * simd::kMaxTile; }
+
+std::uint64_t label_range(const float* x, std::size_t d, const float* c, std::size_t k, std::size_t b,
+                          std::size_t e, std::int32_t* l, float* s) {
+    return label_range_at(active_simd_level(), x, d, c, k, b, e, l, s);
+}
+std::uint64_t label_range(const double* x, std::size_t d, const double* c, std::size_t k, std::size_t b,
+                          std::size_t e, std::int32_t* l, double* s) {
+    return label_range_at(active_simd_level(), x, d, c, k, b, e, l, s);
+}
+void nearest_two(const float* x, std::size_t d, const float* c, std::size_t k, const std::size_t* r, std::size_t m,
+                 std::int32_t* l, float* b, float* s2, float* s) {
+    nearest_two_at(active_simd_level(), x, d, c, k, r, m, l, b, s2, s);
+}
+void nearest_two(const double* x, std::size_t d, const double* c, std::size_t k, const std::size_t* r,
+                 std::size_t m, std::int32_t* l, double* b, double* s2, double* s) {
+    nearest_two_at(active_simd_level(), x, d, c, k, r, m, l, b, s2, s);
 }
 
 }  // namespace kms::cpu
