@@ -4,6 +4,11 @@
 // paths behave as documented.
 #include <QtTest>
 
+#include <omp.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -243,6 +248,51 @@ private slots:
             }
         }
         QVERIFY(compared >= 60);
+    }
+
+    // --bind pins the OpenMP team's threads (one CPU each, distinct while there
+    // are CPUs enough), --bind none gives them back the whole mask; results are
+    // the same whatever the placement.
+    void thread_binding_places_threads() {
+#if defined(__linux__)
+        cpu_set_t process_mask;
+        QCOMPARE(sched_getaffinity(0, sizeof process_mask, &process_mask), 0);
+        const int cpus = CPU_COUNT(&process_mask);
+        const int threads = 2;
+        const Case c{5000, 2, 8, Shape::Blobs, false, 5};
+        const auto points = make_points(c);
+        const Matrix<double> initial = make_centroids(c, *points);
+        std::vector<std::int32_t> reference;
+        for (ThreadBinding binding : {ThreadBinding::Compact, ThreadBinding::Spread, ThreadBinding::None}) {
+            SolverConfig config;
+            config.backend = Backend::OpenMP;
+            config.threads = threads;
+            config.binding = binding;
+            auto solver = make_solver(config);
+            solver->set_data(points);
+            solver->set_initial_centroids(initial);
+            solver->step();
+            if (reference.empty()) reference = solver->labels();
+            QVERIFY(solver->labels() == reference);
+            // This thread's team is the solver's team: look at where its threads may run.
+            std::vector<cpu_set_t> masks(threads);
+#pragma omp parallel num_threads(threads)
+            sched_getaffinity(0, sizeof(cpu_set_t), &masks[static_cast<std::size_t>(omp_get_thread_num())]);
+            for (int t = 0; t < threads; ++t) {
+                if (binding == ThreadBinding::None) {
+                    QVERIFY(CPU_EQUAL(&masks[t], &process_mask));
+                } else {
+                    QCOMPARE(CPU_COUNT(&masks[t]), 1);
+                    if (cpus >= threads && t > 0) QVERIFY(!CPU_EQUAL(&masks[t], &masks[0]));
+                }
+            }
+        }
+        SolverConfig sequential;
+        sequential.binding = ThreadBinding::Compact;
+        QVERIFY_THROWS_EXCEPTION(UsageError, sequential.validate());
+#else
+        QSKIP("thread binding is implemented with Linux thread affinity");
+#endif
     }
 
     // Same labels and bitwise-same centroids for 1, 2 and 7 threads (the

@@ -22,6 +22,10 @@ enum class Backend { Sequential, OpenMP, Cuda };
 enum class KernelVariant { Auto, Global, Shared };
 enum class Precision { F32, F64 };
 enum class EmptyClusterPolicy { Keep, Farthest };
+// Where the OpenMP back end's threads run: none = wherever the OS puts them;
+// compact = filling each core's hardware threads before the next core;
+// spread = one thread per physical core first, then their second hardware threads.
+enum class ThreadBinding { None, Compact, Spread };
 enum class StopReason { NotStopped, NoLabelChange, Tolerance, MaxIterations, Cancelled };
 
 // Names used on the command line, in reports and in the GUI.
@@ -30,6 +34,7 @@ std::string_view to_string(Backend);
 std::string_view to_string(KernelVariant);
 std::string_view to_string(Precision);
 std::string_view to_string(EmptyClusterPolicy);
+std::string_view to_string(ThreadBinding);
 std::string_view to_string(StopReason);
 // Parse a name; std::nullopt if unknown (callers turn that into an error naming the option).
 std::optional<Algorithm> parse_algorithm(std::string_view);
@@ -43,12 +48,14 @@ std::optional<BackendSpec> parse_backend(std::string_view);
 std::optional<KernelVariant> parse_kernel_variant(std::string_view);
 std::optional<Precision> parse_precision(std::string_view);
 std::optional<EmptyClusterPolicy> parse_empty_policy(std::string_view);
+std::optional<ThreadBinding> parse_thread_binding(std::string_view);
 
 struct SolverConfig {
     Algorithm algorithm = Algorithm::Lloyd;
     Backend backend = Backend::Sequential;
     Precision precision = Precision::F64;
     int threads = 0;                   // OpenMP threads; 0 = OpenMP's default
+    ThreadBinding binding = ThreadBinding::None;  // OpenMP thread placement
     int max_iterations = 300;
     double tol = 1e-4;                 // scikit-learn's meaning: relative to the mean feature variance
     EmptyClusterPolicy empty_policy = EmptyClusterPolicy::Keep;

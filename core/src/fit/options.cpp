@@ -25,6 +25,8 @@ constexpr OptionSpec kFitOptions[] = {
     {"--tol", "X", "1e-4", "stop when the summed squared centroid shift <= X * mean feature\n"
                            "variance, as scikit-learn (0 = until labels settle)"},
     {"--threads", "T", "0", "OpenMP threads (0 = all cores; at most 4 x the hardware threads)"},
+    {"--bind", "PLACE", "none", "OpenMP thread placement: none (the OS decides) | compact (fill each\n"
+                                "core's hardware threads first) | spread (one thread per physical core first)"},
     {"--block-size", "B", "0", "CUDA threads per block: a multiple of 32 up to 1024, 0 = automatic"},
     {"--device", "N", "0", "CUDA device"},
     {"--empty", "POLICY", "keep", "keep | farthest: what an empty cluster does"},
@@ -128,6 +130,8 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required) {
     config.max_iterations = options.number<int>("--max-iter");
     config.tol = options.number<double>("--tol");
     config.threads = options.number<int>("--threads");
+    config.binding = parsed_or_usage(parse_thread_binding(options.get("--bind")), "--bind", options.get("--bind"),
+                                     "none, compact or spread");
     config.cuda_block_size = options.number<int>("--block-size");
     config.cuda_device = options.number<int>("--device");
 

@@ -28,6 +28,8 @@ constexpr std::pair<std::string_view, Precision> kPrecisions[] = {{"f32", Precis
                                                                   {"f64", Precision::F64}};
 constexpr std::pair<std::string_view, EmptyClusterPolicy> kEmptyPolicies[] = {
     {"keep", EmptyClusterPolicy::Keep}, {"farthest", EmptyClusterPolicy::Farthest}};
+constexpr std::pair<std::string_view, ThreadBinding> kBindings[] = {
+    {"none", ThreadBinding::None}, {"compact", ThreadBinding::Compact}, {"spread", ThreadBinding::Spread}};
 }  // namespace
 
 std::string_view to_string(Algorithm value) {
@@ -52,6 +54,11 @@ std::string_view to_string(Precision value) {
 }
 std::string_view to_string(EmptyClusterPolicy value) {
     for (const auto& [name, v] : kEmptyPolicies)
+        if (v == value) return name;
+    return "?";
+}
+std::string_view to_string(ThreadBinding value) {
+    for (const auto& [name, v] : kBindings)
         if (v == value) return name;
     return "?";
 }
@@ -83,6 +90,8 @@ std::optional<EmptyClusterPolicy> parse_empty_policy(std::string_view text) {
     return parse_name(text, kEmptyPolicies);
 }
 
+std::optional<ThreadBinding> parse_thread_binding(std::string_view text) { return parse_name(text, kBindings); }
+
 std::string SolverConfig::backend_name() const {
     std::string name(to_string(backend));
     if (backend == Backend::Cuda && variant != KernelVariant::Auto) name += "-" + std::string(to_string(variant));
@@ -106,6 +115,9 @@ void SolverConfig::validate() const {
         throw UsageError("--block-size must be 0 (automatic) or a multiple of 32 from 32 to 1024, not " +
                          std::to_string(cuda_block_size));
     if (cuda_device < 0) throw UsageError("--device must be >= 0");
+    if (binding != ThreadBinding::None && backend != Backend::OpenMP)
+        throw UsageError("--bind " + std::string(to_string(binding)) + " places OpenMP threads: it needs --backend omp, not " +
+                         std::string(to_string(backend)));
     if (backend != Backend::Cuda && variant != KernelVariant::Auto)
         throw UsageError("--variant " + std::string(to_string(variant)) + " needs a CUDA back end, not " +
                          std::string(to_string(backend)));

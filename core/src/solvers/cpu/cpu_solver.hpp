@@ -19,6 +19,7 @@
 #include <omp.h>
 
 #include "kernels.hpp"
+#include "thread_binding.hpp"
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
 #include "kms/solver.hpp"
@@ -77,6 +78,7 @@ public:
     IterationStats step() override {
         if (!source_) throw Error("no data set");
         if (k_ == 0) throw Error("no initial centroids");
+        if (config_.backend == Backend::OpenMP) apply_thread_binding(config_.binding, threads_);
         const auto start = Clock::now();
         IterationStats stats;
         stats.iteration = iteration_ + 1;
