@@ -10,7 +10,7 @@ stage=$(mktemp -d)
 carry="$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}"
 mkdir -p "$stage/bin" "$stage/lib" "$carry"
 for exe in "$build"/tests/test_cuda_solvers "$build"/tests/test_cuda_init "$build"/tests/test_gpu_scores \
-           "$build"/app/kmeans-cli "$build"/bench/bench_cuda*; do
+           "$build"/app/kmeans-cli "$build"/bench/bench_cuda* "$build"/bench/bench_ceiling "$build"/bench/bench_solvers; do
   [ -x "$exe" ] && cp "$exe" "$stage/bin/"
 done
 for exe in "$stage"/bin/*; do

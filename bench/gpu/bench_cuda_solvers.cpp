@@ -5,6 +5,7 @@
 //
 //   bench_cuda_solvers [--quick] [--iterations N] [--json FILE] [--only W] [--config SUBSTRING]
 //   bench_cuda_solvers --init [--quick]   (initialisation: GPU vs CPU, 10^7 2-D points, k = 5 and 100)
+//   bench_cuda_solvers --ceilings         (the measured ceilings alone, one JSON line: scripts/bench.sh reads it)
 //
 // unsett%: points the Lloyd cuda-shared GEMM filter could not certify and that were
 // labelled by exact distances (two candidates or all k), in % of n (median of steps 2..).
@@ -128,11 +129,12 @@ int run_init_bench(bool quick) {
 int main(int argc, char** argv) {
     bool quick = false;
     int iterations = 20;
-    bool init = false;
+    bool init = false, ceilings_only = false;
     std::string json_path, only, config_filter;
     for (int a = 1; a < argc; ++a) {
         if (!std::strcmp(argv[a], "--quick")) quick = true;
         else if (!std::strcmp(argv[a], "--init")) init = true;
+        else if (!std::strcmp(argv[a], "--ceilings")) ceilings_only = true;
         else if (!std::strcmp(argv[a], "--iterations") && a + 1 < argc) iterations = std::atoi(argv[++a]);
         else if (!std::strcmp(argv[a], "--json") && a + 1 < argc) json_path = argv[++a];
         else if (!std::strcmp(argv[a], "--only") && a + 1 < argc) only = argv[++a];
@@ -151,6 +153,14 @@ int main(int argc, char** argv) {
         return 1;
     }
     if (init) return run_init_bench(quick);
+    if (ceilings_only) {
+        const bench::Ceilings c = bench::measure_ceilings();
+        double pinned_ms = 0;
+        const double pinned = bench::host_to_device_gbs(std::size_t{800} << 20, true, &pinned_ms);
+        std::printf("{\"copy_gbs\":%.2f,\"fp32_tflops\":%.3f,\"fp64_tflops\":%.3f,\"h2d_pinned_gbs\":%.2f}\n",
+                    c.copy_bandwidth_gbs, c.fp32_tflops, c.fp64_tflops, pinned);
+        return 0;
+    }
     const std::size_t scale = quick ? 100 : 1;
     std::vector<Workload> workloads = {{"10Mx2_k5", 10'000'000 / scale, 2, 5},
                                        {"50Mx4_k4", 50'000'000 / scale, 4, 4},

@@ -15,15 +15,19 @@ void ok(cudaError_t status, const char* what) {
     if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
+__device__ inline float fma_rn(float x, float a, float b) { return __fmaf_rn(x, a, b); }
+__device__ inline double fma_rn(double x, double a, double b) { return __fma_rn(x, a, b); }
+
 // Independent FMA chains per thread; the result is stored so nothing is optimised away.
-__global__ void fma_loop_kernel(float* out, int iterations, float a, float b) {
-    float x0 = threadIdx.x * 1e-7f, x1 = x0 + 1.f, x2 = x0 + 2.f, x3 = x0 + 3.f;
-    float x4 = x0 + 4.f, x5 = x0 + 5.f, x6 = x0 + 6.f, x7 = x0 + 7.f;
+template <typename T>
+__global__ void fma_loop_kernel(T* out, int iterations, T a, T b) {
+    T x0 = threadIdx.x * T(1e-7), x1 = x0 + T(1), x2 = x0 + T(2), x3 = x0 + T(3);
+    T x4 = x0 + T(4), x5 = x0 + T(5), x6 = x0 + T(6), x7 = x0 + T(7);
     for (int i = 0; i < iterations; ++i) {
 #pragma unroll
         for (int r = 0; r < 16; ++r) {
-            x0 = __fmaf_rn(x0, a, b); x1 = __fmaf_rn(x1, a, b); x2 = __fmaf_rn(x2, a, b); x3 = __fmaf_rn(x3, a, b);
-            x4 = __fmaf_rn(x4, a, b); x5 = __fmaf_rn(x5, a, b); x6 = __fmaf_rn(x6, a, b); x7 = __fmaf_rn(x7, a, b);
+            x0 = fma_rn(x0, a, b); x1 = fma_rn(x1, a, b); x2 = fma_rn(x2, a, b); x3 = fma_rn(x3, a, b);
+            x4 = fma_rn(x4, a, b); x5 = fma_rn(x5, a, b); x6 = fma_rn(x6, a, b); x7 = fma_rn(x7, a, b);
         }
     }
     out[blockIdx.x * blockDim.x + threadIdx.x] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;
@@ -71,14 +75,20 @@ Ceilings measure_ceilings() {
     ok(cudaGetDevice(&device), "device");
     ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "attribute");
     const int blocks = sms * 8, threads = 256, iterations = 4096;
-    float* out = nullptr;
-    ok(cudaMalloc(&out, sizeof(float) * blocks * threads), "cudaMalloc");
+    double* out = nullptr;
+    ok(cudaMalloc(&out, sizeof(double) * blocks * threads), "cudaMalloc");
     const double fma_ms = median_ms(5, [&] {
-        fma_loop_kernel<<<blocks, threads>>>(out, iterations, 0.999f, 1e-3f);
+        fma_loop_kernel<float><<<blocks, threads>>>(reinterpret_cast<float*>(out), iterations, 0.999f, 1e-3f);
         ok(cudaGetLastError(), "fma kernel");
     });
     const double flops = 2.0 * 8.0 * 16.0 * iterations * static_cast<double>(blocks) * threads;
     c.fp32_tflops = flops / (fma_ms * 1e-3) / 1e12;
+    const int iterations64 = iterations / 8;  // FP64 runs far slower on most parts: keep the run short
+    const double fma64_ms = median_ms(5, [&] {
+        fma_loop_kernel<double><<<blocks, threads>>>(out, iterations64, 0.999, 1e-3);
+        ok(cudaGetLastError(), "fma kernel (double)");
+    });
+    c.fp64_tflops = 2.0 * 8.0 * 16.0 * iterations64 * static_cast<double>(blocks) * threads / (fma64_ms * 1e-3) / 1e12;
     cudaFree(out);
     return c;
 }

@@ -7,6 +7,7 @@ namespace bench {
 struct Ceilings {
     double copy_bandwidth_gbs = 0.0;  // device-to-device copy, bytes read + written per second
     double fp32_tflops = 0.0;         // FMA loop, 2 flops per FMA
+    double fp64_tflops = 0.0;         // the same loop in double
 };
 
 Ceilings measure_ceilings();

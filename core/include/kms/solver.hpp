@@ -56,6 +56,7 @@ struct SolverConfig {
     Precision precision = Precision::F64;
     int threads = 0;                   // OpenMP threads; 0 = OpenMP's default
     ThreadBinding binding = ThreadBinding::None;  // OpenMP thread placement
+    int packages = 0;                  // CPU update: packages of the two-step reduction; 0 = automatic
     int max_iterations = 300;
     double tol = 1e-4;                 // scikit-learn's meaning: relative to the mean feature variance
     EmptyClusterPolicy empty_policy = EmptyClusterPolicy::Keep;

@@ -27,6 +27,8 @@ constexpr OptionSpec kFitOptions[] = {
     {"--threads", "T", "0", "OpenMP threads (0 = all cores; at most 4 x the hardware threads)"},
     {"--bind", "PLACE", "none", "OpenMP thread placement: none (the OS decides) | compact (fill each\n"
                                 "core's hardware threads first) | spread (one thread per physical core first)"},
+    {"--packages", "P", "0", "CPU update: packages of the two-step sum (0 = automatic: up to 256 of\n"
+                             ">= 1024 points); the study of the float error, see docs/benchmarks.md"},
     {"--block-size", "B", "0", "CUDA threads per block: a multiple of 32 up to 1024, 0 = automatic"},
     {"--device", "N", "0", "CUDA device"},
     {"--empty", "POLICY", "keep", "keep | farthest: what an empty cluster does"},
@@ -133,6 +135,7 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required) {
     config.binding = parsed_or_usage(parse_thread_binding(options.get("--bind")), "--bind", options.get("--bind"),
                                      "none, compact or spread");
     config.cuda_block_size = options.number<int>("--block-size");
+    config.packages = options.number<int>("--packages");
     config.cuda_device = options.number<int>("--device");
 
     if (options.has("--k")) {

@@ -115,6 +115,7 @@ void SolverConfig::validate() const {
         throw UsageError("--block-size must be 0 (automatic) or a multiple of 32 from 32 to 1024, not " +
                          std::to_string(cuda_block_size));
     if (cuda_device < 0) throw UsageError("--device must be >= 0");
+    if (packages < 0) throw UsageError("--packages must be 0 (automatic) or more");
     if (binding != ThreadBinding::None && backend != Backend::OpenMP)
         throw UsageError("--bind " + std::string(to_string(binding)) + " places OpenMP threads: it needs --backend omp, not " +
                          std::string(to_string(backend)));

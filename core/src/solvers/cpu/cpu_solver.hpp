@@ -248,6 +248,8 @@ private:
         const std::size_t by_size = (n_ + 1023) / 1024;
         const std::size_t by_memory = std::max<std::size_t>(1, (std::size_t{1} << 25) / std::max<std::size_t>(1, k_ * d_));
         packages_ = std::max<std::size_t>(1, std::min({by_size, std::size_t{256}, by_memory}));
+        if (config_.packages > 0)  // asked for (the float-error study): at most one per sub-package
+            packages_ = std::min<std::size_t>(static_cast<std::size_t>(config_.packages), (n_ + kSubPackage - 1) / kSubPackage);
         package_size_ = (n_ + packages_ - 1) / packages_;
         package_size_ = (package_size_ + kSubPackage - 1) / kSubPackage * kSubPackage;
         packages_ = (n_ + package_size_ - 1) / package_size_;
