@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -32,6 +33,13 @@ struct InitOptions {
     std::string path;        // for InitMethod::File
     int threads = 0;         // OpenMP threads for the distance passes; result does not depend on it
     std::stop_token cancel;  // checked every round: a stop request aborts with kms::Error("... cancelled")
+    // Per-point weights (n, checked by the caller; fit() sets them from
+    // FitOptions::sample_weight); empty: unweighted. scikit-learn >= 1.3's rule:
+    // k-means++ samples the first centre ∝ w and then ∝ w·D², greedy potentials are
+    // Σ w·min(D, s), random draws k distinct points ∝ w, maximin takes the farthest
+    // point of positive weight. Zero-weight points are chosen only when fewer than
+    // k points of positive weight remain.
+    std::span<const double> sample_weight;
 };
 
 // k × d centroids. Throws InputError for k < 1 or k > n (naming the source),
