@@ -359,17 +359,18 @@ Matrix<double> seeded_init(const Matrix<double>& points, std::size_t k, const In
 }
 
 Matrix<double> file_init(const Matrix<double>& points, std::size_t k, const InitOptions& options) {
-    if (options.path.empty()) throw Error("initialisation 'file' needs the path of a centroid file");
-    Matrix<double> centres = load_matrix(options.path);
+    if (options.path.empty() && !options.given) throw Error("initialisation 'file' needs the path of a centroid file");
+    Matrix<double> centres = options.given ? Matrix<double>(*options.given) : load_matrix(options.path);
+    const std::string source = options.given ? std::string("init") : options.path;
     if (centres.rows() != k || centres.cols() != points.cols())
-        throw InputError::whole(options.path, "the initial centroids are " + std::to_string(centres.rows()) +
+        throw InputError::whole(source, "the initial centroids are " + std::to_string(centres.rows()) +
                                                   " rows × " + std::to_string(centres.cols()) +
                                                   " columns; expected k = " + std::to_string(k) + " rows × d = " +
                                                   std::to_string(points.cols()) + " columns");
     for (std::size_t c = 0; c < centres.rows(); ++c)
         for (std::size_t j = 0; j < centres.cols(); ++j)
             if (!std::isfinite(centres(c, j)))
-                throw InputError::whole(options.path, "centroid " + std::to_string(c + 1) + ", column " +
+                throw InputError::whole(source, "centroid " + std::to_string(c + 1) + ", column " +
                                                           std::to_string(j + 1) + " is not a finite number");
     return centres;
 }
@@ -406,6 +407,15 @@ Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k,
                     " points");
     if (options.greedy_trials < 0)
         throw Error("greedy k-means++ trials = " + std::to_string(options.greedy_trials) + " must be ≥ 0 (0 = 2 + ⌊ln k⌋)");
+    // Equal weights draw as no weights do: seed exactly as the unweighted run
+    // (scikit-learn's check that sample_weight=ones equals None).
+    if (options.sample_weight.size() > 1 &&
+        std::all_of(options.sample_weight.begin(), options.sample_weight.end(),
+                    [&](double w) { return w == options.sample_weight[0]; })) {
+        InitOptions unweighted = options;
+        unweighted.sample_weight = {};
+        return initialize_centroids(points, k, unweighted, source_name);
+    }
     switch (options.method) {
         case InitMethod::Random:
             if (!options.sample_weight.empty())
