@@ -20,6 +20,12 @@ try:  # scikit-learn's base classes and checks when it is there (Debian: python3
     from sklearn.utils import check_random_state
     from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+    try:  # scikit-learn >= 1.6 moved the estimator's _validate_data here
+        from sklearn.utils.validation import validate_data as _validate_data
+    except ImportError:
+        def _validate_data(estimator, X, **check_params):
+            return estimator._validate_data(X, **check_params)
+
     _HAVE_SKLEARN = True
 except ImportError:  # pragma: no cover - the package also works without scikit-learn
     _HAVE_SKLEARN = False
@@ -84,8 +90,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------ checks
     def _check_X(self, X, reset):
         if _HAVE_SKLEARN:
-            return self._validate_data(X, accept_sparse=False, dtype=[np.float64, np.float32], order="C",
-                                       reset=reset)
+            return _validate_data(self, X, accept_sparse=False, dtype=[np.float64, np.float32], order="C",
+                                  reset=reset)
         X = np.asarray(X)
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
