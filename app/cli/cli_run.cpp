@@ -21,6 +21,11 @@ namespace kms::cli {
 
 namespace {
 
+constexpr OptionSpec kRunInputOptions[] = {
+    {"--weights", "PATH", "", "sample weights: one non-negative finite number per line, one line per point\n"
+                              "(scikit-learn's sample_weight: weighted means, inertia and initialisation)"},
+};
+
 constexpr OptionSpec kRunOutputOptions[] = {
     {"--inertia", "", "", "compute the inertia after every iteration (costs one pass)"},
     {"--report", "FORMAT", "table", "table | json (JSON lines: one object per iteration, then a summary)"},
@@ -33,9 +38,9 @@ constexpr OptionSpec kRunOutputOptions[] = {
 };
 
 void print_help() {
-    std::printf("usage: kmeans-cli run (--input PATH | --generate SPEC) --k K [options]\n\n%s%s%s",
-                options_help(data_option_table()).c_str(), options_help(fit_option_table()).c_str(),
-                options_help(kRunOutputOptions).c_str());
+    std::printf("usage: kmeans-cli run (--input PATH | --generate SPEC) --k K [options]\n\n%s%s%s%s",
+                options_help(data_option_table()).c_str(), options_help(kRunInputOptions).c_str(),
+                options_help(fit_option_table()).c_str(), options_help(kRunOutputOptions).c_str());
 }
 
 void print_table_header() {
@@ -86,7 +91,7 @@ private:
 };
 
 int run(const Args& args) {
-    const ParsedOptions options(args, {data_option_table(), fit_option_table(), kRunOutputOptions});
+    const ParsedOptions options(args, {data_option_table(), kRunInputOptions, fit_option_table(), kRunOutputOptions});
     if (options.has("--help")) {
         print_help();
         return 0;
@@ -118,11 +123,15 @@ int run(const Args& args) {
     Dataset data = options.has("--input") ? load_dataset(options.get("--input"), load_options)
                                           : generate_dataset(options.get("--generate"), seed);
     auto points = std::make_shared<const Matrix<double>>(std::move(data.points));
+    if (options.has("--weights"))
+        fit_options.sample_weight = std::make_shared<const std::vector<double>>(
+            load_sample_weights(options.get("--weights"), points->rows(), load_options));
 
     const bool json = report == "json";
     const std::string header = "# data " + data.name + ": n = " + std::to_string(points->rows()) +
                                ", d = " + std::to_string(points->cols()) + "; k = " + std::to_string(fit_options.k) +
                                "; solver " + fit_options.solver.describe() + "; init " + options.get("--init") +
+                               (fit_options.sample_weight ? "; weights " + options.get("--weights") : "") +
                                ", seed " + std::to_string(seed) +
                                (fit_options.n_init > 1 ? ", " + std::to_string(fit_options.n_init) + " restarts" : "") +
                                "\n";

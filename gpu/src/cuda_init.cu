@@ -193,7 +193,10 @@ __global__ void fill_kernel(double* values, long long n, double value) {
 
 Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
                                          const std::string& source_name, int device) {
-    if (options.method != InitMethod::KMeansPlusPlus && options.method != InitMethod::Maximin)
+    // Weighted seeding runs on the CPU (the same result by definition; the GPU
+    // kernels here know only unit weights).
+    if ((options.method != InitMethod::KMeansPlusPlus && options.method != InitMethod::Maximin) ||
+        !options.sample_weight.empty())
         return initialize_centroids(points, k, options, source_name);
     const std::size_t n = points.rows(), d = points.cols();
     if (k < 1 || k > n)

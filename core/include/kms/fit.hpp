@@ -24,6 +24,10 @@ struct FitOptions {
     std::size_t k = 0;
     InitOptions init;      // restart r initialises with seed init.seed + r
     int n_init = 1;        // restarts; the one with the lowest final inertia is kept (ties: the lowest seed)
+    // scikit-learn's sample_weight: one non-negative finite weight per point, not
+    // all zero (fit() checks); null: every point weighs 1. Weighs the update, the
+    // inertia and the seeded initialisations (scikit-learn >= 1.3's semantics).
+    std::shared_ptr<const std::vector<double>> sample_weight;
 
     static constexpr int kMaxRestarts = 10000;
     // Throws kms::UsageError naming the option: k, n_init, and SolverConfig::validate().
@@ -97,7 +101,8 @@ private:
 };
 
 // Fits `options.k` clusters to `points`. Throws kms::UsageError for bad options,
-// kms::InputError (naming `source_name`) for k > n or bad initial centroids, and
+// kms::InputError (naming `source_name`) for k > n, bad initial centroids or bad
+// sample weights (check_sample_weight), and
 // kms::Error for an unavailable back end. A stop request ends it after the step
 // in progress with stop_reason Cancelled and the best state reached so far.
 FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer = nullptr,
@@ -111,7 +116,12 @@ struct Assignment {
     std::vector<std::int32_t> labels;
     double inertia = 0.0;
 };
+// With `sample_weight` (n weights) the inertia is Σ w·distance (scikit-learn's score).
 Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<double>& centroids,
-                  const SolverConfig& config);
+                  const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight = nullptr);
+
+// Throws kms::InputError naming `source_name` unless `weights` holds n finite,
+// non-negative numbers with a positive sum (the first bad one is named by index).
+void check_sample_weight(const std::vector<double>& weights, std::size_t n, const std::string& source_name);
 
 }  // namespace kms

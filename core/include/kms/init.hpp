@@ -5,7 +5,9 @@
 // choice exactly for the same seed.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -30,8 +32,18 @@ struct InitOptions {
     std::uint64_t seed = 0;
     int greedy_trials = 0;   // 0 = scikit-learn's default 2 + ⌊ln k⌋
     std::string path;        // for InitMethod::File
+    // InitMethod::File with centroids already in memory (the Python module's
+    // init=array): used instead of reading `path`, checked the same way.
+    std::shared_ptr<const Matrix<double>> given;
     int threads = 0;         // OpenMP threads for the distance passes; result does not depend on it
     std::stop_token cancel;  // checked every round: a stop request aborts with kms::Error("... cancelled")
+    // Per-point weights (n, checked by the caller; fit() sets them from
+    // FitOptions::sample_weight); empty: unweighted. scikit-learn >= 1.3's rule:
+    // k-means++ samples the first centre ∝ w and then ∝ w·D², greedy potentials are
+    // Σ w·min(D, s), random draws k distinct points ∝ w, maximin takes the farthest
+    // point of positive weight. Zero-weight points are chosen only when fewer than
+    // k points of positive weight remain. Equal weights seed exactly as none.
+    std::span<const double> sample_weight;
 };
 
 // k × d centroids. Throws InputError for k < 1 or k > n (naming the source),

@@ -54,6 +54,10 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options = {});
 Matrix<double> load_matrix(const std::string& path, const LoadOptions& options = {});
 // One integer label per line (text) or a 1-D integer .npy. Returned as read.
 std::vector<std::int32_t> load_labels(const std::string& path, const LoadOptions& options = {});
+// Sample weights: one non-negative finite number per line (surrounding blanks
+// and a CRLF allowed; nothing else), exactly `expected` of them (the points).
+// InputError naming PATH:LINE and the reason for any other line.
+std::vector<double> load_sample_weights(const std::string& path, std::size_t expected, const LoadOptions& options = {});
 
 // ---------------------------------------------------------------- writing
 // What a writer does with the destination PATH:

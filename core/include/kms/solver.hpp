@@ -89,6 +89,10 @@ public:
     virtual void set_initial_centroids(const Matrix<double>& centroids) = 0;
     // Back to iteration 0 with the same initial centroids.
     virtual void reset() = 0;
+    // scikit-learn's sample_weight: n non-negative finite numbers (the fit layer
+    // checks them), shared; nullptr: every point weighs 1 (the unweighted path,
+    // unchanged). Set after set_data(), which clears them. Resets the run.
+    virtual void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) = 0;
 
     // One iteration: assign every point, then update the centroids. Throws
     // kms::Error if there is no data or no centroids.
@@ -110,7 +114,8 @@ public:
     virtual const std::vector<std::int32_t>& labels() const = 0;   // -1 before the first step
     virtual Matrix<double> centroids() const = 0;                  // current, k × d
     virtual const std::vector<PointStatus>& point_status() const = 0;  // empty unless recorded
-    // Σ ||x - c(label(x))||² for the current labels and centroids (double accumulation).
+    // Σ w(x)·||x - c(label(x))||² for the current labels and centroids (double
+    // accumulation; w = 1 without sample weights).
     virtual double inertia() const = 0;
 
     // CUDA back ends: the device copy of the labels / point status (n entries),

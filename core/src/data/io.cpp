@@ -2,6 +2,8 @@
 // or .npy parser; ground truth picked up from files beside the data.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <new>
 #include <system_error>
@@ -97,6 +99,41 @@ Matrix<double> load_matrix(const std::string& path, const LoadOptions& options) 
 std::vector<std::int32_t> load_labels(const std::string& path, const LoadOptions& options) {
     io_detail::FileBytes bytes = io_detail::read_whole_file(path, options);
     return io_detail::parse_labels(path, bytes);
+}
+
+std::vector<double> load_sample_weights(const std::string& path, std::size_t expected, const LoadOptions& options) {
+    io_detail::FileBytes bytes = io_detail::read_whole_file(path, options);
+    const std::string_view text = bytes.view();
+    std::vector<double> weights;
+    weights.reserve(expected);
+    std::size_t pos = 0;
+    std::uint64_t line = 0;
+    while (pos < text.size()) {
+        ++line;
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view field = text.substr(pos, end - pos);
+        pos = end + 1;
+        const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+        while (!field.empty() && blank(field.front())) field.remove_prefix(1);
+        while (!field.empty() && blank(field.back())) field.remove_suffix(1);
+        if (field.empty()) throw InputError::at_line(path, line, "empty line: expected one weight per line");
+        double value = 0.0;
+        const auto [stop, error] = std::from_chars(field.data(), field.data() + field.size(), value);
+        if (error == std::errc::result_out_of_range && stop == field.data() + field.size())
+            throw InputError::at_line(path, line, "the weight " + std::string(field.substr(0, 40)) + " is out of range");
+        if (error != std::errc() || stop != field.data() + field.size())
+            throw InputError::at_line(path, line, "'" + std::string(field.substr(0, 40)) + "' is not a number");
+        if (!std::isfinite(value)) throw InputError::at_line(path, line, "the weight is not finite");
+        if (value < 0.0) throw InputError::at_line(path, line, "the weight " + std::string(field) + " is negative");
+        if (weights.size() == expected)
+            throw InputError::at_line(path, line, "more weights than the " + std::to_string(expected) + " points");
+        weights.push_back(value);
+    }
+    if (weights.size() != expected)
+        throw InputError::whole(path, "has " + std::to_string(weights.size()) + " weights but the data has " +
+                                          std::to_string(expected) + " points");
+    return weights;
 }
 
 namespace io_detail {

@@ -3,6 +3,7 @@
 #include "kms/fit.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -51,8 +52,10 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
         throw InputError::whole(source_name, "k = " + std::to_string(options.k) +
                                                  " must be between 1 and the number of points n = " +
                                                  std::to_string(points->rows()));
+    if (options.sample_weight) check_sample_weight(*options.sample_weight, points->rows(), source_name);
     KMeansRun run(make_solver(options.solver));
     run.solver().set_data(points);
+    if (options.sample_weight) run.solver().set_sample_weight(options.sample_weight);
 
     FitResult result;
     bool have_best = false;
@@ -63,6 +66,7 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
     for (int r = 0; r < options.n_init && !stop.stop_requested(); ++r) {
         InitOptions init = options.init;
         init.seed = options.init.seed + static_cast<std::uint64_t>(r);
+        if (options.sample_weight) init.sample_weight = *options.sample_weight;
         if (!init.cancel.stop_possible()) init.cancel = stop;
         Matrix<double> initial;
         try {
@@ -110,10 +114,29 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
     return result;
 }
 
+void check_sample_weight(const std::vector<double>& weights, std::size_t n, const std::string& source_name) {
+    if (weights.size() != n)
+        throw InputError::whole(source_name, std::to_string(weights.size()) + " sample weights for n = " +
+                                                 std::to_string(n) + " points");
+    double total = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!std::isfinite(weights[i]) || weights[i] < 0.0)
+            throw InputError::whole(source_name, "sample weight " + std::to_string(i + 1) + " (" +
+                                                     std::to_string(weights[i]) +
+                                                     ") is not a non-negative finite number");
+        total += weights[i];
+    }
+    if (!(total > 0.0)) throw InputError::whole(source_name, "the sample weights are all zero");
+    if (!std::isfinite(total)) throw InputError::whole(source_name, "the sample weights' sum overflows");
+}
+
 Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<double>& centroids,
-                  const SolverConfig& config) {
+                  const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight) {
     config.validate();
     if (!points) throw Error("no points to assign");
+    if (sample_weight && sample_weight->size() != points->rows())
+        throw Error(std::to_string(sample_weight->size()) + " sample weights for " +
+                    std::to_string(points->rows()) + " points");
     if (centroids.cols() != points->cols())
         throw Error("the centroids have " + std::to_string(centroids.cols()) + " coordinates, the data " +
                     std::to_string(points->cols()));
@@ -128,6 +151,7 @@ Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<dou
         lloyd.compute_inertia = false;
         auto solver = make_solver(lloyd);
         solver->set_data(std::move(points));
+        if (sample_weight) solver->set_sample_weight(sample_weight);
         solver->set_initial_centroids(centroids);
         solver->finalize_labels();
         result.labels = solver->labels();
@@ -135,7 +159,8 @@ Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<dou
         return result;
     }
     const int threads = config.backend == Backend::Sequential ? 1 : config.threads;
-    result.labels = cpu::assign_labels(*points, centroids, config.precision, threads, result.inertia);
+    result.labels = cpu::assign_labels(*points, centroids, config.precision, threads, result.inertia,
+                                       sample_weight ? sample_weight->data() : nullptr);
     return result;
 }
 

@@ -33,6 +33,15 @@
 //    chosen, in increasing index order, with m = random_below(seed, 0x1174, r,
 //    number of points not yet chosen). Chosen indices are therefore always distinct.
 //
+//  * Sample weights w (InitOptions::sample_weight): every D[i] above becomes the
+//    mass w[i]·D[i] (sums, sampling walk, greedy potentials Σ w[i]·min(D[i], s));
+//    the first centre is drawn ∝ w by the same blocked walk over w with
+//    u = random_uniform(seed, 0x1176, 0); maximin skips points of weight 0; the
+//    random init draws k distinct points ∝ w, step s by the walk over the weights
+//    of the points not yet drawn with u = random_uniform(seed, 0x1177, s). The
+//    fallback (and a random draw with no weight left) takes the m-th unchosen point
+//    of positive weight, or of any weight once none is left.
+//
 // The OpenMP loops only split whole blocks (sums) or independent points (D
 // updates) between threads, so the result is identical for any thread count.
 #include "kms/init.hpp"
@@ -60,13 +69,50 @@ constexpr std::uint64_t kStreamKMeansPlusPlus = 0x1172;
 constexpr std::uint64_t kStreamGreedyCandidates = 0x1173;
 constexpr std::uint64_t kStreamFallback = 0x1174;
 constexpr std::uint64_t kStreamRandom = 0x1175;
+constexpr std::uint64_t kStreamWeightedFirst = 0x1176;
+constexpr std::uint64_t kStreamWeightedRandom = 0x1177;
+
+// The blocked walk of D² sampling (see the order above) over any per-point mass:
+// the first i whose running sum exceeds u·total.
+template <typename Mass>
+std::size_t blocked_sample(const std::vector<double>& block_sums, double total, double u, std::size_t n, Mass mass) {
+    const auto last_positive = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = end; i > begin; --i)
+            if (mass(i - 1) > 0.0) return i - 1;
+        return end - 1;  // unreachable when the caller saw a positive sum
+    };
+    const double target = u * total;
+    double running = 0.0;
+    for (std::size_t b = 0; b < block_sums.size(); ++b) {
+        if (running + block_sums[b] > target) {
+            const std::size_t begin = b * kBlockSize;
+            const std::size_t end = std::min(n, begin + kBlockSize);
+            for (std::size_t i = begin; i < end; ++i) {
+                running += mass(i);
+                if (running > target) return i;
+            }
+            return last_positive(begin, end);
+        }
+        running += block_sums[b];
+    }
+    return last_positive(0, n);
+}
+
+// Block sums of a per-point mass, in the fixed order.
+template <typename Mass>
+std::vector<double> block_sums_of(std::size_t n, Mass mass) {
+    std::vector<double> sums((n + kBlockSize - 1) / kBlockSize, 0.0);
+    for (std::size_t i = 0; i < n; ++i) sums[i / kBlockSize] += mass(i);
+    return sums;
+}
 
 // The nearest-centre weights D[i] with their fixed-order block sums.
 class NearestDistances {
 public:
-    NearestDistances(const Matrix<double>& points, int threads)
+    NearestDistances(const Matrix<double>& points, int threads, const double* sample_weight)
         : points_(points),
           threads_(threads),
+          sample_weight_(sample_weight),
           weights_(points.rows(), std::numeric_limits<double>::infinity()),
           block_sums_((points.rows() + kBlockSize - 1) / kBlockSize, 0.0) {}
 
@@ -82,7 +128,7 @@ public:
             for (std::size_t i = begin; i < end; ++i) {
                 const double s = squared_distance(points_.row(i), centre, d);
                 if (s < weights_[i]) weights_[i] = s;
-                sum += weights_[i];
+                sum += mass(i);
             }
             block_sums_[static_cast<std::size_t>(b)] = sum;
         }
@@ -95,21 +141,7 @@ public:
 
     // D² sampling with u in [0, 1) (see the order at the top of the file). Needs total() > 0.
     std::size_t sample(double u) const {
-        const double target = u * total_;
-        double running = 0.0;
-        for (std::size_t b = 0; b < block_sums_.size(); ++b) {
-            if (running + block_sums_[b] > target) {
-                const std::size_t begin = b * kBlockSize;
-                const std::size_t end = std::min(weights_.size(), begin + kBlockSize);
-                for (std::size_t i = begin; i < end; ++i) {
-                    running += weights_[i];
-                    if (running > target) return i;
-                }
-                return last_positive(begin, end);
-            }
-            running += block_sums_[b];
-        }
-        return last_positive(0, weights_.size());
+        return blocked_sample(block_sums_, total_, u, weights_.size(), [this](std::size_t i) { return mass(i); });
     }
 
     // Σ_i min(D[i], dist(i, candidate)) for each candidate, in the fixed blocked order.
@@ -128,7 +160,8 @@ public:
                 for (std::size_t i = begin; i < end; ++i)
                     for (std::size_t t = 0; t < count; ++t) {
                         const double s = squared_distance(points_.row(i), points_.row(candidates[t]), d);
-                        sums[t] += s < weights_[i] ? s : weights_[i];
+                        const double nearest = s < weights_[i] ? s : weights_[i];
+                        sums[t] += sample_weight_ ? sample_weight_[i] * nearest : nearest;
                     }
                 for (std::size_t t = 0; t < count; ++t) block_potentials[t * blocks + static_cast<std::size_t>(b)] = sums[t];
             }
@@ -139,8 +172,9 @@ public:
         return totals;
     }
 
-    // The point with the largest D[i], ties → lowest i.
+    // The point with the largest D[i], ties → lowest i (weighted: of positive weight).
     std::size_t farthest() const {
+        if (sample_weight_) return farthest_weighted();
         const std::size_t n = weights_.size(), blocks = block_sums_.size();
         std::vector<std::size_t> block_best(blocks);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
@@ -159,14 +193,20 @@ public:
     }
 
 private:
-    std::size_t last_positive(std::size_t begin, std::size_t end) const {
-        for (std::size_t i = end; i > begin; --i)
-            if (weights_[i - 1] > 0.0) return i - 1;
-        return end - 1;  // unreachable when the caller saw a positive sum
+    // What D² sampling draws by: D[i], or w[i]·D[i] with sample weights.
+    double mass(std::size_t i) const { return sample_weight_ ? sample_weight_[i] * weights_[i] : weights_[i]; }
+
+    // Sequential: maximin is O(n) per round beside the O(n·d) distance pass.
+    std::size_t farthest_weighted() const {
+        std::size_t best = weights_.size();
+        for (std::size_t i = 0; i < weights_.size(); ++i)
+            if (sample_weight_[i] > 0.0 && (best == weights_.size() || weights_[i] > weights_[best])) best = i;
+        return best;  // total() > 0 guarantees a point of positive weight
     }
 
     const Matrix<double>& points_;
     int threads_;
+    const double* sample_weight_;  // null: unweighted
     std::vector<double> weights_;
     std::vector<double> block_sums_;
     double total_ = 0.0;
@@ -175,22 +215,29 @@ private:
 // Chosen point indices, in order, and the centres they make.
 class Selection {
 public:
-    Selection(const Matrix<double>& points, std::size_t k) : points_(points), chosen_(points.rows(), 0) {
+    Selection(const Matrix<double>& points, std::size_t k, const double* sample_weight = nullptr)
+        : points_(points), sample_weight_(sample_weight), chosen_(points.rows(), 0) {
         order_.reserve(k);
+        if (sample_weight_)
+            for (std::size_t i = 0; i < chosen_.size(); ++i) positive_left_ += sample_weight_[i] > 0.0;
     }
 
     void add(std::size_t index) {
         chosen_[index] = 1;
         order_.push_back(index);
+        if (sample_weight_ && sample_weight_[index] > 0.0) --positive_left_;
     }
+    bool chosen(std::size_t index) const { return chosen_[index] != 0; }
     std::size_t count() const { return order_.size(); }
 
     // Fallback when every point coincides with a chosen centre: the m-th unchosen point.
+    // Weighted: among the unchosen points of positive weight while there are any.
     std::size_t uniform_unchosen(std::uint64_t seed, std::uint64_t round) const {
-        const std::uint64_t remaining = chosen_.size() - order_.size();
+        const bool positive_only = sample_weight_ && positive_left_ > 0;
+        const std::uint64_t remaining = positive_only ? positive_left_ : chosen_.size() - order_.size();
         std::uint64_t m = random_below(seed, kStreamFallback, round, remaining);
         for (std::size_t i = 0; i < chosen_.size(); ++i)
-            if (!chosen_[i] && m-- == 0) return i;
+            if (!chosen_[i] && (!positive_only || sample_weight_[i] > 0.0) && m-- == 0) return i;
         return chosen_.size() - 1;  // unreachable: remaining > 0 because k ≤ n
     }
 
@@ -204,6 +251,8 @@ public:
 
 private:
     const Matrix<double>& points_;
+    const double* sample_weight_;
+    std::uint64_t positive_left_ = 0;  // unchosen points of positive weight
     std::vector<char> chosen_;
     std::vector<std::size_t> order_;
 };
@@ -224,6 +273,32 @@ Matrix<double> random_init(const Matrix<double>& points, std::size_t k, std::uin
     return selection.centres();
 }
 
+// k distinct indices drawn ∝ w without replacement (numpy's choice(replace=False, p=w/Σw)).
+Matrix<double> weighted_random_init(const Matrix<double>& points, std::size_t k, std::uint64_t seed,
+                                    const double* sample_weight) {
+    const std::size_t n = points.rows();
+    Selection selection(points, k, sample_weight);
+    const auto mass = [&](std::size_t i) { return selection.chosen(i) ? 0.0 : sample_weight[i]; };
+    std::vector<double> block_sums = block_sums_of(n, mass);
+    for (std::uint64_t step = 0; step < k; ++step) {
+        double total = 0.0;
+        for (double sum : block_sums) total += sum;
+        if (!(total > 0.0)) {
+            selection.add(selection.uniform_unchosen(seed, step));
+            continue;
+        }
+        const std::size_t pick =
+            blocked_sample(block_sums, total, random_uniform(seed, kStreamWeightedRandom, step), n, mass);
+        selection.add(pick);
+        // Its block's sum again from scratch, in order: no drift from subtracting.
+        const std::size_t begin = pick / kBlockSize * kBlockSize, end = std::min(n, begin + kBlockSize);
+        double sum = 0.0;
+        for (std::size_t i = begin; i < end; ++i) sum += mass(i);
+        block_sums[pick / kBlockSize] = sum;
+    }
+    return selection.centres();
+}
+
 int default_greedy_trials(std::size_t k) {
     return 2 + static_cast<int>(std::floor(std::log(static_cast<double>(k))));
 }
@@ -232,8 +307,9 @@ Matrix<double> seeded_init(const Matrix<double>& points, std::size_t k, const In
                            const std::string& source_name) {
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     const std::uint64_t seed = options.seed;
-    NearestDistances nearest(points, threads);
-    Selection selection(points, k);
+    const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data();
+    NearestDistances nearest(points, threads, weight);
+    Selection selection(points, k, weight);
     const auto choose = [&](std::size_t index) {
         selection.add(index);
         nearest.add_centre(points.row(index));
@@ -241,7 +317,15 @@ Matrix<double> seeded_init(const Matrix<double>& points, std::size_t k, const In
             throw InputError::whole(source_name, "squared distances between points overflow (or are not numbers); "
                                                  "rescale the data");
     };
-    choose(random_below(seed, kStreamFirstCentre, 0, points.rows()));
+    if (weight) {
+        const auto by_weight = [weight](std::size_t i) { return weight[i]; };
+        const std::vector<double> sums = block_sums_of(points.rows(), by_weight);
+        double total = 0.0;
+        for (double sum : sums) total += sum;
+        choose(blocked_sample(sums, total, random_uniform(seed, kStreamWeightedFirst, 0), points.rows(), by_weight));
+    } else {
+        choose(random_below(seed, kStreamFirstCentre, 0, points.rows()));
+    }
 
     const std::size_t trials = options.greedy_trials > 0 ? static_cast<std::size_t>(options.greedy_trials)
                                                           : static_cast<std::size_t>(default_greedy_trials(k));
@@ -275,17 +359,18 @@ Matrix<double> seeded_init(const Matrix<double>& points, std::size_t k, const In
 }
 
 Matrix<double> file_init(const Matrix<double>& points, std::size_t k, const InitOptions& options) {
-    if (options.path.empty()) throw Error("initialisation 'file' needs the path of a centroid file");
-    Matrix<double> centres = load_matrix(options.path);
+    if (options.path.empty() && !options.given) throw Error("initialisation 'file' needs the path of a centroid file");
+    Matrix<double> centres = options.given ? Matrix<double>(*options.given) : load_matrix(options.path);
+    const std::string source = options.given ? std::string("init") : options.path;
     if (centres.rows() != k || centres.cols() != points.cols())
-        throw InputError::whole(options.path, "the initial centroids are " + std::to_string(centres.rows()) +
+        throw InputError::whole(source, "the initial centroids are " + std::to_string(centres.rows()) +
                                                   " rows × " + std::to_string(centres.cols()) +
                                                   " columns; expected k = " + std::to_string(k) + " rows × d = " +
                                                   std::to_string(points.cols()) + " columns");
     for (std::size_t c = 0; c < centres.rows(); ++c)
         for (std::size_t j = 0; j < centres.cols(); ++j)
             if (!std::isfinite(centres(c, j)))
-                throw InputError::whole(options.path, "centroid " + std::to_string(c + 1) + ", column " +
+                throw InputError::whole(source, "centroid " + std::to_string(c + 1) + ", column " +
                                                           std::to_string(j + 1) + " is not a finite number");
     return centres;
 }
@@ -317,10 +402,25 @@ Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k,
         throw InputError::whole(source_name, "k = " + std::to_string(k) + " must be between 1 and n = " +
                                                  std::to_string(n));
     if (points.cols() == 0) throw InputError::whole(source_name, "the points have no coordinates (d = 0)");
+    if (!options.sample_weight.empty() && options.sample_weight.size() != n)
+        throw Error(std::to_string(options.sample_weight.size()) + " sample weights for n = " + std::to_string(n) +
+                    " points");
     if (options.greedy_trials < 0)
         throw Error("greedy k-means++ trials = " + std::to_string(options.greedy_trials) + " must be ≥ 0 (0 = 2 + ⌊ln k⌋)");
+    // Equal weights draw as no weights do: seed exactly as the unweighted run
+    // (scikit-learn's check that sample_weight=ones equals None).
+    if (options.sample_weight.size() > 1 &&
+        std::all_of(options.sample_weight.begin(), options.sample_weight.end(),
+                    [&](double w) { return w == options.sample_weight[0]; })) {
+        InitOptions unweighted = options;
+        unweighted.sample_weight = {};
+        return initialize_centroids(points, k, unweighted, source_name);
+    }
     switch (options.method) {
-        case InitMethod::Random: return random_init(points, k, options.seed);
+        case InitMethod::Random:
+            if (!options.sample_weight.empty())
+                return weighted_random_init(points, k, options.seed, options.sample_weight.data());
+            return random_init(points, k, options.seed);
         case InitMethod::File: return file_init(points, k, options);
         case InitMethod::KMeansPlusPlus:
         case InitMethod::GreedyKMeansPlusPlus:

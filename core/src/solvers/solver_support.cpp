@@ -18,7 +18,7 @@ double coordinate_limit(Precision precision, std::size_t d) {
 }
 
 namespace {
-void check_range(const std::vector<double>& values, std::size_t d, Precision precision, int threads,
+void check_range(std::span<const double> values, std::size_t d, Precision precision, int threads,
                  const char* what) {
     double max_abs = 0.0;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) reduction(max : max_abs)
@@ -33,7 +33,7 @@ void check_range(const std::vector<double>& values, std::size_t d, Precision pre
 
 void check_solver_data(const Matrix<double>& points, Precision precision, int threads) {
     if (points.rows() == 0 || points.cols() == 0) throw Error("the data set is empty");
-    check_range(points.values(), points.cols(), precision, std::max(threads, 1), "the data");
+    check_range(points.span(), points.cols(), precision, std::max(threads, 1), "the data");
 }
 
 void check_initial_centroids(const Matrix<double>& centroids, std::size_t n, std::size_t d, Precision precision) {

@@ -89,6 +89,14 @@ void CudaSolverBase<T>::set_initial_centroids(const Matrix<double>& centroids) {
 }
 
 template <typename T>
+void CudaSolverBase<T>::set_sample_weight(std::shared_ptr<const std::vector<double>> weights) {
+    if (!source_) throw Error("set the data before the sample weights");
+    if (weights) throw Error("the CUDA back end does not take sample weights yet; use --backend omp or seq");
+    activate();
+    clear_run();
+}
+
+template <typename T>
 void CudaSolverBase<T>::reset() {
     activate();
     clear_run();

@@ -43,6 +43,7 @@ public:
     const SolverConfig& config() const override { return config_; }
     void set_data(std::shared_ptr<const Matrix<double>> points) override;
     void set_initial_centroids(const Matrix<double>& centroids) override;
+    void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) override;
     void reset() override;
     IterationStats step() override;
     std::uint64_t finalize_labels() override;

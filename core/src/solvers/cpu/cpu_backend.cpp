@@ -30,7 +30,7 @@ std::unique_ptr<Solver> make_cpu_solver(const SolverConfig& config) {
 namespace {
 template <typename T>
 std::vector<std::int32_t> assign_in(const Matrix<double>& points, const Matrix<double>& centroids, int threads,
-                                    double& inertia) {
+                                    double& inertia, const double* weights) {
     const std::size_t n = points.rows(), d = points.cols(), k = centroids.rows();
     Matrix<T> converted;
     const T* x;
@@ -54,9 +54,11 @@ std::vector<std::int32_t> assign_in(const Matrix<double>& points, const Matrix<d
             const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
             label_range(x, d, c.data(), k, begin, end, labels.data(), scratch.data());
             double sum = 0.0;
-            for (std::size_t i = begin; i < end; ++i)
-                sum += static_cast<double>(
+            for (std::size_t i = begin; i < end; ++i) {
+                const auto distance = static_cast<double>(
                     squared_distance(x + i * d, c.row(static_cast<std::size_t>(labels[i])), d));
+                sum += weights ? weights[i] * distance : distance;
+            }
             partial[chunk] = sum;
         }
     }
@@ -67,7 +69,8 @@ std::vector<std::int32_t> assign_in(const Matrix<double>& points, const Matrix<d
 }  // namespace
 
 std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matrix<double>& centroids,
-                                        Precision precision, int threads, double& inertia) {
+                                        Precision precision, int threads, double& inertia,
+                                        const double* weights) {
     check_solver_data(points, precision, threads);
     if (centroids.rows() < 1) throw Error("no centroids");
     if (centroids.cols() != points.cols())
@@ -75,8 +78,8 @@ std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matr
                     std::to_string(points.cols()));
     check_initial_centroids(centroids, centroids.rows(), points.cols(), precision);
     threads = threads > 0 ? threads : omp_get_max_threads();
-    return precision == Precision::F32 ? assign_in<float>(points, centroids, threads, inertia)
-                                       : assign_in<double>(points, centroids, threads, inertia);
+    return precision == Precision::F32 ? assign_in<float>(points, centroids, threads, inertia, weights)
+                                       : assign_in<double>(points, centroids, threads, inertia, weights);
 }
 
 BackendEntry backend_entry(Backend backend) {

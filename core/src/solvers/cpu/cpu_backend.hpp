@@ -18,7 +18,9 @@ BackendEntry backend_entry(Backend backend);
 
 namespace kms::cpu {
 // Each point's nearest centroid (Lloyd's full search, the solvers' kernel) and
-// the inertia; any k, also k > n. Sequential when threads == 1.
+// the inertia (Σ w·distance when `weights`, n of them, are given); any k, also
+// k > n. Sequential when threads == 1.
 std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matrix<double>& centroids,
-                                        Precision precision, int threads, double& inertia);
+                                        Precision precision, int threads, double& inertia,
+                                        const double* weights = nullptr);
 }  // namespace kms::cpu

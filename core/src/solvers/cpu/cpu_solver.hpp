@@ -61,6 +61,26 @@ public:
         tol_absolute_ = absolute_tolerance(*source_, config_.tol);
         initial_ = Matrix<double>();
         k_ = 0;
+        weight_source_.reset();
+        weights_ = nullptr;
+        clear_run();
+    }
+
+    void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) override {
+        if (!source_) throw Error("set the data before the sample weights");
+        if (weights && weights->size() != n_)
+            throw Error(std::to_string(weights->size()) + " sample weights for " + std::to_string(n_) + " points");
+        weight_source_ = std::move(weights);
+        weights_ = nullptr;
+        if (weight_source_) {
+            // The update multiplies in T; the weight sums use the same (rounded) weights.
+            if constexpr (std::is_same_v<T, double>) {
+                weights_ = weight_source_->data();
+            } else {
+                weights_converted_.assign(weight_source_->begin(), weight_source_->end());
+                weights_ = weights_converted_.data();
+            }
+        }
         clear_run();
     }
 
@@ -132,14 +152,16 @@ public:
         // same value for any thread count.
         std::vector<double> partial(packages_, 0.0);
         const T* c = centroids_.data();
+        const double* w = weight_source_ ? weight_source_->data() : nullptr;
 #pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
         for (std::size_t p = 0; p < packages_; ++p) {
             double sum = 0.0;
             const std::size_t end = std::min(n_, (p + 1) * package_size_);
             for (std::size_t i = p * package_size_; i < end; ++i) {
                 if (labels_[i] < 0) continue;
-                sum += static_cast<double>(
+                const auto distance = static_cast<double>(
                     squared_distance(points_ + i * d_, c + static_cast<std::size_t>(labels_[i]) * d_, d_));
+                sum += w ? w[i] * distance : distance;
             }
             partial[p] = sum;
         }
@@ -212,6 +234,9 @@ protected:
     std::shared_ptr<const Matrix<double>> source_;
     Matrix<T> converted_;            // float copy of the data (float solvers only)
     const T* points_ = nullptr;
+    std::shared_ptr<const std::vector<double>> weight_source_;  // null: unweighted
+    std::vector<T> weights_converted_;  // float copy of the weights (float solvers only)
+    const T* weights_ = nullptr;        // per point, in T; null: unweighted
     std::size_t n_ = 0, d_ = 0, k_ = 0;
     double tol_absolute_ = 0.0;
     Matrix<double> initial_;
@@ -256,6 +281,7 @@ private:
         try {
             package_sums_.assign(packages_ * k_ * d_, 0.0);
             package_counts_.assign(packages_ * k_, 0);
+            package_weights_.assign(packages_ * k_, 0.0);  // used by weighted runs only
             shift_upper_.assign(k_, T(0));
             nearest_half_.assign(k_, T(0));
             allocate_bounds();
@@ -273,6 +299,7 @@ private:
         const std::size_t kd = k_ * d_;
         double* sums = package_sums_.data();
         std::int64_t* counts = package_counts_.data();
+        double* weight_sums = weights_ ? package_weights_.data() : nullptr;
 #pragma omp parallel num_threads(threads_) if (threads_ > 1)
         {
             // Sub-package sums start at zero and are added to unconditionally (no
@@ -287,17 +314,22 @@ private:
                 std::int64_t* pcount = counts + p * k_;
                 std::fill(psum, psum + kd, 0.0);
                 std::fill(pcount, pcount + k_, 0);
+                if (weight_sums) std::fill(weight_sums + p * k_, weight_sums + (p + 1) * k_, 0.0);
                 const std::size_t end = std::min(n_, (p + 1) * package_size_);
                 for (std::size_t s = p * package_size_; s < end; s += kSubPackage) {
                     const std::size_t s_end = std::min(end, s + kSubPackage);
-                    for (std::size_t i = s; i < s_end; ++i) {
-                        const std::size_t c = static_cast<std::size_t>(labels_[i]);
-                        T* row = sub.data() + c * d_;
-                        const T* x = points_ + i * d_;
-                        const T* old = centroids_.row(c);
-                        touched[c] = 1;
-                        for (std::size_t t = 0; t < d_; ++t) row[t] += x[t] - old[t];
-                        ++pcount[c];
+                    if (weight_sums) {
+                        sum_weighted(s, s_end, sub.data(), touched.data(), pcount, weight_sums + p * k_);
+                    } else {
+                        for (std::size_t i = s; i < s_end; ++i) {
+                            const std::size_t c = static_cast<std::size_t>(labels_[i]);
+                            T* row = sub.data() + c * d_;
+                            const T* x = points_ + i * d_;
+                            const T* old = centroids_.row(c);
+                            touched[c] = 1;
+                            for (std::size_t t = 0; t < d_; ++t) row[t] += x[t] - old[t];
+                            ++pcount[c];
+                        }
                     }
                     for (std::size_t c = 0; c < k_; ++c) {
                         if (!touched[c]) continue;
@@ -322,6 +354,8 @@ private:
                     std::int64_t* cd = counts + p * k_;
                     const std::int64_t* cs = counts + (p + stride) * k_;
                     for (std::size_t c = 0; c < k_; ++c) cd[c] += cs[c];
+                    if (weight_sums)
+                        for (std::size_t c = 0; c < k_; ++c) weight_sums[p * k_ + c] += weight_sums[(p + stride) * k_ + c];
                 }
             }
         }
@@ -329,17 +363,18 @@ private:
         Matrix<T> previous = centroids_;
         int empty = 0;
         for (std::size_t c = 0; c < k_; ++c) {
-            if (counts[c] == 0) {
+            // Weighted: a cluster of zero-weight points only is empty (scikit-learn's rule).
+            if (counts[c] == 0 || (weight_sums && !(weight_sums[c] > 0.0))) {
                 ++empty;
                 continue;  // keep the old centroid unless relocated below
             }
-            const double count = static_cast<double>(counts[c]);
+            const double count = weight_sums ? weight_sums[c] : static_cast<double>(counts[c]);
             for (std::size_t t = 0; t < d_; ++t)
                 centroids_(c, t) = static_cast<T>(static_cast<double>(previous(c, t)) + sums[c * d_ + t] / count);
         }
         stats.empty_clusters = empty;
         if (empty > 0 && config_.empty_policy == EmptyClusterPolicy::Farthest)
-            stats.point_centroid_distances += relocate_empty(previous, sums, counts);
+            stats.point_centroid_distances += relocate_empty(previous, sums, counts, weight_sums);
 
         // Shifts: exact in double for the statistics, certain upper bounds in T for the bounds.
         const BoundArithmetic<T> bounds(d_);
@@ -365,28 +400,42 @@ private:
     // scikit-learn's relocation: each empty cluster takes one of the points
     // farthest from their (old) centroid, which leaves its own cluster's sum.
     // Returns the distance evaluations spent.
-    std::uint64_t relocate_empty(const Matrix<T>& previous, const double* sums, const std::int64_t* counts) {
+    // Weighted (weight_sums set): clusters of zero weight are the empty ones and
+    // the moved point takes its weight along, as in scikit-learn.
+    std::uint64_t relocate_empty(const Matrix<T>& previous, const double* sums, const std::int64_t* counts,
+                                 const double* weight_sums = nullptr) {
         std::vector<T> distance(n_);
 #pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
         for (std::size_t i = 0; i < n_; ++i)
             distance[i] = squared_distance(points_ + i * d_, previous.row(static_cast<std::size_t>(labels_[i])), d_);
-        const std::vector<std::size_t> empty_ids = empty_clusters<std::int64_t>({counts, k_});
+        const std::vector<std::size_t> empty_ids =
+            weight_sums ? empty_clusters<double>({weight_sums, k_}) : empty_clusters<std::int64_t>({counts, k_});
         const std::vector<std::size_t> order = farthest_points<T>(distance, empty_ids.size());
         const std::size_t take = order.size();
         std::vector<double> cluster_sum(sums, sums + k_ * d_);
         std::vector<std::int64_t> cluster_count(counts, counts + k_);
+        std::vector<double> cluster_weight = weight_sums ? std::vector<double>(weight_sums, weight_sums + k_)
+                                                         : std::vector<double>();
         for (std::size_t e = 0; e < take; ++e) {
             const std::size_t far = order[e];
             const std::size_t target = empty_ids[e];
             const std::size_t from = static_cast<std::size_t>(labels_[far]);
             const T* x = points_ + far * d_;
+            const T w = weight_sums ? weights_[far] : T(1);
             for (std::size_t t = 0; t < d_; ++t) {
-                cluster_sum[from * d_ + t] -= static_cast<double>(x[t] - previous(from, t));
+                cluster_sum[from * d_ + t] -= static_cast<double>(weight_sums ? w * (x[t] - previous(from, t))
+                                                                              : x[t] - previous(from, t));
                 centroids_(target, t) = x[t];
             }
             cluster_count[target] = 1;
-            if (--cluster_count[from] > 0) {
-                const double count = static_cast<double>(cluster_count[from]);
+            bool from_left = --cluster_count[from] > 0;
+            if (weight_sums) {
+                cluster_weight[target] = static_cast<double>(w);
+                cluster_weight[from] -= static_cast<double>(w);
+                from_left = cluster_weight[from] > 0.0;
+            }
+            if (from_left) {
+                const double count = weight_sums ? cluster_weight[from] : static_cast<double>(cluster_count[from]);
                 for (std::size_t t = 0; t < d_; ++t)
                     centroids_(from, t) =
                         static_cast<T>(static_cast<double>(previous(from, t)) + cluster_sum[from * d_ + t] / count);
@@ -395,9 +444,31 @@ private:
         return n_;
     }
 
+    // One sub-package of the weighted update: Σ w·(x - old) in T per cluster,
+    // Σ w in double per package (the unweighted loop in update() with a weight).
+    void sum_weighted(std::size_t begin, std::size_t end, T* sub, unsigned char* touched, std::int64_t* pcount,
+                      double* pweight) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::size_t c = static_cast<std::size_t>(labels_[i]);
+            T* row = sub + c * d_;
+            const T* x = points_ + i * d_;
+            const T* old = centroids_.row(c);
+            const T w = weights_[i];
+            if (!touched[c]) {
+                touched[c] = 1;
+                for (std::size_t t = 0; t < d_; ++t) row[t] = w * (x[t] - old[t]);
+            } else {
+                for (std::size_t t = 0; t < d_; ++t) row[t] += w * (x[t] - old[t]);
+            }
+            ++pcount[c];
+            pweight[c] += static_cast<double>(w);
+        }
+    }
+
     std::size_t packages_ = 1, package_size_ = 1;
     std::vector<double> package_sums_;
     std::vector<std::int64_t> package_counts_;
+    std::vector<double> package_weights_;  // weighted runs: Σ w per package and cluster
 };
 
 // The solver of algorithm `Algorithm<T>` in the configuration's precision.

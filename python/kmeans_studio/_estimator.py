@@ -1,0 +1,286 @@
+"""kmeans_studio.KMeans: scikit-learn's estimator API over the engine's fit layer.
+
+The engine (kmeans_studio._engine) takes the CLI's fit options; this file checks
+and converts the inputs as scikit-learn does and builds those options.
+
+Data: a C-contiguous float64 array is read in place (no copy; the engine's address
+of it is `_data_address_`). Anything else (float32, other dtypes, Fortran order,
+slices, lists) is converted once to a C-contiguous float64 copy; float32 data then
+runs in float32 precision unless `precision` says otherwise.
+"""
+import numbers
+import warnings
+
+import numpy as np
+
+from . import _engine
+
+try:  # scikit-learn's base classes and checks when it is there (Debian: python3-sklearn)
+    from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+    from sklearn.utils import check_random_state
+    from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+    try:  # scikit-learn >= 1.6 moved the estimator's _validate_data here
+        from sklearn.utils.validation import validate_data as _validate_data
+    except ImportError:
+        def _validate_data(estimator, X, **check_params):
+            return estimator._validate_data(X, **check_params)
+
+    _HAVE_SKLEARN = True
+except ImportError:  # pragma: no cover - the package also works without scikit-learn
+    _HAVE_SKLEARN = False
+    BaseEstimator = ClusterMixin = TransformerMixin = object
+
+_SOLVERS = ("lloyd", "elkan", "hamerly", "auto")
+_INITS = {"k-means++": "kmeans++", "random": "random", "greedy-k-means++": "greedy-kmeans++", "maximin": "maximin"}
+_PRECISIONS = {"f32": "f32", "float32": "f32", "f64": "f64", "float64": "f64"}
+
+
+def _backend_names():
+    return tuple(_engine.backends())
+
+
+class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
+    """K-means clustering by kmeans-studio's engine, with scikit-learn's API.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    solver : {'lloyd', 'elkan', 'hamerly', 'auto'}, default='auto'
+        The algorithm; all give the same labels and centroids ('auto': Hamerly for
+        up to 32 features, else Elkan).
+    backend : {'omp', 'seq', 'cuda', 'cuda-global', 'cuda-shared'}, default='omp'
+    init : {'k-means++', 'random', 'greedy-k-means++', 'maximin'}, array of shape
+        (n_clusters, n_features) or callable(X, n_clusters, random_state), default='k-means++'
+    n_init : int or 'auto', default=1
+        Restarts with seeds s, s+1, ...; the lowest inertia is kept ('auto': 1).
+    max_iter : int, default=300
+    tol : float, default=1e-4
+        scikit-learn's tolerance: relative to the mean feature variance.
+    random_state : None, int or RandomState, default=None
+        An int is the engine's seed (as `kmeans-cli --seed`).
+    n_threads : int or None, default=None
+        OpenMP threads (None: all cores). Results do not depend on it.
+    precision : None, 'f32' or 'f64', default=None
+        None follows X's dtype (float32 data: f32, anything else: f64).
+    callback : callable(stats) or None, default=None
+        Called after every iteration with that iteration's statistics (a dict, as
+        in `history_`); returning False stops the fit there.
+
+    Attributes
+    ----------
+    cluster_centers_, labels_, inertia_, n_iter_, n_features_in_,
+    history_ : list of dict, one per iteration of every restart (key 'restart').
+    """
+
+    def __init__(self, n_clusters=8, *, solver="auto", backend="omp", init="k-means++", n_init=1, max_iter=300,
+                 tol=1e-4, random_state=None, n_threads=None, precision=None, callback=None):
+        self.n_clusters = n_clusters
+        self.solver = solver
+        self.backend = backend
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_threads = n_threads
+        self.precision = precision
+        self.callback = callback
+
+    # ------------------------------------------------------------ checks
+    def _check_X(self, X, reset):
+        if _HAVE_SKLEARN:
+            return _validate_data(self, X, accept_sparse=False, dtype=[np.float64, np.float32], order="C",
+                                  reset=reset)
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X = np.ascontiguousarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
+        if not np.isfinite(X).all():
+            raise ValueError("Input X contains NaN or infinity.")
+        if reset:
+            self.n_features_in_ = X.shape[1]
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but KMeans is expecting {self.n_features_in_} "
+                             "features as input.")
+        return X
+
+    def _check_weights(self, sample_weight, X):
+        if sample_weight is None:
+            return None
+        if _HAVE_SKLEARN:
+            w = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        else:
+            w = np.asarray(sample_weight, dtype=np.float64)
+            if w.ndim == 0:
+                w = np.full(X.shape[0], float(w))
+            if w.shape != (X.shape[0],):
+                raise ValueError(f"sample_weight.shape == {w.shape}, expected {(X.shape[0],)}!")
+        if not np.isfinite(w).all():
+            raise ValueError("sample_weight contains NaN or infinity.")
+        if (w < 0).any():
+            raise ValueError("Negative values in data passed to `sample_weight`")
+        if not w.sum() > 0:
+            raise ValueError("sample_weight sums to zero: at least one sample needs a positive weight")
+        return np.ascontiguousarray(w)
+
+    def _engine_args(self, X, n_samples):
+        k = self.n_clusters
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
+            raise ValueError(f"The 'n_clusters' parameter of KMeans must be an int in the range [1, inf). Got {k!r} "
+                             "instead.")
+        if n_samples < k:
+            raise ValueError(f"n_samples={n_samples} should be >= n_clusters={k}.")
+        if self.solver not in _SOLVERS:
+            raise ValueError(f"The 'solver' parameter of KMeans must be a str among {set(_SOLVERS)}. "
+                             f"Got {self.solver!r} instead.")
+        solver = self.solver
+        if solver == "auto":
+            solver = "hamerly" if X.shape[1] <= 32 else "elkan"
+        if not isinstance(self.backend, str) or self.backend not in _backend_names() + ("cuda-global", "cuda-shared"):
+            raise ValueError(f"The 'backend' parameter of KMeans must be a str among "
+                             f"{set(_backend_names() + ('cuda-global', 'cuda-shared'))}. Got {self.backend!r} instead.")
+        if not isinstance(self.max_iter, numbers.Integral) or isinstance(self.max_iter, bool) or self.max_iter < 1:
+            raise ValueError(f"The 'max_iter' parameter of KMeans must be an int in the range [1, inf). "
+                             f"Got {self.max_iter!r} instead.")
+        if not isinstance(self.tol, numbers.Real) or isinstance(self.tol, bool) or not self.tol >= 0:
+            raise ValueError(f"The 'tol' parameter of KMeans must be a float in the range [0.0, inf). "
+                             f"Got {self.tol!r} instead.")
+        if self.n_threads is not None and (not isinstance(self.n_threads, numbers.Integral) or self.n_threads < 1):
+            raise ValueError(f"The 'n_threads' parameter of KMeans must be None or an int >= 1. "
+                             f"Got {self.n_threads!r} instead.")
+        if self.precision is None:
+            precision = "f32" if X.dtype == np.float32 else "f64"
+        else:
+            key = np.dtype(self.precision).name if isinstance(self.precision, type) else self.precision
+            if key not in _PRECISIONS:
+                raise ValueError(f"The 'precision' parameter of KMeans must be None, 'f32' or 'f64'. "
+                                 f"Got {self.precision!r} instead.")
+            precision = _PRECISIONS[key]
+        n_init = self.n_init
+        if n_init == "auto":
+            n_init = 1
+        if not isinstance(n_init, numbers.Integral) or isinstance(n_init, bool) or n_init < 1:
+            raise ValueError(f"The 'n_init' parameter of KMeans must be an int in the range [1, inf) or 'auto'. "
+                             f"Got {self.n_init!r} instead.")
+        if self.random_state is None or not isinstance(self.random_state, numbers.Integral):
+            seed = int(_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        elif self.random_state < 0:
+            raise ValueError(f"random_state must be a non-negative int; got {self.random_state}")
+        else:
+            seed = int(self.random_state)
+        args = ["--k", str(k), "--solver", solver, "--backend", self.backend, "--precision", precision,
+                "--max-iter", str(self.max_iter), "--tol", repr(float(self.tol)), "--seed", str(seed),
+                "--empty", "farthest",  # scikit-learn relocates empty clusters
+                "--threads", str(self.n_threads or 0)]
+        init = None
+        if isinstance(self.init, str):
+            if self.init not in _INITS:
+                raise ValueError(f"The 'init' parameter of KMeans must be a str among {set(_INITS)}, an array-like "
+                                 f"or a callable. Got {self.init!r} instead.")
+            args += ["--init", _INITS[self.init], "--n-init", str(n_init)]
+        else:
+            init = self.init(X, k, _random_state(seed)) if callable(self.init) else self.init
+            init = np.array(init, dtype=np.float64, order="C", ndmin=2)
+            if init.shape[0] != k:
+                raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of "
+                                 f"clusters {k}.")
+            if init.shape[1] != X.shape[1]:
+                raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of "
+                                 f"features of the data {X.shape[1]}.")
+            if not np.isfinite(init).all():
+                raise ValueError("The initial centers contain NaN or infinity.")
+            if n_init != 1:
+                warnings.warn("Explicit initial center position passed: performing only one init in KMeans "
+                              f"instead of n_init={n_init}.", RuntimeWarning, stacklevel=3)
+        return args, init
+
+    def _run_args(self):
+        """The options of assign: the fitted run's back end and precision."""
+        return ["--k", "1", "--backend", self.backend, "--precision", self._precision,
+                "--threads", str(self.n_threads or 0)]
+
+    # ------------------------------------------------------------ fitting
+    def fit(self, X, y=None, sample_weight=None):
+        """Compute k-means clustering; returns self."""
+        X = self._check_X(X, reset=True)
+        weights = self._check_weights(sample_weight, X)
+        args, init = self._engine_args(X, X.shape[0])
+        # The engine reads float64 C-contiguous data in place; anything else is converted once.
+        data = X if X.dtype == np.float64 else np.ascontiguousarray(X, dtype=np.float64)
+        result = _engine.fit(data, args, sample_weight=weights, init=init, callback=self.callback,
+                             compute_inertia=True)
+        if len(result["labels"]) == 0:
+            raise RuntimeError("the fit ended before its first iteration")
+        self._precision = args[args.index("--precision") + 1]
+        self._data_address_ = result["data_address"]
+        self.cluster_centers_ = result["centroids"].astype(X.dtype, copy=False)
+        self.labels_ = result["labels"]
+        self.inertia_ = float(result["inertia"])
+        self.n_iter_ = int(result["n_iter"])
+        self.history_ = result["history"]
+        self.restarts_ = result["restarts"]
+        self.stop_reason_ = result["stop_reason"]
+        self.solver_ = result["solver"]
+        self._fit_dtype = X.dtype
+        return self
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        return self.fit(X, sample_weight=sample_weight).labels_
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        return self.fit(X, sample_weight=sample_weight)._transform(self._check_X(X, reset=False))
+
+    def _check_fitted_X(self, X):
+        if _HAVE_SKLEARN:
+            check_is_fitted(self)
+        elif not hasattr(self, "cluster_centers_"):
+            raise AttributeError("This KMeans instance is not fitted yet; call fit first.")
+        return self._check_X(X, reset=False)
+
+    def _assign(self, X, sample_weight=None):
+        data = X if X.dtype == np.float64 else np.ascontiguousarray(X, dtype=np.float64)
+        centers = np.ascontiguousarray(self.cluster_centers_, dtype=np.float64)
+        labels, inertia, _ = _engine.assign(data, centers, self._run_args(), sample_weight)
+        return labels, inertia
+
+    def predict(self, X, sample_weight=None):
+        """The closest cluster of each sample (the engine's distance, ties to the lowest index)."""
+        X = self._check_fitted_X(X)
+        return self._assign(X)[0]
+
+    def transform(self, X):
+        """Distances of each sample to every cluster centre."""
+        return self._transform(self._check_fitted_X(X))
+
+    def _transform(self, X):
+        centers = self.cluster_centers_.astype(X.dtype, copy=False)
+        out = np.empty((X.shape[0], centers.shape[0]), dtype=X.dtype)
+        step = max(1, (1 << 22) // max(1, centers.size))  # bounded temporary memory
+        for start in range(0, X.shape[0], step):
+            diff = X[start:start + step, None, :] - centers[None, :, :]
+            out[start:start + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+        return out
+
+    def score(self, X, y=None, sample_weight=None):
+        """Opposite of the (weighted) inertia of X against the cluster centres."""
+        X = self._check_fitted_X(X)
+        weights = self._check_weights(sample_weight, X) if sample_weight is not None else None
+        return -float(self._assign(X, weights)[1])
+
+    def _more_tags(self):
+        return {
+            "_xfail_checks": {
+                "check_sample_weights_invariance": "zero sample_weight is not equivalent to removing samples",
+            },
+        }
+
+
+def _random_state(seed):
+    if _HAVE_SKLEARN:
+        return check_random_state(seed)
+    if seed is None or isinstance(seed, numbers.Integral):
+        return np.random.RandomState(seed)
+    return seed

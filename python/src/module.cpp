@@ -1,0 +1,349 @@
+// kmeans_studio._engine: the thin binding over the fit layer. Options arrive as
+// the CLI's own "--name value" words and are parsed by the one option table
+// (kms/options.hpp), so Python gets the CLI's names, defaults and error messages;
+// the estimator logic (scikit-learn's API, input checks, conversions) is Python
+// (python/kmeans_studio/). C-contiguous float64 data is read in place
+// (Matrix::view); the engine's errors become ValueError (bad options or input)
+// or RuntimeError (anything else).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kms/backends.hpp"
+#include "kms/error.hpp"
+#include "kms/fit.hpp"
+#include "kms/options.hpp"
+#include "kms/scores.hpp"
+#if KMS_PYTHON_WITH_GPU
+#include "kms/gpu_backends.hpp"
+#endif
+
+namespace py = pybind11;
+using namespace kms;
+
+namespace {
+
+using Array64 = py::array_t<double, py::array::c_style>;
+
+// The array's memory, kept alive by a reference to the array; the reference is
+// dropped with the GIL held, whichever thread lets the matrix go.
+template <typename T>
+std::shared_ptr<const Matrix<T>> view_of(const py::array& array, const char* name) {
+    if (array.ndim() != 2) throw py::value_error(std::string(name) + " must be a 2-D array");
+    if (!py::isinstance<py::array_t<T>>(array) || !(array.flags() & py::array::c_style))
+        throw py::value_error(std::string(name) + " must be a C-contiguous array of the engine's dtype");
+    auto* keep = new py::object(array);
+    std::shared_ptr<const void> owner(keep, [](py::object* o) {
+        py::gil_scoped_acquire gil;
+        delete o;
+    });
+    const auto rows = static_cast<std::size_t>(array.shape(0)), cols = static_cast<std::size_t>(array.shape(1));
+    return std::make_shared<const Matrix<T>>(
+        Matrix<T>::view(rows, cols, static_cast<const T*>(array.data()), std::move(owner)));
+}
+
+Matrix<double> copy_matrix(const py::array& array, const char* name) {
+    const Array64 a = Array64::ensure(array);
+    if (!a || a.ndim() != 2) throw py::value_error(std::string(name) + " must be a 2-D float64 array");
+    return Matrix<double>(static_cast<std::size_t>(a.shape(0)), static_cast<std::size_t>(a.shape(1)),
+                          std::vector<double>(a.data(), a.data() + a.size()));
+}
+
+std::shared_ptr<const std::vector<double>> weights_of(const py::object& weights) {
+    if (weights.is_none()) return nullptr;
+    const Array64 w = Array64::ensure(weights);
+    if (!w || w.ndim() != 1) throw py::value_error("sample_weight must be a 1-D float64 array");
+    return std::make_shared<const std::vector<double>>(w.data(), w.data() + w.size());
+}
+
+py::array_t<double> to_numpy(const Matrix<double>& m) {
+    py::array_t<double> out({m.rows(), m.cols()});
+    std::copy(m.data(), m.data() + m.size(), out.mutable_data());
+    return out;
+}
+
+py::array_t<std::int32_t> to_numpy(const std::vector<std::int32_t>& v) {
+    py::array_t<std::int32_t> out(v.size());
+    std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+py::dict stats_dict(int restart, const IterationStats& s) {
+    py::dict d;
+    d["restart"] = restart;
+    d["iteration"] = s.iteration;
+    d["time_assign_ms"] = s.time_assign_ms;
+    d["time_bounds_ms"] = s.time_bounds_ms;
+    d["time_update_ms"] = s.time_update_ms;
+    d["time_total_ms"] = s.time_total_ms;
+    d["point_centroid_distances"] = s.point_centroid_distances;
+    d["centroid_centroid_distances"] = s.centroid_centroid_distances;
+    d["bound_skips"] = s.bound_skips;
+    d["labels_changed"] = s.labels_changed;
+    d["verified_points"] = s.verified_points;
+    d["max_shift"] = s.max_shift;
+    d["mean_shift"] = s.mean_shift;
+    d["shift_sq_total"] = s.shift_sq_total;
+    d["empty_clusters"] = s.empty_clusters;
+    d["inertia"] = s.inertia;
+    return d;
+}
+
+FitOptions parse_fit_options(const std::vector<std::string>& args) {
+    const ParsedOptions parsed(args, {fit_option_table()});
+    return fit_options_from(parsed, false);
+}
+
+// Runs `work` on a thread of its own while this (Python) thread, without the GIL,
+// checks for signals every 10 ms: Ctrl-C requests `stop` (the fit layer then ends
+// within a step's chunk) and, once the work has returned, KeyboardInterrupt is raised.
+template <typename Work>
+void run_interruptible(std::stop_source& stop, Work work) {
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    std::exception_ptr failure;
+    bool interrupted = false;
+    {
+        py::gil_scoped_release release;
+        std::thread worker([&] {
+            try {
+                work();
+            } catch (...) {
+                failure = std::current_exception();
+            }
+            std::lock_guard lock(mutex);
+            done = true;
+            finished.notify_all();
+        });
+        std::unique_lock lock(mutex);
+        while (!finished.wait_for(lock, std::chrono::milliseconds(10), [&] { return done; })) {
+            lock.unlock();
+            {
+                py::gil_scoped_acquire gil;
+                if (!interrupted && PyErr_CheckSignals() != 0) {
+                    interrupted = true;  // the exception stays set until we return
+                    stop.request_stop();
+                }
+            }
+            lock.lock();
+        }
+        lock.unlock();
+        worker.join();
+    }
+    if (interrupted) throw py::error_already_set();
+    if (failure) std::rethrow_exception(failure);
+}
+
+// The fit observer: history records, and the Python callback after each step
+// (called with the GIL; False, or an exception, stops the fit).
+class PythonObserver : public FitObserver {
+public:
+    PythonObserver(py::object callback, std::stop_source& stop) : callback_(std::move(callback)), stop_(stop) {}
+
+    void iteration_done(int restart, const IterationStats& stats, const Solver&) override {
+        records_.push_back({restart, stats});
+        if (callback_.is_none() || error_) return;
+        py::gil_scoped_acquire gil;
+        try {
+            const py::object answer = callback_(stats_dict(restart, stats));
+            if (answer.is(py::bool_(false))) {
+                stopped_by_callback_ = true;
+                stop_.request_stop();
+            }
+        } catch (py::error_already_set& e) {
+            error_ = std::make_unique<py::error_already_set>(std::move(e));
+            stop_.request_stop();
+        }
+    }
+
+    std::vector<std::pair<int, IterationStats>> records_;
+    bool stopped_by_callback_ = false;
+    std::unique_ptr<py::error_already_set> error_;
+
+private:
+    py::object callback_;
+    std::stop_source& stop_;
+};
+
+py::dict fit_py(const py::array& x, const std::vector<std::string>& args, const py::object& sample_weight,
+                const py::object& init, const py::object& callback, bool compute_inertia) {
+    auto points = view_of<double>(x, "X");
+    FitOptions options = parse_fit_options(args);
+    if (!init.is_none()) {
+        options.init.method = InitMethod::File;
+        options.init.given = std::make_shared<const Matrix<double>>(copy_matrix(init, "init"));
+    }
+    options.sample_weight = weights_of(sample_weight);
+    options.solver.compute_inertia = compute_inertia;
+    std::stop_source stop;
+    PythonObserver observer(callback, stop);
+    FitResult result;
+    run_interruptible(stop, [&] { result = fit(points, options, &observer, stop.get_token(), "X"); });
+    if (observer.error_) throw std::move(*observer.error_);
+
+    py::dict out;
+    out["centroids"] = to_numpy(result.centroids);
+    out["initial_centroids"] = to_numpy(result.initial_centroids);
+    out["labels"] = to_numpy(result.labels);
+    out["inertia"] = result.inertia;
+    out["n_iter"] = result.iterations;
+    out["stop_reason"] = std::string(to_string(result.stop_reason));
+    out["stopped_by_callback"] = observer.stopped_by_callback_;
+    out["best_restart"] = result.best_restart;
+    out["total_time_ms"] = result.total_time_ms;
+    py::list restarts;
+    for (const RestartResult& r : result.restarts) {
+        py::dict d;
+        d["restart"] = r.restart;
+        d["seed"] = r.seed;
+        d["iterations"] = r.iterations;
+        d["stop_reason"] = std::string(to_string(r.stop_reason));
+        d["inertia"] = r.inertia;
+        d["time_ms"] = r.time_ms;
+        restarts.append(d);
+    }
+    out["restarts"] = restarts;
+    py::list history;
+    for (const auto& [restart, stats] : observer.records_) history.append(stats_dict(restart, stats));
+    out["history"] = history;
+    out["solver"] = options.solver.describe();
+    out["data_address"] = reinterpret_cast<std::uintptr_t>(points->data());
+    return out;
+}
+
+py::tuple assign_py(const py::array& x, const py::array& centroids, const std::vector<std::string>& args,
+                    const py::object& sample_weight) {
+    auto points = view_of<double>(x, "X");
+    const FitOptions options = parse_fit_options(args);
+    const Matrix<double> c = copy_matrix(centroids, "centroids");
+    const auto weights = weights_of(sample_weight);
+    Assignment a;
+    {
+        py::gil_scoped_release release;
+        a = assign(points, c, options.solver, weights);
+    }
+    return py::make_tuple(to_numpy(a.labels), a.inertia, reinterpret_cast<std::uintptr_t>(points->data()));
+}
+
+std::vector<std::int32_t> labels_of(const py::array& labels, std::size_t n) {
+    const auto l = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>::ensure(labels);
+    if (!l || l.ndim() != 1) throw py::value_error("labels must be a 1-D integer array");
+    if (n != static_cast<std::size_t>(-1) && static_cast<std::size_t>(l.size()) != n)
+        throw py::value_error("labels has " + std::to_string(l.size()) + " entries, X has " + std::to_string(n) +
+                              " samples");
+    return {l.data(), l.data() + l.size()};
+}
+
+// A score over float32 or float64 data read in place.
+template <typename Score>
+py::object on_data(const py::array& x, Score score) {
+    if (py::isinstance<py::array_t<float>>(x)) return score(view_of<float>(x, "X"));
+    return score(view_of<double>(x, "X"));
+}
+
+py::dict silhouette_py(const py::array& x, const py::array& labels, const py::object& sample_size,
+                       std::uint64_t seed, const std::vector<std::string>& args) {
+    const FitOptions options = parse_fit_options(args);
+    const std::optional<std::size_t> sample =
+        sample_size.is_none() ? std::nullopt : std::optional<std::size_t>(sample_size.cast<std::size_t>());
+    std::stop_source stop;
+    py::dict out;
+    auto compute = [&](auto points) -> py::object {
+        const std::vector<std::int32_t> l = labels_of(labels, points->rows());
+        check_number_of_labels(encode_labels(l).k(), points->rows());
+        SilhouetteResult r;
+        ScoreOptions score_options;
+        score_options.threads = options.solver.threads;
+        score_options.stop = stop.get_token();
+        using Points = std::decay_t<decltype(*points)>;
+        run_interruptible(stop, [&] {
+            if (sample)
+                r = silhouette_sampled(*points, l, *sample, seed, score_options);
+            else if constexpr (std::is_same_v<Points, Matrix<double>>)
+                r = silhouette_for(options.solver, *points, l, stop.get_token());  // the back end's (GPU for cuda)
+            else
+                r = silhouette(*points, l, score_options);
+        });
+        out["score"] = r.score;
+        out["standard_error"] = r.standard_error;
+        out["sampled"] = r.sampled;
+        py::array_t<double> values(r.values.size());
+        std::copy(r.values.begin(), r.values.end(), values.mutable_data());
+        out["values"] = values;
+        return py::none();
+    };
+    on_data(x, compute);
+    return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_engine, m) {
+    m.doc() = "kmeans-studio's engine (the fit layer); use kmeans_studio.KMeans";
+#if KMS_PYTHON_WITH_GPU
+    register_gpu_backends();
+#endif
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const UsageError& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        } catch (const InputError& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        } catch (const Error& e) {
+            PyErr_SetString(PyExc_RuntimeError, e.what());
+        }
+    });
+    m.def("fit", &fit_py, py::arg("X"), py::arg("args"), py::arg("sample_weight") = py::none(),
+          py::arg("init") = py::none(), py::arg("callback") = py::none(), py::arg("compute_inertia") = false,
+          "fit(X, args, sample_weight, init, callback, compute_inertia) -> dict; X C-contiguous float64 (read in "
+          "place), args the CLI's fit options");
+    m.def("assign", &assign_py, py::arg("X"), py::arg("centroids"), py::arg("args"),
+          py::arg("sample_weight") = py::none(), "assign(X, centroids, args, sample_weight) -> (labels, inertia, address)");
+    m.def("backends", [] {
+        py::dict out;
+        for (Backend b : all_backends()) {
+            const BackendAvailability a = backend_availability(b);
+            out[py::str(std::string(to_string(b)))] = py::make_tuple(a.available, a.reason);
+        }
+        return out;
+    });
+    m.def("silhouette", &silhouette_py, py::arg("X"), py::arg("labels"), py::arg("sample_size") = py::none(),
+          py::arg("seed") = 0, py::arg("args") = std::vector<std::string>{});
+    m.def("calinski_harabasz", [](const py::array& x, const py::array& labels) {
+        return on_data(x, [&](auto points) {
+            const auto l = labels_of(labels, points->rows());
+            return py::cast(calinski_harabasz(*points, l));
+        });
+    });
+    m.def("davies_bouldin", [](const py::array& x, const py::array& labels) {
+        return on_data(x, [&](auto points) {
+            const auto l = labels_of(labels, points->rows());
+            return py::cast(davies_bouldin(*points, l));
+        });
+    });
+    m.def("adjusted_rand_index", [](const py::array& truth, const py::array& predicted) {
+        const auto t = labels_of(truth, static_cast<std::size_t>(-1));
+        return adjusted_rand_index(t, labels_of(predicted, t.size()));
+    });
+    m.def("normalized_mutual_info", [](const py::array& truth, const py::array& predicted) {
+        const auto t = labels_of(truth, static_cast<std::size_t>(-1));
+        return normalized_mutual_info(t, labels_of(predicted, t.size()));
+    });
+    m.def("centroid_index", [](const py::array& predicted, const py::array& truth) {
+        return centroid_index(copy_matrix(predicted, "predicted"), copy_matrix(truth, "truth"));
+    });
+}
