@@ -300,6 +300,12 @@ def suite_map(h, args):
     ds = (2, 16) if h.quick else (2, 4, 16, 64, 200)
     ks = (5, 100) if h.quick else (5, 100, 1000)
     kinds = ("blobs", "uniform")
+    # Part of the map (to split a full map across runs): KMS_MAP_N=1e6,1e7 KMS_MAP_D=2,16 KMS_MAP_K=... KMS_MAP_KINDS=blobs
+    def listed(name, default, cast):
+        value = os.environ.get(name)
+        return tuple(cast(float(v)) if cast is int else v for v in value.split(",")) if value else default
+    ns, ds, ks = listed("KMS_MAP_N", ns, int), listed("KMS_MAP_D", ds, int), listed("KMS_MAP_K", ks, int)
+    kinds = listed("KMS_MAP_KINDS", kinds, str)
     budget_s = 1.0 if h.quick else float(os.environ.get("KMS_MAP_BUDGET_S", "3"))  # per iteration, estimated
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     best_rows, sk_cache = [], {}
