@@ -58,6 +58,9 @@ class Harness:
         self._gpu_ceilings = None
         self._torch_cache = {}
         os.makedirs(out_dir, exist_ok=True)
+        for stale in ("results.jsonl", "results.csv", "report.md"):
+            if os.path.exists(os.path.join(out_dir, stale)):
+                os.remove(os.path.join(out_dir, stale))
         self.cores = os.cpu_count() or 1
         self.has_cuda = self._cuda_available() if gpu else False
         if gpu and not self.has_cuda:
@@ -348,6 +351,8 @@ class Harness:
             "bind": bind, "spread_flag": "SPREAD" if spread > SPREAD_LIMIT else "", "note": note,
         }
         self.rows.append(row)
+        with open(os.path.join(self.out, "results.jsonl"), "a") as f:  # kept even if the run is cut short
+            f.write(json.dumps(row) + "\n")
         print(json.dumps({c: row[c] for c in ("dataset", "solver", "backend", "precision", "threads",
                                                "ms_per_iter_median", "x_floor", "x_peer")}), flush=True)
         return row
@@ -364,9 +369,7 @@ class Harness:
             writer.writeheader()
             for row in self.rows:
                 writer.writerow({c: fmt_cell(row.get(c)) for c in COLUMNS})
-        with open(os.path.join(self.out, "results.jsonl"), "w") as f:
-            for row in self.rows:
-                f.write(json.dumps(row) + "\n")
+        # results.jsonl was written row by row (add()).
         facts = self.machine_facts()
         lines = [f"# {title}", "", "| machine | |", "|---|---|"]
         lines += [f"| {key} | {value} |" for key, value in facts.items()]

@@ -4,6 +4,7 @@
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -11,6 +12,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Harness, median, table  # noqa: E402
+
+
+class TimeLimit(Exception):
+    pass
 
 
 def thread_counts(cores, quick):
@@ -411,7 +416,19 @@ def main():
     out = os.path.abspath(args.out or os.path.join("bench-results", args.suite))
     h = Harness(args.suite, out, args.quick, cpu=not args.device_only, gpu=not args.cpu_only, cli=cli,
                 ceiling_bin=ceiling, cuda_bench_bin=cuda_bench)
-    SUITES[args.suite](h, args)
+    def stop(signum, frame):
+        raise TimeLimit(f"stopped by signal {signum}")
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        SUITES[args.suite](h, args)
+    except (TimeLimit, KeyboardInterrupt) as cut:
+        # Cut short (a time limit): the rows measured so far still make a report.
+        h.note(f"the run was cut short ({cut or 'interrupted'}): the tables hold the rows measured until then")
+        h.write(f"{args.suite} (cut short)", [("Rows measured", table(h.rows, ["dataset", "k", "solver", "backend",
+                                                                               "precision", "threads",
+                                                                               "ms_per_iter_median", "x_floor",
+                                                                               "peer_ms_per_iter", "x_peer"]))])
+        sys.exit(3)
     print(f"bench: {args.suite} done: {out}/results.csv, results.jsonl, report.md", flush=True)
 
 
