@@ -647,7 +647,7 @@ void MainWindow::show_error(const QString& message) {
 }
 
 void MainWindow::show_hint(const QString& message) {
-    if (banner_is_error_ && banner_->isVisible()) {
+    if (banner_is_error_ && !banner_->isHidden()) {
         statusBar()->showMessage(message, 8000);  // an error stays in front until dismissed
         return;
     }
@@ -662,7 +662,7 @@ void MainWindow::show_banner(const QString& message, bool error) {
     banner_->show();
 }
 
-QString MainWindow::banner_text() const { return banner_->isVisible() ? banner_label_->text() : QString(); }
+QString MainWindow::banner_text() const { return banner_->isHidden() ? QString() : banner_label_->text(); }
 
 void MainWindow::dismiss_banner() {
     banner_->hide();

@@ -16,6 +16,11 @@ kms_add_test(test_ui_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_wind
 set_target_properties(test_ui_window PROPERTIES AUTOMOC ON)
 set_property(TEST test_ui_window APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
 
+kms_add_test(test_ui_classroom SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_classroom.cpp
+             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+set_target_properties(test_ui_classroom PROPERTIES AUTOMOC ON)
+set_property(TEST test_ui_classroom APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+
 # Rendering: a real GL context is needed, so run on an X server (Xvfb + Mesa's
 # llvmpipe in CI). Not via kms_add_test: the command is wrapped in xvfb-run.
 add_executable(test_ui_render ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_render.cpp)

@@ -49,8 +49,8 @@ struct Quantised {
     std::vector<std::uint8_t> indices;
 };
 
-// Exact colours when there are at most 256; otherwise the 256 most common
-// 5-bit-per-channel cells (their mean colours), each pixel to its cell's nearest.
+// Exact colours when there are at most 256; otherwise the commonest 5-bit-per-channel
+// cells (their mean colours) and a colour cube, each pixel to its cell's nearest.
 Quantised quantise(const std::uint32_t* pixels, int width, int height, int stride) {
     Quantised result;
     result.indices.resize(std::size_t(width) * std::size_t(height));
@@ -97,8 +97,13 @@ Quantised quantise(const std::uint32_t* pixels, int width, int height, int strid
         return std::uint32_t(cell.r / cell.count) << 16 | std::uint32_t(cell.g / cell.count) << 8 |
                std::uint32_t(cell.b / cell.count);
     };
+    // The 40 commonest colours (background, clusters, markers) exactly, and a
+    // 6×6×6 cube for the rest, so no colour is more than half a cube step off.
     result.palette.clear();
-    for (std::size_t i = 0; i < std::min<std::size_t>(256, used.size()); ++i) result.palette.push_back(mean(used[i]));
+    for (std::size_t i = 0; i < std::min<std::size_t>(40, used.size()); ++i) result.palette.push_back(mean(used[i]));
+    for (std::uint32_t r = 0; r < 6; ++r)
+        for (std::uint32_t g = 0; g < 6; ++g)
+            for (std::uint32_t b = 0; b < 6; ++b) result.palette.push_back((r * 51) << 16 | (g * 51) << 8 | (b * 51));
     std::vector<std::uint8_t> cell_index(cells.size(), 0);
     for (std::uint32_t c : used) {
         const std::uint32_t colour = mean(c);
