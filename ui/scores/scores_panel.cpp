@@ -79,12 +79,12 @@ ScoresPanel::ScoresPanel(QWidget* parent) : QWidget(parent) {
         row.hint->setStyleSheet(QStringLiteral("color: #777;"));
         row.hint->setWordWrap(true);
         row.hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-        // Name and hint on one line, the value under them across the dock's width.
-        grid->addWidget(row.name, 2 * r, 0);
-        grid->addWidget(row.hint, 2 * r, 1);
-        grid->addWidget(row.value, 2 * r + 1, 0, 1, 2);
+        // Name, value and hint each across the dock's width: a narrow dock wraps, never clips.
+        grid->addWidget(row.name, 3 * r, 0);
+        grid->addWidget(row.value, 3 * r + 1, 0);
+        grid->addWidget(row.hint, 3 * r + 2, 0);
     }
-    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(0, 1);
     layout->addLayout(grid);
     notes_ = new QLabel(this);
     notes_->setWordWrap(true);
