@@ -232,7 +232,6 @@ void RunController::on_dataset_ready(const DatasetBundle& bundle, quint64 epoch)
         const auto classes = *std::max_element(bundle_.dataset->truth_labels.begin(), bundle_.dataset->truth_labels.end());
         if (classes >= 0) setup_.k = std::min<std::size_t>(bundle_.n(), std::size_t(classes) + 1);
     }
-    setup_.k = std::max<std::size_t>(1, std::min(setup_.k, bundle_.n()));
     emit statusMessage(tr("Loaded %1: %2 points × %3 dimensions")
                            .arg(QString::fromStdString(bundle_.dataset->name))
                            .arg(bundle_.n())

@@ -68,7 +68,7 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
     StudioOptions options;
     options.help = has("--help");
     if (has("--input") + has("--generate") + has("--replay") > 1)
-        throw UsageError("give one of --input, --generate and --replay");
+        throw UsageError("give either --input, --generate or --replay, not two of them");
     options.replay = get("--replay");
     if (has("--replay")) {
         // The file holds every fit option: others on the command line would be silently ignored.
