@@ -4,12 +4,20 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QBuffer>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QDateTime>
 #include <QDragEnterEvent>
+#include <QFrame>
+#include <QInputDialog>
+#include <QKeyEvent>
+#include <QResizeEvent>
+#include <QTimer>
+#include <QToolButton>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -37,6 +45,10 @@
 #include "charts/iteration_charts.hpp"
 #include "compare/compare_table.hpp"
 #include "compare/compare_view.hpp"
+#include "export/animation_export.hpp"
+#include "kms/random.hpp"
+#include "kms/run_file.hpp"
+#include "run/studio_files.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/gl_interop.hpp"
@@ -97,20 +109,47 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     compare_ = std::make_unique<CompareMode>(*controller_, *charts_);
     stack_->addWidget(view_);
     stack_->addWidget(compare_->view());
-    setCentralWidget(stack_);
+    // A banner over the view for errors (stays until dismissed) and hints.
+    auto* centre = new QWidget(this);
+    auto* centre_layout = new QVBoxLayout(centre);
+    centre_layout->setContentsMargins(0, 0, 0, 0);
+    centre_layout->setSpacing(0);
+    banner_ = new QFrame(centre);
+    auto* banner_layout = new QHBoxLayout(banner_);
+    banner_layout->setContentsMargins(8, 4, 4, 4);
+    banner_label_ = new QLabel(banner_);
+    banner_label_->setWordWrap(true);
+    banner_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* dismiss = new QToolButton(banner_);
+    dismiss->setText(QStringLiteral("✕"));
+    dismiss->setToolTip(tr("Dismiss"));
+    dismiss->setAutoRaise(true);
+    connect(dismiss, &QToolButton::clicked, this, &MainWindow::dismiss_banner);
+    banner_layout->addWidget(banner_label_, 1);
+    banner_layout->addWidget(dismiss);
+    banner_->hide();
+    centre_layout->addWidget(banner_);
+    centre_layout->addWidget(stack_, 1);
+    setCentralWidget(centre);
 
     auto* side = new QDockWidget(tr("Data and solver"), this);
+    side_dock_ = side;
     side->setObjectName(QStringLiteral("side"));
     side->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     auto* scroll = new QScrollArea(side);
-    scroll->setWidget(build_side_panel());
+    side_panel_ = build_side_panel();
+    scroll->setWidget(side_panel_);
     scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(scroll->widget()->sizeHint().width() + 24);
+    // Narrow windows scroll the panel rather than squeeze the view.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    scroll->setMinimumWidth(160);
     side->setWidget(scroll);
     addDockWidget(Qt::LeftDockWidgetArea, side);
+    // Enter in a field hands the keys back to the transport (→, Space, End ...).
+    for (QWidget* child : side_panel_->findChildren<QWidget*>()) child->installEventFilter(this);
 
     auto* charts_dock = new QDockWidget(tr("Iterations"), this);
+    charts_dock_ = charts_dock;
     charts_dock->setObjectName(QStringLiteral("charts"));
     charts_dock->setWidget(charts_);
     addDockWidget(Qt::BottomDockWidgetArea, charts_dock);
@@ -122,7 +161,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     scores_dock_ = new QDockWidget(tr("Scores"), this);
     auto* scores_dock = scores_dock_;
     scores_dock->setObjectName(QStringLiteral("scores"));
-    scores_dock->setWidget(scores_);
+    // In a scroll area: long values wrap or scroll, they never widen the dock.
+    auto* scores_scroll = new QScrollArea(scores_dock);
+    scores_scroll->setWidget(scores_);
+    scores_scroll->setWidgetResizable(true);
+    scores_scroll->setMinimumWidth(160);
+    scores_dock->setWidget(scores_scroll);
     addDockWidget(Qt::RightDockWidgetArea, scores_dock);
 
     compare_dock_ = new QDockWidget(tr("Comparison"), this);
@@ -130,7 +174,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     compare_dock_->setWidget(compare_->table());
     addDockWidget(Qt::BottomDockWidgetArea, compare_dock_);
     tabifyDockWidget(charts_dock, compare_dock_);
+    compare_dock_->hide();  // only while comparing: an empty tab would hide the charts
     charts_dock->raise();
+    for (QDockWidget* dock : {side, scores_dock, charts_dock, compare_dock_}) {
+        connect(dock, &QDockWidget::topLevelChanged, this, [this] { keep_view_share(); });
+        connect(dock, &QDockWidget::dockLocationChanged, this, [this] { keep_view_share(); });
+    }
 
     build_actions();
     iteration_label_ = new QLabel(this);
@@ -141,7 +190,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     RunController* c = controller_.get();
     connect(c, &RunController::datasetChanged, this, [this] {
         view_->set_points(controller_->dataset().projected);
-        view_->fit();
+        if (!view_->paint_mode()) view_->fit();  // painting keeps the canvas where it is
+        source_label_->setText(controller_->data_source());
+        source_label_->setToolTip(controller_->data_source());
+        if (!controller_->data_source().startsWith(tr("generated"))) {
+            // The generator fields describe the next generation, not the data shown.
+            generator_spec_->clear();
+        }
         refresh_status();
     });
     connect(c, &RunController::frameChanged, this, &MainWindow::refresh_view);
@@ -177,11 +232,32 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     connect(view_, &PointCloudView::centroidDragged, this, [this](int index, QPointF world) {
         controller_->move_initial_centroid(std::size_t(index), world.x(), world.y());
     });
+    connect(view_, &PointCloudView::centroidAddRequested, this, [this](QPointF world) {
+        if (controller_->add_initial_centroid(world.x(), world.y()))
+            show_hint(tr("Centroid added: k = %1").arg(controller_->setup().k));
+    });
+    connect(view_, &PointCloudView::centroidRemoveRequested, this, [this](int index) {
+        if (controller_->remove_initial_centroid(std::size_t(index)))
+            show_hint(tr("Centroid removed: k = %1").arg(controller_->setup().k));
+        else
+            show_hint(tr("The last centroid stays: k is at least 1"));
+    });
+    connect(view_, &PointCloudView::centroidEditRefused, this, [this] {
+        show_hint(tr("Centroids can be placed at iteration 0 only: press Home (reset) to go back to the start, "
+                     "then drag a centroid, click to add one or right-click to remove one."));
+    });
+    connect(view_, &PointCloudView::paintStroke, this, &MainWindow::paint_at);
+    drawing_commit_ = new QTimer(this);
+    drawing_commit_->setSingleShot(true);
+    drawing_commit_->setInterval(200);
+    connect(drawing_commit_, &QTimer::timeout, this, &MainWindow::commit_drawing);
     connect(view_, &PointCloudView::glInitialised, this, [this](const QString&) { refresh_status(); });
 
     CompareMode* compare = compare_.get();
     connect(compare, &CompareMode::entered, this, [this] {
+        size_before_compare_ = size();
         stack_->setCurrentWidget(compare_->view());
+        compare_dock_->show();
         compare_dock_->raise();
         // The dock follows the single run; compared runs get their final scores in the compare table.
         scores_->request(nullptr, nullptr, Matrix<double>(), 0);
@@ -189,7 +265,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
         update_actions();
     });
     connect(compare, &CompareMode::left, this, [this] {
-        scores_dock_->show();
+        compare_dock_->hide();  // its empty table would stay in front of the charts
+        charts_dock_->raise();
+        if (!presentation_) scores_dock_->show();
+        keep_view_share();
+        // Showing the scores dock again must not grow the window (without a window manager, past the screen).
+        if (size_before_compare_.isValid() && size() != size_before_compare_) resize(size_before_compare_);
         refresh_view();
         stack_->setCurrentWidget(view_);
         refresh_charts();
@@ -205,7 +286,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     controller_->set_projection_mode(ProjectionMode::Pca);
     resize(1400, 900);
     resizeDocks({charts_dock}, {220}, Qt::Vertical);
-    resizeDocks({side, scores_dock}, {330, 330}, Qt::Horizontal);
+    resizeDocks({side, scores_dock}, {300, 260}, Qt::Horizontal);
+    keep_view_share();
     update_actions();
 }
 
@@ -217,6 +299,10 @@ QWidget* MainWindow::build_side_panel() {
 
     auto* data = new QGroupBox(tr("Data"), panel);
     auto* data_form = new QFormLayout(data);
+    source_label_ = new QLabel(tr("none"), data);
+    source_label_->setWordWrap(true);
+    source_label_->setStyleSheet(QStringLiteral("font-weight: bold;"));
+    data_form->addRow(tr("Showing"), source_label_);
     auto* open = new QPushButton(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open file..."), data);
     connect(open, &QPushButton::clicked, this, &MainWindow::choose_file);
     data_form->addRow(open);
@@ -246,9 +332,13 @@ QWidget* MainWindow::build_side_panel() {
     auto* seed_row = new QHBoxLayout;
     seed_row->addWidget(generator_seed_, 1);
     seed_row->addWidget(generate);
-    data_form->addRow(tr("Seed"), seed_row);
+    data_form->addRow(tr("Data seed"), seed_row);
+    generator_seed_->setToolTip(tr("Seed of the data generator (the solver's initialisation has its own seed)"));
+    generator_spec_->setPlaceholderText(QString::fromLatin1(kFallbackSpec));
     connect(generate, &QPushButton::clicked, this, [this] {
-        controller_->generate(generator_spec_->text(), std::uint64_t(generator_seed_->value()));
+        const QString spec = generator_spec_->text().isEmpty() ? generator_spec_->placeholderText() : generator_spec_->text();
+        generator_spec_->setText(spec);
+        controller_->generate(spec, std::uint64_t(generator_seed_->value()));
     });
     connect(generator_spec_, &QLineEdit::returnPressed, generate, &QPushButton::click);
     projection_ = new QComboBox(data);
@@ -291,6 +381,45 @@ QWidget* MainWindow::build_side_panel() {
     point_size_->setValue(view_->point_size());
     connect(point_size_, &QDoubleSpinBox::valueChanged, this, &MainWindow::set_point_size);
     view_form->addRow(tr("Point size"), point_size_);
+    auto* half = new QCheckBox(tr("Half-steps: assign, then update (H)"), view);
+    half->setToolTip(tr("→ shows the assignment (points take their nearest centroid), then the update "
+                        "(centroids move to their means); ← steps back through both"));
+    connect(half, &QCheckBox::toggled, this, &MainWindow::set_half_steps);
+    connect(controller_.get(), &RunController::frameChanged, half,
+            [this, half] { half->setChecked(controller_->half_steps()); });
+    view_form->addRow(half);
+    auto* paint_row = new QHBoxLayout;
+    auto* paint = new QCheckBox(tr("Draw points"), view);
+    paint->setToolTip(tr("Drag on the view to add points (a brush of the chosen size and density) of the chosen "
+                         "class; File → Save drawn data writes them as CSV"));
+    auto* paint_class = new QSpinBox(view);
+    paint_class->setRange(0, 31);
+    paint_class->setPrefix(tr("class "));
+    auto* brush = new QSpinBox(view);
+    brush->setRange(4, 200);
+    brush->setValue(24);
+    brush->setSuffix(tr(" px"));
+    brush->setToolTip(tr("Brush radius"));
+    auto* density = new QSpinBox(view);
+    density->setRange(1, 200);
+    density->setValue(paint_density_);
+    density->setSuffix(tr(" pts"));
+    density->setToolTip(tr("Points per dab"));
+    auto* clear = new QPushButton(tr("Clear"), view);
+    clear->setToolTip(tr("Start an empty canvas"));
+    paint_row->addWidget(paint);
+    paint_row->addWidget(paint_class);
+    auto* brush_row = new QHBoxLayout;
+    brush_row->addWidget(brush);
+    brush_row->addWidget(density);
+    brush_row->addWidget(clear);
+    connect(paint, &QCheckBox::toggled, this, &MainWindow::set_paint_mode);
+    connect(paint_class, &QSpinBox::valueChanged, this, [this](int value) { paint_class_ = value; });
+    connect(brush, &QSpinBox::valueChanged, this, [this](int value) { view_->set_brush_radius(value); });
+    connect(density, &QSpinBox::valueChanged, this, [this](int value) { paint_density_ = value; });
+    connect(clear, &QPushButton::clicked, this, &MainWindow::clear_drawing);
+    view_form->addRow(paint_row);
+    view_form->addRow(brush_row);
     auto* fit = new QPushButton(tr("Fit (F)"), view);
     connect(fit, &QPushButton::clicked, this, [this] { mode().fit_view(); });
     view_form->addRow(fit);
@@ -323,13 +452,13 @@ void MainWindow::build_actions() {
     converge_ = make(QStyle::SP_MediaSkipForward, tr("Run to convergence"), QKeySequence(Qt::Key_End),
                      [this] { mode().run_to_convergence(); });
     reset_ = make(QStyle::SP_MediaSkipBackward, tr("Reset"), QKeySequence(Qt::Key_Home), [this] { mode().reset(); });
-    reseed_ = make(QStyle::SP_BrowserReload, tr("Re-seed"), QKeySequence(Qt::Key_S), [this] {
-        RunSetup setup = controller_->setup();
-        setup.init.seed += 1;
-        solver_panel_->set_setup(setup);
-        if (compare_->active()) compare_->leave();  // a new seed ends the comparison
-        controller_->reseed(setup.init.seed);
-    });
+    reseed_ = make(QStyle::SP_BrowserReload, tr("Re-seed"), QKeySequence(Qt::Key_S), [this] { request_reseed(); });
+    half_steps_ = make(QStyle::SP_ArrowRight, tr("Half-steps"), QKeySequence(Qt::Key_H),
+                       [this] { set_half_steps(!controller_->half_steps()); });
+    half_steps_->setCheckable(true);
+    presentation_action_ = make(QStyle::SP_TitleBarMaxButton, tr("Presentation"), QKeySequence(Qt::Key_F11),
+                                [this] { set_presentation(!presentation_); });
+    presentation_action_->setCheckable(true);
     transport->addSeparator();
     delay_label_ = new QLabel(tr("Delay 0 ms"), this);
     delay_ = new QSlider(Qt::Horizontal, this);
@@ -361,10 +490,41 @@ void MainWindow::build_actions() {
                        [this] { run_export(tr("Report"), tr("JSON (*.json)"), &MainWindow::export_report); });
     exports->addAction(tr("Charts data (CSV)..."), this,
                        [this] { run_export(tr("Charts"), tr("CSV (*.csv)"), &MainWindow::export_charts); });
+    file->addAction(tr("Open &run (.kmsrun)..."), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open run"), QString(), tr("Runs (*.kmsrun);;All files (*)"));
+        if (path.isEmpty()) return;
+        try {
+            open_run(path);
+        } catch (const std::exception& error) {
+            show_error(QString::fromStdString(error.what()));
+        }
+    });
+    file->addAction(tr("&Save run (.kmsrun)..."), this, [this] {
+        run_export(tr("Run"), tr("Runs (*.kmsrun)"), &MainWindow::save_run);
+    });
+    exports->addAction(tr("Animation (GIF)..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export animation"), QString(), tr("GIF (*.gif)"));
+        if (path.isEmpty()) return;
+        bool ok = false;
+        const QString size = QInputDialog::getText(this, tr("Frame size"), tr("Width x height in pixels:"),
+                                                   QLineEdit::Normal, QStringLiteral("%1x%2").arg(view_->width()).arg(view_->height()), &ok);
+        const QStringList parts = size.split(QLatin1Char('x'));
+        if (!ok || parts.size() != 2) return;
+        AnimationExport* job = export_animation(path, QSize(parts[0].toInt(), parts[1].toInt()));
+        if (job)
+            connect(job, &AnimationExport::finished, this, [this, path](const QString& error) {
+                if (error.isEmpty()) statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);
+                else show_error(error);
+            });
+    });
+    exports->addAction(tr("Drawn data (CSV)..."), this,
+                       [this] { run_export(tr("Drawn data"), tr("CSV (*.csv)"), &MainWindow::save_drawing); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
     auto* run = menuBar()->addMenu(tr("&Run"));
-    for (QAction* action : {step_back_, step_, run_, pause_, converge_, reset_, reseed_}) run->addAction(action);
+    for (QAction* action : {step_back_, step_, run_, pause_, converge_, reset_, reseed_, half_steps_}) run->addAction(action);
+    auto* view_menu = menuBar()->addMenu(tr("&View"));
+    view_menu->addAction(presentation_action_);
 }
 
 // ---------------------------------------------------------------- data and settings
@@ -482,7 +642,199 @@ void MainWindow::update_actions() {
 void MainWindow::show_error(const QString& message) {
     last_error_ = message;
     statusBar()->showMessage(tr("Error: %1").arg(message), 15000);
+    show_banner(message, true);
     update_actions();
+}
+
+void MainWindow::show_hint(const QString& message) {
+    if (banner_is_error_ && !banner_->isHidden()) {
+        statusBar()->showMessage(message, 8000);  // an error stays in front until dismissed
+        return;
+    }
+    show_banner(message, false);
+}
+
+void MainWindow::show_banner(const QString& message, bool error) {
+    banner_is_error_ = error;
+    banner_label_->setText(error ? tr("Error: %1").arg(message) : message);
+    banner_->setStyleSheet(error ? QStringLiteral("QFrame { background: #fde2e1; color: #7a1111; }")
+                                 : QStringLiteral("QFrame { background: #fff4cc; color: #4a3b00; }"));
+    banner_->show();
+}
+
+QString MainWindow::banner_text() const { return banner_->isHidden() ? QString() : banner_label_->text(); }
+
+void MainWindow::dismiss_banner() {
+    banner_->hide();
+    banner_is_error_ = false;
+}
+
+void MainWindow::request_reseed() {
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const int steps = compare_->active() ? 1 : controller_->latest_iteration();
+    // Throwing iterations away takes a second press: a stray S must not lose the run.
+    if (steps > 0 && (reseed_armed_at_ms_ < 0 || now - reseed_armed_at_ms_ > 5000)) {
+        reseed_armed_at_ms_ = now;
+        show_hint(tr("Press S again to re-seed: the %1 iteration(s) of this run are discarded "
+                     "(Home goes back to iteration 0 and keeps the centroids).").arg(std::max(steps, 1)));
+        return;
+    }
+    reseed_armed_at_ms_ = -1;
+    if (!banner_is_error_) dismiss_banner();
+    RunSetup setup = controller_->setup();
+    setup.init.seed += 1;
+    solver_panel_->set_setup(setup);
+    if (compare_->active()) compare_->leave();  // a new seed ends the comparison
+    controller_->reseed(setup.init.seed);
+}
+
+void MainWindow::set_half_steps(bool on) {
+    controller_->set_half_steps(on);
+    half_steps_->setChecked(on);
+    refresh_view();
+}
+
+void MainWindow::set_presentation(bool on) {
+    if (on == presentation_) return;
+    presentation_ = on;
+    presentation_action_->setChecked(on);
+    if (on) {
+        state_before_presentation_ = saveState();
+        for (QDockWidget* dock : {side_dock_, charts_dock_, scores_dock_, compare_dock_}) dock->hide();
+        menuBar()->hide();
+        statusBar()->hide();
+    } else {
+        restoreState(state_before_presentation_);
+        if (!compare_->active()) compare_dock_->hide();
+        menuBar()->show();
+        statusBar()->show();
+    }
+    view_->set_presentation(on);
+    compare_->view()->set_presentation(on);
+    refresh_view();
+    keep_view_share();
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    keep_view_share();
+}
+
+void MainWindow::keep_view_share() {
+    // The point view keeps at least 60 % of the width: the two side docks share
+    // the rest (the data panel a little more); their contents scroll or wrap.
+    const int width = std::max(this->width(), 640);
+    side_dock_->setMaximumWidth(side_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(180, int(width * 0.22)));
+    scores_dock_->setMaximumWidth(scores_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(160, int(width * 0.16)));
+    // The charts take at most a quarter of the height.
+    charts_dock_->setMaximumHeight(std::max(140, int(height() * 0.28)));
+    compare_dock_->setMaximumHeight(std::max(160, int(height() * 0.35)));
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::KeyPress) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter || key->key() == Qt::Key_Escape) {
+            // After the field has taken its value, the view gets the focus back, so
+            // the transport's keys (→, Space, End) act again without a click.
+            QTimer::singleShot(0, this, [this] {
+                QWidget* centre = compare_->active() ? static_cast<QWidget*>(compare_->view()) : view_;
+                centre->setFocus(Qt::ShortcutFocusReason);
+            });
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+// ---------------------------------------------------------------- replay files and animation
+
+void MainWindow::save_run(const QString& path) {
+    if (!controller_->ready()) throw Error("no run to save: load data first");
+    write_studio_file(path.toStdString(), run_file_text(controller_->run_file()));
+}
+
+void MainWindow::open_run(const QString& path) {
+    const RunFile run = read_run_file(path.toStdString());  // throws naming file and line
+    if (compare_->active()) compare_->leave();
+    controller_->set_k_from_data(false);
+    controller_->open_run(run);
+    RunSetup setup = controller_->setup();
+    solver_panel_->set_setup(setup);
+}
+
+AnimationExport* MainWindow::export_animation(const QString& path, QSize size) {
+    if (size.width() < 16 || size.height() < 16 || size.width() > 8192 || size.height() > 8192) {
+        show_error(tr("animation frames of %1x%2 pixels: choose 16x16 to 8192x8192").arg(size.width()).arg(size.height()));
+        return nullptr;
+    }
+    auto* job = new AnimationExport(*controller_, *view_, size, controller_->half_steps(), path, this);
+    connect(job, &AnimationExport::finished, job, &QObject::deleteLater);
+    QTimer::singleShot(0, job, &AnimationExport::start);
+    return job;
+}
+
+// ---------------------------------------------------------------- paint tool
+
+void MainWindow::set_paint_mode(bool on) {
+    if (on && drawing_.empty() && controller_->has_data() && controller_->dataset().d() == 2) {
+        // Draw on the loaded canvas: its points (and classes) are the start.
+        const Dataset& data = *controller_->dataset().dataset;
+        drawing_.assign(data.points.data(), data.points.data() + data.n() * 2);
+        drawing_classes_ = data.truth_labels.size() == data.n() ? data.truth_labels
+                                                                 : std::vector<std::int32_t>(data.n(), 0);
+    }
+    if (on) set_projection_mode(ProjectionMode::FirstTwoDimensions);  // the canvas stays where it is
+    view_->set_paint_mode(on);
+}
+
+void MainWindow::paint_at(QPointF world, double radius_world) {
+    // A dab: `density` points uniform in the brush's disc (counter-based, reproducible).
+    const Projection2D& projection = controller_->dataset().projection;
+    for (int i = 0; i < paint_density_; ++i) {
+        const double angle = 6.283185307179586 * random_uniform(20240611, 1, 2 * paint_dabs_ * 256 + std::uint64_t(i));
+        const double radius = radius_world * std::sqrt(random_uniform(20240611, 2, paint_dabs_ * 256 + std::uint64_t(i)));
+        double x = world.x() + radius * std::cos(angle), y = world.y() + radius * std::sin(angle);
+        if (controller_->has_data() && projection.input_dimensions() == 2) {
+            const std::vector<double> data = projection.unproject(x, y);
+            x = data[0];
+            y = data[1];
+        }
+        drawing_.push_back(x);
+        drawing_.push_back(y);
+        drawing_classes_.push_back(paint_class_);
+    }
+    ++paint_dabs_;
+    drawing_commit_->start();
+}
+
+void MainWindow::clear_drawing() {
+    drawing_.clear();
+    drawing_classes_.clear();
+    view_->set_points(nullptr);
+    view_->set_centroids({}, {});
+    show_hint(tr("Empty canvas: tick \"Draw points\" and drag on the view"));
+}
+
+void MainWindow::commit_drawing() {
+    if (drawing_.empty()) return;
+    Dataset data;
+    data.name = "drawn";
+    data.points = Matrix<double>(drawing_.size() / 2, 2);
+    std::copy(drawing_.begin(), drawing_.end(), data.points.data());
+    data.truth_labels = drawing_classes_;
+    controller_->set_k_from_data(false);  // the user's k stays while drawing
+    controller_->set_drawn_data(std::move(data));
+}
+
+void MainWindow::save_drawing(const QString& path) {
+    if (drawing_.empty()) throw Error("nothing drawn yet: tick \"Draw points\" and drag on the view");
+    // x,y,class: the loaders read the last column as ground truth labels.
+    std::ostringstream out;
+    out << "x,y,class\n";
+    out.precision(17);
+    for (std::size_t i = 0; i < drawing_classes_.size(); ++i)
+        out << drawing_[2 * i] << ',' << drawing_[2 * i + 1] << ',' << drawing_classes_[i] << '\n';
+    write_studio_file(path.toStdString(), out.str());
 }
 
 bool MainWindow::scores_idle() const { return scores_->idle() && compare_->scores_idle(); }
@@ -503,18 +855,22 @@ void MainWindow::run_export(const QString& title, const QString& filter, void (M
 
 void MainWindow::export_png(const QString& path) {
     const QImage image = grab().toImage();
-    if (image.isNull() || !image.save(path, "PNG")) throw Error(path.toStdString() + ": could not write the PNG image");
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (image.isNull() || !image.save(&buffer, "PNG")) throw Error(path.toStdString() + ": could not encode the PNG image");
+    write_studio_file(path.toStdString(), std::string_view(bytes.constData(), std::size_t(bytes.size())));
 }
 
 void MainWindow::export_labels(const QString& path) {
     const LabelsPtr labels = controller_->displayed_labels();
     if (!labels) throw Error("no labels yet: step at least once before exporting labels");
-    write_labels(path.toStdString(), *labels);
+    write_studio_file(path.toStdString(), labels_text(*labels));
 }
 
 void MainWindow::export_centroids(const QString& path) {
     if (!controller_->ready()) throw Error("no centroids yet: load data first");
-    write_centroids_csv(path.toStdString(), controller_->displayed_centroids());
+    write_studio_file(path.toStdString(), centroids_csv_text(controller_->displayed_centroids()));
 }
 
 void MainWindow::export_report(const QString& path) {
@@ -540,7 +896,7 @@ void MainWindow::export_report(const QString& path) {
                           ? inertia(run.dataset().dataset->points, *labels, run.history().back().centroids)
                           : 0.0;
     out << to_json(summary) << '\n';
-    write_text_file(path.toStdString(), out.str());
+    write_studio_file(path.toStdString(), out.str());
 }
 
 void MainWindow::export_charts(const QString& path) { charts_->exportCsv(path.toStdString()); }

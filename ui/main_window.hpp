@@ -13,6 +13,7 @@
 #include "view/point_cloud_view.hpp"
 
 class QAction;
+class QFrame;
 class QCheckBox;
 class QDockWidget;
 class QComboBox;
@@ -22,9 +23,11 @@ class QLineEdit;
 class QSlider;
 class QSpinBox;
 class QStackedWidget;
+class QTimer;
 
 namespace kms::ui {
 
+class AnimationExport;
 class CompareTable;
 class CompareView;
 class IterationCharts;
@@ -63,8 +66,32 @@ public:
     void set_show_trails(bool show);
     void set_point_size(double pixels);
     void set_projection_mode(ProjectionMode mode);
-    // Last error shown to the user (status bar / message), for tests and scripts.
+    // Last error shown to the user (banner over the view), for tests and scripts.
     QString last_error() const { return last_error_; }
+    // The banner over the view: errors stay until dismissed, hints until replaced or dismissed.
+    QString banner_text() const;
+    void dismiss_banner();
+    void show_hint(const QString& message);
+    // Presentation mode (F11): docks hidden, big points, markers, text and legend.
+    void set_presentation(bool on);
+    bool presentation() const { return presentation_; }
+    // Step by half-steps (assignment, update).
+    void set_half_steps(bool on);
+    // S: the first press asks (on the banner) when iterations would be lost; a second within 5 s re-seeds.
+    void request_reseed();
+    // Replay files (throw kms::Error naming the path).
+    void save_run(const QString& path);
+    void open_run(const QString& path);
+    // The run as an animated GIF of `size` frames; the returned export reports finished(error).
+    AnimationExport* export_animation(const QString& path, QSize size);
+    // Paint tool: drag on the view to add points of `cls` (drawn data; saved as CSV with the class).
+    void set_paint_mode(bool on);
+    void set_paint_class(int cls) { paint_class_ = cls; }
+    void set_paint_density(int points_per_dab) { paint_density_ = points_per_dab; }
+    void paint_at(QPointF world, double radius_world);
+    void clear_drawing();
+    void save_drawing(const QString& path);
+    std::size_t drawn_points() const { return drawing_.size() / 2; }
     // No scores computation pending or running (the single run's, or the compared runs').
     bool scores_idle() const;
 
@@ -76,6 +103,8 @@ public:
     void export_charts(const QString& path);
 
 protected:
+    void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -89,6 +118,10 @@ private:
     void refresh_status();
     void update_actions();
     void show_error(const QString& message);
+    void show_banner(const QString& message, bool error);
+    // Docks never take the point view below 60 % of the window's width.
+    void keep_view_share();
+    void commit_drawing();
     void choose_file();
     void run_export(const QString& title, const QString& filter, void (MainWindow::*writer)(const QString&));
 
@@ -103,6 +136,25 @@ private:
     ScoresDock* scores_ = nullptr;
     QDockWidget* compare_dock_ = nullptr;
     QDockWidget* scores_dock_ = nullptr;
+    QDockWidget* side_dock_ = nullptr;
+    QDockWidget* charts_dock_ = nullptr;
+    QFrame* banner_ = nullptr;
+    QLabel* banner_label_ = nullptr;
+    QLabel* source_label_ = nullptr;
+    QWidget* side_panel_ = nullptr;
+    bool banner_is_error_ = false;
+    bool presentation_ = false;
+    QByteArray state_before_presentation_;
+    double point_size_before_presentation_ = 0;
+    qint64 reseed_armed_at_ms_ = -1;
+    QSize size_before_compare_;
+    // Paint tool state: x, y pairs and classes of the points drawn so far.
+    std::vector<double> drawing_;
+    std::vector<std::int32_t> drawing_classes_;
+    int paint_class_ = 0;
+    int paint_density_ = 12;
+    std::uint64_t paint_dabs_ = 0;
+    QTimer* drawing_commit_ = nullptr;
 
     QComboBox* examples_ = nullptr;
     QLineEdit* generator_spec_ = nullptr;
@@ -124,6 +176,9 @@ private:
     QAction* converge_ = nullptr;
     QAction* reset_ = nullptr;
     QAction* reseed_ = nullptr;
+    QAction* half_steps_ = nullptr;
+    QAction* presentation_action_ = nullptr;
+    QAction* paint_action_ = nullptr;
 
     QString last_error_;
 };

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "compare/compare_view.hpp"
+#include "export/animation_export.hpp"
 #include "main_window.hpp"
 #include "run/solver_panel.hpp"
 
@@ -25,6 +26,9 @@ void ScriptedRun::start() {
     window_.set_show_trails(options_.trails);
     if (options_.point_size > 0) window_.set_point_size(options_.point_size);
     RunController& controller = window_.controller();
+    if (options_.presentation) window_.set_presentation(true);
+    if (options_.half_steps) window_.set_half_steps(true);
+    if (options_.k_given) controller.set_k_from_data(false);  // --k wins over the data's classes
     if (options_.scripted()) {
         connect(&controller, &RunController::errorOccurred, this, &ScriptedRun::fail);
         connect(&window_.compare_session(), &CompareSession::errorOccurred, this, &ScriptedRun::fail);
@@ -38,7 +42,15 @@ void ScriptedRun::start() {
     }
     controller.set_setup(setup);
     window_.solver_panel().set_setup(setup);
-    if (!options_.input.empty()) controller.load_file(QString::fromStdString(options_.input));
+    if (!options_.replay.empty()) {
+        try {
+            window_.open_run(QString::fromStdString(options_.replay));
+        } catch (const std::exception& error) {
+            phase_ = Phase::Loading;
+            QTimer::singleShot(0, this, [this, message = QString::fromStdString(error.what())] { fail(message); });
+            return;
+        }
+    } else if (!options_.input.empty()) controller.load_file(QString::fromStdString(options_.input));
     else if (!options_.generate.empty()) controller.generate(QString::fromStdString(options_.generate), options_.seed);
     else window_.open_default();
     phase_ = Phase::Loading;
@@ -121,10 +133,40 @@ void ScriptedRun::save_and_finish() {
     phase_ = Phase::Done;
     poll_timer_.stop();
     try {
-        window_.export_png(QString::fromStdString(options_.screenshot));
+        if (!options_.screenshot.empty()) window_.export_png(QString::fromStdString(options_.screenshot));
+        if (!options_.save_run.empty()) {
+            window_.save_run(QString::fromStdString(options_.save_run));
+            std::printf("kmeans-studio: wrote %s\n", options_.save_run.c_str());
+        }
     } catch (const std::exception& error) {
         std::fprintf(stderr, "kmeans-studio: %s\n", error.what());
         emit finished(1);
+        return;
+    }
+    if (!options_.export_animation.empty()) {
+        // Frames of the point view at --size (else the view's own size), one per kept (half-)step.
+        const QSize size = options_.width > 0 ? QSize(options_.width, options_.height) : window_.view().size();
+        AnimationExport* job = window_.export_animation(QString::fromStdString(options_.export_animation), size);
+        if (!job) {
+            std::fprintf(stderr, "kmeans-studio: %s\n", qPrintable(window_.last_error()));
+            emit finished(1);
+            return;
+        }
+        connect(job, &AnimationExport::finished, this, [this, frames = job->frame_count()](const QString& error) {
+            if (!error.isEmpty()) {
+                std::fprintf(stderr, "kmeans-studio: %s\n", qPrintable(error));
+                emit finished(1);
+                return;
+            }
+            std::printf("kmeans-studio: wrote %s (%d frames)\n", options_.export_animation.c_str(), frames);
+            std::fflush(stdout);
+            emit finished(0);
+        });
+        return;
+    }
+    if (options_.screenshot.empty()) {
+        std::fflush(stdout);
+        emit finished(0);
         return;
     }
     // One line for logs: what rendered it, and whether CUDA wrote the colours.

@@ -16,6 +16,11 @@ kms_add_test(test_ui_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_wind
 set_target_properties(test_ui_window PROPERTIES AUTOMOC ON)
 set_property(TEST test_ui_window APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
 
+kms_add_test(test_ui_classroom SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_classroom.cpp
+             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+set_target_properties(test_ui_classroom PROPERTIES AUTOMOC ON)
+set_property(TEST test_ui_classroom APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+
 # Rendering: a real GL context is needed, so run on an X server (Xvfb + Mesa's
 # llvmpipe in CI). Not via kms_add_test: the command is wrapped in xvfb-run.
 add_executable(test_ui_render ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_render.cpp)
@@ -34,5 +39,21 @@ else()
   set(_kms_render_env "QT_QPA_PLATFORM=offscreen" "KMS_NO_XVFB=1")
 endif()
 set_tests_properties(test_ui_render PROPERTIES TIMEOUT 300 LABELS ui
+                     SKIP_REGULAR_EXPRESSION "Totals: 0 passed, 0 failed, [1-9][0-9]* skipped"
+                     ENVIRONMENT "${KMS_TEST_ENVIRONMENT};KMS_STUDIO=$<TARGET_FILE:kmeans-studio>;${_kms_render_env}")
+
+# The classroom features' pixels and window layout (issue 11), on the same X server set-up.
+add_executable(test_ui_classroom_render ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_classroom_render.cpp)
+set_target_properties(test_ui_classroom_render PROPERTIES AUTOMOC ON)
+target_include_directories(test_ui_classroom_render PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(test_ui_classroom_render PRIVATE Qt6::Core Qt6::Test Qt6::Widgets kms_ui kms_gpu kms_core kms_warnings)
+add_dependencies(test_ui_classroom_render kmeans-studio)
+if(KMS_XVFB_RUN)
+  add_test(NAME test_ui_classroom_render
+           COMMAND ${KMS_XVFB_RUN} -a -s "-screen 0 1600x1000x24" $<TARGET_FILE:test_ui_classroom_render>)
+else()
+  add_test(NAME test_ui_classroom_render COMMAND test_ui_classroom_render)
+endif()
+set_tests_properties(test_ui_classroom_render PROPERTIES TIMEOUT 300 LABELS ui
                      SKIP_REGULAR_EXPRESSION "Totals: 0 passed, 0 failed, [1-9][0-9]* skipped"
                      ENVIRONMENT "${KMS_TEST_ENVIRONMENT};KMS_STUDIO=$<TARGET_FILE:kmeans-studio>;${_kms_render_env}")

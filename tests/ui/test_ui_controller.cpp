@@ -148,7 +148,7 @@ private slots:
             connect(&worker, &SolverWorker::setupDone, this, [&](const SetupResult& r) { ready = r; });
             connect(&worker, &SolverWorker::stepped, this, [&](const StepResult& r) { steps.push_back(r); });
             connect(&worker, &SolverWorker::relabelled, this,
-                    [&](const LabelsPtr& l, int, quint64) { relabelled = l; });
+                    [&](const LabelsPtr& l, int, bool, quint64) { relabelled = l; });
             DatasetBundle bundle;
             bundle.dataset = std::make_shared<Dataset>(generate_dataset("blobs:n=1500,k=6,d=4,spread=0.4", 9));
             RunSetup setup = small_setup(6, Algorithm::Hamerly);
@@ -157,10 +157,10 @@ private slots:
             QVERIFY(ready.has_value());
             for (int i = 0; i < 3; ++i) worker.step(1);
             QCOMPARE(steps.size(), std::size_t(3));
-            worker.relabel(steps[1].centroids, 3, 1);
+            worker.relabel(steps[1].centroids, 3, false, 1);
             QVERIFY(relabelled && steps[2].labels);
             QCOMPARE(*relabelled, *steps[2].labels);
-            worker.relabel(ready->initial_centroids, 1, 1);
+            worker.relabel(ready->initial_centroids, 1, false, 1);
             QCOMPARE(*relabelled, *steps[0].labels);
         }
     }

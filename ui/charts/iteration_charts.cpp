@@ -85,6 +85,10 @@ IterationCharts::IterationCharts(QWidget* parent) : QWidget(parent) {
     }
     chart(Chart::PhaseTime)->setTitle(tr("Time per iteration (ms)"), tr("Time (ms)"));
     chart(Chart::PhaseTime)->setValueSuffix(tr(" ms"));
+    // Iteration 1 pays the warm-up (page faults, thread start-up): marked, off the scale.
+    chart(Chart::PhaseTime)->setAutoscaleFrom(2.0);
+    chart(Chart::PhaseTime)->setToolTip(tr("The solver's own time, as kmeans-cli measures it (drawing and the hand-over "
+                                           "to the view are not in it). Right-click: logarithmic scale."));
     chart(Chart::DistancePercent)->setTitle(tr("Distance evaluations (% of Lloyd's n·k)"), tr("Distances (% of n·k)"));
     chart(Chart::DistancePercent)->setValueSuffix(QStringLiteral("%"));
     chart(Chart::DistancePercent)->setTickSuffix(QStringLiteral("%"));

@@ -200,7 +200,9 @@ void PlotWidget::appendValue(int series, double value) {
         x_min_ = std::min(x_min_, x);
         x_max_ = std::max(x_max_, x);
     }
-    updateDataRange(value);
+    // The first value after the warm-up rescales without it; warm-up values count only alone.
+    if (!std::isnan(autoscale_from_) && x <= autoscale_from_) recomputeDataRange();
+    else if (std::isnan(autoscale_from_) || x >= autoscale_from_) updateDataRange(value);
     invalidate();
 }
 
@@ -245,8 +247,32 @@ void PlotWidget::recomputeDataRange() {
         x_min_ = have_x_ ? std::min(x_min_, series.first_x) : series.first_x;
         x_max_ = have_x_ ? std::max(x_max_, last_x) : last_x;
         have_x_ = true;
-        for (double value : series.values) updateDataRange(value);
+        for (std::size_t i = 0; i < series.values.size(); ++i)
+            if (!(series.first_x + static_cast<double>(i) < autoscale_from_)) updateDataRange(series.values[i]);
     }
+    // Only warm-up values so far: they are all there is to scale to.
+    if (!have_values_)
+        for (const PlotSeries& series : series_)
+            for (double value : series.values) updateDataRange(value);
+}
+
+void PlotWidget::setAutoscaleFrom(double x) {
+    autoscale_from_ = x;
+    recomputeDataRange();
+    invalidate();
+}
+
+int PlotWidget::offScaleCount() const {
+    if (std::isnan(autoscale_from_) || fixed_y_) return 0;
+    const auto [low, high] = yRange();
+    int count = 0;
+    for (const PlotSeries& series : series_)
+        for (std::size_t i = 0; i < series.values.size(); ++i)
+            if (series.first_x + static_cast<double>(i) < autoscale_from_ && is_finite(series.values[i]) &&
+                series.values[i] > high)
+                ++count;
+    (void)low;
+    return count;
 }
 
 bool PlotWidget::hasData() const { return log_scale_ ? have_positive_ : have_values_; }
@@ -507,6 +533,30 @@ void PlotWidget::paintContent(QPainter& painter) {
         const bool bars = series.style == PlotSeries::Style::Bars;
         paintSeries(painter, layout, series, bars ? bar_slot : 0, bar_slots);
         if (bars) ++bar_slot;
+    }
+
+    if (!std::isnan(autoscale_from_) && !fixed_y_) {
+        // Warm-up values above the scale: an arrow at the top and the word, instead of a flattened chart.
+        bool labelled = false;
+        for (const PlotSeries& series : series_)
+            for (std::size_t i = 0; i < series.values.size(); ++i) {
+                const double x_value = series.first_x + static_cast<double>(i);
+                const double value = series.values[i];
+                if (!(x_value < autoscale_from_) || !is_finite(value) || mapY(layout, value) >= plot.top()) continue;
+                const double x = mapX(layout, x_value);
+                QPainterPath arrow;
+                arrow.moveTo(x, plot.top());
+                arrow.lineTo(x - 5, plot.top() + 8);
+                arrow.lineTo(x + 5, plot.top() + 8);
+                arrow.closeSubpath();
+                painter.fillPath(arrow, series.color);
+                if (!labelled) {
+                    painter.setPen(kTextColour);
+                    painter.drawText(QRectF(x + 6, plot.top(), 120, metrics.height()), Qt::AlignLeft | Qt::AlignTop,
+                                     tr("warm-up %1").arg(format_value(value)));
+                    labelled = true;
+                }
+            }
     }
 
     if (current_iteration_ >= 0 && current_iteration_ >= layout.x_low && current_iteration_ <= layout.x_high) {

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -64,6 +65,12 @@ public:
     void setFixedYRange(std::optional<std::pair<double, double>> range);
     // Autoscaled linear axes start at 0 (counts, times) unless switched off (inertia).
     void setIncludeZero(bool on);
+    // Iterations before `x` (the warm-up: first-touch page faults, thread start-up)
+    // are left out of the autoscaled y range and marked "warm-up" where they are
+    // off the scale; NaN: every value counts.
+    void setAutoscaleFrom(double x);
+    // How many values are drawn off the top of the scale now (for tests).
+    int offScaleCount() const;
     // Shown in the middle when no series has a value.
     void setEmptyMessage(const QString& message);
 
@@ -138,6 +145,7 @@ private:
     QString empty_message_;
     bool log_scale_ = false;
     bool include_zero_ = true;
+    double autoscale_from_ = std::numeric_limits<double>::quiet_NaN();
     std::optional<std::pair<double, double>> fixed_y_;
     std::vector<PlotSeries> series_;
     int current_iteration_ = -1;

@@ -51,8 +51,10 @@ CompareMode::~CompareMode() {
 QGroupBox* CompareMode::build_controls() {
     auto* box = new QGroupBox(tr("Compare"));
     auto* form = new QFormLayout(box);
-    specs_ = new QLineEdit(QStringLiteral("lloyd/seq,elkan/omp,hamerly/omp"), box);
-    specs_->setToolTip(tr("2 to 4 of SOLVER/BACKEND[/PRECISION], comma-separated; same data and initial centroids"));
+    // One back end for all (the run's, when none is named): speed-ups then compare algorithms, not devices.
+    specs_ = new QLineEdit(QStringLiteral("lloyd,elkan,hamerly"), box);
+    specs_->setToolTip(tr("2 to 4 of SOLVER[/BACKEND[/PRECISION]], comma-separated; without a back end, the run's "
+                          "(now %1); same data and initial centroids").arg(QString::fromUtf8(to_string(single_.setup().config.backend).data())));
     form->addRow(tr("Solvers"), specs_);
     auto* start_button = new QPushButton(tr("Compare"), box);
     auto* stop_button = new QPushButton(tr("Single view"), box);
@@ -130,6 +132,8 @@ void CompareMode::refresh_charts() {
         entry.k = run.initial_centroids().rows();
         entry.stats = run.stats_history();
         entry.scores = scores_->scores(i);
+        entry.converged = run.converged();
+        entry.backend = QString::fromStdString(run.setup().config.backend_name());
         entries.push_back(std::move(entry));
     }
     const int selected = table_->selectedSolver();

@@ -154,15 +154,21 @@ double CompareModel::value(int row, int column) const {
         case TotalTime: return summary.iterations > 0 ? summary.total_ms : kNaN;
         case MedianTime: return summary.median_iteration_ms;
         case SpeedUp: {
-            // Relative to the first solver (the baseline, usually Lloyd).
-            const double baseline = summaries_.front().total_ms;
-            return summary.iterations > 0 && summary.total_ms > 0.0 && baseline > 0.0 ? baseline / summary.total_ms
-                                                                                      : kNaN;
+            // Against the slowest finished run on the same back end: an algorithm's
+            // gain, not a device's (a run still going has no total yet).
+            const CompareEntry& entry = entries_[static_cast<std::size_t>(row)];
+            if (!entry.converged) return kNaN;
+            double slowest = 0.0;
+            for (std::size_t r = 0; r < entries_.size(); ++r)
+                if (entries_[r].converged && entries_[r].backend == entry.backend)
+                    slowest = std::max(slowest, summaries_[r].total_ms);
+            return summary.iterations > 0 && summary.total_ms > 0.0 && slowest > 0.0 ? slowest / summary.total_ms : kNaN;
         }
         case Distances: return summary.iterations > 0 ? static_cast<double>(summary.distances) : kNaN;
         case DistancePercent: return summary.distance_percent;
         case SkipPercent: return summary.skip_percent;
-        case FinalInertia: return summary.final_inertia;
+        case FinalInertia:
+            return entries_[static_cast<std::size_t>(row)].converged ? summary.final_inertia : kNaN;
         case Silhouette: return score(&Scores::silhouette);
         case CalinskiHarabasz: return score(&Scores::calinski_harabasz);
         case DaviesBouldin: return score(&Scores::davies_bouldin);
@@ -203,11 +209,15 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
                 case Iterations: return count(v);
                 case TotalTime:
                 case MedianTime: return milliseconds(v);
-                case SpeedUp: return std::isnan(v) ? dash() : english().toString(v, 'f', 2) + QStringLiteral("×");
+                case SpeedUp:
+                    if (!entries_[static_cast<std::size_t>(row)].converged) return tr("running");
+                    return std::isnan(v) ? dash() : english().toString(v, 'f', 2) + QStringLiteral("×");
                 case Distances: return count(v);
                 case DistancePercent:
                 case SkipPercent: return percent(v);
                 case FinalInertia:
+                    if (!entries_[static_cast<std::size_t>(row)].converged) return tr("running");
+                    return significant(v);
                 case CalinskiHarabasz: return significant(v);
                 default: return fixed(v, 4);
             }

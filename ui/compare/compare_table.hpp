@@ -26,6 +26,8 @@ struct CompareEntry {
     std::vector<IterationStats> stats;
     std::optional<double> final_inertia;  // the solver's inertia() at the end; else the last recorded one
     std::optional<Scores> scores;         // final scores, once computed
+    bool converged = true;                // false while the run goes on: final values read "running"
+    QString backend;                      // speed-ups compare runs on the same back end only
 };
 
 // Summary numbers of one entry (what the table shows; NaN when unknown).

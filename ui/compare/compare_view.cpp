@@ -45,6 +45,7 @@ void CompareView::rebuild() {
         view->set_show_voronoi(voronoi_);
         view->set_show_trails(trails_);
         view->set_point_size(point_size_);
+        view->set_presentation(presentation_);
         grid_->addWidget(cell, int(i) / std::max(1, columns), int(i) % std::max(1, columns));
         views_.push_back(view);
         cells_.push_back(cell);
@@ -115,6 +116,11 @@ void CompareView::set_show_trails(bool show) {
 void CompareView::set_point_size(double pixels) {
     point_size_ = pixels;
     for (PointCloudView* view : views_) view->set_point_size(pixels);
+}
+
+void CompareView::set_presentation(bool on) {
+    presentation_ = on;
+    for (PointCloudView* view : views_) view->set_presentation(on);
 }
 
 void CompareView::fit() {

@@ -25,6 +25,7 @@ public:
     void set_show_voronoi(bool show);
     void set_show_trails(bool show);
     void set_point_size(double pixels);
+    void set_presentation(bool on);
     void fit();
     PointCloudView* panel(std::size_t i) const { return views_.at(i); }
     std::size_t panel_count() const { return views_.size(); }
@@ -49,6 +50,7 @@ private:
     bool trails_ = true;
     double point_size_ = 3.0;
     bool fitted_ = false;
+    bool presentation_ = false;
 };
 
 }  // namespace kms::ui

@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 
+#include <algorithm>
+
 #include "run/solver_worker.hpp"
 
 namespace kms::ui {
@@ -63,10 +65,12 @@ RunController::RunController(QObject* parent) : QObject(parent) {
                 trim_label_memory();
                 if (displayed_ == iteration) emit frameChanged();
             });
-    connect(worker_, &SolverWorker::relabelled, this, [this](const LabelsPtr& labels, int iteration, quint64 epoch) {
+    connect(worker_, &SolverWorker::relabelled, this,
+            [this](const LabelsPtr& labels, int iteration, bool assign_phase, quint64 epoch) {
         relabel_pending_ = false;
         if (epoch != run_epoch_ || iteration > latest_iteration()) return;
-        history_[static_cast<std::size_t>(iteration)].labels = labels;
+        if (assign_phase) history_[static_cast<std::size_t>(iteration)].assign_labels = labels;
+        else history_[static_cast<std::size_t>(iteration)].labels = labels;
         trim_label_memory();
         if (iteration == displayed_) emit frameChanged();
         else ensure_displayed_labels();
@@ -94,6 +98,9 @@ RunController::~RunController() {
 void RunController::load_file(const QString& path) {
     pause();
     loading_ = true;
+    pending_source_ = tr("file %1").arg(path);
+    pending_source_spec_.clear();
+    pending_initial_ = Matrix<double>();
     const quint64 epoch = ++data_epoch_;
     const int mode = static_cast<int>(projection_mode_);
     emit loadStarted(path);
@@ -104,11 +111,66 @@ void RunController::load_file(const QString& path) {
 void RunController::generate(const QString& spec, std::uint64_t seed) {
     pause();
     loading_ = true;
+    pending_source_ = tr("generated %1, data seed %2").arg(spec).arg(seed);
+    pending_source_spec_ = spec.toStdString();
+    pending_source_seed_ = seed;
+    pending_initial_ = Matrix<double>();
     const quint64 epoch = ++data_epoch_;
     const int mode = static_cast<int>(projection_mode_);
     emit loadStarted(spec);
     QMetaObject::invokeMethod(worker_, [w = worker_, spec, seed, epoch, mode] { w->generate(spec, seed, epoch, mode); },
                               Qt::QueuedConnection);
+}
+
+void RunController::open_run(const RunFile& run) {
+    pause();
+    loading_ = true;
+    setup_.config = run.options.solver;
+    setup_.init = run.options.init;
+    setup_.n_init = run.options.n_init;
+    setup_.k = run.initial_centroids.rows();
+    pending_initial_ = run.initial_centroids;
+    pending_source_spec_ = run.generator;
+    pending_source_seed_ = run.data_seed;
+    pending_source_ = run.generator.empty()
+                          ? tr("replay: %1 points stored in the file").arg(run.inline_data.n())
+                          : tr("replay: generated %1, data seed %2").arg(QString::fromStdString(run.generator)).arg(run.data_seed);
+    const quint64 epoch = ++data_epoch_;
+    const int mode = static_cast<int>(projection_mode_);
+    emit loadStarted(tr("replay file"));
+    QMetaObject::invokeMethod(worker_, [w = worker_, run, epoch, mode] { w->open_data(run, epoch, mode); },
+                              Qt::QueuedConnection);
+}
+
+void RunController::set_drawn_data(Dataset data) {
+    RunFile run;
+    run.inline_data = std::move(data);
+    pause();
+    loading_ = true;
+    pending_initial_ = Matrix<double>();
+    pending_source_spec_.clear();
+    pending_source_ = tr("drawn: %1 points").arg(run.inline_data.n());
+    const quint64 epoch = ++data_epoch_;
+    const int mode = static_cast<int>(projection_mode_);
+    QMetaObject::invokeMethod(worker_, [w = worker_, run, epoch, mode] { w->open_data(run, epoch, mode); },
+                              Qt::QueuedConnection);
+}
+
+RunFile RunController::run_file() const {
+    RunFile run;
+    if (!generator_spec_.empty()) {
+        run.generator = generator_spec_;
+        run.data_seed = generator_seed_;
+    } else if (bundle_.dataset) {
+        run.inline_data = *bundle_.dataset;
+    }
+    run.options.solver = setup_.config;
+    run.options.init = setup_.init;
+    run.options.init.cancel = {};
+    run.options.n_init = setup_.n_init;
+    run.options.k = initial_centroids_.rows();
+    run.initial_centroids = initial_centroids_;
+    return run;
 }
 
 void RunController::set_dataset(const DatasetBundle& bundle) {
@@ -143,10 +205,32 @@ void RunController::on_dataset_ready(const DatasetBundle& bundle, quint64 epoch)
     loading_ = false;
     const bool same_data = bundle_.dataset == bundle.dataset;
     bundle_ = bundle;
+    if (!same_data && !pending_source_.isEmpty()) {
+        data_source_ = pending_source_;
+        generator_spec_ = pending_source_spec_;
+        generator_seed_ = pending_source_seed_;
+        pending_source_.clear();
+    } else if (!same_data) {
+        data_source_ = QString::fromStdString(bundle_.dataset->name);
+        generator_spec_.clear();
+    }
     emit datasetChanged();
     if (same_data && ready_) {
         emit frameChanged();  // only the projection changed: the run goes on
         return;
+    }
+    if (pending_initial_.rows() > 0) {
+        // A replay: its own initial centroids, exactly.
+        const Matrix<double> initial = std::move(pending_initial_);
+        pending_initial_ = Matrix<double>();
+        emit statusMessage(tr("Opened the run: %1").arg(data_source_));
+        request_initial_centroids(initial);
+        return;
+    }
+    if (k_from_data_ && !bundle_.dataset->truth_labels.empty()) {
+        // A labelled set brings its number of classes: k of the previous data means nothing here.
+        const auto classes = *std::max_element(bundle_.dataset->truth_labels.begin(), bundle_.dataset->truth_labels.end());
+        if (classes >= 0) setup_.k = std::min<std::size_t>(bundle_.n(), std::size_t(classes) + 1);
     }
     emit statusMessage(tr("Loaded %1: %2 points × %3 dimensions")
                            .arg(QString::fromStdString(bundle_.dataset->name))
@@ -197,11 +281,41 @@ bool RunController::move_initial_centroid(std::size_t index, double x, double y)
     return true;
 }
 
+bool RunController::add_initial_centroid(double x, double y) {
+    if (!centroids_editable() || initial_centroids_.rows() >= bundle_.n()) return false;
+    const std::vector<double> position = bundle_.projection.unproject(x, y);
+    const std::size_t k = initial_centroids_.rows(), d = initial_centroids_.cols();
+    if (position.size() != d) return false;
+    Matrix<double> centroids(k + 1, d);
+    std::copy(initial_centroids_.data(), initial_centroids_.data() + k * d, centroids.data());
+    std::copy(position.begin(), position.end(), centroids.row(k));
+    request_initial_centroids(centroids);
+    return true;
+}
+
+bool RunController::remove_initial_centroid(std::size_t index) {
+    const std::size_t k = initial_centroids_.rows(), d = initial_centroids_.cols();
+    if (!centroids_editable() || index >= k || k <= 1) return false;
+    Matrix<double> centroids(k - 1, d);
+    for (std::size_t i = 0, row = 0; i < k; ++i)
+        if (i != index) std::copy(initial_centroids_.row(i), initial_centroids_.row(i) + d, centroids.row(row++));
+    request_initial_centroids(centroids);
+    return true;
+}
+
+void RunController::request_initial_centroids(const Matrix<double>& centroids) {
+    setup_.k = centroids.rows();
+    initial_centroids_ = centroids;
+    request_setup(centroids);
+}
+
 void RunController::request_setup(const Matrix<double>& given) {
     pause();
     ready_ = false;
     history_.clear();
     displayed_ = 0;
+    displayed_phase_ = Phase::Update;
+    assign_phase_next_ = false;
     stop_reason_ = StopReason::NotStopped;
     const quint64 epoch = ++run_epoch_;
     emit historyChanged();
@@ -219,7 +333,9 @@ void RunController::on_setup_done(const SetupResult& result) {
     const bool was_ready = ready_;
     ready_ = true;
     if (!was_ready || history_.size() != 1) {
-        history_.assign(1, HistoryEntry{initial_centroids_, {}, nullptr, nullptr});
+        HistoryEntry start;
+        start.centroids = initial_centroids_;
+        history_.assign(1, std::move(start));
         displayed_ = 0;
         stop_reason_ = StopReason::NotStopped;
         emit historyChanged();
@@ -240,20 +356,32 @@ void RunController::on_setup_done(const SetupResult& result) {
 
 void RunController::step() {
     if (!ready_ || running_) return;
+    if (half_steps_ && displayed_ > 0 && displayed_phase_ == Phase::Assign) {
+        show(displayed_, Phase::Update);  // the update of the assignment shown
+        return;
+    }
+    const Phase next_phase = half_steps_ ? Phase::Assign : Phase::Update;
     if (displayed_ < latest_iteration()) {  // after stepping back: replay the kept history
-        show(displayed_ + 1);
+        show(displayed_ + 1, next_phase);
         return;
     }
     if (converged()) {
         emit statusMessage(tr("Converged (%1)").arg(QString::fromUtf8(to_string(stop_reason_).data())));
         return;
     }
+    assign_phase_next_ = half_steps_;
     QMetaObject::invokeMethod(worker_, [w = worker_, e = run_epoch_] { w->step(e); }, Qt::QueuedConnection);
 }
 
 void RunController::step_back() {
     if (running_) pause();
-    if (displayed_ > 0) show(displayed_ - 1);
+    if (half_steps_ && displayed_ > 0 && displayed_phase_ == Phase::Update) show(displayed_, Phase::Assign);
+    else if (displayed_ > 0) show(displayed_ - 1, Phase::Update);
+}
+
+void RunController::set_half_steps(bool on) {
+    half_steps_ = on;
+    if (!on && displayed_phase_ == Phase::Assign) show(displayed_, Phase::Update);
 }
 
 void RunController::run() {
@@ -290,6 +418,8 @@ void RunController::reset() {
     QMetaObject::invokeMethod(worker_, [w = worker_, epoch] { w->reset_run(epoch); }, Qt::QueuedConnection);
     history_.resize(1);
     displayed_ = 0;
+    displayed_phase_ = Phase::Update;
+    assign_phase_next_ = false;
     stop_reason_ = StopReason::NotStopped;
     emit historyChanged();
     emit frameChanged();
@@ -305,12 +435,22 @@ void RunController::set_offer_device_labels(bool offer) { worker_->set_offer_dev
 void RunController::on_stepped(const StepResult& result) {
     if (result.epoch != run_epoch_ || history_.empty()) return;
     const bool following = displayed_ == latest_iteration();
-    history_.push_back(HistoryEntry{result.centroids, result.stats, result.labels, result.point_status});
+    HistoryEntry entry;
+    entry.centroids = result.centroids;
+    entry.stats = result.stats;
+    entry.labels = result.labels;
+    entry.point_status = result.point_status;
+    entry.finalized = result.stop_reason == StopReason::Tolerance || result.stop_reason == StopReason::MaxIterations;
+    entry.handover_ms = result.handover_ms;
+    history_.push_back(std::move(entry));
     stop_reason_ = result.stop_reason;
     trim_label_memory();
     emit historyChanged();
     if (following) {
         displayed_ = latest_iteration();
+        displayed_phase_ = assign_phase_next_ && !running_ ? Phase::Assign : Phase::Update;
+        assign_phase_next_ = false;
+        ensure_displayed_labels();
         emit frameChanged();
     }
     if (converged() && !running_)
@@ -321,21 +461,29 @@ void RunController::on_stepped(const StepResult& result) {
 
 // ---------------------------------------------------------------- display
 
-void RunController::show(int iteration) {
-    if (iteration < 0 || iteration > latest_iteration() || iteration == displayed_) return;
+void RunController::show(int iteration, Phase phase) {
+    if (iteration == 0) phase = Phase::Update;
+    if (iteration < 0 || iteration > latest_iteration() || (iteration == displayed_ && phase == displayed_phase_)) return;
     displayed_ = iteration;
+    displayed_phase_ = phase;
     ensure_displayed_labels();
     emit frameChanged();
 }
 
 void RunController::ensure_displayed_labels() {
     if (displayed_ < 1 || displayed_ > latest_iteration() || running_ || relabel_pending_) return;
-    if (history_[static_cast<std::size_t>(displayed_)].labels) return;
+    const HistoryEntry& entry = history_[static_cast<std::size_t>(displayed_)];
+    const bool assign_phase = displayed_phase_ == Phase::Assign && entry.finalized;
+    if (assign_phase ? entry.assign_labels != nullptr : entry.labels != nullptr) return;
     relabel_pending_ = true;
-    // Labels of iteration i come from the assignment to the centroids of i - 1.
+    // Labels of iteration i come from the assignment to the centroids of i - 1
+    // (a finalized entry's own labels: to its final centroids).
+    const Matrix<double>& centroids =
+        entry.finalized && !assign_phase ? entry.centroids : history_[static_cast<std::size_t>(displayed_ - 1)].centroids;
     QMetaObject::invokeMethod(worker_,
-                              [w = worker_, c = history_[static_cast<std::size_t>(displayed_ - 1)].centroids,
-                               i = displayed_, e = run_epoch_] { w->relabel(c, i, e); },
+                              [w = worker_, c = centroids, i = displayed_, assign_phase, e = run_epoch_] {
+                                  w->relabel(c, i, assign_phase, e);
+                              },
                               Qt::QueuedConnection);
 }
 
@@ -355,12 +503,16 @@ void RunController::trim_label_memory() {
 const Matrix<double>& RunController::displayed_centroids() const {
     static const Matrix<double> kNone;
     if (history_.empty()) return kNone;
+    // The assignment half-step: labels new, centroids where they were.
+    if (displayed_phase_ == Phase::Assign && displayed_ > 0)
+        return history_[static_cast<std::size_t>(displayed_ - 1)].centroids;
     return history_[static_cast<std::size_t>(displayed_)].centroids;
 }
 
 LabelsPtr RunController::displayed_labels() const {
     if (history_.empty() || displayed_ == 0) return nullptr;
     const auto& entry = history_[static_cast<std::size_t>(displayed_)];
+    if (displayed_phase_ == Phase::Assign && entry.finalized) return entry.assign_labels;
     if (entry.labels) return entry.labels;
     // While running fast, show the newest labels that arrived.
     if (running_)

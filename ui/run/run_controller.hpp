@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "kms/run_file.hpp"
 #include "run/run_types.hpp"
 
 namespace kms::ui {
@@ -23,7 +24,17 @@ struct HistoryEntry {
     IterationStats stats;      // entry 0: empty
     LabelsPtr labels;          // labels of this iteration's assignment; null if dropped or not sent
     PointStatusPtr point_status;
+    // The run stopped here on tol or max-iter, so the fit layer relabelled against
+    // the final centroids: `labels` are those, and the assignment half-step's own
+    // labels (against the previous centroids) are fetched apart.
+    bool finalized = false;
+    LabelsPtr assign_labels;   // finalized entries only, once fetched
+    double handover_ms = 0.0;  // the worker's copy of labels and status for the GUI (not solver time)
 };
+
+// Which half of an iteration is shown: the assignment (labels new, centroids
+// not yet moved) or the update (centroids moved to their cluster means).
+enum class Phase { Assign, Update };
 
 class RunController : public QObject {
     Q_OBJECT
@@ -38,6 +49,14 @@ public:
     void set_dataset(const DatasetBundle& bundle);
     // Data, settings and initial centroids at once (a comparison's runs).
     void start(const DatasetBundle& bundle, const RunSetup& setup, const Matrix<double>& initial_centroids);
+    // Data from a replay file, with its options and initial centroids (iteration 0).
+    void open_run(const RunFile& run);
+    // Points drawn by hand (or any data made in the studio), with their classes.
+    void set_drawn_data(Dataset data);
+    // This run as a replay file: the generator spec and seed, or the points themselves.
+    RunFile run_file() const;
+    // Where the data came from, for the Data panel: "file PATH", "generated SPEC, seed S", ...
+    QString data_source() const { return data_source_; }
     const DatasetBundle& dataset() const { return bundle_; }
     bool has_data() const { return bundle_.dataset != nullptr; }
     void set_projection_mode(ProjectionMode mode);
@@ -52,6 +71,15 @@ public:
     void set_initial_centroids(const Matrix<double>& centroids);
     // Move one initial centroid in the 2D view (before the first step only).
     bool move_initial_centroid(std::size_t index, double x, double y);
+    // Add a centroid at a 2D view position / remove one (before the first step only;
+    // k follows). False when not at iteration 0 (or removing the last centroid).
+    bool add_initial_centroid(double x, double y);
+    bool remove_initial_centroid(std::size_t index);
+    // May initial centroids be edited now (iteration 0, not running)?
+    bool centroids_editable() const { return ready_ && !running_ && latest_iteration() == 0; }
+    // On a new data set, take k from its ground truth (number of classes) when it
+    // has one; off while a script or the user has fixed k.
+    void set_k_from_data(bool on) { k_from_data_ = on; }
     const Matrix<double>& initial_centroids() const { return initial_centroids_; }
     bool ready() const { return ready_; }
     QString solver_description() const { return description_; }
@@ -64,6 +92,9 @@ public:
     void run_to_convergence(); // no delay
     void pause();
     void reset();              // same initial centroids, iteration 0
+    // Step and step back by half-steps: the assignment, then the update.
+    void set_half_steps(bool on);
+    bool half_steps() const { return half_steps_; }
     void set_delay_ms(int delay_ms);
     int delay_ms() const { return delay_ms_; }
     // Deliver device label pointers (CUDA back end) through deviceLabelsReady.
@@ -78,6 +109,10 @@ public:
     const std::vector<HistoryEntry>& history() const { return history_; }
     int latest_iteration() const { return static_cast<int>(history_.size()) - 1; }
     int displayed_iteration() const { return displayed_; }
+    // Update for iteration 0 and whenever whole steps are shown.
+    Phase displayed_phase() const { return displayed_phase_; }
+    // Show a kept iteration (and half-step); labels not kept are recomputed (asynchronously).
+    void show_position(int iteration, Phase phase) { show(iteration, phase); }
     const Matrix<double>& displayed_centroids() const;
     LabelsPtr displayed_labels() const;              // null: unassigned (iteration 0) or not yet known
     PointStatusPtr displayed_point_status() const;   // null unless known for the displayed iteration
@@ -105,7 +140,8 @@ private:
     void on_stepped(const StepResult& result);
     void trim_label_memory();
     void ensure_displayed_labels();
-    void show(int iteration);
+    void show(int iteration, Phase phase = Phase::Update);
+    void request_initial_centroids(const Matrix<double>& centroids);
 
     QThread thread_;
     SolverWorker* worker_ = nullptr;  // lives in thread_, deleted when it finishes
@@ -125,6 +161,18 @@ private:
     bool ready_ = false;
     bool running_ = false;
     bool relabel_pending_ = false;
+    bool half_steps_ = false;
+    Phase displayed_phase_ = Phase::Update;
+    bool assign_phase_next_ = false;  // the step just requested shows its assignment first
+    bool k_from_data_ = true;
+    // Where the data came from (replay files keep a generator's spec rather than its points).
+    QString data_source_;
+    std::string generator_spec_;
+    std::uint64_t generator_seed_ = 0;
+    std::string pending_source_spec_;       // of the load in flight
+    std::uint64_t pending_source_seed_ = 0;
+    QString pending_source_;
+    Matrix<double> pending_initial_;        // a replay's initial centroids, used once its data arrives
     int delay_ms_ = 0;
 };
 

@@ -57,6 +57,7 @@ struct StepResult {
     LabelsPtr labels;
     PointStatusPtr point_status;
     StopReason stop_reason = StopReason::NotStopped;
+    double handover_ms = 0.0;  // copying labels and status for the GUI thread
 };
 
 }  // namespace kms::ui

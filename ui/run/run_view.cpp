@@ -5,21 +5,58 @@
 
 namespace kms::ui {
 
+namespace {
+
+QColor qcolour(PackedRgba colour) { return QColor(red_of(colour), green_of(colour), blue_of(colour)); }
+
+// The legend of the current colouring: always in presentation mode, and for the
+// colourings whose colours need explaining (bounds, differences) otherwise.
+std::vector<std::pair<QColor, QString>> legend_for(const PointCloudView& view, std::size_t k, bool assigned) {
+    std::vector<std::pair<QColor, QString>> legend;
+    switch (view.colour_mode()) {
+        case ColourMode::Bounds:
+            legend.emplace_back(qcolour(kSkippedColour), QObject::tr("skipped by the bounds"));
+            legend.emplace_back(qcolour(kRecomputedColour), QObject::tr("distances recomputed"));
+            break;
+        case ColourMode::Difference:
+            legend.emplace_back(qcolour(kAgreeColour), QObject::tr("same label as the first run"));
+            legend.emplace_back(qcolour(kDifferColour), QObject::tr("label differs"));
+            break;
+        case ColourMode::Labels:
+            if (!view.presentation()) break;
+            if (!assigned) {
+                legend.emplace_back(qcolour(kUnassignedColour), QObject::tr("not assigned yet"));
+                break;
+            }
+            constexpr std::size_t kShown = 10;
+            for (std::size_t c = 0; c < std::min(k, kShown); ++c)
+                legend.emplace_back(qcolour(cluster_colour(c)), QObject::tr("cluster %1").arg(c));
+            if (k > kShown) legend.emplace_back(QColor(255, 255, 255), QObject::tr("… %1 clusters in all").arg(k));
+            break;
+    }
+    return legend;
+}
+
+}  // namespace
+
 void show_run_in_view(const RunController& run, PointCloudView& view) {
     const Projection2D& projection = run.dataset().projection;
     const int shown = run.displayed_iteration();
+    const bool assign_phase = run.displayed_phase() == Phase::Assign && shown > 0;
+    // In the assignment half-step the centroids have not moved yet: their path ends one step earlier.
+    const int path_end = assign_phase ? shown - 1 : shown;
     const auto& history = run.history();
     std::vector<QPointF> centroids;
     std::vector<std::vector<QPointF>> trails;
     if (!history.empty() && projection.input_dimensions() > 0) {
-        const Matrix<double>& current = history[static_cast<std::size_t>(shown)].centroids;
+        const Matrix<double>& current = run.displayed_centroids();
         const std::size_t k = current.rows();
         if (current.cols() == projection.input_dimensions()) {
             trails.resize(k);
             for (std::size_t c = 0; c < k; ++c) {
                 const auto p = projection.project(current.row(c));
                 centroids.emplace_back(p[0], p[1]);
-                for (int i = 0; i <= shown; ++i) {
+                for (int i = 0; i <= path_end; ++i) {
                     const Matrix<double>& at = history[static_cast<std::size_t>(i)].centroids;
                     if (c >= at.rows()) continue;
                     const auto q = projection.project(at.row(c));
@@ -31,7 +68,31 @@ void show_run_in_view(const RunController& run, PointCloudView& view) {
     view.set_centroids(std::move(centroids), std::move(trails));
     view.set_labels(run.displayed_labels(), run.initial_centroids().rows(), shown);
     view.set_point_status(run.displayed_point_status());
-    view.set_centroids_editable(run.ready() && !run.running() && run.latest_iteration() == 0);
+    view.set_centroids_editable(run.centroids_editable());
+
+    ViewOverlay overlay;
+    if (run.ready()) {
+        if (shown == 0) {
+            overlay.caption = QObject::tr("Iteration 0 · initial centroids");
+            if (run.centroids_editable())
+                overlay.detail = QObject::tr("drag a centroid, click to add one, right-click to remove");
+        } else if (assign_phase) {
+            overlay.caption = QObject::tr("Iteration %1 · assign").arg(shown);
+            overlay.detail = QObject::tr("each point joins its nearest centroid");
+        } else {
+            overlay.caption = run.half_steps() ? QObject::tr("Iteration %1 · update").arg(shown)
+                                               : QObject::tr("Iteration %1").arg(shown);
+            if (run.half_steps()) overlay.detail = QObject::tr("each centroid moves to the mean of its points");
+        }
+        if (run.converged() && shown == run.latest_iteration() && !assign_phase)
+            overlay.caption += QObject::tr(" · converged");
+    }
+    if (run.dataset().d() > 2 && view.show_voronoi())
+        overlay.note = QObject::tr("Cells of the projected centroids: clustering is in %1 dimensions, so a point's "
+                                   "colour can differ from the cell it appears in.")
+                           .arg(run.dataset().d());
+    overlay.legend = legend_for(view, run.initial_centroids().rows(), run.displayed_labels() != nullptr);
+    view.set_overlay(std::move(overlay));
 }
 
 }  // namespace kms::ui

@@ -54,8 +54,20 @@ QString SingleRunMode::status_text() const {
     QString text = tr("%1   iteration %2 / %3").arg(run_.solver_description()).arg(run_.displayed_iteration()).arg(
         std::max(0, run_.latest_iteration()));
     if (run_.displayed_iteration() > 0) {
-        const IterationStats& stats = run_.history()[std::size_t(run_.displayed_iteration())].stats;
-        text += tr("   %1 ms   %2 changed").arg(stats.time_total_ms, 0, 'f', 2).arg(stats.labels_changed);
+        const HistoryEntry& entry = run_.history()[std::size_t(run_.displayed_iteration())];
+        const IterationStats& stats = entry.stats;
+        // The solver's own time, as kmeans-cli measures it; the studio's extras apart.
+        text += tr("   solver %1 ms (assign %2, bounds %3, update %4)")
+                    .arg(stats.time_total_ms, 0, 'f', 3)
+                    .arg(stats.time_assign_ms, 0, 'f', 3)
+                    .arg(stats.time_bounds_ms, 0, 'f', 3)
+                    .arg(stats.time_update_ms, 0, 'f', 3);
+        if (stats.iteration == 1) text += tr(" incl. warm-up");
+        text += tr("   + inertia for the chart %1 ms, hand-over %2 ms")
+                    .arg(stats.time_inertia_ms, 0, 'f', 3)
+                    .arg(entry.handover_ms, 0, 'f', 3);
+        text += tr("   %1 changed").arg(stats.labels_changed);
+        if (run_.displayed_phase() == Phase::Assign) text += tr("   [assign half-step]");
     }
     if (run_.converged()) text += tr("   converged (%1)").arg(QString::fromUtf8(to_string(run_.stop_reason()).data()));
     return text;

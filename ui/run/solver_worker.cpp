@@ -66,6 +66,16 @@ void SolverWorker::generate(QString spec, quint64 seed, quint64 epoch, int proje
     }
 }
 
+void SolverWorker::open_data(const RunFile& run, quint64 epoch, int projection_mode) {
+    try {
+        auto dataset = std::make_shared<Dataset>(run.dataset());
+        if (dataset->n() == 0) throw Error("the run file holds no points");
+        emit datasetReady(make_bundle(std::move(dataset), projection_mode), epoch);
+    } catch (const std::exception& error) {
+        emit loadFailed(QString::fromStdString(error.what()), epoch);
+    }
+}
+
 void SolverWorker::reproject(DatasetBundle bundle, int projection_mode, quint64 epoch) {
     if (!bundle.dataset) return;
     emit datasetReady(make_bundle(bundle.dataset, projection_mode), epoch);
@@ -128,8 +138,12 @@ void SolverWorker::emit_step(const IterationStats& stats, quint64 epoch, bool wi
     if (offer_device_labels_.load() && solver.device_labels())
         emit deviceLabelsReady(solver.device_labels(), solver.device_point_status(), dataset_->n(), epoch);
     if (with_labels || solver.converged()) {
+        // Timed apart: copying labels for the GUI is the studio's cost, not the solver's.
+        const auto start = std::chrono::steady_clock::now();
         result.labels = std::make_shared<const std::vector<std::int32_t>>(solver.labels());
         result.point_status = std::make_shared<const std::vector<PointStatus>>(solver.point_status());
+        result.handover_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         last_labels_iteration_ = solver.iteration();
     }
     emit stepped(std::move(result));
@@ -185,7 +199,7 @@ void SolverWorker::run(quint64 epoch, int max_steps, bool no_delay) {
     emit runningChanged(false, epoch);
 }
 
-void SolverWorker::relabel(Matrix<double> centroids, int iteration, quint64 epoch) {
+void SolverWorker::relabel(Matrix<double> centroids, int iteration, bool assign_phase, quint64 epoch) {
     if (!dataset_) return;
     LabelsPtr labels;
     try {
@@ -199,7 +213,7 @@ void SolverWorker::relabel(Matrix<double> centroids, int iteration, quint64 epoc
         emit stepFailed(QString::fromStdString(error.what()), epoch);
         labels = std::make_shared<const std::vector<std::int32_t>>(dataset_->n(), -1);
     }
-    emit relabelled(std::move(labels), iteration, epoch);
+    emit relabelled(std::move(labels), iteration, assign_phase, epoch);
 }
 
 }  // namespace kms::ui

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stop_token>
 
+#include "kms/run_file.hpp"
 #include "run/run_types.hpp"
 
 namespace kms::ui {
@@ -33,6 +34,8 @@ public slots:
     void load_file(QString path, quint64 epoch, int projection_mode);
     void generate(QString spec, quint64 seed, quint64 epoch, int projection_mode);
     void reproject(kms::ui::DatasetBundle bundle, int projection_mode, quint64 epoch);
+    // The data of a replay file (generated now, or its stored points).
+    void open_data(const kms::RunFile& run, quint64 epoch, int projection_mode);
     // Make a solver for the data; initial centroids from `given` when it has
     // k rows, else from setup.init.
     void setup(kms::ui::DatasetBundle bundle, kms::ui::RunSetup setup, kms::Matrix<double> given, quint64 epoch);
@@ -43,7 +46,7 @@ public slots:
     void run(quint64 epoch, int max_steps, bool no_delay);
     // Labels of an earlier iteration: the engine's full assignment, in the run's
     // precision, to `centroids` (the centroids that iteration's assignment used).
-    void relabel(kms::Matrix<double> centroids, int iteration, quint64 epoch);
+    void relabel(kms::Matrix<double> centroids, int iteration, bool assign_phase, quint64 epoch);
 
 signals:
     void loadProgress(qint64 done_bytes, qint64 total_bytes);
@@ -54,7 +57,7 @@ signals:
     void stepped(kms::ui::StepResult result);
     void stepFailed(QString message, quint64 epoch);
     void runningChanged(bool running, quint64 epoch);
-    void relabelled(kms::ui::LabelsPtr labels, int iteration, quint64 epoch);
+    void relabelled(kms::ui::LabelsPtr labels, int iteration, bool assign_phase, quint64 epoch);
     // Labels of the newest iteration when its step went out without them.
     void latestLabels(kms::ui::LabelsPtr labels, kms::ui::PointStatusPtr point_status, int iteration, quint64 epoch);
     // Blocking (the worker waits until the receiver returns): device pointers valid until then.

@@ -1,6 +1,7 @@
 #include "run/studio_options.hpp"
 
 #include "kms/error.hpp"
+#include "kms/io.hpp"
 #include "kms/options.hpp"
 
 namespace kms::ui {
@@ -17,7 +18,13 @@ constexpr OptionSpec kStudioOptions[] = {
     {"--no-trails", "", "", "hide the centroids' paths"},
     {"--point-size", "PX", "", "point size in pixels, 1 to 64"},
     {"--projection", "MODE", "pca", "pca | first2: how d > 2 data is shown"},
-    {"--size", "WxH", "", "window size"},
+    {"--size", "WxH", "", "window size (and the animation's frame size)"},
+    {"--replay", "PATH", "", "a run file (.kmsrun): its data, options and initial centroids, exactly"},
+    {"--save-run", "PATH", "", "after the steps, write the run as a .kmsrun replay file and exit"},
+    {"--export-animation", "PATH", "", "after the steps, write the run as an animated GIF (one frame per\n"
+                                       "(half-)step) and exit"},
+    {"--presentation", "", "", "presentation mode: docks hidden, bigger points, markers and text (F11)"},
+    {"--half-steps", "", "", "step the assignment and the update separately (also the animation's frames)"},
     {"--help", "", "", "this text"},
 };
 
@@ -60,7 +67,21 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
 
     StudioOptions options;
     options.help = has("--help");
-    if (has("--input") && has("--generate")) throw UsageError("give either --input or --generate, not both");
+    if (has("--input") + has("--generate") + has("--replay") > 1)
+        throw UsageError("give either --input, --generate or --replay, not two of them");
+    options.replay = get("--replay");
+    if (has("--replay")) {
+        // The file holds every fit option: others on the command line would be silently ignored.
+        for (const OptionTable table : {fit_option_table()})
+            for (const OptionSpec& spec : table)
+                if (has(std::string(spec.name).c_str()))
+                    throw UsageError("option " + std::string(spec.name) + ": --replay takes every fit option from its file");
+    }
+    options.save_run = get("--save-run");
+    options.export_animation = get("--export-animation");
+    options.presentation = has("--presentation");
+    options.half_steps = has("--half-steps");
+
     options.input = get("--input");
     options.generate = get("--generate");
 
@@ -93,6 +114,12 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
         if (options.steps < -1) throw UsageError("option --steps must be >= 0 or 'converge'");
     }
     options.screenshot = get("--screenshot");
+    if (!options.export_animation.empty() && !QString::fromStdString(options.export_animation).endsWith(QStringLiteral(".gif"), Qt::CaseInsensitive))
+        throw UsageError("option --export-animation: '" + options.export_animation +
+                         "' must end in .gif (MP4 needs an encoder library this build does not have)");
+    // Every output checked before any work, as the CLI does.
+    for (const std::string* path : {&options.screenshot, &options.save_run, &options.export_animation})
+        if (!path->empty()) check_output_path(*path);
     const std::string colour = get("--colour");
     if (colour == "labels") options.colour = ColourMode::Labels;
     else if (colour == "bounds") options.colour = ColourMode::Bounds;

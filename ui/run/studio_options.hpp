@@ -28,11 +28,17 @@ struct StudioOptions {
     bool trails = true;             // --no-trails
     double point_size = 0;          // --point-size PX (0: the view's default)
     ProjectionMode projection = ProjectionMode::Pca;  // --projection pca|first2
-    int width = 0, height = 0;      // --size WxH of the window
+    int width = 0, height = 0;      // --size WxH of the window (and of the animation's frames)
+    std::string replay;             // --replay PATH: data, options and initial centroids from a .kmsrun file
+    std::string save_run;           // --save-run PATH: after the steps, write the run as a .kmsrun file
+    std::string export_animation;   // --export-animation PATH.gif: after the steps, the run as an animated GIF
+    bool presentation = false;      // --presentation: docks hidden, big points, markers and text
+    bool half_steps = false;        // --half-steps: assignment and update as separate steps (and frames)
     bool help = false;
 
-    bool scripted() const { return !screenshot.empty(); }
-    bool has_data() const { return !input.empty() || !generate.empty(); }
+    // Exits after writing its outputs (errors: stderr, exit 1).
+    bool scripted() const { return !screenshot.empty() || !save_run.empty() || !export_animation.empty(); }
+    bool has_data() const { return !input.empty() || !generate.empty() || !replay.empty(); }
 };
 
 // Throws kms::Error naming the option for a bad command line.

@@ -46,6 +46,7 @@ ScoresPanel::ScoresPanel(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(6, 6, 6, 6);
     status_ = new QLabel(this);
     status_->setWordWrap(true);
+    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     layout->addWidget(status_);
 
     auto* grid = new QGridLayout;
@@ -69,13 +70,21 @@ ScoresPanel::ScoresPanel(QWidget* parent) : QWidget(parent) {
         row.value = new QLabel(this);
         row.value->setFont(value_font);
         row.value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        // Values wrap (a sampled silhouette's note is long) and hints go under the
+        // value, so the dock's width never follows its text.
+        row.value->setWordWrap(true);
+        row.value->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        row.name->setWordWrap(true);
         row.hint = new QLabel(names[static_cast<std::size_t>(r)].second, this);
         row.hint->setStyleSheet(QStringLiteral("color: #777;"));
-        grid->addWidget(row.name, r, 0);
-        grid->addWidget(row.value, r, 1);
-        grid->addWidget(row.hint, r, 2);
+        row.hint->setWordWrap(true);
+        row.hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        // Name, value and hint each across the dock's width: a narrow dock wraps, never clips.
+        grid->addWidget(row.name, 3 * r, 0);
+        grid->addWidget(row.value, 3 * r + 1, 0);
+        grid->addWidget(row.hint, 3 * r + 2, 0);
     }
-    grid->setColumnStretch(2, 1);
+    grid->setColumnStretch(0, 1);
     layout->addLayout(grid);
     notes_ = new QLabel(this);
     notes_->setWordWrap(true);

@@ -166,6 +166,7 @@ void SilhouettePlot::paintEvent(QPaintEvent*) {
     painter.setRenderHint(QPainter::Antialiasing, false);  // crisp blocks edge to edge
     if (!isEnabled()) painter.setOpacity(0.35);            // stale or being recomputed
     const double zero = xForValue(0.0);
+    std::vector<std::pair<std::size_t, double>> labels;  // cluster, middle of its block
     for (std::size_t c = 0; c < clusters_.size(); ++c) {
         const std::vector<double>& values = clusters_[c];
         if (values.empty()) continue;
@@ -190,11 +191,28 @@ void SilhouettePlot::paintEvent(QPaintEvent*) {
         painter.setBrush(colour);
         painter.drawPolygon(outline);
         painter.setBrush(Qt::NoBrush);
-        if (bottom - top >= line * 0.8) {
-            painter.setPen(kTextColour);
-            painter.drawText(QRectF(kMargin, (top + bottom) / 2 - line / 2, area.left() - kMargin - 4, line),
-                             Qt::AlignRight | Qt::AlignVCenter, QString::number(c));
+        labels.push_back({c, (top + bottom) / 2});
+    }
+    // Cluster numbers beside their blocks: in a smaller font when blocks are thin,
+    // and where even that does not fit, every label that does not overlap the previous.
+    labelled_.clear();
+    if (!labels.empty()) {
+        const double spacing = (area.height()) / double(labels.size());
+        QFont small = font();
+        const double size = std::clamp(spacing * 0.85 / line * font().pointSizeF(), 6.0, font().pointSizeF());
+        small.setPointSizeF(size);
+        painter.setFont(small);
+        const double small_line = QFontMetricsF(small).height();
+        double last_bottom = -1e9;
+        painter.setPen(kTextColour);
+        for (const auto& [cluster, middle] : labels) {
+            if (middle - small_line / 2 < last_bottom - 0.5) continue;
+            painter.drawText(QRectF(kMargin, middle - small_line / 2, area.left() - kMargin - 4, small_line),
+                             Qt::AlignRight | Qt::AlignVCenter, QString::number(cluster));
+            last_bottom = middle + small_line / 2;
+            labelled_.push_back(int(cluster));
         }
+        painter.setFont(font());
     }
 
     // Mean silhouette: the score itself.

@@ -43,6 +43,9 @@ public:
     double xForValue(double value) const;
     std::pair<double, double> clusterRows(std::size_t cluster) const;
 
+    // Clusters whose number the last paint wrote beside their block.
+    const std::vector<int>& labelledClusters() const { return labelled_; }
+
     QSize sizeHint() const override { return {360, 300}; }
     QSize minimumSizeHint() const override { return {160, 120}; }
 
@@ -56,6 +59,7 @@ private:
     std::size_t total_ = 0;
     double mean_ = 0.0;
     std::vector<QColor> colours_;
+    std::vector<int> labelled_;
 };
 
 }  // namespace kms::ui

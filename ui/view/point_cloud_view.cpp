@@ -3,6 +3,8 @@
 #include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
 #include <QWheelEvent>
 
 #include <cmath>
@@ -35,6 +37,7 @@ PointCloudView::~PointCloudView() {
     interop_.reset();  // unregister while the context is current
     if (centroid_texture_) glDeleteTextures(1, &centroid_texture_);
     if (palette_texture_) glDeleteTextures(1, &palette_texture_);
+    if (overlay_texture_) glDeleteTextures(1, &overlay_texture_);
     position_buffer_.destroy();
     colour_buffer_.destroy();
     overlay_position_buffer_.destroy();
@@ -91,6 +94,27 @@ void PointCloudView::set_centroids(std::vector<QPointF> centroids, std::vector<s
     centroids_ = std::move(centroids);
     trails_ = std::move(trails);
     update();
+}
+
+void PointCloudView::set_overlay(ViewOverlay overlay) {
+    overlay_ = std::move(overlay);
+    update();
+}
+
+void PointCloudView::set_presentation(bool on) {
+    presentation_ = on;
+    update();
+}
+
+void PointCloudView::set_paint_mode(bool on) {
+    paint_mode_ = on;
+    setCursor(on ? Qt::CrossCursor : Qt::ArrowCursor);
+}
+
+double PointCloudView::ui_scale() const {
+    // 1 up to about 1000×700 view pixels, then with the view (a 4K window doubles it).
+    const double size_scale = std::clamp(std::min(width() / 1000.0, height() / 700.0), 1.0, 3.0);
+    return size_scale * (presentation_ ? 1.5 : 1.0);
 }
 
 void PointCloudView::set_show_trails(bool show) {
@@ -185,6 +209,7 @@ void PointCloudView::initializeGL() {
     bool ok = build(points_program_, ":/shaders/points.vert", ":/shaders/points.frag");
     ok = build(marker_program_, ":/shaders/points.vert", ":/shaders/marker.frag") && ok;
     ok = build(voronoi_program_, ":/shaders/voronoi.vert", ":/shaders/voronoi.frag") && ok;
+    ok = build(overlay_program_, ":/shaders/overlay.vert", ":/shaders/overlay.frag") && ok;
 
     // Points: positions once per dataset, colours every iteration.
     setup_vertex_array(points_vao_, position_buffer_, QOpenGLBuffer::StaticDraw, colour_buffer_,
@@ -196,7 +221,8 @@ void PointCloudView::initializeGL() {
 
     glGenTextures(1, &centroid_texture_);
     glGenTextures(1, &palette_texture_);
-    for (unsigned int texture : {centroid_texture_, palette_texture_}) {
+    glGenTextures(1, &overlay_texture_);
+    for (unsigned int texture : {centroid_texture_, palette_texture_, overlay_texture_}) {
         glBindTexture(GL_TEXTURE_2D, texture);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
@@ -323,7 +349,7 @@ void PointCloudView::paintGL() {
     if (buffer_points_ > 0) {
         points_program_.bind();
         set_camera_uniforms(points_program_);
-        const float size = float(point_size_ * devicePixelRatioF());
+        const float size = float(point_size_ * devicePixelRatioF() * (presentation_ ? 1.8 : 1.0));
         points_program_.setUniformValue("u_point_size", size);
         points_program_.setUniformValue("u_round", size >= 3.0f);
         points_vao_.bind();
@@ -331,9 +357,40 @@ void PointCloudView::paintGL() {
         points_vao_.release();
         points_program_.release();
     }
-    if (show_trails_) draw_trails();
     draw_centroids();
+    draw_overlay_image();
     last_paint_ms_ = double(timer.nsecsElapsed()) / 1e6;
+}
+
+void PointCloudView::draw_overlay_image() {
+    // Antialiased lines and text come from QPainter on an image, drawn over the
+    // GL frame as one texture (QPainter straight on a core-profile GL widget lost
+    // its drawing here: Mesa llvmpipe, Qt 6.4).
+    const double dpr = devicePixelRatioF();
+    QImage image(QSize(int(width() * dpr), int(height() * dpr)), QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(dpr);
+    image.fill(Qt::transparent);
+    {
+        QPainter painter(&image);
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        painter.setFont(font());
+        if (show_trails_) draw_trails(painter);
+        draw_overlay(painter);
+    }
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, overlay_texture_);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, image.width(), image.height(), 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                 image.constBits());
+    glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);  // premultiplied
+    overlay_program_.bind();
+    overlay_program_.setUniformValue("u_overlay", 0);
+    empty_vao_.bind();
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    empty_vao_.release();
+    overlay_program_.release();
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
 }
 
 void PointCloudView::draw_voronoi() {
@@ -367,38 +424,106 @@ void PointCloudView::draw_voronoi() {
     glBindTexture(GL_TEXTURE_2D, 0);
 }
 
-void PointCloudView::draw_trails() {
-    std::vector<float> positions;
-    std::vector<PackedRgba> colours;
-    std::vector<std::pair<GLint, GLsizei>> strips;
+void PointCloudView::draw_trails(QPainter& painter) {
+    // Each centroid's path as lines with an arrow head at every move, the oldest
+    // moves faint and the newest solid, in a darker shade of its cluster colour.
+    const double scale = ui_scale();
+    const double width = 3.0 * scale;
     for (std::size_t c = 0; c < trails_.size(); ++c) {
-        if (trails_[c].size() < 2) continue;
-        strips.emplace_back(GLint(positions.size() / 2), GLsizei(trails_[c].size()));
+        const std::vector<QPointF>& trail = trails_[c];
+        if (trail.size() < 2) continue;
         const PackedRgba colour = cluster_colour(c);
-        // Darker than the cluster so the path reads on top of its points.
-        const PackedRgba dark = pack_rgba(red_of(colour) / 2, green_of(colour) / 2, blue_of(colour) / 2);
-        for (const QPointF& p : trails_[c]) {
-            positions.push_back(float(p.x()));
-            positions.push_back(float(p.y()));
-            colours.push_back(dark);
+        const QColor dark(red_of(colour) * 3 / 5, green_of(colour) * 3 / 5, blue_of(colour) * 3 / 5);
+        const std::size_t moves = trail.size() - 1;
+        for (std::size_t i = 0; i < moves; ++i) {
+            const QPointF from = world_to_pixel(trail[i]);
+            const QPointF to = world_to_pixel(trail[i + 1]);
+            QColor shade = dark;
+            // Age fades: the latest move opaque, the first at 30 %.
+            shade.setAlphaF(float(0.3 + 0.7 * double(i + 1) / double(moves)));
+            painter.setPen(QPen(shade, width, Qt::SolidLine, Qt::RoundCap));
+            painter.setBrush(Qt::NoBrush);
+            const QPointF delta = to - from;
+            const double length = std::hypot(delta.x(), delta.y());
+            // The newest move ends at the marker's rim, not under it.
+            const double rim = i + 1 == moves ? std::min(length, kMarkerPixels * 0.5 * scale) : 0.0;
+            painter.drawLine(from, length > 0 ? to - delta / length * rim : to);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(shade);
+            painter.drawEllipse(from, width * 1.2, width * 1.2);  // where it was
+            const double head = 7.0 * scale;
+            if (length < head * 1.5) continue;  // too short for a readable arrow
+            // The head stops short of the next position, so the marker does not hide it.
+            const QPointF unit = delta / length;
+            const QPointF normal(-unit.y(), unit.x());
+            const double stop = i + 1 == moves ? 11.0 * scale : 0.0;
+            const QPointF tip = to - unit * stop;
+            QPainterPath arrow;
+            arrow.moveTo(tip);
+            arrow.lineTo(tip - unit * head + normal * head * 0.55);
+            arrow.lineTo(tip - unit * head - normal * head * 0.55);
+            arrow.closeSubpath();
+            painter.drawPath(arrow);
         }
     }
-    if (strips.empty()) return;
-    overlay_vao_.bind();
-    overlay_position_buffer_.bind();
-    overlay_position_buffer_.allocate(positions.data(), int(positions.size() * sizeof(float)));
-    overlay_colour_buffer_.bind();
-    overlay_colour_buffer_.allocate(colours.data(), int(colours.size() * sizeof(PackedRgba)));
-    points_program_.bind();
-    set_camera_uniforms(points_program_);
-    points_program_.setUniformValue("u_point_size", float(4.0 * devicePixelRatioF()));
-    points_program_.setUniformValue("u_round", true);
-    for (const auto& [first, count] : strips) {
-        glDrawArrays(GL_LINE_STRIP, first, count);
-        glDrawArrays(GL_POINTS, first, count - 1);  // a dot at each earlier position
+}
+
+void PointCloudView::draw_overlay(QPainter& painter) {
+    const double scale = ui_scale();
+    const double margin = 10.0 * scale;
+    QFont font = painter.font();
+    const double base = font.pointSizeF() > 0 ? font.pointSizeF() : 10.0;
+    double y = margin;
+    const auto boxed_text = [&](const QString& text, double point_size, bool bold, Qt::Alignment align, double top) {
+        QFont f = font;
+        f.setPointSizeF(point_size);
+        f.setBold(bold);
+        painter.setFont(f);
+        const QFontMetricsF metrics(f);
+        const QRectF bounds = metrics.boundingRect(QRectF(0, 0, width() - 2 * margin, 1e4),
+                                                   Qt::TextWordWrap | align, text);
+        QRectF box(align & Qt::AlignRight ? width() - margin - bounds.width() - 8 : margin, top,
+                   bounds.width() + 8, bounds.height() + 4);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(QColor(255, 255, 255, 210));
+        painter.drawRoundedRect(box, 4, 4);
+        painter.setPen(QColor(30, 30, 30));
+        painter.drawText(box.adjusted(4, 2, -4, -2), Qt::TextWordWrap | align, text);
+        return box.height();
+    };
+    if (!overlay_.caption.isEmpty())
+        y += boxed_text(overlay_.caption, base * 1.25 * scale, true, Qt::AlignLeft, y) + 4;
+    if (!overlay_.detail.isEmpty()) y += boxed_text(overlay_.detail, base * scale, false, Qt::AlignLeft, y) + 4;
+    if (!overlay_.note.isEmpty()) {
+        QFont f = font;
+        f.setPointSizeF(base * 0.95 * scale);
+        const double line = QFontMetricsF(f).height();
+        boxed_text(overlay_.note, base * 0.95 * scale, false, Qt::AlignLeft, height() - margin - line * 2.4);
     }
-    points_program_.release();
-    overlay_vao_.release();
+    if (!overlay_.legend.empty()) {
+        QFont f = font;
+        f.setPointSizeF(base * scale);
+        painter.setFont(f);
+        const QFontMetricsF metrics(f);
+        const double line = metrics.height() * 1.15;
+        double text_width = 0;
+        for (const auto& entry : overlay_.legend) text_width = std::max(text_width, metrics.horizontalAdvance(entry.second));
+        const double swatch = line * 0.7;
+        const QRectF box(width() - margin - text_width - swatch - 18, margin, text_width + swatch + 18,
+                         line * double(overlay_.legend.size()) + 8);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(QColor(255, 255, 255, 220));
+        painter.drawRoundedRect(box, 4, 4);
+        double row = box.top() + 4;
+        for (const auto& [colour, text] : overlay_.legend) {
+            painter.setPen(QPen(QColor(40, 40, 40), 1));
+            painter.setBrush(colour);
+            painter.drawEllipse(QRectF(box.left() + 6, row + (line - swatch) / 2, swatch, swatch));
+            painter.setPen(QColor(30, 30, 30));
+            painter.drawText(QRectF(box.left() + 12 + swatch, row, text_width + 4, line), Qt::AlignVCenter, text);
+            row += line;
+        }
+    }
 }
 
 void PointCloudView::draw_centroids() {
@@ -417,7 +542,7 @@ void PointCloudView::draw_centroids() {
     overlay_colour_buffer_.allocate(colours.data(), int(colours.size() * sizeof(PackedRgba)));
     marker_program_.bind();
     set_camera_uniforms(marker_program_);
-    marker_program_.setUniformValue("u_point_size", float(kMarkerPixels * devicePixelRatioF()));
+    marker_program_.setUniformValue("u_point_size", float(kMarkerPixels * ui_scale() * devicePixelRatioF()));
     glDrawArrays(GL_POINTS, 0, GLsizei(centroids_.size()));
     marker_program_.release();
     overlay_vao_.release();
@@ -427,7 +552,7 @@ void PointCloudView::draw_centroids() {
 
 int PointCloudView::centroid_at(QPointF pixel) const {
     int best = -1;
-    double best_distance = kGrabRadiusPixels;
+    double best_distance = kGrabRadiusPixels * ui_scale();
     for (std::size_t c = 0; c < centroids_.size(); ++c) {
         const QPointF delta = world_to_pixel(centroids_[c]) - pixel;
         const double distance = std::hypot(delta.x(), delta.y());
@@ -440,17 +565,31 @@ int PointCloudView::centroid_at(QPointF pixel) const {
 }
 
 void PointCloudView::mousePressEvent(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton) return;
-    if (centroids_editable_) {
-        dragged_centroid_ = centroid_at(event->position());
-        if (dragged_centroid_ >= 0) return;
+    const int hit = centroid_at(event->position());
+    if (event->button() == Qt::RightButton) {
+        if (hit >= 0 && centroids_editable_) emit centroidRemoveRequested(hit);
+        else if (hit >= 0) emit centroidEditRefused();
+        return;
     }
+    if (event->button() != Qt::LeftButton) return;
+    if (paint_mode_) {
+        emit paintStroke(pixel_to_world(event->position()), brush_radius_ / camera_->pixels_per_unit());
+        return;
+    }
+    if (hit >= 0) {
+        if (centroids_editable_) dragged_centroid_ = hit;
+        else emit centroidEditRefused();  // say how, rather than panning silently
+        return;
+    }
+    press_position_ = event->position();
     pan_anchor_ = event->position();
     setCursor(Qt::ClosedHandCursor);
 }
 
 void PointCloudView::mouseMoveEvent(QMouseEvent* event) {
-    if (dragged_centroid_ >= 0) {
+    if (paint_mode_ && (event->buttons() & Qt::LeftButton)) {
+        emit paintStroke(pixel_to_world(event->position()), brush_radius_ / camera_->pixels_per_unit());
+    } else if (dragged_centroid_ >= 0) {
         const QPointF world = pixel_to_world(event->position());
         centroids_[std::size_t(dragged_centroid_)] = world;
         emit centroidDragged(dragged_centroid_, world);
@@ -467,9 +606,16 @@ void PointCloudView::mouseReleaseEvent(QMouseEvent* event) {
     if (dragged_centroid_ >= 0) {
         emit centroidDropped(dragged_centroid_, pixel_to_world(event->position()));
         dragged_centroid_ = -1;
+    } else if (press_position_ && event->button() == Qt::LeftButton) {
+        // A click (not a pan) on empty space adds a centroid there.
+        const QPointF moved = event->position() - *press_position_;
+        if (std::hypot(moved.x(), moved.y()) < 4.0) {
+            if (centroids_editable_) emit centroidAddRequested(pixel_to_world(event->position()));
+        }
     }
+    press_position_.reset();
     pan_anchor_.reset();
-    unsetCursor();
+    if (!paint_mode_) unsetCursor();
 }
 
 void PointCloudView::mouseDoubleClickEvent(QMouseEvent*) { fit(); }

@@ -24,10 +24,19 @@
 namespace kms {
 class GlColourBuffer;
 }
+class QPainter;
 
 namespace kms::ui {
 
 enum class ColourMode { Labels, Bounds, Difference };
+
+// Text and legend drawn over the points (QPainter on top of the GL frame).
+struct ViewOverlay {
+    QString caption;      // e.g. "Iteration 3 · assign"
+    QString detail;       // one line under it, e.g. what the phase did
+    QString note;         // a caveat shown at the bottom (e.g. projected Voronoi cells)
+    std::vector<std::pair<QColor, QString>> legend;
+};
 
 class PointCloudView : public QOpenGLWidget, protected QOpenGLExtraFunctions {
     Q_OBJECT
@@ -48,10 +57,25 @@ public:
     void set_centroids(std::vector<QPointF> centroids, std::vector<std::vector<QPointF>> trails);
     void set_show_trails(bool show);
     void set_show_voronoi(bool show);
+    bool show_voronoi() const { return show_voronoi_; }
+    bool show_trails() const { return show_trails_; }
     void set_point_size(double pixels);
     double point_size() const { return point_size_; }
-    // Initial centroids may be dragged (before the first step).
+    // Initial centroids may be dragged, added (click) and removed (right click) before the first step.
     void set_centroids_editable(bool editable) { centroids_editable_ = editable; }
+    bool centroids_editable() const { return centroids_editable_; }
+    void set_overlay(ViewOverlay overlay);
+    const ViewOverlay& overlay() const { return overlay_; }
+    // Presentation mode: bigger points, markers, trails and text.
+    void set_presentation(bool on);
+    bool presentation() const { return presentation_; }
+    // Sizes of markers, trails and text grow with big views (3840×2160) and in presentation mode.
+    double ui_scale() const;
+    // Paint tool: left drags add points around the cursor (paintStroke) instead of panning.
+    void set_paint_mode(bool on);
+    bool paint_mode() const { return paint_mode_; }
+    void set_brush_radius(double pixels) { brush_radius_ = pixels; }
+    double brush_radius() const { return brush_radius_; }
 
     // Share a camera with other views (the view does not own it).
     void set_camera(ViewCamera* camera);
@@ -76,6 +100,10 @@ public:
 signals:
     void centroidDragged(int index, QPointF world);
     void centroidDropped(int index, QPointF world);
+    void centroidAddRequested(QPointF world);   // click on empty space while editable
+    void centroidRemoveRequested(int index);    // right click on a centroid while editable
+    void centroidEditRefused();                 // tried to move / add / remove after iteration 0
+    void paintStroke(QPointF world, double radius_world);
     void glInitialised(QString renderer);
 
 protected:
@@ -96,8 +124,10 @@ private:
     void upload_positions();
     void upload_colours();
     void draw_voronoi();
-    void draw_trails();
+    void draw_trails(QPainter& painter);
     void draw_centroids();
+    void draw_overlay(QPainter& painter);
+    void draw_overlay_image();
     void set_camera_uniforms(QOpenGLShaderProgram& program);
     int centroid_at(QPointF pixel) const;
     QRectF data_bounds() const;
@@ -118,6 +148,11 @@ private:
     bool show_voronoi_ = false;
     double point_size_ = 3.0;
     bool centroids_editable_ = false;
+    ViewOverlay overlay_;
+    bool presentation_ = false;
+    bool paint_mode_ = false;
+    double brush_radius_ = 24.0;
+    std::optional<QPointF> press_position_;  // a press that may become a click (add a centroid)
 
     bool positions_dirty_ = false;
     bool colours_dirty_ = false;
@@ -130,6 +165,8 @@ private:
     QOpenGLShaderProgram points_program_;
     QOpenGLShaderProgram marker_program_;
     QOpenGLShaderProgram voronoi_program_;
+    QOpenGLShaderProgram overlay_program_;
+    unsigned int overlay_texture_ = 0;
     QOpenGLVertexArrayObject points_vao_;
     QOpenGLBuffer position_buffer_{QOpenGLBuffer::VertexBuffer};
     QOpenGLBuffer colour_buffer_{QOpenGLBuffer::VertexBuffer};

@@ -151,7 +151,9 @@ IterationStats CudaSolverBase<T>::step() {
     stats.time_bounds_ms = elapsed(ev_start_, ev_bounds_);
     stats.time_assign_ms = elapsed(ev_bounds_, ev_assign_);
     stats.time_update_ms = elapsed(ev_assign_, ev_update_);
-    stats.time_total_ms = elapsed(ev_start_, ev_end_);
+    // The step as the CLI measures it; the inertia (asked for by the studio's chart) apart.
+    stats.time_total_ms = elapsed(ev_start_, ev_update_);
+    if (config_.compute_inertia) stats.time_inertia_ms = elapsed(ev_update_, ev_end_);
     stats.point_centroid_distances += host.counters.point_centroid_distances;
     stats.bound_skips = host.counters.bound_skips;
     stats.labels_changed = host.counters.labels_changed;

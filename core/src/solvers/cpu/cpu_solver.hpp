@@ -122,10 +122,14 @@ public:
             throw Cancelled("step " + std::to_string(iteration_ + 1) + " cancelled");
         }
         update(stats);
-        if (config_.compute_inertia) stats.inertia = inertia();
         ++iteration_;
         stop_reason_ = evaluate_stop(config_, stats, tol_absolute_);
         stats.time_total_ms = elapsed_ms(start);
+        if (config_.compute_inertia) {
+            const auto inertia_start = Clock::now();
+            stats.inertia = inertia();
+            stats.time_inertia_ms = elapsed_ms(inertia_start);
+        }
         return stats;
     }
 

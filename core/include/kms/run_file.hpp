@@ -1,0 +1,43 @@
+#pragma once
+// A replay file (.kmsrun): everything needed to repeat one k-means run bit for
+// bit: the data (its generator spec and seed, or the points themselves), every
+// fit option, and the initial centroids exactly (hexadecimal floats). The same
+// solver stepped from it gives the same labels at every iteration.
+//
+//   kmsrun 1
+//   data generate blobs:n=3000,k=5,d=2 seed 7      (or: data inline NAME N D [truth])
+//   point 0x1.8p+1 -0x1.4p-2 [LABEL]                (inline data: N lines)
+//   option --solver hamerly                         (the fit option table's names)
+//   centroid 0x1.8p+1 0x1.4p-2                      (k lines)
+//   end
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kms/dataset.hpp"
+#include "kms/fit.hpp"
+#include "kms/matrix.hpp"
+
+namespace kms {
+
+struct RunFile {
+    // Data: from the generator when `generator` is set, else `inline_data`.
+    std::string generator;
+    std::uint64_t data_seed = 0;
+    Dataset inline_data;
+
+    FitOptions options;              // k = initial_centroids.rows()
+    Matrix<double> initial_centroids;
+
+    // The data it describes (generated now, or the inline points).
+    Dataset dataset() const;
+};
+
+// The file's text. Throws kms::Error for a non-finite coordinate (no loader reads one back).
+std::string run_file_text(const RunFile& run);
+// Parses a run file; `source` names it in errors: kms::InputError "SOURCE:LINE: REASON".
+RunFile parse_run_file(std::string_view text, const std::string& source);
+// Reads and parses PATH (kms::InputError naming PATH for unreadable or malformed files).
+RunFile read_run_file(const std::string& path);
+
+}  // namespace kms

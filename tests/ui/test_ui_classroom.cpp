@@ -1,0 +1,345 @@
+// The studio in a classroom (issue 11), offscreen: half-steps (forward and back,
+// and the final relabelled step's own assignment), centroids placed by hand,
+// edits refused after iteration 0 with a message, S asks before discarding a run,
+// load errors in a banner that stays, k and the data source follow the data,
+// replay files through the window (same labels at every iteration), the studio's
+// file writer refuses links, the GIF encoder round-trips through Qt's GIF reader,
+// the warm-up iteration is off the time chart's scale, and the silhouette plot
+// numbers all of 31 clusters.
+#include <QtTest>
+
+#include <QApplication>
+#include <QBuffer>
+#include <QImageReader>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include <cstring>
+#include <filesystem>
+
+#include "charts/plot_widget.hpp"
+#include "export/gif_encoder.hpp"
+#include "kms/error.hpp"
+#include "kms/fit.hpp"
+#include "kms/run_file.hpp"
+#include "main_window.hpp"
+#include "run/run_controller.hpp"
+#include "run/studio_files.hpp"
+#include "scores/silhouette_plot.hpp"
+#include "test_support.hpp"
+#include "view/point_cloud_view.hpp"
+
+using namespace kms;
+using namespace kms::ui;
+using kms::test::wait_for;
+
+namespace {
+
+void make_ready(RunController& controller, const char* spec, std::size_t k, std::uint64_t seed = 5) {
+    RunSetup setup;
+    setup.k = k;
+    setup.init.seed = 3;
+    setup.init.method = InitMethod::Random;
+    controller.set_setup(setup);
+    controller.generate(QString::fromLatin1(spec), seed);
+    QVERIFY2(wait_for([&] { return controller.ready() && !controller.busy(); }), "controller never became ready");
+}
+
+bool same_bits(const Matrix<double>& a, const Matrix<double>& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() &&
+           std::memcmp(a.data(), b.data(), a.rows() * a.cols() * sizeof(double)) == 0;
+}
+
+std::vector<std::int32_t> assignment(const RunController& run, const Matrix<double>& centroids) {
+    auto points = std::shared_ptr<const Matrix<double>>(run.dataset().dataset, &run.dataset().dataset->points);
+    return kms::assign(points, centroids, run.setup().config).labels;
+}
+
+}  // namespace
+
+class TestUiClassroom : public QObject {
+    Q_OBJECT
+private slots:
+    void half_steps_show_assignment_then_update_and_step_back() {
+        RunController run;
+        make_ready(run, "blobs:n=800,k=4,d=2,spread=0.8", 4);
+        run.set_half_steps(true);
+        run.step();
+        QVERIFY(wait_for([&] { return run.latest_iteration() == 1 && run.displayed_labels(); }));
+        // Assignment of iteration 1: new labels, the initial centroids unmoved.
+        QCOMPARE(run.displayed_iteration(), 1);
+        QCOMPARE(run.displayed_phase(), Phase::Assign);
+        QVERIFY(same_bits(run.displayed_centroids(), run.history()[0].centroids));
+        QCOMPARE(*run.displayed_labels(), assignment(run, run.history()[0].centroids));
+        run.step();  // the update: no new solver step, the centroids move
+        QCOMPARE(run.latest_iteration(), 1);
+        QCOMPARE(run.displayed_phase(), Phase::Update);
+        QVERIFY(same_bits(run.displayed_centroids(), run.history()[1].centroids));
+        run.step();
+        QVERIFY(wait_for([&] { return run.latest_iteration() == 2 && run.displayed_labels(); }));
+        QCOMPARE(run.displayed_phase(), Phase::Assign);
+        // Back through the half-steps: 2 assign -> 1 update -> 1 assign -> 0.
+        run.step_back();
+        QCOMPARE(run.displayed_iteration(), 1);
+        QCOMPARE(run.displayed_phase(), Phase::Update);
+        run.step_back();
+        QCOMPARE(run.displayed_iteration(), 1);
+        QCOMPARE(run.displayed_phase(), Phase::Assign);
+        QVERIFY(same_bits(run.displayed_centroids(), run.history()[0].centroids));
+        run.step_back();
+        QCOMPARE(run.displayed_iteration(), 0);
+        QVERIFY(!run.displayed_labels());
+        // Forward again replays the kept history by half-steps.
+        run.step();
+        QCOMPARE(run.displayed_iteration(), 1);
+        QCOMPARE(run.displayed_phase(), Phase::Assign);
+    }
+
+    void relabelled_last_step_shows_its_own_assignment() {
+        // A huge tol stops at iteration 1 on Tolerance: the fit layer relabels against
+        // the final centroids, yet the assignment half-step must show the labels
+        // against the centroids before the update.
+        RunController run;
+        RunSetup setup;
+        setup.k = 5;
+        setup.init.method = InitMethod::Random;
+        setup.init.seed = 1;
+        setup.config.tol = 1e6;
+        run.set_k_from_data(false);
+        run.set_setup(setup);
+        run.generate(QStringLiteral("blobs:n=1500,k=5,d=2,spread=1.5"), 2);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        run.set_half_steps(true);
+        run.step();
+        QVERIFY(wait_for([&] { return run.latest_iteration() == 1 && run.displayed_labels(); }));
+        QCOMPARE(run.stop_reason(), StopReason::Tolerance);
+        QVERIFY(run.history()[1].finalized);
+        QCOMPARE(*run.displayed_labels(), assignment(run, run.history()[0].centroids));
+        run.step();
+        QVERIFY(wait_for([&] { return run.displayed_labels() != nullptr; }));
+        QCOMPARE(*run.displayed_labels(), assignment(run, run.history()[1].centroids));
+    }
+
+    void centroids_by_hand_at_iteration_zero_only() {
+        RunController run;
+        make_ready(run, "blobs:n=600,k=3,d=2", 3);
+        QVERIFY(run.centroids_editable());
+        QVERIFY(run.add_initial_centroid(0.25, -0.5));
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QCOMPARE(run.initial_centroids().rows(), std::size_t(4));
+        QCOMPARE(run.setup().k, std::size_t(4));
+        const auto placed = run.dataset().projection.project(run.initial_centroids().row(3));
+        QVERIFY(std::abs(placed[0] - 0.25) < 1e-9 && std::abs(placed[1] + 0.5) < 1e-9);
+        QVERIFY(run.remove_initial_centroid(0));
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QCOMPARE(run.initial_centroids().rows(), std::size_t(3));
+        run.step();
+        QVERIFY(wait_for([&] { return run.latest_iteration() == 1; }));
+        // The solver started from the centroids placed by hand.
+        QVERIFY(same_bits(run.history()[0].centroids, run.initial_centroids()));
+        QVERIFY(!run.centroids_editable());
+        QVERIFY(!run.add_initial_centroid(0.0, 0.0));
+        QVERIFY(!run.remove_initial_centroid(0));
+        run.reset();  // Home: editable again
+        QVERIFY(run.centroids_editable());
+    }
+
+    void view_says_why_a_centroid_cannot_move() {
+        PointCloudView view;
+        view.resize(400, 300);
+        view.set_centroids({QPointF(0.0, 0.0)}, {});
+        QSignalSpy refused(&view, &PointCloudView::centroidEditRefused);
+        QSignalSpy added(&view, &PointCloudView::centroidAddRequested);
+        QSignalSpy removed(&view, &PointCloudView::centroidRemoveRequested);
+        const QPoint marker = view.world_to_pixel(QPointF(0.0, 0.0)).toPoint();
+        view.set_centroids_editable(false);
+        QTest::mousePress(&view, Qt::LeftButton, {}, marker);
+        QTest::mouseRelease(&view, Qt::LeftButton, {}, marker);
+        QCOMPARE(refused.count(), 1);  // a message, not a silent pan
+        view.set_centroids_editable(true);
+        QTest::mouseClick(&view, Qt::RightButton, {}, marker);
+        QCOMPARE(removed.count(), 1);
+        QTest::mouseClick(&view, Qt::LeftButton, {}, marker + QPoint(80, 40));
+        QCOMPARE(added.count(), 1);
+        QCOMPARE(refused.count(), 1);
+    }
+
+    void reseed_asks_before_discarding_iterations() {
+        MainWindow window;
+        RunController& run = window.controller();
+        run.set_setup(RunSetup{});
+        run.generate(QStringLiteral("blobs:n=500,k=3,d=2"), 4);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        const std::uint64_t seed = run.setup().init.seed;
+        window.request_reseed();  // iteration 0: nothing to lose, re-seeds at once
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QCOMPARE(run.setup().init.seed, seed + 1);
+        run.run_steps(2);
+        QVERIFY(wait_for([&] { return !run.running() && run.latest_iteration() >= 1; }));
+        window.request_reseed();
+        QCOMPARE(run.setup().init.seed, seed + 1);  // only asked
+        QVERIFY(run.latest_iteration() >= 1);
+        QVERIFY(window.banner_text().contains(QStringLiteral("Press S again")));
+        window.request_reseed();
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QCOMPARE(run.setup().init.seed, seed + 2);
+        QCOMPARE(run.latest_iteration(), 0);
+    }
+
+    void load_error_banner_stays_until_dismissed_and_data_follows_the_load() {
+        MainWindow window;
+        RunController& run = window.controller();
+        RunSetup setup;
+        setup.k = 31;
+        run.set_setup(setup);
+        run.generate(QStringLiteral("blobs:n=300,k=3,d=2"), 4);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        // A labelled set brings its number of classes, not the previous k.
+        QCOMPARE(run.setup().k, std::size_t(3));
+        QVERIFY(run.data_source().contains(QStringLiteral("blobs:n=300,k=3,d=2")));
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("bad.csv"));
+        {
+            QFile file(bad);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("1,2\n3,oops\n");
+        }
+        run.load_file(bad);
+        QVERIFY(wait_for([&] { return !window.last_error().isEmpty(); }));
+        QVERIFY(window.banner_text().contains(QStringLiteral("bad.csv:2")));
+        QTest::qWait(200);
+        QVERIFY(!window.banner_text().isEmpty());  // no time-out: it stays
+        window.dismiss_banner();
+        QVERIFY(window.banner_text().isEmpty());
+        QVERIFY(run.data_source().contains(QStringLiteral("blobs")));  // the old data stays, and says so
+    }
+
+    void replay_file_from_the_window_repeats_every_iteration() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("run.kmsrun"));
+        std::vector<std::vector<std::int32_t>> first;
+        {
+            MainWindow window;
+            RunController& run = window.controller();
+            RunSetup setup;
+            setup.k = 4;
+            setup.config.algorithm = Algorithm::Hamerly;
+            setup.init.seed = 9;
+            run.set_setup(setup);
+            run.generate(QStringLiteral("blobs:n=1200,k=4,d=3,spread=1.2"), 8);
+            QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+            QVERIFY(run.move_initial_centroid(0, 0.1, 0.2));  // by hand: only the file can repeat it
+            window.save_run(path);
+            for (int i = 0; i < 4; ++i) {
+                run.step();
+                QVERIFY(wait_for([&] { return run.latest_iteration() == i + 1 || run.converged(); }));
+                if (run.latest_iteration() == i) break;
+                first.push_back(*run.history().back().labels);
+            }
+        }
+        MainWindow window;
+        window.open_run(path);
+        RunController& run = window.controller();
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QCOMPARE(run.setup().config.algorithm, Algorithm::Hamerly);
+        for (std::size_t i = 0; i < first.size(); ++i) {
+            run.step();
+            QVERIFY(wait_for([&] { return run.latest_iteration() == int(i) + 1; }));
+            QVERIFY2(*run.history().back().labels == first[i], qPrintable(QStringLiteral("iteration %1").arg(i + 1)));
+        }
+        // A malformed file: an error naming file and line, the run untouched.
+        const QString bad = dir.filePath(QStringLiteral("bad.kmsrun"));
+        {
+            QFile file(bad);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("kmsrun 1\ndata generate 1 blobs:n=10,k=2,d=2\ncentroid 1 zz\nend\n");
+        }
+        try {
+            window.open_run(bad);
+            QFAIL("opened a malformed run file");
+        } catch (const InputError& error) {
+            QVERIFY2(QString::fromUtf8(error.what()).contains(QStringLiteral("bad.kmsrun:3:")), error.what());
+        }
+    }
+
+    void studio_files_refuse_links_and_devices() {
+        QTemporaryDir dir;
+        const std::string target = dir.filePath(QStringLiteral("target.txt")).toStdString();
+        const std::string link = dir.filePath(QStringLiteral("link.txt")).toStdString();
+        write_studio_file(target, "first\n");
+        std::filesystem::create_symlink(target, link);
+        QVERIFY_THROWS_EXCEPTION(Error, write_studio_file(link, "through the link\n"));
+        QVERIFY_THROWS_EXCEPTION(Error, write_studio_file("/dev/null", "device\n"));
+        QFile file(QString::fromStdString(target));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), QByteArray("first\n"));
+    }
+
+    void gif_frames_read_back_through_qt() {
+        // Two frames: a flat drawing (exact colours) and a 4096-colour gradient (quantised).
+        const int w = 67, h = 45;
+        QImage flat(w, h, QImage::Format_RGB32), gradient(w, h, QImage::Format_RGB32);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                flat.setPixel(x, y, (x / 9 + y / 7) % 3 == 0 ? qRgb(250, 250, 250) : qRgb(31 * (x % 5), 200, 17 * (y % 9)));
+                gradient.setPixel(x, y, qRgb(x * 255 / w, y * 255 / h, (x * y) % 256));
+            }
+        GifEncoder gif(w, h);
+        gif.add_frame(reinterpret_cast<const std::uint32_t*>(flat.constBits()), int(flat.bytesPerLine() / 4), 50);
+        gif.add_frame(reinterpret_cast<const std::uint32_t*>(gradient.constBits()), int(gradient.bytesPerLine() / 4), 50);
+        QByteArray bytes = QByteArray::fromStdString(gif.finish());
+        QBuffer buffer(&bytes);
+        QImageReader reader(&buffer, "gif");
+        QVERIFY2(reader.canRead(), qPrintable(reader.errorString()));
+        QCOMPARE(reader.imageCount(), 2);
+        const QImage first = reader.read().convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(first.size(), QSize(w, h));
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) QCOMPARE(first.pixel(x, y), flat.pixel(x, y));
+        const QImage second = reader.read().convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(second.size(), QSize(w, h));
+        int far = 0;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const QRgb a = second.pixel(x, y), b = gradient.pixel(x, y);
+                if (std::abs(qRed(a) - qRed(b)) > 30 || std::abs(qGreen(a) - qGreen(b)) > 30 || std::abs(qBlue(a) - qBlue(b)) > 30)
+                    ++far;
+            }
+        QVERIFY2(far < w * h / 50, qPrintable(QStringLiteral("%1 pixels far off").arg(far)));
+    }
+
+    void warm_up_iteration_is_off_the_time_scale() {
+        PlotWidget plot;
+        plot.resize(400, 240);
+        plot.setAutoscaleFrom(2.0);
+        PlotSeries total;
+        total.name = QStringLiteral("total");
+        const int series = plot.addSeries(total);
+        plot.appendValue(series, 40.0);  // iteration 1: the warm-up
+        QVERIFY(plot.yRange().second >= 40.0);  // alone, it is the scale
+        for (double v : {1.0, 1.2, 0.9, 1.1}) plot.appendValue(series, v);
+        QVERIFY2(plot.yRange().second < 5.0, qPrintable(QString::number(plot.yRange().second)));
+        QCOMPARE(plot.offScaleCount(), 1);
+        plot.setLogScale(true);  // the log scale is there too
+        QVERIFY(plot.logScale());
+    }
+
+    void silhouette_numbers_every_one_of_31_clusters() {
+        SilhouettePlot plot;
+        plot.resize(320, 520);
+        std::vector<double> values;
+        std::vector<std::int32_t> labels;
+        for (int c = 0; c < 31; ++c)
+            for (int i = 0; i < 40; ++i) {
+                values.push_back(0.2 + 0.01 * i);
+                labels.push_back(c);
+            }
+        plot.setValues(values, labels, 0.4);
+        QImage image(plot.size(), QImage::Format_ARGB32);
+        plot.render(&image);
+        QCOMPARE(int(plot.labelledClusters().size()), 31);
+    }
+};
+
+QTEST_MAIN(TestUiClassroom)
+#include "test_ui_classroom.moc"

@@ -1,0 +1,224 @@
+// The studio in a classroom (issue 11), on an X server (xvfb-run, Mesa): the point
+// view keeps >= 60 % of a 1280×720 window after stepping 1M points; the
+// transport's keys work right after typing k and Enter; trails are drawn as lines
+// (their pixels between two centroid positions); Voronoi borders stay thin lines
+// when centroids are close; Compare → End → Single view keeps the window's size
+// and brings the charts back to the front; a scripted replay exports an animated
+// GIF with one frame per half-step. Skips without an OpenGL 3.3 context.
+#include <QtTest>
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QImageReader>
+#include <QOffscreenSurface>
+#include <QOpenGLContext>
+#include <QProcess>
+#include <QSpinBox>
+#include <QSurfaceFormat>
+#include <QTemporaryDir>
+
+#include "compare/compare_session.hpp"
+#include "kms/run_file.hpp"
+#include "main_window.hpp"
+#include "run/solver_panel.hpp"
+#include "test_support.hpp"
+#include "view/point_cloud_view.hpp"
+#include "view/point_colours.hpp"
+
+using namespace kms;
+using namespace kms::ui;
+using kms::test::wait_for;
+
+namespace {
+
+QSurfaceFormat core_33() {
+    QSurfaceFormat format;
+    format.setRenderableType(QSurfaceFormat::OpenGL);
+    format.setVersion(3, 3);
+    format.setProfile(QSurfaceFormat::CoreProfile);
+    return format;
+}
+
+bool dark_grey(QRgb pixel) { return qRed(pixel) < 140 && std::abs(qRed(pixel) - qGreen(pixel)) < 8 && std::abs(qRed(pixel) - qBlue(pixel)) < 8; }
+
+}  // namespace
+
+class TestUiClassroomRender : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        if (!qEnvironmentVariableIsEmpty("KMS_NO_XVFB")) QSKIP("no xvfb-run when this build was configured");
+        QOpenGLContext context;
+        context.setFormat(core_33());
+        QOffscreenSurface surface;
+        surface.setFormat(core_33());
+        surface.create();
+        if (!context.create() || !context.makeCurrent(&surface) || context.format().majorVersion() < 3 ||
+            (context.format().majorVersion() == 3 && context.format().minorVersion() < 3))
+            QSKIP("no OpenGL 3.3 core context on this display: rendering not checked");
+        context.doneCurrent();
+    }
+
+    void view_keeps_60_percent_after_a_million_points() {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        RunController& run = window.controller();
+        RunSetup setup;
+        setup.k = 20;
+        run.set_setup(setup);
+        run.generate(QStringLiteral("blobs:n=1000000,k=20,d=2"), 42);  // the gallery's "Blobs, 1M points"
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }, 120000));
+        run.step();
+        QVERIFY(wait_for([&] { return run.latest_iteration() == 1 && run.displayed_labels(); }, 120000));
+        QTest::qWait(300);  // the scores dock fills in
+        QVERIFY(wait_for([&] { return window.scores_idle(); }, 120000));
+        QTest::qWait(200);
+        const double share = double(window.view().width()) / window.width();
+        QVERIFY2(share >= 0.6, qPrintable(QStringLiteral("view %1 of %2 px").arg(window.view().width()).arg(window.width())));
+        QVERIFY2(window.view().height() >= 360, qPrintable(QString::number(window.view().height())));
+    }
+
+    void transport_keys_work_after_typing_k() {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.activateWindow();
+        RunController& run = window.controller();
+        run.generate(QStringLiteral("blobs:n=2000,k=5,d=2"), 3);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QSpinBox* k = nullptr;
+        for (QSpinBox* box : window.solver_panel().findChildren<QSpinBox*>())
+            if (box->maximum() > 100 && box->value() == int(run.setup().k)) k = box;
+        QVERIFY(k);
+        k->setFocus();
+        k->selectAll();
+        QTest::keyClicks(k, QStringLiteral("20"));
+        QTest::keyClick(k, Qt::Key_Return);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy() && run.setup().k == 20; }));
+        QTest::qWait(50);
+        QWidget* focus = QApplication::focusWidget();
+        QVERIFY(focus);
+        QTest::keyClick(focus, Qt::Key_Right);  // → steps without a click on the view
+        QVERIFY2(wait_for([&] { return run.latest_iteration() == 1; }, 10000), "→ did nothing after editing k");
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_End);
+        QVERIFY2(wait_for([&] { return run.converged(); }, 30000), "End did nothing after editing k");
+    }
+
+    void trails_are_lines_and_voronoi_borders_stay_thin() {
+        PointCloudView view;
+        view.setFixedSize(400, 400);
+        view.set_points(std::make_shared<const std::vector<float>>(std::vector<float>{0.f, 0.f, 1.f, 1.f}));
+        view.set_point_size(2);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.fit();
+        // One centroid moved from (0.1, 0.1) to (0.9, 0.9): a line of its trail colour along the diagonal.
+        view.set_centroids({QPointF(0.9, 0.9)}, {{QPointF(0.1, 0.1), QPointF(0.5, 0.5), QPointF(0.9, 0.9)}});
+        view.update();
+        QTest::qWait(50);
+        QImage image = view.grabFramebuffer();
+        const double dpr = view.devicePixelRatioF();
+        int trail_pixels = 0;
+        for (double t = 0.2; t <= 0.7; t += 0.05) {
+            const QPointF p = view.world_to_pixel(QPointF(t, t)) * dpr;
+            const QRgb pixel = image.pixel(int(p.x()), int(p.y()));
+            if (qRed(pixel) < 200 || qGreen(pixel) < 200 || qBlue(pixel) < 200) ++trail_pixels;  // not background
+        }
+        QVERIFY2(trail_pixels >= 10, qPrintable(QStringLiteral("%1 of 11 samples on the trail").arg(trail_pixels)));
+        view.set_show_trails(false);
+        view.update();
+        QTest::qWait(50);
+        image = view.grabFramebuffer();
+        const QPointF middle = view.world_to_pixel(QPointF(0.4, 0.4)) * dpr;
+        QVERIFY(qRed(image.pixel(int(middle.x()), int(middle.y()))) > 240);  // without trails: background
+
+        // Two close centroids (0.02 apart): the border is a line, not a wedge.
+        view.set_centroids({QPointF(0.49, 0.5), QPointF(0.51, 0.5)}, {});
+        view.set_show_voronoi(true);
+        view.update();
+        QTest::qWait(50);
+        image = view.grabFramebuffer();
+        int grey = 0;
+        const QPointF top = view.world_to_pixel(QPointF(0.0, 1.0)) * dpr;
+        const int row = int(top.y()) + 2;  // far from the centroids, where wedges were widest
+        for (int x = 0; x < image.width(); ++x) grey += dark_grey(image.pixel(x, row)) ? 1 : 0;
+        QVERIFY2(grey >= 1 && grey <= 4, qPrintable(QStringLiteral("%1 border pixels on a row").arg(grey)));
+    }
+
+    void leaving_compare_keeps_the_window_and_shows_the_charts() {
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        RunController& run = window.controller();
+        run.generate(QStringLiteral("blobs:n=3000,k=5,d=2"), 7);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        const QSize before = window.size();
+        window.start_compare({SolverConfig{}, [] {
+                                  SolverConfig hamerly;
+                                  hamerly.algorithm = Algorithm::Hamerly;
+                                  return hamerly;
+                              }()});
+        QVERIFY(wait_for([&] { return window.compare_session().all_ready(); }));
+        window.compare_session().run_all_to_convergence();
+        QVERIFY(wait_for([&] { return window.compare_session().all_converged() && !window.compare_session().any_running(); }));
+        window.start_compare({});
+        QTest::qWait(100);
+        QCOMPARE(window.size(), before);
+        auto* comparison = window.findChild<QDockWidget*>(QStringLiteral("comparison"));
+        auto* charts = window.findChild<QDockWidget*>(QStringLiteral("charts"));
+        QVERIFY(comparison && charts);
+        QVERIFY(!comparison->isVisible());
+        QVERIFY(charts->widget()->isVisible());
+    }
+
+    void scripted_replay_exports_a_gif_per_half_step() {
+        const QString studio = qEnvironmentVariable("KMS_STUDIO");
+        if (studio.isEmpty()) QSKIP("KMS_STUDIO not set");
+        QTemporaryDir dir;
+        const QString run_path = dir.filePath(QStringLiteral("r.kmsrun"));
+        const QString gif_path = dir.filePath(QStringLiteral("r.gif"));
+        QProcess save;
+        save.start(studio, {QStringLiteral("--generate"), QStringLiteral("blobs:n=2000,k=4,d=2"), QStringLiteral("--k"),
+                            QStringLiteral("4"), QStringLiteral("--init"), QStringLiteral("random"), QStringLiteral("--steps"),
+                            QStringLiteral("0"), QStringLiteral("--save-run"), run_path});
+        QVERIFY(save.waitForFinished(60000));
+        QCOMPARE(save.exitCode(), 0);
+        const RunFile file = read_run_file(run_path.toStdString());
+        QCOMPARE(file.generator, std::string("blobs:n=2000,k=4,d=2"));
+        QProcess animate;
+        animate.start(studio, {QStringLiteral("--replay"), run_path, QStringLiteral("--steps"), QStringLiteral("3"),
+                               QStringLiteral("--half-steps"), QStringLiteral("--export-animation"), gif_path,
+                               QStringLiteral("--size"), QStringLiteral("400x300")});
+        QVERIFY(animate.waitForFinished(120000));
+        QVERIFY2(animate.exitCode() == 0, animate.readAllStandardError().constData());
+        QImageReader reader(gif_path, "gif");
+        QVERIFY2(reader.canRead(), qPrintable(reader.errorString()));
+        QCOMPARE(reader.imageCount(), 1 + 2 * 3);  // iteration 0, then assign and update of 3 iterations
+        QCOMPARE(reader.read().size(), QSize(400, 300));
+        // A malformed replay file: exit 1, file and line on stderr, no GIF.
+        QFile bad(dir.filePath(QStringLiteral("bad.kmsrun")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("kmsrun 1\ndata generate 1 blobs:n=10,k=2,d=2\noption --solver nope\ncentroid 1 2\nend\n");
+        bad.close();
+        QProcess failing;
+        failing.start(studio, {QStringLiteral("--replay"), bad.fileName(), QStringLiteral("--export-animation"),
+                               dir.filePath(QStringLiteral("no.gif"))});
+        QVERIFY(failing.waitForFinished(60000));
+        QCOMPARE(failing.exitCode(), 1);
+        QVERIFY(QString::fromUtf8(failing.readAllStandardError()).contains(QStringLiteral("bad.kmsrun:3:")));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("no.gif"))));
+    }
+};
+
+int main(int argc, char** argv) {
+    QSurfaceFormat::setDefaultFormat(core_33());
+    QApplication app(argc, argv);
+    TestUiClassroomRender test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_ui_classroom_render.moc"
