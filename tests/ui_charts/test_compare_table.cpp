@@ -37,11 +37,13 @@ IterationStats step(int iteration, double total_ms, std::uint64_t distances, std
 
 std::vector<CompareEntry> two_solvers() {
     CompareEntry lloyd{QStringLiteral("lloyd/seq/f64"), 100, 4,
-                       {step(1, 10, 400, 0), step(2, 30, 400, 0), step(3, 20, 400, 0)}, 123.456, std::nullopt};
+                       {step(1, 10, 400, 0), step(2, 30, 400, 0), step(3, 20, 400, 0)}, 123.456, std::nullopt,
+                       true, QStringLiteral("seq")};
     IterationStats last = step(3, 3, 50, 90, 6);
     last.inertia = 120.5;
     CompareEntry hamerly{QStringLiteral("hamerly/seq/f64"), 100, 4,
-                         {step(1, 8, 400, 0), step(2, 4, 100, 75), last}, std::nullopt, std::nullopt};
+                         {step(1, 8, 400, 0), step(2, 4, 100, 75), last}, std::nullopt, std::nullopt,
+                         true, QStringLiteral("seq")};
     return {lloyd, hamerly};
 }
 
