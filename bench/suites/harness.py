@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 COLUMNS = ["suite", "dataset", "n", "d", "k", "solver", "backend", "precision", "threads", "block_size",
-           "iterations", "ms_per_iter_median", "ms_per_iter_min", "ms_per_iter_max", "first_iter_ms",
+           "iterations", "ms_per_iter_median", "ms_per_iter_min", "ms_per_iter_max", "first_iter_ms", "assign_ms", "update_ms",
            "time_to_converge_s", "distance_evals", "skip_rate", "inertia", "gbps", "gflops", "floor_ms",
            "x_floor", "peer", "peer_ms_per_iter", "x_peer", "simd", "bind", "spread_flag", "note"]
 
@@ -54,6 +54,7 @@ class Harness:
         self.plots = []
         self.tmp = tempfile.mkdtemp(prefix="kms-bench-")
         self._data = {}
+        self._files_made = 0
         self._cpu_ceilings = {}
         self._gpu_ceilings = None
         self._torch_cache = {}
@@ -141,7 +142,9 @@ class Harness:
         """A generated data set as .npy (cached for the run) and its numpy array (float64)."""
         key = (spec, seed)
         if key not in self._data:
-            path = os.path.join(self.tmp, f"data{len(self._data)}.npy")
+            # A name never reused in the run: the peers' caches are keyed by path.
+            self._files_made += 1
+            path = os.path.join(self.tmp, f"data{self._files_made}.npy")
             subprocess.run([self.cli, "generate", "--generate", spec, "--seed", str(seed), "--out", path,
                             "--format", "npy"], check=True, capture_output=True)
             self._data[key] = path
@@ -342,6 +345,7 @@ class Harness:
             "precision": precision, "threads": threads if backend == "omp" else (1 if backend == "seq" else ""),
             "block_size": block_size or "", "iterations": m["iterations"], "ms_per_iter_median": ms,
             "ms_per_iter_min": m["ms_min"], "ms_per_iter_max": m["ms_max"], "first_iter_ms": m["first_ms"],
+            "assign_ms": m["phases"]["assign"] + m["phases"]["bounds"], "update_ms": m["phases"]["update"],
             "time_to_converge_s": m.get("converge_s"), "distance_evals": m["distance_evals"],
             "skip_rate": m["skip_rate"], "inertia": m["inertia"], "gbps": bytes_ / (ms * 1e6) if ms else None,
             "gflops": flops / (ms * 1e6) if ms else None, "floor_ms": floor_ms,
