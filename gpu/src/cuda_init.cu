@@ -298,7 +298,7 @@ Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size
 Matrix<double> cuda_initialize_centroids(const DeviceMatrix& points, std::size_t k, const InitOptions& options,
                                          const std::string& source_name, int device) {
     const std::size_t n = points.rows, d = points.cols;
-    if (points.device != device)
+    if (points.device >= 0 && points.device != device)
         throw Error("the data are on CUDA device " + std::to_string(points.device) + ", the run is on device " +
                     std::to_string(device));
     KMS_CUDA_CHECK(cudaSetDevice(device));

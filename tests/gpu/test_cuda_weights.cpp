@@ -379,7 +379,11 @@ private slots:
                 options.solver.backend = kms::Backend::Cuda;
                 options.solver.variant = kms::KernelVariant::Shared;
                 const kms::FitResult from_host = kms::fit(points, options);
-                const kms::FitResult from_device = kms::fit(to_device<double>(*points), options);
+                // Device not said (-1, as __cuda_array_interface__ gives it): read off the address.
+                auto unsaid = std::make_shared<kms::DeviceMatrix>(*to_device<double>(*points));
+                unsaid->device = -1;
+                const kms::FitResult from_device = kms::fit(std::shared_ptr<const kms::DeviceMatrix>(unsaid), options);
+                QVERIFY(from_device.data_address == unsaid->data);
                 QVERIFY(from_device.labels == from_host.labels);
                 QVERIFY(from_device.centroids == from_host.centroids);
             }

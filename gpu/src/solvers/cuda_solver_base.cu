@@ -103,7 +103,7 @@ void CudaSolverBase<T>::set_device_data(std::shared_ptr<const DeviceMatrix> poin
     if (points->rows > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         throw Error("the CUDA back end takes at most 2^31 - 1 points; this data set has " +
                     std::to_string(points->rows));
-    if (points->device != config_.cuda_device)
+    if (points->device >= 0 && points->device != config_.cuda_device)
         throw Error("the data are on CUDA device " + std::to_string(points->device) + ", the solver runs on device " +
                     std::to_string(config_.cuda_device));
     activate();
