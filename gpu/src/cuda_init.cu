@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <memory>
 #include <vector>
 
 #include "cuda_common.hpp"
@@ -189,16 +190,11 @@ __global__ void fill_kernel(double* values, long long n, double value) {
     if (i < n) values[i] = value;
 }
 
-}  // namespace
 
-Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
-                                         const std::string& source_name, int device) {
-    // Weighted seeding runs on the CPU (the same result by definition; the GPU
-    // kernels here know only unit weights).
-    if ((options.method != InitMethod::KMeansPlusPlus && options.method != InitMethod::Maximin) ||
-        !options.sample_weight.empty())
-        return initialize_centroids(points, k, options, source_name);
-    const std::size_t n = points.rows(), d = points.cols();
+// k-means++ / maximin over n × d double points already on the device; returns
+// the chosen rows (copied from the device).
+Matrix<double> initialize_on_device(const double* device_points, std::size_t n, std::size_t d, std::size_t k,
+                                    const InitOptions& options, const std::string& source_name, int device) {
     if (k < 1 || k > n)
         throw InputError::whole(source_name, "k = " + std::to_string(k) + " must be between 1 and n = " +
                                                  std::to_string(n));
@@ -206,17 +202,15 @@ Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size
     using cuda::DeviceBuffer;
     KMS_CUDA_CHECK(cudaSetDevice(device));
     const long long blocks = static_cast<long long>((n + kInitBlock - 1) / kInitBlock);
-    DeviceBuffer<double> device_points, weights, block_sums, block_prefix;
+    DeviceBuffer<double> weights, block_sums, block_prefix;
     DeviceBuffer<long long> block_best, centre;
     DeviceBuffer<RoundResult> result;
-    device_points.allocate(n * d, "the points (initialisation)");
     weights.allocate(n, "the nearest-centre weights");
     block_sums.allocate(static_cast<std::size_t>(blocks), "the block sums");
     block_prefix.allocate(static_cast<std::size_t>(blocks), "the block prefix sums");
     block_best.allocate(static_cast<std::size_t>(blocks), "the block maxima");
     centre.allocate(1, "the centre index");
     result.allocate(1, "the round result");
-    KMS_CUDA_CHECK(cudaMemcpy(device_points.get(), points.data(), n * d * sizeof(double), cudaMemcpyHostToDevice));
     fill_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(weights.get(), static_cast<long long>(n),
                                                                    std::numeric_limits<double>::infinity());
     KMS_CUDA_LAUNCH_CHECK("initialisation fill kernel");
@@ -235,7 +229,7 @@ Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size
     const int method = options.method == InitMethod::KMeansPlusPlus ? 1 : 2;
     for (std::uint64_t round = 1;; ++round) {
         // Add the centre chosen last; then (if another is needed) pick the next one.
-        add_centre_kernel<<<static_cast<unsigned>(blocks), kThreads>>>(device_points.get(), static_cast<long long>(n),
+        add_centre_kernel<<<static_cast<unsigned>(blocks), kThreads>>>(device_points, static_cast<long long>(n),
                                                                       static_cast<int>(d), centre.get(), weights.get(),
                                                                       block_sums.get(), block_best.get());
         KMS_CUDA_LAUNCH_CHECK("initialisation distance kernel");
@@ -267,8 +261,77 @@ Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size
     }
     Matrix<double> out(k, d);
     for (std::size_t c = 0; c < k; ++c)
-        for (std::size_t j = 0; j < d; ++j) out(c, j) = points(order[c], j);
+        KMS_CUDA_CHECK(cudaMemcpy(out.row(c), device_points + order[c] * d, d * sizeof(double),
+                                  cudaMemcpyDeviceToHost));
     return out;
 }
+
+__global__ void widen_kernel(const float* in, long long count, double* out) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) out[i] = static_cast<double>(in[i]);
+}
+
+bool on_gpu(const InitOptions& options) {
+    return (options.method == InitMethod::KMeansPlusPlus || options.method == InitMethod::Maximin) &&
+           options.sample_weight.empty();
+}
+
+}  // namespace
+
+Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
+                                         const std::string& source_name, int device) {
+    // Weighted seeding runs on the CPU (the same result by definition; the GPU
+    // kernels here know only unit weights).
+    if (!on_gpu(options)) return initialize_centroids(points, k, options, source_name);
+    const std::size_t n = points.rows(), d = points.cols();
+    if (k < 1 || k > n)
+        throw InputError::whole(source_name, "k = " + std::to_string(k) + " must be between 1 and n = " +
+                                                 std::to_string(n));
+    if (d == 0) throw InputError::whole(source_name, "the points have no coordinates (d = 0)");
+    KMS_CUDA_CHECK(cudaSetDevice(device));
+    cuda::DeviceBuffer<double> device_points;
+    device_points.allocate(n * d, "the points (initialisation)");
+    KMS_CUDA_CHECK(cudaMemcpy(device_points.get(), points.data(), n * d * sizeof(double), cudaMemcpyHostToDevice));
+    return initialize_on_device(device_points.get(), n, d, k, options, source_name, device);
+}
+
+Matrix<double> cuda_initialize_centroids(const DeviceMatrix& points, std::size_t k, const InitOptions& options,
+                                         const std::string& source_name, int device) {
+    const std::size_t n = points.rows, d = points.cols;
+    if (points.device >= 0 && points.device != device)
+        throw Error("the data are on CUDA device " + std::to_string(points.device) + ", the run is on device " +
+                    std::to_string(device));
+    KMS_CUDA_CHECK(cudaSetDevice(device));
+    KMS_CUDA_CHECK(cudaDeviceSynchronize());  // the data's producer has finished writing them
+    if (options.method == InitMethod::File) {
+        // Centroids given: only the data's shape is checked (a shape-only matrix; no values are read).
+        return initialize_centroids(Matrix<double>::view(n, d, nullptr, nullptr), k, options, source_name);
+    }
+    if (!on_gpu(options)) {
+        // Random, greedy k-means++ and weighted seeding have no GPU kernels: they read
+        // a host copy of the points, made for the seeding only (the solver still reads
+        // the device data in place).
+        auto host = std::make_shared<Matrix<double>>(n, d);
+        if (points.element == Precision::F64) {
+            KMS_CUDA_CHECK(cudaMemcpy(host->data(), points.data, n * d * sizeof(double), cudaMemcpyDeviceToHost));
+        } else {
+            std::vector<float> values(n * d);
+            KMS_CUDA_CHECK(cudaMemcpy(values.data(), points.data, n * d * sizeof(float), cudaMemcpyDeviceToHost));
+            std::copy(values.begin(), values.end(), host->data());
+        }
+        return initialize_centroids(*host, k, options, source_name);
+    }
+    if (points.element == Precision::F64)
+        return initialize_on_device(static_cast<const double*>(points.data), n, d, k, options, source_name, device);
+    // float data: the initialiser's arithmetic is double (the same values the host path converts).
+    cuda::DeviceBuffer<double> widened;
+    widened.allocate(n * d, "the points in double (initialisation)");
+    const long long count = static_cast<long long>(n * d);
+    widen_kernel<<<static_cast<unsigned>((count + 255) / 256), 256>>>(static_cast<const float*>(points.data), count,
+                                                                      widened.get());
+    KMS_CUDA_LAUNCH_CHECK("initialisation widening kernel");
+    return initialize_on_device(widened.get(), n, d, k, options, source_name, device);
+}
+
 
 }  // namespace kms

@@ -9,5 +9,9 @@ Matrix<double> cuda_initialize_centroids(const Matrix<double>&, std::size_t, con
                                          int) {
     throw Error("GPU initialisation is unavailable: this build has no CUDA back end");
 }
+Matrix<double> cuda_initialize_centroids(const DeviceMatrix&, std::size_t, const InitOptions&, const std::string&,
+                                         int) {
+    throw Error("GPU initialisation is unavailable: this build has no CUDA back end");
+}
 }  // namespace kms
 #endif

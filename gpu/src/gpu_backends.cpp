@@ -26,6 +26,10 @@ void register_gpu_backends() {
                           const std::string& source_name, const SolverConfig& config) {
         return cuda_initialize_centroids(points, k, init, source_name, config.cuda_device);
     };
+    entry.initialize_device = [](const DeviceMatrix& points, std::size_t k, const InitOptions& init,
+                                 const std::string& source_name, const SolverConfig& config) {
+        return cuda_initialize_centroids(points, k, init, source_name, config.cuda_device);
+    };
     entry.silhouette = [](const Matrix<double>& points, std::span<const std::int32_t> labels, std::stop_token stop,
                           const SolverConfig& config) {
         return gpu_silhouette(points, labels, stop, config.cuda_device);

@@ -7,6 +7,14 @@ Data: a C-contiguous float64 array is read in place (no copy; the engine's addre
 of it is `_data_address_`). Anything else (float32, other dtypes, Fortran order,
 slices, lists) is converted once to a C-contiguous float64 copy; float32 data then
 runs in float32 precision unless `precision` says otherwise.
+
+CUDA arrays (objects with `__cuda_array_interface__` or DLPack on a CUDA device:
+CuPy arrays, PyTorch CUDA tensors), C-contiguous float32 or float64, are clustered
+on the device with backend='cuda' (or 'cuda-global'/'cuda-shared') without a copy
+through the host: the solver reads them in place when their dtype is the run's
+precision (`_data_address_` is then their device address), else converts them once
+on the device. The results (labels_, cluster_centers_) are host NumPy arrays;
+sample weights are host values (a CUDA array of weights is copied to the host).
 """
 import numbers
 import warnings
@@ -38,6 +46,44 @@ _PRECISIONS = {"f32": "f32", "float32": "f32", "f64": "f64", "float64": "f64"}
 
 def _backend_names():
     return tuple(_engine.backends())
+
+
+_DLPACK_CUDA = (2, 13)  # DLPack device types kDLCUDA, kDLCUDAManaged
+
+
+def _is_cuda_array(X):
+    """Whether X lives in CUDA memory (CuPy, PyTorch CUDA tensors, Numba device arrays, ...)."""
+    if isinstance(X, np.ndarray):
+        return False
+    try:
+        if hasattr(X, "__cuda_array_interface__"):
+            return True
+    except Exception:  # e.g. PyTorch refuses the interface for tensors that require grad
+        return True
+    device = getattr(X, "__dlpack_device__", None)
+    if device is None:
+        return False
+    try:
+        return int(device()[0]) in _DLPACK_CUDA
+    except Exception:
+        return False
+
+
+def _dtype_of(X):
+    """X's dtype as NumPy's (PyTorch spells it torch.float32)."""
+    try:
+        return np.dtype(str(X.dtype).replace("torch.", ""))
+    except TypeError:
+        return np.dtype(object)
+
+
+def _to_host(values):
+    """A CUDA array's values on the host (sample weights only: n numbers)."""
+    if hasattr(values, "get"):  # CuPy
+        return values.get()
+    if hasattr(values, "detach"):  # PyTorch
+        return values.detach().cpu().numpy()
+    return np.asarray(values)
 
 
 class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -152,7 +198,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"The 'n_threads' parameter of KMeans must be None or an int >= 1. "
                              f"Got {self.n_threads!r} instead.")
         if self.precision is None:
-            precision = "f32" if X.dtype == np.float32 else "f64"
+            precision = "f32" if _dtype_of(X) == np.float32 else "f64"
         else:
             key = np.dtype(self.precision).name if isinstance(self.precision, type) else self.precision
             if key not in _PRECISIONS:
@@ -204,7 +250,9 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------ fitting
     def fit(self, X, y=None, sample_weight=None):
-        """Compute k-means clustering; returns self."""
+        """Compute k-means clustering; returns self. X: array-like, or a CUDA array (see the module's doc)."""
+        if _is_cuda_array(X):
+            return self._fit_device(X, sample_weight)
         X = self._check_X(X, reset=True)
         weights = self._check_weights(sample_weight, X)
         args, init = self._engine_args(X, X.shape[0])
@@ -212,11 +260,55 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         data = X if X.dtype == np.float64 else np.ascontiguousarray(X, dtype=np.float64)
         result = _engine.fit(data, args, sample_weight=weights, init=init, callback=self.callback,
                              compute_inertia=True)
+        return self._store(result, args, X.dtype)
+
+    # ------------------------------------------------------------ CUDA arrays
+    def _check_device_X(self, X, reset):
+        if not (isinstance(self.backend, str) and self.backend.startswith("cuda")):
+            raise ValueError(f"CUDA arrays are clustered on the device: use backend='cuda' (or 'cuda-global', "
+                             f"'cuda-shared'); got backend={self.backend!r}")
+        shape = tuple(X.shape)
+        if len(shape) != 2:
+            raise ValueError(f"Expected 2D array, got {len(shape)}D array instead")
+        dtype = _dtype_of(X)
+        if dtype not in (np.float32, np.float64):
+            raise ValueError(f"CUDA arrays must be float32 or float64; got {dtype} (convert on the device, e.g. "
+                             "x.astype(cupy.float64) or x.double())")
+        if shape[0] < 1 or shape[1] < 1:
+            raise ValueError(f"Found array with shape {shape}; at least one sample and one feature are required.")
+        if reset:
+            self.n_features_in_ = shape[1]
+        elif shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {shape[1]} features, but KMeans is expecting {self.n_features_in_} "
+                             "features as input.")
+        return shape, dtype
+
+    def _device_weights(self, sample_weight, n):
+        if sample_weight is None:
+            return None
+        if _is_cuda_array(sample_weight):
+            sample_weight = _to_host(sample_weight)
+        return self._check_weights(sample_weight, np.empty((n, 0)))
+
+    def _fit_device(self, X, sample_weight):
+        shape, dtype = self._check_device_X(X, reset=True)
+        weights = self._device_weights(sample_weight, shape[0])
+        args, init = self._engine_args(X, shape[0])
+        try:
+            result = _engine.fit_device(X, args, sample_weight=weights, init=init, callback=self.callback,
+                                        compute_inertia=True)
+        except RuntimeError as error:
+            if "NaN or infinite" in str(error):
+                raise ValueError("Input X contains NaN or infinity.") from error
+            raise
+        return self._store(result, args, dtype)
+
+    def _store(self, result, args, dtype):
         if len(result["labels"]) == 0:
             raise RuntimeError("the fit ended before its first iteration")
         self._precision = args[args.index("--precision") + 1]
         self._data_address_ = result["data_address"]
-        self.cluster_centers_ = result["centroids"].astype(X.dtype, copy=False)
+        self.cluster_centers_ = result["centroids"].astype(dtype, copy=False)
         self.labels_ = result["labels"]
         self.inertia_ = float(result["inertia"])
         self.n_iter_ = int(result["n_iter"])
@@ -224,13 +316,15 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.restarts_ = result["restarts"]
         self.stop_reason_ = result["stop_reason"]
         self.solver_ = result["solver"]
-        self._fit_dtype = X.dtype
+        self._fit_dtype = dtype
         return self
 
     def fit_predict(self, X, y=None, sample_weight=None):
         return self.fit(X, sample_weight=sample_weight).labels_
 
     def fit_transform(self, X, y=None, sample_weight=None):
+        if _is_cuda_array(X):
+            raise ValueError("transform takes host arrays; for a CUDA array use fit and predict")
         return self.fit(X, sample_weight=sample_weight)._transform(self._check_X(X, reset=False))
 
     def _check_fitted_X(self, X):
@@ -246,13 +340,28 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         labels, inertia, _ = _engine.assign(data, centers, self._run_args(), sample_weight)
         return labels, inertia
 
+    def _assign_device(self, X, sample_weight=None):
+        if _HAVE_SKLEARN:
+            check_is_fitted(self)
+        shape, _ = self._check_device_X(X, reset=False)
+        weights = self._device_weights(sample_weight, shape[0])
+        centers = np.ascontiguousarray(self.cluster_centers_, dtype=np.float64)
+        labels, inertia, address = _engine.assign_device(X, centers, self._run_args(), weights)
+        self._predict_address_ = address
+        return labels, inertia
+
     def predict(self, X, sample_weight=None):
-        """The closest cluster of each sample (the engine's distance, ties to the lowest index)."""
+        """The closest cluster of each sample (the engine's distance, ties to the lowest index).
+        A CUDA array is assigned on the device; the labels come back as a NumPy array."""
+        if _is_cuda_array(X):
+            return self._assign_device(X)[0]
         X = self._check_fitted_X(X)
         return self._assign(X)[0]
 
     def transform(self, X):
         """Distances of each sample to every cluster centre."""
+        if _is_cuda_array(X):
+            raise ValueError("transform takes host arrays; for a CUDA array use predict, or pass a host copy")
         return self._transform(self._check_fitted_X(X))
 
     def _transform(self, X):
@@ -266,6 +375,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def score(self, X, y=None, sample_weight=None):
         """Opposite of the (weighted) inertia of X against the cluster centres."""
+        if _is_cuda_array(X):
+            return -float(self._assign_device(X, sample_weight)[1])
         X = self._check_fitted_X(X)
         weights = self._check_weights(sample_weight, X) if sample_weight is not None else None
         return -float(self._assign(X, weights)[1])

@@ -22,12 +22,20 @@
 #include <vector>
 
 #include "kms/backends.hpp"
+#include "kms/device_matrix.hpp"
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
 #include "kms/options.hpp"
 #include "kms/scores.hpp"
 #if KMS_PYTHON_WITH_GPU
 #include "kms/gpu_backends.hpp"
+#endif
+#if KMS_HAVE_DLPACK
+#include <dlpack/dlpack.h>
+#endif
+
+#ifndef KMS_HAVE_DLPACK
+#define KMS_HAVE_DLPACK 0
 #endif
 
 namespace py = pybind11;
@@ -52,6 +60,116 @@ std::shared_ptr<const Matrix<T>> view_of(const py::array& array, const char* nam
     const auto rows = static_cast<std::size_t>(array.shape(0)), cols = static_cast<std::size_t>(array.shape(1));
     return std::make_shared<const Matrix<T>>(
         Matrix<T>::view(rows, cols, static_cast<const T*>(array.data()), std::move(owner)));
+}
+
+// --- CUDA arrays (CuPy, PyTorch CUDA tensors, ...): described, never read here.
+// The engine reads them in place on the device (kms::DeviceMatrix); the owner
+// keeps the Python object (or the DLPack tensor) alive and is released with the GIL.
+std::shared_ptr<const void> keep_alive(py::object object) {
+    auto* keep = new py::object(std::move(object));
+    return std::shared_ptr<const void>(keep, [](py::object* o) {
+        py::gil_scoped_acquire gil;
+        delete o;
+    });
+}
+
+void check_shape(std::size_t rows, std::size_t cols, int ndim, const char* name) {
+    if (ndim != 2) throw py::value_error(std::string(name) + " must be a 2-D array; got " + std::to_string(ndim) + "-D");
+    if (rows == 0 || cols == 0) throw py::value_error(std::string(name) + " is empty (shape " + std::to_string(rows) +
+                                                      " x " + std::to_string(cols) + ")");
+}
+
+// __cuda_array_interface__ (versions 2 and 3): C-contiguous float32/float64.
+std::shared_ptr<const DeviceMatrix> from_cuda_array_interface(const py::object& x, const char* name) {
+    const py::dict cai = x.attr("__cuda_array_interface__");
+    const py::tuple shape = cai["shape"];
+    const std::string type = py::str(cai["typestr"]);
+    if (shape.size() != 2) check_shape(0, 0, static_cast<int>(shape.size()), name);
+    auto matrix = std::make_shared<DeviceMatrix>();
+    matrix->rows = shape[0].cast<std::size_t>();
+    matrix->cols = shape[1].cast<std::size_t>();
+    check_shape(matrix->rows, matrix->cols, 2, name);
+    std::size_t item = 0;
+    if (type == "<f8") {
+        matrix->element = Precision::F64;
+        item = 8;
+    } else if (type == "<f4") {
+        matrix->element = Precision::F32;
+        item = 4;
+    } else {
+        throw py::value_error(std::string(name) + " must be a float32 or float64 CUDA array; got typestr '" + type + "'");
+    }
+    if (cai.contains("mask") && !cai["mask"].is_none())
+        throw py::value_error(std::string(name) + ": masked CUDA arrays are not supported");
+    if (cai.contains("strides") && !cai["strides"].is_none()) {
+        const py::tuple strides = cai["strides"];
+        if ((matrix->rows > 1 && strides[0].cast<std::size_t>() != matrix->cols * item) ||
+            (matrix->cols > 1 && strides[1].cast<std::size_t>() != item))
+            throw py::value_error(std::string(name) + " must be a C-contiguous CUDA array (e.g. cupy.ascontiguousarray "
+                                  "or tensor.contiguous())");
+    }
+    const py::tuple data = cai["data"];
+    matrix->data = reinterpret_cast<const void*>(data[0].cast<std::uintptr_t>());
+    matrix->device = -1;  // the solver reads the device off the address
+    matrix->owner = keep_alive(x);
+    return matrix;
+}
+
+#if KMS_HAVE_DLPACK
+// DLPack (x.__dlpack__()): a CUDA tensor of float32/float64, C-contiguous.
+std::shared_ptr<const DeviceMatrix> from_dlpack(const py::object& x, const char* name) {
+    py::capsule capsule = x.attr("__dlpack__")();
+    if (std::string(capsule.name() ? capsule.name() : "") != "dltensor")
+        throw py::value_error(std::string(name) + ": __dlpack__ did not return an unused DLPack tensor");
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+    if (!managed) throw py::error_already_set();
+    // From here the tensor is ours: the capsule is marked used and our owner calls its deleter.
+    PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+    std::shared_ptr<const void> owner(managed, [](DLManagedTensor* m) {
+        py::gil_scoped_acquire gil;
+        if (m->deleter) m->deleter(m);
+    });
+    const DLTensor& t = managed->dl_tensor;
+    if (t.device.device_type != kDLCUDA && t.device.device_type != kDLCUDAManaged)
+        throw py::value_error(std::string(name) + " is not in CUDA memory (DLPack device type " +
+                              std::to_string(static_cast<int>(t.device.device_type)) + ")");
+    if (t.ndim != 2) check_shape(0, 0, t.ndim, name);
+    auto matrix = std::make_shared<DeviceMatrix>();
+    matrix->rows = static_cast<std::size_t>(t.shape[0]);
+    matrix->cols = static_cast<std::size_t>(t.shape[1]);
+    check_shape(matrix->rows, matrix->cols, 2, name);
+    if (t.dtype.code != kDLFloat || t.dtype.lanes != 1 || (t.dtype.bits != 32 && t.dtype.bits != 64))
+        throw py::value_error(std::string(name) + " must be a float32 or float64 CUDA tensor");
+    matrix->element = t.dtype.bits == 32 ? Precision::F32 : Precision::F64;
+    if (t.strides && ((matrix->rows > 1 && t.strides[0] != static_cast<std::int64_t>(matrix->cols)) ||
+                      (matrix->cols > 1 && t.strides[1] != 1)))
+        throw py::value_error(std::string(name) + " must be a C-contiguous CUDA tensor (tensor.contiguous())");
+    matrix->data = static_cast<const char*>(t.data) + t.byte_offset;
+    matrix->device = t.device.device_id;
+    matrix->owner = std::move(owner);
+    return matrix;
+}
+#endif
+
+// protocol: "dlpack", "cai" or "auto" (DLPack where this build has it and the
+// object offers it, else __cuda_array_interface__).
+std::shared_ptr<const DeviceMatrix> device_matrix_of(const py::object& x, const std::string& protocol,
+                                                     const char* name) {
+    if (protocol != "auto" && protocol != "dlpack" && protocol != "cai")
+        throw py::value_error("protocol must be 'auto', 'dlpack' or 'cai'; got '" + protocol + "'");
+    const bool has_dlpack = py::hasattr(x, "__dlpack__"), has_cai = py::hasattr(x, "__cuda_array_interface__");
+    const bool use_dlpack = protocol == "dlpack" || (protocol == "auto" && KMS_HAVE_DLPACK && has_dlpack);
+    if (use_dlpack) {
+        if (!has_dlpack) throw py::value_error(std::string(name) + " has no __dlpack__");
+#if KMS_HAVE_DLPACK
+        return from_dlpack(x, name);
+#else
+        throw py::value_error("this build of kmeans_studio has no DLPack support (configured without dlpack.h; "
+                              "Debian: libdlpack-dev); pass an object with __cuda_array_interface__");
+#endif
+    }
+    if (!has_cai) throw py::value_error(std::string(name) + " has neither __cuda_array_interface__ nor __dlpack__");
+    return from_cuda_array_interface(x, name);
 }
 
 Matrix<double> copy_matrix(const py::array& array, const char* name) {
@@ -178,9 +296,11 @@ private:
     std::stop_source& stop_;
 };
 
-py::dict fit_py(const py::array& x, const std::vector<std::string>& args, const py::object& sample_weight,
-                const py::object& init, const py::object& callback, bool compute_inertia) {
-    auto points = view_of<double>(x, "X");
+// Fits host (Matrix<double>) or device (DeviceMatrix) points through the one fit layer.
+template <typename Points>
+py::dict fit_common(std::shared_ptr<const Points> points, const std::vector<std::string>& args,
+                    const py::object& sample_weight, const py::object& init, const py::object& callback,
+                    bool compute_inertia) {
     FitOptions options = parse_fit_options(args);
     if (!init.is_none()) {
         options.init.method = InitMethod::File;
@@ -220,8 +340,38 @@ py::dict fit_py(const py::array& x, const std::vector<std::string>& args, const 
     for (const auto& [restart, stats] : observer.records_) history.append(stats_dict(restart, stats));
     out["history"] = history;
     out["solver"] = options.solver.describe();
+    out["data_address"] = reinterpret_cast<std::uintptr_t>(result.data_address);
+    return out;
+}
+
+py::dict fit_py(const py::array& x, const std::vector<std::string>& args, const py::object& sample_weight,
+                const py::object& init, const py::object& callback, bool compute_inertia) {
+    auto points = view_of<double>(x, "X");
+    py::dict out = fit_common(points, args, sample_weight, init, callback, compute_inertia);
     out["data_address"] = reinterpret_cast<std::uintptr_t>(points->data());
     return out;
+}
+
+// CUDA arrays: fitted on the device in place; data_address is the device address the solver read.
+py::dict fit_device_py(const py::object& x, const std::vector<std::string>& args, const py::object& sample_weight,
+                       const py::object& init, const py::object& callback, bool compute_inertia,
+                       const std::string& protocol) {
+    return fit_common(device_matrix_of(x, protocol, "X"), args, sample_weight, init, callback, compute_inertia);
+}
+
+py::tuple assign_device_py(const py::object& x, const py::array& centroids, const std::vector<std::string>& args,
+                           const py::object& sample_weight, const std::string& protocol) {
+    auto points = device_matrix_of(x, protocol, "X");
+    const FitOptions options = parse_fit_options(args);
+    const Matrix<double> c = copy_matrix(centroids, "centroids");
+    const auto weights = weights_of(sample_weight);
+    const auto address = reinterpret_cast<std::uintptr_t>(points->data);
+    Assignment a;
+    {
+        py::gil_scoped_release release;
+        a = assign(points, c, options.solver, weights);
+    }
+    return py::make_tuple(to_numpy(a.labels), a.inertia, address);
 }
 
 py::tuple assign_py(const py::array& x, const py::array& centroids, const std::vector<std::string>& args,
@@ -313,6 +463,15 @@ PYBIND11_MODULE(_engine, m) {
           "place), args the CLI's fit options");
     m.def("assign", &assign_py, py::arg("X"), py::arg("centroids"), py::arg("args"),
           py::arg("sample_weight") = py::none(), "assign(X, centroids, args, sample_weight) -> (labels, inertia, address)");
+    m.def("fit_device", &fit_device_py, py::arg("X"), py::arg("args"), py::arg("sample_weight") = py::none(),
+          py::arg("init") = py::none(), py::arg("callback") = py::none(), py::arg("compute_inertia") = false,
+          py::arg("protocol") = "auto",
+          "fit_device(X, args, ...) -> dict; X a CUDA array (__cuda_array_interface__ or DLPack: CuPy, PyTorch), "
+          "C-contiguous float32/float64, clustered on the device in place (protocol: 'auto', 'dlpack' or 'cai')");
+    m.def("assign_device", &assign_device_py, py::arg("X"), py::arg("centroids"), py::arg("args"),
+          py::arg("sample_weight") = py::none(), py::arg("protocol") = "auto",
+          "assign_device(X, centroids, args, sample_weight, protocol) -> (labels, inertia, device address)");
+    m.def("has_dlpack", [] { return bool(KMS_HAVE_DLPACK); });
     m.def("backends", [] {
         py::dict out;
         for (Backend b : all_backends()) {

@@ -238,3 +238,34 @@ def test_scores_equal_scikit_learn():
         scores.calinski_harabasz(X, labels[:-1])
     with pytest.raises(RuntimeError, match="labels"):
         scores.silhouette(X, np.zeros(len(X), dtype=int))
+
+
+class FakeCudaArray:
+    """An object with __cuda_array_interface__ (its address is host memory: the
+    engine must refuse it before reading anything)."""
+
+    def __init__(self, shape=(10, 2), typestr="<f8", strides=None):
+        self.keep = np.zeros(shape, dtype=np.dtype(typestr))
+        self.shape = shape
+        self.dtype = self.keep.dtype
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "strides": strides,
+                                         "data": (self.keep.ctypes.data, False), "version": 3}
+
+
+def test_cuda_array_interface_checked_before_use():
+    from kmeans_studio import _engine
+    args = ["--k", "2", "--backend", "cuda"]
+    with pytest.raises(ValueError, match="float32 or float64"):
+        _engine.fit_device(FakeCudaArray(typestr="<i4"), args, protocol="cai")
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _engine.fit_device(FakeCudaArray(strides=(8, 80)), args, protocol="cai")
+    with pytest.raises(ValueError, match="2-D"):
+        _engine.fit_device(FakeCudaArray(shape=(10,)), args, protocol="cai")
+    with pytest.raises(ValueError, match="protocol"):
+        _engine.fit_device(FakeCudaArray(), args, protocol="nope")
+    # Host memory behind the interface: refused (no CUDA here, or not device memory).
+    with pytest.raises(RuntimeError):
+        _engine.fit_device(FakeCudaArray(), args, protocol="cai")
+    # The estimator routes CUDA arrays to the device and says which back end they need.
+    with pytest.raises(ValueError, match="backend='cuda'"):
+        KMeans(2).fit(FakeCudaArray())

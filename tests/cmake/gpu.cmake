@@ -3,3 +3,5 @@
 # (for compute-sanitizer runs).
 kms_add_test(test_cuda_solvers SOURCES ${CMAKE_CURRENT_LIST_DIR}/../gpu/test_cuda_solvers.cpp TIMEOUT 900 LIBS kms_gpu LABELS gpu)
 kms_add_test(test_cuda_init SOURCES ${CMAKE_CURRENT_LIST_DIR}/../gpu/test_cuda_init.cpp TIMEOUT 300 LIBS kms_gpu LABELS gpu)
+kms_add_test(test_cuda_weights SOURCES ${CMAKE_CURRENT_LIST_DIR}/../gpu/test_cuda_weights.cpp TIMEOUT 600 LIBS kms_gpu LABELS gpu)
+set_target_properties(test_cuda_weights PROPERTIES AUTOMOC ON)

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kms/device_matrix.hpp"
 #include "kms/init.hpp"
 #include "kms/matrix.hpp"
 #include "kms/scores.hpp"
@@ -41,6 +42,11 @@ struct BackendEntry {
     std::function<Matrix<double>(const Matrix<double>& points, std::size_t k, const InitOptions& init,
                                  const std::string& source_name, const SolverConfig& config)>
         initialize;
+    // Optional: initial centroids from points in device memory (back ends whose
+    // solvers take device data), equal to kms::initialize_centroids() of those values.
+    std::function<Matrix<double>(const DeviceMatrix& points, std::size_t k, const InitOptions& init,
+                                 const std::string& source_name, const SolverConfig& config)>
+        initialize_device;
     // Optional: the exact silhouette on the device, equal to kms::silhouette().
     std::function<SilhouetteResult(const Matrix<double>& points, std::span<const std::int32_t> labels,
                                    std::stop_token stop, const SolverConfig& config)>
@@ -66,6 +72,11 @@ std::unique_ptr<Solver> make_solver(const SolverConfig& config);
 // Initial centroids where the configuration runs: the back end's own initialiser
 // when it has one and is available, else kms::initialize_centroids (same result).
 Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix<double>& points, std::size_t k,
+                                        const InitOptions& init, const std::string& source_name = "data");
+
+// The same for points in device memory: the back end's initialize_device; kms::Error
+// for a back end without one.
+Matrix<double> initialize_centroids_for(const SolverConfig& config, const DeviceMatrix& points, std::size_t k,
                                         const InitOptions& init, const std::string& source_name = "data");
 
 // The exact silhouette where the configuration runs (the CPU's when its back end has none).

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kms/device_matrix.hpp"
 #include "kms/init.hpp"
 #include "kms/matrix.hpp"
 #include "kms/solver.hpp"
@@ -54,6 +55,7 @@ struct FitResult {
     std::vector<RestartResult> restarts;               // every restart run, in order
     int best_restart = 0;
     double total_time_ms = 0.0;         // step time summed over every restart
+    const void* data_address = nullptr; // where the solver read the points (Solver::data_address())
 
     bool converged() const {
         return stop_reason == StopReason::NoLabelChange || stop_reason == StopReason::Tolerance;
@@ -107,6 +109,11 @@ private:
 // in progress with stop_reason Cancelled and the best state reached so far.
 FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer = nullptr,
               std::stop_token stop = {}, const std::string& source_name = "data");
+// The same fit of points in a device's memory (kms/device_matrix.hpp), on a back
+// end that takes device data (CUDA; others throw kms::Error): the solver reads them
+// in place and the back end's device initialiser seeds from them.
+FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& options, FitObserver* observer = nullptr,
+              std::stop_token stop = {}, const std::string& source_name = "data");
 
 // Each point's nearest centroid with the engine's distance in `config.precision`
 // (ties to the lowest index), on `config.backend`: labels and their inertia. What
@@ -118,6 +125,10 @@ struct Assignment {
 };
 // With `sample_weight` (n weights) the inertia is Σ w·distance (scikit-learn's score).
 Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<double>& centroids,
+                  const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight = nullptr);
+// Points in a device's memory: on the configuration's back end, which must take
+// device data (CUDA), with k <= n.
+Assignment assign(std::shared_ptr<const DeviceMatrix> points, const Matrix<double>& centroids,
                   const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight = nullptr);
 
 // Throws kms::InputError naming `source_name` unless `weights` holds n finite,

@@ -77,6 +77,8 @@ struct SolverConfig {
 // Per-point outcome of the last assignment, for the bounds view.
 enum class PointStatus : std::uint8_t { Recomputed = 0, Skipped = 1 };
 
+struct DeviceMatrix;  // kms/device_matrix.hpp
+
 class Solver {
 public:
     virtual ~Solver() = default;
@@ -85,6 +87,14 @@ public:
 
     // The data, shared (never copied for double solvers). Resets the run.
     virtual void set_data(std::shared_ptr<const Matrix<double>> points) = 0;
+    // The data in a device's memory (kms/device_matrix.hpp), read in place where its
+    // element type is the solver's precision (converted once on the device
+    // otherwise); the same run as set_data() of those values. Resets the run.
+    // Back ends without device data (the CPU ones) throw kms::Error.
+    virtual void set_device_data(std::shared_ptr<const DeviceMatrix> points);
+    // The memory the solver reads the points from (host or device address), for
+    // tests and reports; nullptr where a back end does not say.
+    virtual const void* data_address() const { return nullptr; }
     // k × d initial centroids. Resets the run to iteration 0 with these centroids.
     virtual void set_initial_centroids(const Matrix<double>& centroids) = 0;
     // Back to iteration 0 with the same initial centroids.

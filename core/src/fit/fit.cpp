@@ -44,25 +44,31 @@ int KMeansRun::advance(int max_steps, std::stop_token stop, const std::function<
     return steps;
 }
 
-FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer,
-              std::stop_token stop, const std::string& source_name) {
-    options.validate();
-    if (!points || points->rows() == 0) throw InputError::whole(source_name, "no points to cluster");
-    if (options.k > points->rows())
+namespace {
+
+// The one fit loop over any data: `attach(solver)` hands the points to the solver,
+// `seed(init)` chooses a restart's initial centroids (host data: the back end's
+// initialiser or the CPU's; device data: the back end's device initialiser).
+template <typename Attach, typename Seed>
+FitResult run_fit(std::size_t n, const FitOptions& options, FitObserver* observer, std::stop_token stop,
+                  const std::string& source_name, Attach attach, Seed seed) {
+    if (n == 0) throw InputError::whole(source_name, "no points to cluster");
+    if (options.k > n)
         throw InputError::whole(source_name, "k = " + std::to_string(options.k) +
                                                  " must be between 1 and the number of points n = " +
-                                                 std::to_string(points->rows()));
-    if (options.sample_weight) check_sample_weight(*options.sample_weight, points->rows(), source_name);
+                                                 std::to_string(n));
+    if (options.sample_weight) check_sample_weight(*options.sample_weight, n, source_name);
     KMeansRun run(make_solver(options.solver));
-    run.solver().set_data(points);
+    attach(run.solver());
     if (options.sample_weight) run.solver().set_sample_weight(options.sample_weight);
 
     FitResult result;
+    result.data_address = run.solver().data_address();
     bool have_best = false;
     // The kept labels' buffer, touched now: taking a restart's labels at its end (or
     // when a stop request ends it) then copies into memory already mapped (40 MB at
     // 10^7 points cost ~100 ms of page faults on the development VM, at cancel time).
-    result.labels.assign(points->rows(), -1);
+    result.labels.assign(n, -1);
     for (int r = 0; r < options.n_init && !stop.stop_requested(); ++r) {
         InitOptions init = options.init;
         init.seed = options.init.seed + static_cast<std::uint64_t>(r);
@@ -70,7 +76,7 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
         if (!init.cancel.stop_possible()) init.cancel = stop;
         Matrix<double> initial;
         try {
-            initial = initialize_centroids_for(options.solver, *points, options.k, init, source_name);
+            initial = seed(init);
         } catch (const Error&) {
             if (stop.stop_requested()) break;  // cancelled while choosing centroids
             throw;
@@ -112,6 +118,30 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
     if (!have_best) result.labels.clear();  // no restart completed a step
     if (stop.stop_requested()) result.stop_reason = StopReason::Cancelled;
     return result;
+}
+
+}  // namespace
+
+FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer,
+              std::stop_token stop, const std::string& source_name) {
+    options.validate();
+    if (!points) throw InputError::whole(source_name, "no points to cluster");
+    return run_fit(
+        points->rows(), options, observer, stop, source_name, [&](Solver& solver) { solver.set_data(points); },
+        [&](const InitOptions& init) {
+            return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
+        });
+}
+
+FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& options, FitObserver* observer,
+              std::stop_token stop, const std::string& source_name) {
+    options.validate();
+    if (!points) throw InputError::whole(source_name, "no points to cluster");
+    return run_fit(
+        points->rows, options, observer, stop, source_name, [&](Solver& solver) { solver.set_device_data(points); },
+        [&](const InitOptions& init) {
+            return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
+        });
 }
 
 void check_sample_weight(const std::vector<double>& weights, std::size_t n, const std::string& source_name) {
@@ -161,6 +191,34 @@ Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<dou
     const int threads = config.backend == Backend::Sequential ? 1 : config.threads;
     result.labels = cpu::assign_labels(*points, centroids, config.precision, threads, result.inertia,
                                        sample_weight ? sample_weight->data() : nullptr);
+    return result;
+}
+
+Assignment assign(std::shared_ptr<const DeviceMatrix> points, const Matrix<double>& centroids,
+                  const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight) {
+    config.validate();
+    if (!points) throw Error("no points to assign");
+    if (sample_weight && sample_weight->size() != points->rows)
+        throw Error(std::to_string(sample_weight->size()) + " sample weights for " + std::to_string(points->rows) +
+                    " points");
+    if (centroids.cols() != points->cols)
+        throw Error("the centroids have " + std::to_string(centroids.cols()) + " coordinates, the data " +
+                    std::to_string(points->cols));
+    if (centroids.rows() > points->rows)
+        throw Error("assigning device data to k = " + std::to_string(centroids.rows()) +
+                    " centroids needs k <= n = " + std::to_string(points->rows));
+    SolverConfig lloyd = config;
+    lloyd.algorithm = Algorithm::Lloyd;
+    lloyd.record_point_status = false;
+    lloyd.compute_inertia = false;
+    auto solver = make_solver(lloyd);
+    solver->set_device_data(std::move(points));
+    if (sample_weight) solver->set_sample_weight(sample_weight);
+    solver->set_initial_centroids(centroids);
+    solver->finalize_labels();
+    Assignment result;
+    result.labels = solver->labels();
+    result.inertia = solver->inertia();
     return result;
 }
 

@@ -90,6 +90,15 @@ Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix
     return initialize_centroids(points, k, options, source_name);
 }
 
+Matrix<double> initialize_centroids_for(const SolverConfig& config, const DeviceMatrix& points, std::size_t k,
+                                        const InitOptions& init, const std::string& source_name) {
+    const BackendEntry& entry = usable_entry(config);
+    if (!entry.initialize_device)
+        throw Error("the " + config.backend_name() + " back end cannot seed from device data; device arrays "
+                    "(CuPy, PyTorch CUDA tensors) need --backend cuda");
+    return entry.initialize_device(points, k, init, source_name, config);
+}
+
 SilhouetteResult silhouette_for(const SolverConfig& config, const Matrix<double>& points,
                                 std::span<const std::int32_t> labels, std::stop_token stop) {
     const BackendEntry& entry = usable_entry(config);

@@ -7,6 +7,7 @@
 
 #include "kms/error.hpp"
 #include "kms/solver.hpp"
+#include "kms/device_matrix.hpp"
 
 namespace kms {
 
@@ -122,6 +123,11 @@ void SolverConfig::validate() const {
     if (backend != Backend::Cuda && variant != KernelVariant::Auto)
         throw UsageError("--variant " + std::string(to_string(variant)) + " needs a CUDA back end, not " +
                          std::string(to_string(backend)));
+}
+
+void Solver::set_device_data(std::shared_ptr<const DeviceMatrix>) {
+    throw Error("the " + config().backend_name() + " back end takes host data only; device arrays (CuPy, "
+                "PyTorch CUDA tensors) need --backend cuda");
 }
 
 StopReason evaluate_stop(const SolverConfig& config, const IterationStats& stats, double tol_absolute) {

@@ -11,17 +11,18 @@ namespace kms::cuda {
 
 // New centroid c (when recompute), Keep policy, its shift: exact squared in double
 // and a certain upper bound in T.
+// weight_sums (weighted runs): the divisor instead of the count.
 template <typename T>
 __device__ __forceinline__ void apply_centroid(int c, const T* previous, T* next, int d, const double* sums,
                                                const long long* counts, T* shift_upper, double* shift_exact,
-                                               bool recompute) {
+                                               bool recompute, const double* weight_sums = nullptr) {
     const T* old_row = previous + static_cast<long long>(c) * d;
     T* row = next + static_cast<long long>(c) * d;
     const long long count = counts[c];
+    const double divisor = weight_sums ? weight_sums[c] : static_cast<double>(count);
     if (recompute)
         for (int j = 0; j < d; ++j)
-            row[j] = count > 0 ? static_cast<T>(sums[static_cast<long long>(c) * d + j] / static_cast<double>(count))
-                               : old_row[j];
+            row[j] = count > 0 ? static_cast<T>(sums[static_cast<long long>(c) * d + j] / divisor) : old_row[j];
     double sq = 0.0;
     for (int j = 0; j < d; ++j) {
         const double diff = static_cast<double>(row[j]) - static_cast<double>(old_row[j]);

@@ -183,6 +183,62 @@ __global__ void __launch_bounds__(256) piece_sums_kernel(const long long* offset
     }
 }
 
+// Weighted runs (any d): piece_sums_columns_kernel's order with each row times
+// its weight (the product in double), and the piece's Σ w in the same order
+// (each warp's positions in order, then the 8 warps in order).
+template <typename T>
+__global__ void __launch_bounds__(256) weighted_piece_sums_kernel(const long long* offsets,
+                                                                  const long long* piece_offsets, int k,
+                                                                  const std::int32_t* index_sorted, int d,
+                                                                  double* piece_sums, double* piece_weights,
+                                                                  const T* __restrict__ points,
+                                                                  const T* __restrict__ weights) {
+    __shared__ double partial[8][33];
+    __shared__ double weight_partial[8];
+    const long long piece = blockIdx.x;
+    if (piece >= piece_offsets[k]) return;  // uniform per block
+    const PieceRange range = piece_range(offsets, piece_offsets, k, piece);
+    const long long begin = range.begin, end = range.end;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    double weight_sum = 0.0;
+    for (long long p = begin + warp; p < end; p += 8) weight_sum += static_cast<double>(weights[index_sorted[p]]);
+    if (lane == 0) weight_partial[warp] = weight_sum;
+    for (int j0 = 0; j0 < d; j0 += 32) {
+        const int j = j0 + lane;
+        double sum = 0.0;
+        if (j < d)
+            for (long long p = begin + warp; p < end; p += 8) {
+                const long long i = index_sorted[p];
+                sum += static_cast<double>(weights[i]) * static_cast<double>(points[i * d + j]);
+            }
+        partial[warp][lane] = sum;
+        __syncthreads();
+        if (warp == 0 && j < d) {
+            double total = 0.0;
+            for (int w = 0; w < 8; ++w) total += partial[w][lane];
+            piece_sums[piece * d + j] = total;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        double total = 0.0;
+        for (int w = 0; w < 8; ++w) total += weight_partial[w];
+        piece_weights[piece] = total;
+    }
+}
+
+// Weighted runs: per cluster, its pieces' weights added in order; a cluster of
+// no positive weight counts as empty (count 0), as in scikit-learn.
+__global__ void cluster_weights_kernel(const long long* piece_offsets, const double* piece_weights, int k,
+                                       double* weight_sums, long long* counts) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= k) return;
+    double total = 0.0;
+    for (long long q = piece_offsets[c]; q < piece_offsets[c + 1]; ++q) total += piece_weights[q];
+    weight_sums[c] = total;
+    if (!(total > 0.0)) counts[c] = 0;
+}
+
 // Per (cluster, coordinate): its pieces added in order.
 __global__ void cluster_sums_kernel(const long long* piece_offsets, const double* piece_sums, int k, int d,
                                     double* sums) {
@@ -199,15 +255,15 @@ __global__ void cluster_sums_kernel(const long long* piece_offsets, const double
 // apply_centroid does (same order, same values).
 template <typename T>
 __global__ void apply_block_kernel(const T* previous, T* next, int d, const double* sums, const long long* counts,
-                                   T* shift_upper, double* shift_exact, bool recompute) {
+                                   T* shift_upper, double* shift_exact, bool recompute, const double* weight_sums) {
     const int c = blockIdx.x;
     if (recompute) {
         const long long count = counts[c];
+        const double divisor = weight_sums ? weight_sums[c] : static_cast<double>(count);
         const T* old_row = previous + static_cast<long long>(c) * d;
         T* row = next + static_cast<long long>(c) * d;
         for (int j = threadIdx.x; j < d; j += blockDim.x)
-            row[j] = count > 0 ? static_cast<T>(sums[static_cast<long long>(c) * d + j] / static_cast<double>(count))
-                               : old_row[j];
+            row[j] = count > 0 ? static_cast<T>(sums[static_cast<long long>(c) * d + j] / divisor) : old_row[j];
     }
     __syncthreads();  // the block's global writes are visible to thread 0 after the barrier
     if (threadIdx.x == 0) apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, false);
@@ -216,10 +272,10 @@ __global__ void apply_block_kernel(const T* previous, T* next, int d, const doub
 // One thread per centroid (short rows: d ≤ 32).
 template <typename T>
 __global__ void apply_kernel(const T* previous, T* next, int k, int d, const double* sums, const long long* counts,
-                             T* shift_upper, double* shift_exact, bool recompute) {
+                             T* shift_upper, double* shift_exact, bool recompute, const double* weight_sums) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= k) return;
-    apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, recompute);
+    apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, recompute, weight_sums);
 }
 
 constexpr int kStatsThreads = 1024;  // the statistics block (its warp tree fixes the summation order)
@@ -240,14 +296,16 @@ __global__ void label_distances_kernel(const T* points, long long n, int d, cons
 
 template <typename T>
 __global__ void __launch_bounds__(1024) inertia_kernel(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
-                               double* block_scratch) {
+                               double* block_scratch, const double* weights) {
     __shared__ double scratch[32];
     double sum = 0.0;
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
         if (labels[i] < 0) continue;
-        sum += static_cast<double>(
+        const double distance = static_cast<double>(
             exact_squared_distance(points + i * d, centroids + static_cast<long long>(labels[i]) * d, d));
+        if (weights) sum += weights[i] * distance;
+        else sum += distance;
     }
     const double total = block_sum_fixed(sum, scratch);
     if (threadIdx.x == 0) block_scratch[blockIdx.x] = total;
@@ -262,14 +320,18 @@ __global__ void ordered_sum_kernel(const double* values, int count, double* resu
 
 }  // namespace
 
-void prepare_update_workspace(UpdateWorkspace& w, long long n, int k, int d, const Geometry& g) {
+void prepare_update_workspace(UpdateWorkspace& w, long long n, int k, int d, const Geometry& g, bool weighted) {
     w.sums.allocate(static_cast<std::size_t>(k) * d, "the cluster sums");
     w.counts.allocate(k, "the cluster counts");
     if (small_update_variant(k, d) >= 0) {
         w.block_partials.allocate(static_cast<std::size_t>(g.grid) * small_partial_width(k, d), "the block partial sums");
         w.ticket.allocate(1, "the update ticket");
         KMS_CUDA_CHECK(cudaMemset(w.ticket.get(), 0, sizeof(unsigned)));
-        return;
+        if (!weighted) return;
+    }
+    if (weighted) {
+        w.piece_weights.allocate(static_cast<std::size_t>(max_pieces(n, k)), "the piece weights");
+        w.weight_sums.allocate(k, "the cluster weights");
     }
     w.keys_sorted.allocate(n, "the sorted labels");
     w.index.allocate(n, "the point index");
@@ -311,7 +373,7 @@ void launch_small_sums_update(const T* points, long long n, int d, const std::in
 
 template <typename T>
 void launch_accumulate(const T* points, long long n, int d, const std::int32_t* labels, int k, UpdateWorkspace& w,
-                       cudaStream_t stream) {
+                       cudaStream_t stream, const T* weights) {
     // General path: stable sort of (label, index) pairs, so each cluster's points are in index order.
     std::size_t bytes = w.sort_temp_bytes;
     KMS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(w.sort_temp.get(), bytes, labels, w.keys_sorted.get(),
@@ -331,8 +393,17 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
         kernel<<<static_cast<unsigned>(max_pieces(n, k)), 256, 0, stream>>>(
             w.offsets.get(), w.piece_offsets.get(), k, w.index_sorted.get(), d, w.piece_sums.get(), points);
     };
+    if (weights) {
+        weighted_piece_sums_kernel<T><<<static_cast<unsigned>(max_pieces(n, k)), 256, 0, stream>>>(
+            w.offsets.get(), w.piece_offsets.get(), k, w.index_sorted.get(), d, w.piece_sums.get(),
+            w.piece_weights.get(), points, weights);
+        KMS_CUDA_LAUNCH_CHECK("weighted piece sum kernel");
+        cluster_weights_kernel<<<blocks_for(k, 256), 256, 0, stream>>>(w.piece_offsets.get(), w.piece_weights.get(),
+                                                                       k, w.weight_sums.get(), w.counts.get());
+        KMS_CUDA_LAUNCH_CHECK("cluster weight kernel");
+    }
     // Coordinates per lane and pass: as many as d needs, up to 8 (256 per pass).
-    if (d <= 32)
+    else if (d <= 32)
         piece_sums_columns_kernel<<<static_cast<unsigned>(max_pieces(n, k)), 256, 0, stream>>>(
             w.offsets.get(), w.piece_offsets.get(), k, w.index_sorted.get(), d, w.piece_sums.get(), points,
             sizeof(T) == 4);
@@ -347,13 +418,15 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
 
 template <typename T>
 void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& w, T* shift_upper,
-                         DeviceShiftStats* shift_stats, double* shift_exact, bool recompute, cudaStream_t stream) {
+                         DeviceShiftStats* shift_stats, double* shift_exact, bool recompute, cudaStream_t stream,
+                         bool weighted) {
+    const double* weight_sums = weighted ? w.weight_sums.get() : nullptr;
     if (d <= 32)
         apply_kernel<T><<<blocks_for(k, 128), 128, 0, stream>>>(previous, next, k, d, w.sums.get(), w.counts.get(),
-                                                                shift_upper, shift_exact, recompute);
+                                                                shift_upper, shift_exact, recompute, weight_sums);
     else
         apply_block_kernel<T><<<k, std::min(256, (d + 31) / 32 * 32), 0, stream>>>(
-            previous, next, d, w.sums.get(), w.counts.get(), shift_upper, shift_exact, recompute);
+            previous, next, d, w.sums.get(), w.counts.get(), shift_upper, shift_exact, recompute, weight_sums);
     KMS_CUDA_LAUNCH_CHECK("centroid update kernel");
     shift_stats_kernel<T><<<1, kStatsThreads, 0, stream>>>(shift_exact, w.counts.get(), k, shift_stats, shift_upper);
     KMS_CUDA_LAUNCH_CHECK("shift statistics kernel");
@@ -368,8 +441,9 @@ void launch_label_distances(const T* points, long long n, int d, const T* centro
 
 template <typename T>
 void launch_inertia(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
-                    double* block_scratch, double* result, const Geometry& g, cudaStream_t stream) {
-    inertia_kernel<T><<<g.grid, g.block, 0, stream>>>(points, n, d, centroids, labels, block_scratch);
+                    double* block_scratch, double* result, const Geometry& g, cudaStream_t stream,
+                    const double* weights) {
+    inertia_kernel<T><<<g.grid, g.block, 0, stream>>>(points, n, d, centroids, labels, block_scratch, weights);
     KMS_CUDA_LAUNCH_CHECK("inertia kernel");
     ordered_sum_kernel<<<1, 32, 0, stream>>>(block_scratch, g.grid, result);
     KMS_CUDA_LAUNCH_CHECK("inertia sum kernel");
@@ -380,13 +454,13 @@ void launch_inertia(const T* points, long long n, int d, const T* centroids, con
                                               const SmallUpdate<T>&, UpdateWorkspace&, const Geometry&,          \
                                               cudaStream_t);                                                     \
     template void launch_accumulate<T>(const T*, long long, int, const std::int32_t*, int, UpdateWorkspace&,     \
-                                       cudaStream_t);                                                            \
+                                       cudaStream_t, const T*);                                                  \
     template void launch_apply_update<T>(const T*, T*, int, int, UpdateWorkspace&, T*, DeviceShiftStats*,        \
-                                         double*, bool, cudaStream_t);                                               \
+                                         double*, bool, cudaStream_t, bool);                                     \
     template void launch_label_distances<T>(const T*, long long, int, const T*, const std::int32_t*, T*,         \
                                             cudaStream_t);                                                       \
     template void launch_inertia<T>(const T*, long long, int, const T*, const std::int32_t*, double*, double*,   \
-                                    const Geometry&, cudaStream_t);
+                                    const Geometry&, cudaStream_t, const double*);
 KMS_INSTANTIATE_UPDATE(float)
 KMS_INSTANTIATE_UPDATE(double)
 

@@ -21,9 +21,15 @@ struct UpdateWorkspace {
     DeviceBuffer<double> piece_sums;       // max pieces × d
     DeviceBuffer<unsigned char> sort_temp;
     std::size_t sort_temp_bytes = 0;
+    // Weighted runs (general path only): Σ w per piece and per cluster.
+    DeviceBuffer<double> piece_weights;    // max pieces
+    DeviceBuffer<double> weight_sums;      // k
 };
 
-void prepare_update_workspace(UpdateWorkspace& workspace, long long n, int k, int d, const Geometry& geometry);
+// `weighted`: the run has sample weights, which always take the general path (so
+// its buffers are allocated for small (k, d) too).
+void prepare_update_workspace(UpdateWorkspace& workspace, long long n, int k, int d, const Geometry& geometry,
+                              bool weighted = false);
 
 // The small (k, d) path of Elkan/Hamerly: block partials from the labels, in the
 // fused Lloyd kernel's point order, and the whole update by the last block (Lloyd
@@ -33,18 +39,22 @@ void launch_small_sums_update(const T* points, long long n, int d, const std::in
                               const T* previous, const SmallUpdate<T>& update, UpdateWorkspace& workspace,
                               const Geometry& geometry, cudaStream_t stream);
 
-// Sums and counts from the labels, general path (k > 8 or d > 4).
+// Sums and counts from the labels, general path (k > 8 or d > 4, or weighted).
+// weights (n, in T; nullptr: unweighted): the sums are Σ w·x (each product in
+// double, the same fixed piece order), workspace.weight_sums Σ w per cluster, and
+// a cluster whose weight is not positive gets count 0 (scikit-learn's empty cluster).
 template <typename T>
 void launch_accumulate(const T* points, long long n, int d, const std::int32_t* labels, int k,
-                       UpdateWorkspace& workspace, cudaStream_t stream);
+                       UpdateWorkspace& workspace, cudaStream_t stream, const T* weights = nullptr);
 
 // New centroids (into `next`, unless !recompute: then `next` is already final) from
 // the sums, the Keep policy for empty clusters, per-centroid shifts (exact squared
 // in double, certain upper bounds in T), and the fixed-order shift statistics.
+// weighted: the sums are divided by workspace.weight_sums instead of the counts.
 template <typename T>
 void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& workspace,
                          T* shift_upper, DeviceShiftStats* shift_stats, double* shift_exact, bool recompute,
-                         cudaStream_t stream);
+                         cudaStream_t stream, bool weighted = false);
 
 // Squared distance of every point to its labelled centroid (T arithmetic), for
 // the Farthest empty-cluster policy.
@@ -52,9 +62,11 @@ template <typename T>
 void launch_label_distances(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
                             T* out, cudaStream_t stream);
 
-// Σ ||x − c(label)||² in double, fixed-order reduction, into *result.
+// Σ w·||x − c(label)||² in double (w = 1 when weights is nullptr), fixed-order
+// reduction, into *result.
 template <typename T>
 void launch_inertia(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
-                    double* block_scratch, double* result, const Geometry& geometry, cudaStream_t stream);
+                    double* block_scratch, double* result, const Geometry& geometry, cudaStream_t stream,
+                    const double* weights = nullptr);
 
 }  // namespace kms::cuda

@@ -36,7 +36,7 @@ void CudaBoundedSolver<T>::before_assign(IterationStats& stats) {
 template <typename T>
 void CudaBoundedSolver<T>::assign(bool, IterationStats&) {
     BoundedArgs<T> args{};
-    args.points = this->points_.get();
+    args.points = this->points();
     args.n = this->n_;
     args.d = this->d_;
     args.centroids = this->current();

@@ -39,7 +39,7 @@ private:
     void assign(bool fused, IterationStats& stats) override {
         stats.point_centroid_distances = static_cast<std::uint64_t>(this->n_) * this->k_;
         if (gemm_active_) {
-            GemmLloydArgs<T> gemm{{this->points_.get(), this->n_, this->d_, this->current(), this->k_,
+            GemmLloydArgs<T> gemm{{this->points(), this->n_, this->d_, this->current(), this->k_,
                                    this->labels_.get(), this->status_.get(), &this->record_.get()->counters, nullptr,
                                    SmallUpdate<T>{}},
                                   shift_.get(),
@@ -50,7 +50,7 @@ private:
             launch_gemm_lloyd<T>(gemm, this->stream_);
             return;
         }
-        LloydArgs<T> args{this->points_.get(), this->n_, this->d_, this->current(), this->k_,
+        LloydArgs<T> args{this->points(), this->n_, this->d_, this->current(), this->k_,
                           this->labels_.get(), this->status_.get(), &this->record_.get()->counters,
                           fused ? this->workspace_.block_partials.get() : nullptr,
                           fused ? this->small_update() : SmallUpdate<T>{}};
@@ -81,10 +81,7 @@ private:
         shift_.release();
         // k is not known yet: prepare wherever the filter could apply.
         if (!this->int8_filter_possible() || d < kGemmMinD || d > kGemmMaxD) return;
-        std::vector<double> sum(static_cast<std::size_t>(d), 0.0);
-        for (long long i = 0; i < n; ++i)
-            for (int j = 0; j < d; ++j)
-                sum[j] += (*this->source_)(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+        const std::vector<double>& sum = this->data_sum_;  // per coordinate (host data: in index order)
         std::vector<T> mean(sum.size());
         double largest = 0.0;  // max |x_j − m_j| (a hint only: δ is computed honestly for any s)
         for (std::size_t j = 0; j < sum.size(); ++j) {
@@ -108,7 +105,7 @@ private:
         }
         KMS_CUDA_CHECK(cudaMemcpy(shift_.get(), mean.data(), mean.size() * sizeof(T), cudaMemcpyHostToDevice));
         KMS_CUDA_CHECK(cudaDeviceSynchronize());  // the pageable copies may still be in flight
-        launch_quantise_points<T>(this->points_.get(), n, d, shift_.get(), quantisation_scale_,
+        launch_quantise_points<T>(this->points(), n, d, shift_.get(), quantisation_scale_,
                                   quantised_points_.get(), point_qnorms_.get(), point_slack_.get(), this->stream_);
         KMS_CUDA_CHECK(cudaStreamSynchronize(this->stream_));
     }

@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/device_data.hpp"
 #include "kms/error.hpp"
 #include "kms/solver_support.hpp"
 
@@ -42,6 +43,20 @@ CudaSolverBase<T>::~CudaSolverBase() {
 }
 
 template <typename T>
+void CudaSolverBase<T>::forget_data() {
+    source_.reset();
+    device_source_.reset();
+    points_data_ = nullptr;
+    n_ = 0;
+    d_ = 0;
+    k_ = 0;
+    initial_ = Matrix<double>();
+    weight_source_.reset();
+    weights_.release();
+    weights_float_.release();
+}
+
+template <typename T>
 void CudaSolverBase<T>::set_data(std::shared_ptr<const Matrix<double>> points) {
     if (!points) throw Error("the data set is empty");
     check_solver_data(*points, config_.precision);
@@ -49,11 +64,10 @@ void CudaSolverBase<T>::set_data(std::shared_ptr<const Matrix<double>> points) {
         throw Error("the CUDA back end takes at most 2^31 - 1 points; this data set has " +
                     std::to_string(points->rows()));
     activate();
+    forget_data();
     source_ = std::move(points);
     n_ = static_cast<long long>(source_->rows());
     d_ = static_cast<int>(source_->cols());
-    k_ = 0;
-    initial_ = Matrix<double>();
     tol_absolute_ = absolute_tolerance(*source_, config_.tol);
     points_.allocate(static_cast<std::size_t>(n_) * d_, "the data points");
     if constexpr (std::is_same_v<T, double>) {
@@ -64,22 +78,91 @@ void CudaSolverBase<T>::set_data(std::shared_ptr<const Matrix<double>> points) {
         KMS_CUDA_CHECK(cudaMemcpy(points_.get(), converted.data(), converted.size() * sizeof(float),
                                   cudaMemcpyHostToDevice));
     }
+    points_data_ = points_.get();
     set_grid();
     data_low_.assign(d_, std::numeric_limits<double>::infinity());
     data_high_.assign(d_, -std::numeric_limits<double>::infinity());
+    data_sum_.assign(d_, 0.0);
     for (long long i = 0; i < n_; ++i)
         for (int j = 0; j < d_; ++j) {
             const double v = (*source_)(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
             data_low_[j] = std::min(data_low_[j], v);
             data_high_[j] = std::max(data_high_[j], v);
+            data_sum_[j] += v;
         }
+    prepare_data();
+    clear_run();
+}
+
+// Device data: checked and described on the device (the host never reads it); read
+// in place when its element type is T, else converted once into the solver's copy.
+template <typename T>
+void CudaSolverBase<T>::set_device_data(std::shared_ptr<const DeviceMatrix> points) {
+    if (!points || points->rows == 0 || points->cols == 0) throw Error("the data set is empty");
+    if (!points->data) throw Error("the device data has no address");
+    if (points->rows > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        throw Error("the CUDA back end takes at most 2^31 - 1 points; this data set has " +
+                    std::to_string(points->rows));
+    if (points->device >= 0 && points->device != config_.cuda_device)
+        throw Error("the data are on CUDA device " + std::to_string(points->device) + ", the solver runs on device " +
+                    std::to_string(config_.cuda_device));
+    activate();
+    cudaPointerAttributes attributes{};
+    KMS_CUDA_CHECK(cudaPointerGetAttributes(&attributes, points->data));
+    if (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged)
+        throw Error("the device data's address is not CUDA device memory");
+    if (attributes.device != config_.cuda_device)
+        throw Error("the data are on CUDA device " + std::to_string(attributes.device) +
+                    ", the solver runs on device " + std::to_string(config_.cuda_device));
+    forget_data();
+    // Whatever the data's producer queued on its own streams finishes first.
+    KMS_CUDA_CHECK(cudaDeviceSynchronize());
+    const long long n = static_cast<long long>(points->rows);
+    const int d = static_cast<int>(points->cols);
+    const bool as_float = points->element == Precision::F32;
+    ColumnStats stats = as_float ? column_stats(static_cast<const float*>(points->data), n, d, stream_)
+                                 : column_stats(static_cast<const double*>(points->data), n, d, stream_);
+    if (stats.non_finite) throw Error("the data contain NaN or infinite values");
+    double max_abs = 0.0;
+    for (int j = 0; j < d; ++j) max_abs = std::max({max_abs, std::abs(stats.low[j]), std::abs(stats.high[j])});
+    const double limit = coordinate_limit(config_.precision, static_cast<std::size_t>(d));
+    if (max_abs > limit)
+        throw Error("the data has coordinates up to " + std::to_string(max_abs) + ", too large for " +
+                    std::string(to_string(config_.precision)) + " distances (limit " + std::to_string(limit) +
+                    "): rescale the data" + (config_.precision == Precision::F32 ? " or use --precision f64" : ""));
+    n_ = n;
+    d_ = d;
+    // absolute_tolerance()'s formula over the device's fixed-order sums.
+    if (config_.tol == 0.0) {
+        tol_absolute_ = 0.0;
+    } else {
+        double mean_variance = 0.0;
+        for (int j = 0; j < d; ++j) mean_variance += stats.squared_deviation[j] / static_cast<double>(n);
+        tol_absolute_ = config_.tol * (mean_variance / static_cast<double>(d));
+    }
+    data_low_ = std::move(stats.low);
+    data_high_ = std::move(stats.high);
+    data_sum_ = std::move(stats.sum);
+    const bool same_type = as_float == std::is_same_v<T, float>;
+    if (same_type) {
+        points_.release();
+        points_data_ = static_cast<const T*>(points->data);
+    } else {
+        points_.allocate(static_cast<std::size_t>(n_) * d_, "the data points (converted)");
+        if (as_float) launch_convert(static_cast<const float*>(points->data), n_ * d_, points_.get(), stream_);
+        else launch_convert(static_cast<const double*>(points->data), n_ * d_, points_.get(), stream_);
+        KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        points_data_ = points_.get();
+    }
+    device_source_ = std::move(points);
+    set_grid();
     prepare_data();
     clear_run();
 }
 
 template <typename T>
 void CudaSolverBase<T>::set_initial_centroids(const Matrix<double>& centroids) {
-    if (!source_) throw Error("set the data before the initial centroids");
+    if (!has_data()) throw Error("set the data before the initial centroids");
     check_initial_centroids(centroids, static_cast<std::size_t>(n_), static_cast<std::size_t>(d_), config_.precision);
     activate();
     initial_ = centroids;
@@ -88,11 +171,32 @@ void CudaSolverBase<T>::set_initial_centroids(const Matrix<double>& centroids) {
     clear_run();
 }
 
+// Weighted runs take the general update path (weighted piece sums and per-cluster
+// weight sums), the weighted relocation and inertia; the unweighted path is untouched.
 template <typename T>
 void CudaSolverBase<T>::set_sample_weight(std::shared_ptr<const std::vector<double>> weights) {
-    if (!source_) throw Error("set the data before the sample weights");
-    if (weights) throw Error("the CUDA back end does not take sample weights yet; use --backend omp or seq");
+    if (!has_data()) throw Error("set the data before the sample weights");
+    if (weights && weights->size() != static_cast<std::size_t>(n_))
+        throw Error(std::to_string(weights->size()) + " sample weights for " + std::to_string(n_) + " points");
     activate();
+    weight_source_ = std::move(weights);
+    weights_.release();
+    weights_float_.release();
+    if (weight_source_) {
+        weights_.allocate(static_cast<std::size_t>(n_), "the sample weights");
+        KMS_CUDA_CHECK(cudaMemcpy(weights_.get(), weight_source_->data(), n_ * sizeof(double),
+                                  cudaMemcpyHostToDevice));
+        if constexpr (std::is_same_v<T, float>) {
+            const std::vector<float> rounded(weight_source_->begin(), weight_source_->end());
+            weights_float_.allocate(static_cast<std::size_t>(n_), "the sample weights");
+            KMS_CUDA_CHECK(cudaMemcpy(weights_float_.get(), rounded.data(), n_ * sizeof(float),
+                                      cudaMemcpyHostToDevice));
+        }
+    }
+    if (k_ > 0) {
+        prepare_workspace();
+        KMS_CUDA_CHECK(cudaDeviceSynchronize());
+    }
     clear_run();
 }
 
@@ -104,7 +208,7 @@ void CudaSolverBase<T>::reset() {
 
 template <typename T>
 IterationStats CudaSolverBase<T>::step() {
-    if (!source_) throw Error("no data set");
+    if (!has_data()) throw Error("no data set");
     if (k_ == 0) throw Error("no initial centroids");
     activate();
     IterationStats stats;
@@ -116,18 +220,19 @@ IterationStats CudaSolverBase<T>::step() {
 
     // Small (k, d): the update runs in the last block of the kernel that sums
     // (Lloyd: the assignment itself; its time then counts as assignment).
-    const bool small = small_update_variant(k_, d_) >= 0;
+    // Weighted runs always take the general path.
+    const bool small = !weighted() && small_update_variant(k_, d_) >= 0;
     const bool fused = small && fuses_small_update();
     assign(fused, stats);
     KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
 
     if (small && !fused) {
-        launch_small_sums_update<T>(points_.get(), n_, d_, labels_.get(), k_, current(), small_update(), workspace_,
+        launch_small_sums_update<T>(points(), n_, d_, labels_.get(), k_, current(), small_update(), workspace_,
                                     geometry_, stream_);
     } else if (!small) {
-        launch_accumulate<T>(points_.get(), n_, d_, labels_.get(), k_, workspace_, stream_);
+        launch_accumulate<T>(points(), n_, d_, labels_.get(), k_, workspace_, stream_, update_weights());
         launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
-                               shift_exact_.get(), true, stream_);
+                               shift_exact_.get(), true, stream_, weighted());
     }
     if (config_.empty_policy == EmptyClusterPolicy::Farthest) {
         DeviceShiftStats shifts{};
@@ -141,8 +246,8 @@ IterationStats CudaSolverBase<T>::step() {
     KMS_CUDA_CHECK(cudaEventRecord(ev_update_.get(), stream_));
 
     if (config_.compute_inertia)
-        launch_inertia<T>(points_.get(), n_, d_, current(), labels_.get(), inertia_blocks_.get(),
-                          &record_.get()->inertia, geometry_, stream_);
+        launch_inertia<T>(points(), n_, d_, current(), labels_.get(), inertia_blocks_.get(),
+                          &record_.get()->inertia, geometry_, stream_, weights_.get());
     KMS_CUDA_CHECK(cudaEventRecord(ev_end_.get(), stream_));
     DeviceIterationRecord host{};
     KMS_CUDA_CHECK(cudaMemcpyAsync(&host, record_.get(), sizeof(host), cudaMemcpyDeviceToHost, stream_));
@@ -174,7 +279,7 @@ IterationStats CudaSolverBase<T>::step() {
 
 template <typename T>
 std::uint64_t CudaSolverBase<T>::finalize_labels() {
-    if (!source_ || k_ == 0) throw Error("no data or no centroids");
+    if (!has_data() || k_ == 0) throw Error("no data or no centroids");
     activate();
     KMS_CUDA_CHECK(cudaMemsetAsync(record_.get(), 0, sizeof(DeviceIterationRecord), stream_));
     IterationStats unused;  // a relabelling is not an iteration
@@ -227,10 +332,10 @@ const std::vector<PointStatus>& CudaSolverBase<T>::point_status() const {
 
 template <typename T>
 double CudaSolverBase<T>::inertia() const {
-    if (!source_ || k_ == 0) return 0.0;
+    if (!has_data() || k_ == 0) return 0.0;
     activate();
-    launch_inertia<T>(points_.get(), n_, d_, current(), labels_.get(), inertia_blocks_.get(), scalar_.get(),
-                      geometry_, stream_);
+    launch_inertia<T>(points(), n_, d_, current(), labels_.get(), inertia_blocks_.get(), scalar_.get(),
+                      geometry_, stream_, weights_.get());
     double value = 0.0;
     KMS_CUDA_CHECK(cudaMemcpyAsync(&value, scalar_.get(), sizeof(double), cudaMemcpyDeviceToHost, stream_));
     KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -254,7 +359,7 @@ void CudaSolverBase<T>::allocate() {
     shift_upper_.allocate(k, "the centroid shifts");
     shift_exact_.allocate(k, "the centroid shifts");
     inertia_blocks_.allocate(static_cast<std::size_t>(geometry_.grid), "the inertia partial sums");
-    prepare_update_workspace(workspace_, n_, k_, d_, geometry_);
+    prepare_workspace();
     allocate_state();
     KMS_CUDA_CHECK(cudaDeviceSynchronize());  // set-up work ran outside the solver's stream
 }
@@ -288,19 +393,23 @@ void CudaSolverBase<T>::set_grid() {
 
 // scikit-learn's relocation, as the CPU solver does it: each empty cluster takes
 // one of the points farthest from their previous centroid (largest first,
-// lowest index on ties), which leaves its own cluster's sum. Rare: done on the
-// host with a few copies. Returns the distance evaluations spent (n).
+// lowest index on ties), which leaves its own cluster's sum. Weighted runs: the
+// empty clusters are those of no positive weight (their count is 0 on the device)
+// and the moved point takes its weight along. Rare: done on the host with a few
+// copies. Returns the distance evaluations spent (n).
 template <typename T>
 std::uint64_t CudaSolverBase<T>::relocate_empty() {
     const std::size_t n = static_cast<std::size_t>(n_), k = static_cast<std::size_t>(k_),
                       d = static_cast<std::size_t>(d_);
+    const bool with_weights = weighted();
     DeviceBuffer<T> distances;
     distances.allocate(n, "the relocation distances");
-    launch_label_distances<T>(points_.get(), n_, d_, current(), labels_.get(), distances.get(), stream_);
+    launch_label_distances<T>(points(), n_, d_, current(), labels_.get(), distances.get(), stream_);
     std::vector<T> distance(n);
     std::vector<std::int32_t> label(n);
     std::vector<double> sums(k * d);
     std::vector<long long> counts(k);
+    std::vector<double> cluster_weight(with_weights ? k : 0);
     std::vector<T> next_rows(k * d);
     KMS_CUDA_CHECK(cudaMemcpyAsync(distance.data(), distances.get(), n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     KMS_CUDA_CHECK(cudaMemcpyAsync(label.data(), labels_.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_));
@@ -308,6 +417,9 @@ std::uint64_t CudaSolverBase<T>::relocate_empty() {
                                    cudaMemcpyDeviceToHost, stream_));
     KMS_CUDA_CHECK(cudaMemcpyAsync(counts.data(), workspace_.counts.get(), k * sizeof(long long),
                                    cudaMemcpyDeviceToHost, stream_));
+    if (with_weights)
+        KMS_CUDA_CHECK(cudaMemcpyAsync(cluster_weight.data(), workspace_.weight_sums.get(), k * sizeof(double),
+                                       cudaMemcpyDeviceToHost, stream_));
     KMS_CUDA_CHECK(cudaMemcpyAsync(next_rows.data(), next(), next_rows.size() * sizeof(T), cudaMemcpyDeviceToHost,
                                    stream_));
     KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -315,19 +427,35 @@ std::uint64_t CudaSolverBase<T>::relocate_empty() {
     first_empty_count_ = static_cast<int>(empty_ids.size());
     const std::vector<std::size_t> order = farthest_points<T>(distance, empty_ids.size());
     const std::size_t take = order.size();
+    std::vector<T> x(d);
     for (std::size_t e = 0; e < take; ++e) {
         const std::size_t far = order[e], target = empty_ids[e];
         const std::size_t from = static_cast<std::size_t>(label[far]);
+        KMS_CUDA_CHECK(cudaMemcpy(x.data(), points() + far * d, d * sizeof(T), cudaMemcpyDeviceToHost));
+        // The weight as the update used it (in T).
+        const double w = with_weights ? static_cast<double>(static_cast<T>((*weight_source_)[far])) : 1.0;
         for (std::size_t t = 0; t < d; ++t) {
-            const T x = static_cast<T>((*source_)(far, t));
-            sums[from * d + t] -= static_cast<double>(x);
-            sums[target * d + t] = static_cast<double>(x);
-            next_rows[target * d + t] = x;
+            if (with_weights) {
+                sums[from * d + t] -= w * static_cast<double>(x[t]);
+                sums[target * d + t] = w * static_cast<double>(x[t]);
+            } else {
+                sums[from * d + t] -= static_cast<double>(x[t]);
+                sums[target * d + t] = static_cast<double>(x[t]);
+            }
+            next_rows[target * d + t] = x[t];
         }
         counts[target] = 1;
-        if (--counts[from] > 0)
+        bool from_left = --counts[from] > 0;
+        if (with_weights) {
+            cluster_weight[target] = w;
+            cluster_weight[from] -= w;
+            from_left = cluster_weight[from] > 0.0;
+        }
+        if (from_left) {
+            const double divisor = with_weights ? cluster_weight[from] : static_cast<double>(counts[from]);
             for (std::size_t t = 0; t < d; ++t)
-                next_rows[from * d + t] = static_cast<T>(sums[from * d + t] / static_cast<double>(counts[from]));
+                next_rows[from * d + t] = static_cast<T>(sums[from * d + t] / divisor);
+        }
     }
     KMS_CUDA_CHECK(cudaMemcpyAsync(next(), next_rows.data(), next_rows.size() * sizeof(T), cudaMemcpyHostToDevice,
                                    stream_));

@@ -11,11 +11,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "cuda_common.hpp"
 #include "kernels/lloyd_gemm.hpp"
 #include "kernels/update.hpp"
+#include "kms/device_matrix.hpp"
 #include "kms/matrix.hpp"
 #include "kms/solver.hpp"
 #include "kms/stats.hpp"
@@ -42,6 +44,8 @@ public:
 
     const SolverConfig& config() const override { return config_; }
     void set_data(std::shared_ptr<const Matrix<double>> points) override;
+    void set_device_data(std::shared_ptr<const DeviceMatrix> points) override;
+    const void* data_address() const override { return points_data_; }
     void set_initial_centroids(const Matrix<double>& centroids) override;
     void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) override;
     void reset() override;
@@ -61,7 +65,7 @@ public:
 
 protected:
     // --- The algorithm's hooks.
-    // A new data set is on the device (points_, data_low_/data_high_ set).
+    // A new data set is on the device (points(), data_low_/data_high_/data_sum_ set).
     virtual void prepare_data() {}
     // k is known and the shared buffers are allocated: the algorithm's own.
     virtual void allocate_state() {}
@@ -94,6 +98,16 @@ protected:
     }
 
     void activate() const { KMS_CUDA_CHECK(cudaSetDevice(config_.cuda_device)); }
+    // The points in T on the device: the solver's copy, or the caller's device memory read in place.
+    const T* points() const { return points_data_; }
+    bool has_data() const { return points_data_ != nullptr; }
+    // Sample weights on the device (nullptr: unweighted): in T for the update (as the
+    // CPU solver multiplies in T), in double for the inertia.
+    bool weighted() const { return weights_.get() != nullptr; }
+    const T* update_weights() const {
+        if constexpr (std::is_same_v<T, double>) return weights_.get();
+        else return weights_float_.get();
+    }
     T* current() const { return centroids_[centroid_buffer_].get(); }
     T* next() const { return centroids_[centroid_buffer_ ^ 1].get(); }
     // Where the small-path update (run by the summing kernel's last block) writes.
@@ -104,13 +118,15 @@ protected:
     int compute_major_ = 0;  // the device's compute capability (major)
     cudaStream_t stream_ = nullptr;
 
-    std::shared_ptr<const Matrix<double>> source_;
+    std::shared_ptr<const Matrix<double>> source_;           // host data (set_data), or
+    std::shared_ptr<const DeviceMatrix> device_source_;     // device data (set_device_data)
     long long n_ = 0;
     int d_ = 0, k_ = 0;
     Matrix<double> initial_;
-    std::vector<double> data_low_, data_high_;  // per-coordinate range of the data
+    std::vector<double> data_low_, data_high_, data_sum_;  // per-coordinate range and sum of the data
 
-    DeviceBuffer<T> points_;
+    DeviceBuffer<T> points_;          // the solver's copy of the points (unless read in place)
+    const T* points_data_ = nullptr;  // what the kernels read: points_ or the caller's device memory
     DeviceBuffer<std::int32_t> labels_;
     DeviceBuffer<std::uint8_t> status_;
     DeviceBuffer<T> shift_upper_;  // k: this step's centroid shifts, rounded up
@@ -122,6 +138,14 @@ private:
     void clear_run();
     void set_grid();
     std::uint64_t relocate_empty();
+    void forget_data();
+    void prepare_workspace() {
+        prepare_update_workspace(workspace_, n_, k_, d_, geometry_, weighted());
+    }
+
+    std::shared_ptr<const std::vector<double>> weight_source_;
+    DeviceBuffer<double> weights_;
+    DeviceBuffer<float> weights_float_;  // float solvers: the weights rounded to float
 
     int blocks_per_sm_ = 1;
     Event ev_start_, ev_bounds_, ev_assign_, ev_update_, ev_end_;
