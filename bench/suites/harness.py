@@ -48,7 +48,7 @@ class Harness:
         self.suite, self.out, self.quick = suite, out_dir, quick
         self.cpu, self.gpu = cpu, gpu
         self.cli, self.ceiling_bin, self.cuda_bench_bin = cli, ceiling_bin, cuda_bench_bin
-        self.repeats = 1 if quick else repeats
+        self.repeats = 1 if quick else int(os.environ.get("KMS_BENCH_REPEATS", repeats))
         self.rows = []
         self.notes = []
         self.plots = []
@@ -58,6 +58,7 @@ class Harness:
         self._cpu_ceilings = {}
         self._gpu_ceilings = None
         self._torch_cache = {}
+        self._torch_compiled = None
         os.makedirs(out_dir, exist_ok=True)
         for stale in ("results.jsonl", "results.csv", "report.md"):
             if os.path.exists(os.path.join(out_dir, stale)):
@@ -265,44 +266,48 @@ class Harness:
         dtype = torch.float32 if precision == "f32" else torch.float64
         x = torch.from_numpy(np.load(data)).to("cuda", dtype)
         c_start = torch.from_numpy(c0).to("cuda", dtype)
-        k = c0.shape[0]
 
-        def update(labels, c):
+        def update(x, labels, c):
+            k = c.shape[0]
             sums = torch.zeros_like(c).index_add_(0, labels, x)
-            counts = torch.bincount(labels, minlength=k).to(dtype).unsqueeze(1)
+            counts = torch.bincount(labels, minlength=k).to(c.dtype).unsqueeze(1)
             return torch.where(counts > 0, sums / counts.clamp_min(1), c)
 
-        def step_cdist(c):
-            return update(torch.cdist(x, c).argmin(dim=1), c)
+        def step_cdist(x, c):
+            return update(x, torch.cdist(x, c).argmin(dim=1), c)
 
-        def step_matmul(c):
+        def step_matmul(x, c):
             dist = (c * c).sum(1)[None, :] - 2.0 * (x @ c.T)
-            return update(dist.argmin(dim=1), c)
+            return update(x, dist.argmin(dim=1), c)
 
         forms = {"cdist": step_cdist, "matmul": step_matmul}
-        try:
-            forms["compile-matmul"] = torch.compile(step_matmul)
-        except Exception as error:  # torch.compile unavailable: the others stand
-            self.note(f"torch.compile unavailable: {error}")
+        if self._torch_compiled is None:
+            try:  # compiled once for the run, shapes dynamic: no recompilation per shape
+                self._torch_compiled = torch.compile(step_matmul, dynamic=True)
+            except Exception as error:  # torch.compile unavailable: the other forms stand
+                self._torch_compiled = False
+                self.note(f"torch.compile unavailable: {error}")
+        if self._torch_compiled:
+            forms["compile-matmul"] = self._torch_compiled
         results = {}
         for name, step in forms.items():
             try:
                 c = c_start.clone()
                 for _ in range(3):
-                    c = step(c)
+                    c = step(x, c)
                 torch.cuda.synchronize()
                 times = []
                 for _ in range(iterations):
                     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                     start.record()
-                    c = step(c)
+                    c = step(x, c)
                     stop.record()
                     stop.synchronize()
                     times.append(start.elapsed_time(stop))
                 results[name] = median(times)
-            except Exception as error:  # e.g. out of memory for cdist's n x k matrix
+            except Exception as error:  # e.g. out of memory for the n x k distance matrix
                 results[name] = None
-                self.note(f"torch {name} failed at n={x.shape[0]}, d={x.shape[1]}, k={k}: {str(error)[:120]}")
+                self.note(f"torch {name} failed at n={x.shape[0]}, d={x.shape[1]}, k={c0.shape[0]}: {str(error)[:120]}")
                 torch.cuda.empty_cache()
         del x
         torch.cuda.empty_cache()

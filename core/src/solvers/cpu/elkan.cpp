@@ -41,6 +41,40 @@ protected:
         const T* shift = this->shift_upper_.data();
         T* upper = upper_.data();
         T* lower_all = lower_.data();
+        if (first) {
+            // Every distance, vectorised, written straight into the lower bounds' rows,
+            // then each row scanned in index order (first minimum) and made a bound.
+            constexpr std::size_t kChunk = 256;
+            const std::size_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations)
+            {
+                std::vector<T> scratch(kernel_scratch_size(d));
+#pragma omp for schedule(dynamic, 4)
+                for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+                    if (this->stop_now()) continue;
+                    const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
+                    distances_range(points, d, c, k, begin, end, lower_all + begin * k, scratch.data());
+                    for (std::size_t i = begin; i < end; ++i) {
+                        T* lower = lower_all + i * k;
+                        T best = std::numeric_limits<T>::infinity();
+                        std::size_t best_index = 0;
+                        for (std::size_t j = 0; j < k; ++j) {
+                            const T dist = lower[j];
+                            lower[j] = bounds.lower(std::sqrt(dist));
+                            if (dist < best) {
+                                best = dist;
+                                best_index = j;
+                            }
+                        }
+                        evaluations += k;
+                        upper[i] = bounds.upper(std::sqrt(best));
+                        changed += static_cast<std::int32_t>(best_index) != labels[i];
+                        labels[i] = static_cast<std::int32_t>(best_index);
+                    }
+                }
+            }
+            return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
+        }
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(this->threads_) if (this->threads_ > 1) \
     reduction(+ : changed, evaluations, skips)
         for (std::size_t i = 0; i < n; ++i) {
@@ -48,23 +82,6 @@ protected:
             const T* x = points + i * d;
             T* lower = lower_all + i * k;
             const std::int32_t old_label = labels[i];
-            if (first) {
-                T best = std::numeric_limits<T>::infinity();
-                std::size_t best_index = 0;
-                for (std::size_t j = 0; j < k; ++j) {
-                    const T dist = squared_distance(x, c + j * d, d);
-                    lower[j] = bounds.lower(std::sqrt(dist));
-                    if (dist < best) {
-                        best = dist;
-                        best_index = j;
-                    }
-                }
-                evaluations += k;
-                upper[i] = bounds.upper(std::sqrt(best));
-                labels[i] = static_cast<std::int32_t>(best_index);
-                changed += labels[i] != old_label;
-                continue;
-            }
             std::size_t a = static_cast<std::size_t>(old_label);
             T u = bounds.grow(upper[i], shift[a]);
             // Shrink every lower bound and find the first centroid the bounds do

@@ -137,6 +137,14 @@ void nearest_two_scalar(const T* points, std::size_t d, const T* centroids, std:
 }
 
 template <typename T>
+void distances_range_scalar(const T* points, std::size_t d, const T* centroids, std::size_t k, std::size_t begin,
+                            std::size_t end, T* out, T*) {
+    for (std::size_t i = begin; i < end; ++i)
+        for (std::size_t j = 0; j < k; ++j)
+            out[(i - begin) * k + j] = squared_distance(points + i * d, centroids + j * d, d);
+}
+
+template <typename T>
 std::size_t elkan_shrink_first_scalar(T* lower, const T* shift, const T* cc_half_row, std::size_t k, std::size_t own,
                                       T reach) {
     const T factor = T(1) - T(4) * std::numeric_limits<T>::epsilon();
@@ -161,6 +169,18 @@ KMS_FORCE_INLINE std::uint64_t label_range_vector(const T* points, std::size_t d
         case 3: return simd::label_range<T, W, P, 3>(points, d, centroids, k, begin, end, labels, xt);
         case 4: return simd::label_range<T, W, P, 4>(points, d, centroids, k, begin, end, labels, xt);
         default: return simd::label_range<T, W, P, 0>(points, d, centroids, k, begin, end, labels, xt);
+    }
+}
+
+template <typename T, int W, int P>
+KMS_FORCE_INLINE void distances_range_vector(const T* points, std::size_t d, const T* centroids, std::size_t k,
+                                             std::size_t begin, std::size_t end, T* out, T* xt) {
+    switch (d) {
+        case 1: return simd::distances_range<T, W, P, 1>(points, d, centroids, k, begin, end, out, xt);
+        case 2: return simd::distances_range<T, W, P, 2>(points, d, centroids, k, begin, end, out, xt);
+        case 3: return simd::distances_range<T, W, P, 3>(points, d, centroids, k, begin, end, out, xt);
+        case 4: return simd::distances_range<T, W, P, 4>(points, d, centroids, k, begin, end, out, xt);
+        default: return simd::distances_range<T, W, P, 0>(points, d, centroids, k, begin, end, out, xt);
     }
 }
 
@@ -198,6 +218,14 @@ KMS_FORCE_INLINE void nearest_two_vector(const T* points, std::size_t d, const T
                                  const std::size_t* r, std::size_t m, std::int32_t* l, double* b, double* s2,   \
                                  double* s) {                                                                 \
         nearest_two_vector<double, BYTES / 8, P_TWO>(x, d, c, k, r, m, l, b, s2, s);                           \
+    }                                                                                                         \
+    ATTR void distances_range_##NAME(const float* x, std::size_t d, const float* c, std::size_t k,              \
+                                     std::size_t b, std::size_t e, float* o, float* s) {                       \
+        distances_range_vector<float, BYTES / 4, P_NEAREST>(x, d, c, k, b, e, o, s);                          \
+    }                                                                                                         \
+    ATTR void distances_range_##NAME(const double* x, std::size_t d, const double* c, std::size_t k,            \
+                                     std::size_t b, std::size_t e, double* o, double* s) {                     \
+        distances_range_vector<double, BYTES / 8, P_NEAREST>(x, d, c, k, b, e, o, s);                         \
     }                                                                                                         \
     ATTR std::size_t elkan_shrink_first_##NAME(float* lo, const float* sh, const float* cc, std::size_t k,      \
                                                std::size_t own, float reach) {                                \
@@ -242,6 +270,19 @@ void nearest_two_at(SimdLevel level, const T* x, std::size_t d, const T* c, std:
 }
 
 template <typename T>
+void distances_range_at(SimdLevel level, const T* x, std::size_t d, const T* c, std::size_t k, std::size_t b,
+                        std::size_t e, T* o, T* s) {
+    switch (level) {
+        case SimdLevel::Scalar: return distances_range_scalar(x, d, c, k, b, e, o, s);
+#if KMS_X86_SIMD
+        case SimdLevel::Avx512: return distances_range_avx512(x, d, c, k, b, e, o, s);
+        case SimdLevel::Avx2: return distances_range_avx2(x, d, c, k, b, e, o, s);
+#endif
+        default: return distances_range_baseline(x, d, c, k, b, e, o, s);
+    }
+}
+
+template <typename T>
 std::size_t elkan_shrink_first_at(SimdLevel level, T* lo, const T* sh, const T* cc, std::size_t k, std::size_t own,
                                   T reach) {
     switch (level) {
@@ -255,6 +296,15 @@ std::size_t elkan_shrink_first_at(SimdLevel level, T* lo, const T* sh, const T* 
 }
 
 }  // namespace
+
+void distances_range(const float* x, std::size_t d, const float* c, std::size_t k, std::size_t b, std::size_t e,
+                     float* o, float* s) {
+    distances_range_at(active_simd_level(), x, d, c, k, b, e, o, s);
+}
+void distances_range(const double* x, std::size_t d, const double* c, std::size_t k, std::size_t b, std::size_t e,
+                     double* o, double* s) {
+    distances_range_at(active_simd_level(), x, d, c, k, b, e, o, s);
+}
 
 std::size_t elkan_shrink_first(float* lo, const float* sh, const float* cc, std::size_t k, std::size_t own,
                                float reach) {

@@ -39,6 +39,13 @@ void nearest_two(const double* points, std::size_t d, const double* centroids, s
                  const std::size_t* rows, std::size_t m, std::int32_t* label, double* best, double* second,
                  double* scratch);
 
+// All k squared distances of points [begin, end), row-major into `out`
+// ((end - begin) × k), bitwise squared_distance()'s. `scratch` as above.
+void distances_range(const float* points, std::size_t d, const float* centroids, std::size_t k, std::size_t begin,
+                     std::size_t end, float* out, float* scratch);
+void distances_range(const double* points, std::size_t d, const double* centroids, std::size_t k,
+                     std::size_t begin, std::size_t end, double* out, double* scratch);
+
 // Elkan's per-point bound maintenance: lower[j] shrinks by shift[j] for every j
 // (BoundArithmetic::shrink), and the first j ≠ own with reach ≥ lower[j] and
 // reach ≥ cc_half_row[j] is returned (k if none): where the sequential loop

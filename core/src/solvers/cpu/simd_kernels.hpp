@@ -229,3 +229,26 @@ KMS_FORCE_INLINE std::size_t elkan_shrink_first(T* lower, const T* shift, const 
 }
 
 }  // namespace kms::cpu::simd
+
+namespace kms::cpu::simd {
+
+// Every squared distance of the points [begin, end) to the k centroids, row by
+// row into `out` ((end - begin) × k), each exactly as squared_distance() gives it.
+template <typename T, int W, int P, int D>
+KMS_FORCE_INLINE void distances_range(const T* points, std::size_t d, const T* centroids, std::size_t k,
+                                      std::size_t begin, std::size_t end, T* out, T* xt) {
+    using V = typename Pack<T, W>::V;
+    constexpr std::size_t tile = static_cast<std::size_t>(W) * P;
+    for (std::size_t first = begin; first < end; first += tile) {
+        const std::size_t count = std::min(tile, end - first);
+        gather_transposed(points, d, RangeRows{first}, 0, count, tile, xt);
+        T* rows = out + (first - begin) * k;
+        for (std::size_t j = 0; j < k; ++j) {
+            V acc[P];
+            tile_distances<T, W, P, D>(xt, d, centroids + j * d, acc);
+            for (std::size_t p = 0; p < count; ++p) rows[p * k + j] = acc[p / W][p % W];
+        }
+    }
+}
+
+}  // namespace kms::cpu::simd
