@@ -9,6 +9,7 @@
 // every algorithm shares the same centroid update, so Elkan and Hamerly give
 // Lloyd's labels and centroids bit for bit, for any thread count.
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -34,6 +35,24 @@ namespace kms::cpu {
 // even for data far from the origin: float solvers give centroids within an ulp
 // or two of the exact mean however large n is.
 constexpr std::size_t kSubPackage = 256;
+
+// A zero-filled buffer of n values that starts on a cache line of its own and
+// ends with a line of padding, for one thread's scratch.
+template <typename V>
+class ThreadScratch {
+public:
+    explicit ThreadScratch(std::size_t n) : storage_(n + 2 * kLine / sizeof(V) + 1, V{}) {
+        const auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
+        data_ = storage_.data() + ((kLine - address % kLine) % kLine) / sizeof(V);
+    }
+    V* data() { return data_; }
+    V& operator[](std::size_t i) { return data_[i]; }
+
+private:
+    static constexpr std::size_t kLine = 64;
+    std::vector<V> storage_;
+    V* data_;
+};
 
 template <typename T>
 class CpuSolver : public Solver {
@@ -106,8 +125,8 @@ public:
         // to fall back on (one O(n) copy, small beside a CPU step).
         const bool cancellable = stop_.stop_possible();
         if (cancellable) {
-            labels_before_ = labels_;
-            status_before_ = status_;
+            parallel_copy(labels_, labels_before_);
+            parallel_copy(status_, status_before_);
         }
         if (config_.record_point_status) status_.assign(n_, PointStatus::Recomputed);
         else status_.clear();
@@ -141,6 +160,18 @@ public:
     }
 
     void set_stop_token(std::stop_token stop) override { stop_ = std::move(stop); }
+
+    // to = from, copied by all the solver's threads (the labels of 10^8 points are
+    // 400 MB: one thread would leave the others idle for tens of ms each step).
+    template <typename V>
+    void parallel_copy(const std::vector<V>& from, std::vector<V>& to) const {
+        to.resize(from.size());
+        const std::size_t n = from.size();
+        constexpr std::size_t kBlock = std::size_t{1} << 16;
+#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1 && n > kBlock)
+        for (std::size_t b = 0; b < (n + kBlock - 1) / kBlock; ++b)
+            std::copy(from.begin() + b * kBlock, from.begin() + std::min(n, (b + 1) * kBlock), to.begin() + b * kBlock);
+    }
 
     int iteration() const override { return iteration_; }
     bool converged() const override { return stop_reason_ != StopReason::NotStopped; }
@@ -310,12 +341,16 @@ private:
             // branch per point); a row's first term is then 0 + v rather than v,
             // which differs only for v = −0, and the package sum (which starts at
             // +0) absorbs that: +0 + (−0) = +0 + (+0) = +0. Same bits as before.
-            std::vector<T> sub(kd, T(0));
-            std::vector<unsigned char> touched(k_, 0);
+            // Each thread's scratch on cache lines of its own (no false sharing with
+            // another thread's allocation); counts kept per thread and stored once
+            // per package, not written to the shared array point by point.
+            ThreadScratch<T> sub(kd);
+            ThreadScratch<unsigned char> touched(k_);
+            ThreadScratch<std::int64_t> count(k_);
 #pragma omp for schedule(static)
             for (std::size_t p = 0; p < packages_; ++p) {
                 double* psum = sums + p * kd;
-                std::int64_t* pcount = counts + p * k_;
+                std::int64_t* pcount = count.data();
                 std::fill(psum, psum + kd, 0.0);
                 std::fill(pcount, pcount + k_, 0);
                 if (weight_sums) std::fill(weight_sums + p * k_, weight_sums + (p + 1) * k_, 0.0);
@@ -346,6 +381,7 @@ private:
                         }
                     }
                 }
+                std::copy(pcount, pcount + k_, counts + p * k_);
             }
             // Fixed pairwise tree over packages: 0+1, 2+3, ..., then 0+2, ...
             for (std::size_t stride = 1; stride < packages_; stride *= 2) {
