@@ -53,11 +53,15 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
                                                  " must be between 1 and the number of points n = " +
                                                  std::to_string(points->rows()));
     if (options.sample_weight) check_sample_weight(*options.sample_weight, points->rows(), source_name);
-    KMeansRun run(make_solver(options.solver));
+    FitResult result;
+    const SolverChoice choice = choose_solver(options.solver, points->rows(), points->cols(), options.k);
+    result.solver = options.solver;
+    result.solver.algorithm = choice.algorithm;
+    result.solver_choice = choice.reason;
+    KMeansRun run(make_solver(result.solver));
     run.solver().set_data(points);
     if (options.sample_weight) run.solver().set_sample_weight(options.sample_weight);
 
-    FitResult result;
     bool have_best = false;
     // The kept labels' buffer, touched now: taking a restart's labels at its end (or
     // when a stop request ends it) then copies into memory already mapped (40 MB at

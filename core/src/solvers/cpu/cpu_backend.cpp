@@ -21,6 +21,9 @@ std::unique_ptr<Solver> make_cpu_solver(const SolverConfig& config) {
         case Algorithm::Lloyd: return make_lloyd(config);
         case Algorithm::Elkan: return make_elkan(config);
         case Algorithm::Hamerly: return make_hamerly(config);
+        case Algorithm::Yinyang: return make_yinyang(config);
+        case Algorithm::Exponion: return make_exponion(config);
+        case Algorithm::Auto: break;  // resolved before a solver is made (choose_solver)
     }
     throw Error("algorithm " + std::string(to_string(config.algorithm)) + " has no " +
                 std::string(to_string(config.backend)) + " solver");
@@ -82,14 +85,25 @@ std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matr
                                        : assign_in<double>(points, centroids, threads, inertia, weights);
 }
 
+namespace {
+// --solver auto on the CPU (docs/solvers.md: the measurements behind each branch).
+SolverChoice choose_cpu_algorithm(std::size_t /*n*/, std::size_t d, std::size_t k) {
+    if (k < 2) return {Algorithm::Lloyd, "one cluster: nothing to bound"};
+    if (d <= 32) return {Algorithm::Hamerly, "low dimension"};
+    return {Algorithm::Elkan, "high dimension"};
+}
+}  // namespace
+
 BackendEntry backend_entry(Backend backend) {
     BackendEntry entry;
     entry.backend = backend;
     entry.label = backend == Backend::Sequential ? "sequential" : "OpenMP threads";
-    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
+                        Algorithm::Exponion};
     entry.uses_threads = backend == Backend::OpenMP;
     entry.availability = [] { return BackendAvailability{true, {}}; };
     entry.make_solver = make_cpu_solver;
+    entry.choose_algorithm = choose_cpu_algorithm;
     return entry;
 }
 

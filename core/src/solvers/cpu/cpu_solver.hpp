@@ -2,11 +2,12 @@
 // The base of every CPU solver (sequential and OpenMP): it owns the data, the
 // centroids, the labels, the update step and the statistics; an algorithm
 // supplies only its assignment step and bounds (the shape of Hamerly's
-// fast-kmeans). One file per algorithm: lloyd.cpp, elkan.cpp, hamerly.cpp.
+// fast-kmeans). One file per algorithm: lloyd.cpp, elkan.cpp, hamerly.cpp,
+// yinyang.cpp, exponion.cpp.
 //
 // Exactness: every algorithm compares candidate centroids by squared_distance()
 // (kms/distance.hpp) computed in the same order, ties to the lowest index, and
-// every algorithm shares the same centroid update, so Elkan and Hamerly give
+// every algorithm shares the same centroid update, so the bounded solvers give
 // Lloyd's labels and centroids bit for bit, for any thread count.
 #include <algorithm>
 #include <cmath>
@@ -169,7 +170,7 @@ public:
     }
 
 protected:
-    // Book-keeping shared by the bounded assignments (Elkan, Hamerly).
+    // Book-keeping shared by the bounded assignments (Elkan, Hamerly, Yinyang, Exponion).
     std::uint64_t finish_bounded_assignment(IterationStats& stats, std::uint64_t changed, std::uint64_t evaluations,
                                             std::uint64_t skips, Clock::time_point start) {
         bounds_valid_ = true;
@@ -177,6 +178,25 @@ protected:
         stats.bound_skips += skips;
         stats.time_assign_ms += elapsed_ms(start);
         return changed;
+    }
+
+    // The largest centroid move and the largest among the others: a bound on the
+    // distance to every centroid but the own one (Hamerly's lower bound, Exponion's,
+    // Yinyang's global one) shrinks by the largest move of a centroid other than the own.
+    struct ShiftLeaders {
+        std::size_t top = 0;
+        T top_shift = T(0), second_shift = T(0);
+        T other_than(std::size_t own) const { return own == top ? second_shift : top_shift; }
+    };
+    ShiftLeaders shift_leaders() const {
+        ShiftLeaders leaders;
+        const auto& shift = shift_upper_;
+        for (std::size_t j = 1; j < k_; ++j)
+            if (shift[j] > shift[leaders.top]) leaders.top = j;
+        for (std::size_t j = 0; j < k_; ++j)
+            if (j != leaders.top) leaders.second_shift = std::max(leaders.second_shift, shift[j]);
+        leaders.top_shift = k_ > 0 ? shift[leaders.top] : T(0);
+        return leaders;
     }
 
     // The algorithm's assignment step: labels_ against centroids_, filling the
@@ -244,7 +264,7 @@ protected:
     std::vector<std::int32_t> labels_;
     std::vector<PointStatus> status_;
     std::vector<T> shift_upper_;     // per centroid: certain upper bound of the last move
-    std::vector<T> cc_half_;         // k × k half centroid distances (Elkan)
+    std::vector<T> cc_half_;         // k × k half centroid distances (Elkan, Exponion)
     std::vector<T> nearest_half_;    // per centroid: half the distance to the nearest other one
     bool bounds_valid_ = false;      // false: the next assignment is a full search that rebuilds bounds
     // Cancellation inside a step: assignment loops skip their remaining work once

@@ -1,0 +1,207 @@
+// Exponion (Newling & Fleuret, ICML 2016): Hamerly's bounds (an upper bound to
+// the own centroid a, one lower bound to all the others); when they fail, only
+// the ball of radius R = 2u + s(a) around a is searched (u: the tightened upper
+// bound, s(a): the distance from a to its nearest other centroid). A centroid j
+// outside the ball is at least |a j| − u > u from x, so it can be neither the
+// nearest nor closer than that to x, which gives the new lower bound. The ball's
+// members come from a's row of the other centroids partitioned into annuli of
+// the 1, 1, 2, 4, 8, ... nearest (O(k) per row with nth_element, instead of a
+// sort): the search takes whole annuli, at most twice the ball.
+#include "cpu_backend.hpp"
+#include "cpu_solver.hpp"
+
+namespace kms::cpu {
+namespace {
+
+// Points per work item: bounds first, then one vector full search for the
+// chunk's points whose ball holds nearly every centroid.
+constexpr std::size_t kChunk = 2048;
+
+template <typename T>
+class ExponionSolver final : public CpuSolver<T> {
+public:
+    using CpuSolver<T>::CpuSolver;
+
+protected:
+    void allocate_bounds() override {
+        const std::size_t k = this->k_;
+        upper_.assign(this->n_, T(0));
+        lower_.assign(this->n_, T(0));
+        // Annulus f of a row holds its entries [edge_[f], edge_[f + 1]): 1, 1, 2, 4, ... of the k − 1 others.
+        edge_.assign(1, 0);
+        for (std::size_t size = 1; edge_.back() < k - 1; size = edge_.size() == 2 ? 1 : size * 2)
+            edge_.push_back(std::min(k - 1, edge_.back() + size));
+        ring_.assign(k * (k - 1), 0);
+        annulus_min_.assign(k * annuli(), T(0));
+    }
+
+    std::uint64_t assign(IterationStats& stats) override {
+        const std::size_t n = this->n_, d = this->d_, k = this->k_;
+        const BoundArithmetic<T> bounds(d);
+        const T* points = this->points_;
+        const T* c = this->centroids_.data();
+        std::int32_t* labels = this->labels_.data();
+        PointStatus* status = this->config_.record_point_status ? this->status_.data() : nullptr;
+
+        const auto bounds_start = Clock::now();
+        const bool first = !this->bounds_valid_;
+        typename CpuSolver<T>::ShiftLeaders leaders;
+        if (!first) {
+            stats.centroid_centroid_distances += this->centroid_separations(true);
+            leaders = this->shift_leaders();
+            build_annuli();
+        }
+        stats.time_bounds_ms += elapsed_ms(bounds_start);
+
+        const auto assign_start = Clock::now();
+        std::uint64_t changed = 0, evaluations = 0, skips = 0;
+        const T inf = std::numeric_limits<T>::infinity();
+        const T* nearest_half = this->nearest_half_.data();
+        const T* shift = this->shift_upper_.data();
+        const std::size_t annuli = this->annuli();
+        // A ball holding at least this many of the k − 1 others is searched in full
+        // by the vector kernel, which is faster than taking the annuli one by one.
+        const std::size_t full_search_from = (3 * (k - 1) + 3) / 4;
+        const std::size_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
+        {
+            std::vector<T> scratch(kernel_scratch_size(d));
+            std::vector<std::size_t> pending(kChunk);
+            std::vector<std::int32_t> nearest(kChunk);
+            std::vector<T> best(kChunk), second(kChunk);
+#pragma omp for schedule(dynamic, 1)
+            for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+                if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
+                const std::size_t chunk_end = std::min(n, (chunk + 1) * kChunk);
+                std::size_t searches = 0;
+                for (std::size_t i = chunk * kChunk; i < chunk_end; ++i) {
+                    if (first) {
+                        pending[searches++] = i;
+                        continue;
+                    }
+                    const std::size_t a = static_cast<std::size_t>(labels[i]);
+                    upper_[i] = bounds.grow(upper_[i], shift[a]);
+                    lower_[i] = bounds.shrink(lower_[i], leaders.other_than(a));
+                    const T limit = std::max(lower_[i], nearest_half[a]);
+                    if (bounds.separated(upper_[i], limit)) {
+                        ++skips;
+                        if (status) status[i] = PointStatus::Skipped;
+                        continue;
+                    }
+                    const T* x = points + i * d;
+                    const T own_distance = squared_distance(x, c + a * d, d);
+                    ++evaluations;
+                    const T u = bounds.upper(std::sqrt(own_distance));
+                    upper_[i] = u;
+                    if (bounds.separated(u, limit)) {
+                        ++skips;
+                        if (status) status[i] = PointStatus::Skipped;
+                        continue;
+                    }
+
+                    // The annuli that reach into the ball (centroid distances are
+                    // stored halved: compare with R / 2).
+                    const T half_radius = u + nearest_half[a];
+                    const T* annulus_min = annulus_min_.data() + a * annuli;
+                    std::size_t reach = 0;
+                    while (reach < annuli && !(annulus_min[reach] > half_radius)) ++reach;
+                    if (edge_[reach] >= full_search_from) {
+                        pending[searches++] = i;
+                        continue;
+                    }
+                    // Annulus by annulus, until the rest is provably farther than the
+                    // best so far (normally right after the ball's last annulus).
+                    T best_distance = own_distance, second_distance = inf, outside = inf;
+                    std::size_t label = a;
+                    T best_upper = u;
+                    const std::uint32_t* row = ring_.data() + a * (k - 1);
+                    std::uint64_t point_evaluations = 1;
+                    for (std::size_t f = 0; f < annuli; ++f) {
+                        if (f >= reach) {
+                            const T beyond = bounds.shrink(T(2) * annulus_min[f], u);
+                            if (bounds.separated(best_upper, beyond)) {
+                                outside = beyond;
+                                break;
+                            }
+                        }
+                        for (std::size_t p = edge_[f]; p < edge_[f + 1]; ++p) {
+                            const std::size_t j = row[p];
+                            const T distance = squared_distance(x, c + j * d, d);
+                            ++point_evaluations;
+                            if (distance < best_distance || (distance == best_distance && j < label)) {
+                                second_distance = best_distance;
+                                best_distance = distance;
+                                label = j;
+                                best_upper = bounds.upper(std::sqrt(distance));
+                            } else if (distance < second_distance) {
+                                second_distance = distance;
+                            }
+                        }
+                    }
+                    upper_[i] = best_upper;
+                    lower_[i] = std::min(outside, second_distance == inf ? inf : bounds.lower(std::sqrt(second_distance)));
+                    evaluations += point_evaluations - 1;  // the own distance is counted above
+                    if (point_evaluations < k) {
+                        ++skips;
+                        if (status) status[i] = PointStatus::Skipped;
+                    }
+                    changed += label != a;
+                    labels[i] = static_cast<std::int32_t>(label);
+                }
+                // Full search: nearest (lowest index on ties) and second nearest.
+                nearest_two(points, d, c, k, pending.data(), searches, nearest.data(), best.data(), second.data(),
+                            scratch.data());
+                evaluations += static_cast<std::uint64_t>(searches) * k;
+                for (std::size_t s = 0; s < searches; ++s) {
+                    const std::size_t i = pending[s];
+                    upper_[i] = bounds.upper(std::sqrt(best[s]));
+                    lower_[i] = second[s] == inf ? inf : bounds.lower(std::sqrt(second[s]));
+                    changed += nearest[s] != labels[i];
+                    labels[i] = nearest[s];
+                }
+            }
+        }
+        return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
+    }
+
+private:
+    std::size_t annuli() const { return edge_.size() - 1; }
+
+    // Each centroid's row of the others, partitioned into annuli: every entry of
+    // annulus f is at most as far from the centroid as every entry of f + 1
+    // (ties by index, so the partition is the same on every run).
+    void build_annuli() {
+        const std::size_t k = this->k_, annuli = this->annuli();
+        if (k < 2) return;
+        const T* cc_half = this->cc_half_.data();
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1 && k > 64)
+        {
+            std::vector<std::pair<T, std::uint32_t>> entries(k - 1);
+#pragma omp for schedule(dynamic, 8)
+            for (std::size_t a = 0; a < k; ++a) {
+                std::size_t e = 0;
+                for (std::size_t j = 0; j < k; ++j)
+                    if (j != a) entries[e++] = {cc_half[a * k + j], static_cast<std::uint32_t>(j)};
+                // From the outermost annulus in: each nth_element splits off one annulus.
+                for (std::size_t f = annuli - 1; f >= 1; --f)
+                    std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(edge_[f]),
+                                     entries.begin() + static_cast<std::ptrdiff_t>(edge_[f + 1]));
+                T* annulus_min = annulus_min_.data() + a * annuli;
+                for (std::size_t f = 0; f < annuli; ++f) annulus_min[f] = entries[edge_[f]].first;
+                std::uint32_t* row = ring_.data() + a * (k - 1);
+                for (std::size_t p = 0; p + 1 < k; ++p) row[p] = entries[p].second;
+            }
+        }
+    }
+
+    std::vector<T> upper_, lower_;        // per point: to the own centroid, to every other
+    std::vector<std::size_t> edge_;       // annulus boundaries in a row: 0, 1, 2, 4, 8, ..., k − 1
+    std::vector<std::uint32_t> ring_;     // k × (k − 1): each centroid's others, annulus by annulus
+    std::vector<T> annulus_min_;          // k × annuli: half the distance to each annulus' nearest member
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> make_exponion(const SolverConfig& config) { return make_in_precision<ExponionSolver>(config); }
+
+}  // namespace kms::cpu
