@@ -229,7 +229,8 @@ protected:
         const BoundArithmetic<T> bounds(d_);
         const T inf = std::numeric_limits<T>::infinity();
         std::fill(nearest_half_.begin(), nearest_half_.end(), inf);
-        if (keep_matrix) cc_half_.assign(k_ * k_, T(0));
+        // Every entry off the diagonal is written below; the diagonal stays zero.
+        if (keep_matrix && cc_half_.size() != k_ * k_) cc_half_.assign(k_ * k_, T(0));
         const T* c = centroids_.data();
 #pragma omp parallel for schedule(dynamic, 8) num_threads(threads_) if (threads_ > 1 && k_ > 64)
         for (std::size_t a = 0; a < k_; ++a) {

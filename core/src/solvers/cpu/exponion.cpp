@@ -7,6 +7,8 @@
 // members come from a's row of the other centroids partitioned into annuli of
 // the 1, 1, 2, 4, 8, ... nearest (O(k) per row with nth_element, instead of a
 // sort): the search takes whole annuli, at most twice the ball.
+// Statistics: a point whose search evaluated fewer than k centroids counts as a
+// bound skip (its full search was avoided), as in Elkan.
 #include "cpu_backend.hpp"
 #include "cpu_solver.hpp"
 
@@ -16,6 +18,9 @@ namespace {
 // Points per work item: bounds first, then one vector full search for the
 // chunk's points whose ball holds nearly every centroid.
 constexpr std::size_t kChunk = 2048;
+// Annuli double up to this many centroids; beyond, one annulus holds the rest, so
+// partitioning a row costs one pass over it plus the inner annuli's small ones.
+constexpr std::size_t kInnerEntries = 128;
 
 template <typename T>
 class ExponionSolver final : public CpuSolver<T> {
@@ -27,12 +32,15 @@ protected:
         const std::size_t k = this->k_;
         upper_.assign(this->n_, T(0));
         lower_.assign(this->n_, T(0));
-        // Annulus f of a row holds its entries [edge_[f], edge_[f + 1]): 1, 1, 2, 4, ... of the k − 1 others.
+        // Annulus f of a row holds its entries [edge_[f], edge_[f + 1]): the 1, 1, 2, 4, ... nearest of
+        // the k − 1 others up to kInnerEntries, then all the rest (a ball that large is searched in full).
         edge_.assign(1, 0);
-        for (std::size_t size = 1; edge_.back() < k - 1; size = edge_.size() == 2 ? 1 : size * 2)
+        for (std::size_t size = 1; edge_.back() < std::min(k - 1, kInnerEntries); size = edge_.size() == 2 ? 1 : size * 2)
             edge_.push_back(std::min(k - 1, edge_.back() + size));
+        if (edge_.back() < k - 1) edge_.push_back(k - 1);
         ring_.assign(k * (k - 1), 0);
         annulus_min_.assign(k * annuli(), T(0));
+        threshold_.clear();
     }
 
     std::uint64_t assign(IterationStats& stats) override {
@@ -170,26 +178,84 @@ private:
     // Each centroid's row of the others, partitioned into annuli: every entry of
     // annulus f is at most as far from the centroid as every entry of f + 1
     // (ties by index, so the partition is the same on every run).
+    //
+    // Rows longer than kInnerEntries: one pass splits off the entries within the
+    // row's threshold (chosen at the previous build to hold about 2·kInnerEntries
+    // of them, since centroids move little between iterations), and only those
+    // are partitioned further; the rest form the last annulus, whose least
+    // member the pass finds. When too few fall within the threshold, the row is
+    // split by rank instead and the threshold chosen again. The threshold only
+    // decides how much work the partition takes, never which annulus an entry is in.
     void build_annuli() {
         const std::size_t k = this->k_, annuli = this->annuli();
         if (k < 2) return;
+        const std::size_t others = k - 1, inner = std::min(others, kInnerEntries), buffer = 2 * kInnerEntries;
+        const bool has_rest = others > inner;
+        const T inf = std::numeric_limits<T>::infinity();
         const T* cc_half = this->cc_half_.data();
+        threshold_.resize(k, -inf);  // -inf: none yet
+        using Entry = std::pair<T, std::uint32_t>;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1 && k > 64)
         {
-            std::vector<std::pair<T, std::uint32_t>> entries(k - 1);
+            std::vector<Entry> entries(others);
 #pragma omp for schedule(dynamic, 8)
             for (std::size_t a = 0; a < k; ++a) {
-                std::size_t e = 0;
-                for (std::size_t j = 0; j < k; ++j)
-                    if (j != a) entries[e++] = {cc_half[a * k + j], static_cast<std::uint32_t>(j)};
-                // From the outermost annulus in: each nth_element splits off one annulus.
-                for (std::size_t f = annuli - 1; f >= 1; --f)
+                const T* row = cc_half + a * k;
+                std::size_t near = others;  // entries [0, near) are all nearer than [near, others)
+                T rest_min = inf;
+                if (has_rest) {
+                    const T threshold = threshold_[a];
+                    std::size_t low = 0, high = others;
+                    for (std::size_t j = 0; j < k; ++j) {
+                        if (j == a) continue;
+                        const Entry entry{row[j], static_cast<std::uint32_t>(j)};
+                        if (entry.first <= threshold) {
+                            entries[low++] = entry;
+                        } else {
+                            entries[--high] = entry;
+                            rest_min = std::min(rest_min, entry.first);
+                        }
+                    }
+                    near = low;
+                    if (near < inner) {  // too few within: split by rank, choose the threshold again
+                        if (others > buffer) {
+                            std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(buffer),
+                                             entries.end());
+                            near = buffer;
+                            rest_min = entries[buffer].first;
+                        } else {
+                            near = others;
+                            rest_min = inf;
+                        }
+                        T largest = -inf;
+                        for (std::size_t p = 0; p < near; ++p) largest = std::max(largest, entries[p].first);
+                        threshold_[a] = largest;
+                    } else if (near > 2 * buffer) {  // too many within: lower the threshold for next time
+                        std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(buffer),
+                                         entries.begin() + static_cast<std::ptrdiff_t>(near));
+                        threshold_[a] = entries[buffer].first;
+                    }
+                    // The rest's least member: the least of the near entries past `inner`, or beyond.
+                    if (near > inner) {
+                        std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(inner),
+                                         entries.begin() + static_cast<std::ptrdiff_t>(near));
+                        rest_min = std::min(rest_min, entries[inner].first);
+                    }
+                } else {
+                    std::size_t e = 0;
+                    for (std::size_t j = 0; j < k; ++j)
+                        if (j != a) entries[e++] = {row[j], static_cast<std::uint32_t>(j)};
+                }
+                // The inner annuli, from the outermost in: each nth_element splits off one.
+                const std::size_t inner_annuli = has_rest ? annuli - 1 : annuli;
+                for (std::size_t f = inner_annuli - 1; f >= 1; --f)
                     std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(edge_[f]),
                                      entries.begin() + static_cast<std::ptrdiff_t>(edge_[f + 1]));
                 T* annulus_min = annulus_min_.data() + a * annuli;
-                for (std::size_t f = 0; f < annuli; ++f) annulus_min[f] = entries[edge_[f]].first;
-                std::uint32_t* row = ring_.data() + a * (k - 1);
-                for (std::size_t p = 0; p + 1 < k; ++p) row[p] = entries[p].second;
+                for (std::size_t f = 0; f < inner_annuli; ++f) annulus_min[f] = entries[edge_[f]].first;
+                if (has_rest) annulus_min[annuli - 1] = rest_min;
+                std::uint32_t* ring = ring_.data() + a * others;
+                for (std::size_t p = 0; p < others; ++p) ring[p] = entries[p].second;
             }
         }
     }
@@ -198,6 +264,7 @@ private:
     std::vector<std::size_t> edge_;       // annulus boundaries in a row: 0, 1, 2, 4, 8, ..., k − 1
     std::vector<std::uint32_t> ring_;     // k × (k − 1): each centroid's others, annulus by annulus
     std::vector<T> annulus_min_;          // k × annuli: half the distance to each annulus' nearest member
+    std::vector<T> threshold_;            // per centroid: the half distance that splits its row (build_annuli)
 };
 
 }  // namespace

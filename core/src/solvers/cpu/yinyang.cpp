@@ -3,8 +3,10 @@
 // Each point keeps an upper bound to its own centroid, one lower bound per group
 // (to the group's nearest member other than the own centroid) and a global lower
 // bound (the least of those). A point passes three filters in turn: the global
-// one rules out every other centroid at once, the group one a whole group, the
-// local one a single member (the group's previous bound less the member's own move).
+// one rules out every other centroid at once (with Hamerly's half distance from
+// the own centroid to its nearest other one as a second test), the group one a
+// whole group, the local one a single member (the group's previous bound less
+// the member's own move).
 //
 // Group bounds are kept lazily: a point that the global filter settles leaves its
 // group bounds as they were, stamped with the assignment they belong to; drift_
@@ -64,6 +66,10 @@ protected:
                 largest = std::max(largest, shift[members_[p]]);
             group_shift_[g] = largest;
         }
+        // Half the distance to the nearest other centroid: Hamerly's second test,
+        // which lets the global filter settle as many points as Hamerly does.
+        stats.centroid_centroid_distances += this->centroid_separations(false);
+        const T* nearest_half = this->nearest_half_.data();
         const auto leaders = this->shift_leaders();
         const std::uint32_t now = ++assignment_;
         stats.time_bounds_ms += elapsed_ms(bounds_start);
@@ -77,8 +83,8 @@ protected:
             // Per group: the bound at the previous assignment, the bound now, and
             // for examined groups the nearest member's index and the second bound.
             std::vector<T> previous(t), current(t), second(t);
-            std::vector<std::int32_t> nearest_member(t);
-            std::vector<unsigned char> examined(t);
+            std::vector<std::size_t> nearest_member(t), examined_groups;
+            examined_groups.reserve(t);
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
@@ -91,10 +97,10 @@ protected:
                     // Group bounds brought from their stamp to the previous assignment, then to this one.
                     auto bring_up_to_date = [&] {
                         const T* drift = drift_.data() + (stamp_[i] % kDriftHistory) * t;
-                        for (std::size_t g = 0; g < t; ++g) {
-                            previous[g] = age == 1 ? lower[g] : bounds.shrink(lower[g], drift[g]);
-                            current[g] = bounds.shrink(previous[g], group_shift_[g]);
-                        }
+                        if (age == 1) std::copy(lower, lower + t, previous.begin());
+                        else
+                            for (std::size_t g = 0; g < t; ++g) previous[g] = bounds.shrink(lower[g], drift[g]);
+                        for (std::size_t g = 0; g < t; ++g) current[g] = bounds.shrink(previous[g], group_shift_[g]);
                     };
                     // Settled by the global filter: the label stays. Bounds about to
                     // fall out of the drift ring are written now.
@@ -112,15 +118,17 @@ protected:
 
                     T u = bounds.grow(upper_[i], shift[own]);
                     const T global = bounds.shrink(global_[i], leaders.other_than(own));
-                    if (bounds.separated(u, global)) {
+                    const T limit = std::max(global, nearest_half[own]);
+                    std::uint64_t point_evaluations = 0;
+                    if (bounds.separated(u, limit)) {
                         settle(u, global);
                         continue;
                     }
                     // Tighten the upper bound with one distance and test again.
                     const T own_distance = squared_distance(x, c + own * d, d);
-                    std::uint64_t point_evaluations = 1;
+                    point_evaluations = 1;
                     u = bounds.upper(std::sqrt(own_distance));
-                    if (bounds.separated(u, global)) {
+                    if (bounds.separated(u, limit)) {
                         ++evaluations;
                         settle(u, global);
                         continue;
@@ -130,60 +138,74 @@ protected:
                     const T own_lower = bounds.lower(std::sqrt(own_distance));
                     T best = own_distance;
                     std::size_t label = own;
+                    examined_groups.clear();
                     for (std::size_t g = 0; g < t; ++g) {
-                        examined[g] = !bounds.separated(u, current[g]);
-                        if (!examined[g]) {
-                            ++group_skips;
-                            continue;
-                        }
-                        // Lower bounds of every member (computed or ruled out) and the
-                        // nearest one, so the group's new bound can leave out the final label.
-                        T first_bound = inf, second_bound = inf;
-                        std::int32_t first_member = -1;
+                        if (bounds.separated(u, current[g])) continue;  // the group filter
+                        examined_groups.push_back(g);
+                        // The group's two least member bounds, to leave the final label
+                        // out of its new bound: computed members kept as squared
+                        // distances (one square root per group, not per member),
+                        // members the local filter ruled out as bounds.
+                        T computed_first = inf, computed_second = inf, ruled_first = inf, ruled_second = inf;
+                        std::size_t computed_member = k, ruled_member = k;
                         for (std::size_t p = group_begin_[g]; p < group_begin_[g + 1]; ++p) {
                             const std::size_t j = members_[p];
-                            T bound;
-                            if (j == own) {
-                                bound = own_lower;
-                            } else {
-                                bound = bounds.shrink(previous[g], shift[j]);  // the local filter
-                                if (!bounds.separated(u, bound)) {
-                                    const T distance = squared_distance(x, c + j * d, d);
-                                    ++point_evaluations;
-                                    bound = bounds.lower(std::sqrt(distance));
-                                    if (distance < best || (distance == best && j < label)) {
-                                        best = distance;
-                                        label = j;
-                                        u = bounds.upper(std::sqrt(distance));
+                            T distance = own_distance;
+                            if (j != own) {
+                                const T local = bounds.shrink(previous[g], shift[j]);  // the local filter
+                                if (bounds.separated(u, local)) {
+                                    if (local < ruled_first) {
+                                        ruled_second = ruled_first;
+                                        ruled_first = local;
+                                        ruled_member = j;
+                                    } else if (local < ruled_second) {
+                                        ruled_second = local;
                                     }
+                                    continue;
+                                }
+                                distance = squared_distance(x, c + j * d, d);
+                                ++point_evaluations;
+                                if (distance < best || (distance == best && j < label)) {
+                                    best = distance;
+                                    label = j;
+                                    u = bounds.upper(std::sqrt(distance));
                                 }
                             }
-                            if (bound < first_bound) {
-                                second_bound = first_bound;
-                                first_bound = bound;
-                                first_member = static_cast<std::int32_t>(j);
-                            } else if (bound < second_bound) {
-                                second_bound = bound;
+                            if (distance < computed_first) {
+                                computed_second = computed_first;
+                                computed_first = distance;
+                                computed_member = j;
+                            } else if (distance < computed_second) {
+                                computed_second = distance;
                             }
                         }
-                        current[g] = first_bound;
-                        second[g] = second_bound;
-                        nearest_member[g] = first_member;
+                        // lower(sqrt(·)) is monotone: the least computed bound is that of the least distance.
+                        const T first_computed = computed_first == inf ? inf : bounds.lower(std::sqrt(computed_first));
+                        const T second_computed = computed_second == inf ? inf : bounds.lower(std::sqrt(computed_second));
+                        if (first_computed <= ruled_first) {
+                            current[g] = first_computed;
+                            nearest_member[g] = computed_member;
+                            second[g] = std::min(second_computed, ruled_first);
+                        } else {
+                            current[g] = ruled_first;
+                            nearest_member[g] = ruled_member;
+                            second[g] = std::min(ruled_second, first_computed);
+                        }
                     }
+                    group_skips += t - examined_groups.size();
 
                     // New group bounds: each leaves out the final label; the old label,
                     // if it was left, counts in its group.
-                    T new_global = inf;
-                    for (std::size_t g = 0; g < t; ++g) {
-                        T bound = current[g];
-                        if (examined[g]) {
-                            if (nearest_member[g] == static_cast<std::int32_t>(label)) bound = second[g];
-                        } else if (label != own && group_of_[own] == g) {
-                            bound = std::min(bound, own_lower);
-                        }
-                        lower[g] = bound;
-                        new_global = std::min(new_global, bound);
+                    std::copy(current.begin(), current.end(), lower);
+                    bool own_group_examined = false;
+                    for (std::size_t g : examined_groups) {
+                        if (nearest_member[g] == label) lower[g] = second[g];
+                        own_group_examined = own_group_examined || g == group_of_[own];
                     }
+                    if (label != own && !own_group_examined)
+                        lower[group_of_[own]] = std::min(lower[group_of_[own]], own_lower);
+                    T new_global = inf;
+                    for (std::size_t g = 0; g < t; ++g) new_global = std::min(new_global, lower[g]);
                     stamp_[i] = now;
                     upper_[i] = u;
                     global_[i] = new_global;
