@@ -38,7 +38,7 @@ def assert_same_fit(ours, theirs):
     assert ours.inertia_ == pytest.approx(theirs.inertia_, rel=1e-9)
 
 
-@pytest.mark.parametrize("solver", ["lloyd", "elkan", "hamerly"])
+@pytest.mark.parametrize("solver", ["lloyd", "elkan", "hamerly", "yinyang", "exponion", "auto"])
 @pytest.mark.parametrize("backend", ["seq", "omp"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_equals_scikit_learn(solver, backend, weighted):
@@ -238,3 +238,15 @@ def test_scores_equal_scikit_learn():
         scores.calinski_harabasz(X, labels[:-1])
     with pytest.raises(RuntimeError, match="labels"):
         scores.silhouette(X, np.zeros(len(X), dtype=int))
+
+
+def test_auto_reports_the_solver_it_chose():
+    X = blobs(2000, 2, 8, 3)
+    km = KMeans(8, solver="auto", random_state=0, n_threads=2).fit(X)
+    chosen = km.solver_.split("/")[0]
+    assert chosen in ("lloyd", "elkan", "hamerly", "yinyang", "exponion")
+    assert km.solver_choice_.startswith(chosen + ": ")
+    named = KMeans(8, solver=chosen, random_state=0, n_threads=2).fit(X)
+    assert named.solver_choice_ == ""
+    np.testing.assert_array_equal(named.labels_, km.labels_)
+    np.testing.assert_array_equal(named.cluster_centers_, km.cluster_centers_)

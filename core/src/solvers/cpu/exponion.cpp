@@ -20,7 +20,7 @@ namespace {
 constexpr std::size_t kChunk = 2048;
 // Annuli double up to this many centroids; beyond, one annulus holds the rest, so
 // partitioning a row costs one pass over it plus the inner annuli's small ones.
-constexpr std::size_t kInnerEntries = 128;
+constexpr std::size_t kInnerEntries = 32;
 
 template <typename T>
 class ExponionSolver final : public CpuSolver<T> {
@@ -55,9 +55,10 @@ protected:
         const bool first = !this->bounds_valid_;
         typename CpuSolver<T>::ShiftLeaders leaders;
         if (!first) {
-            stats.centroid_centroid_distances += this->centroid_separations(true);
             leaders = this->shift_leaders();
-            build_annuli();
+            threshold_.resize(k, -std::numeric_limits<T>::infinity());  // -inf: none yet
+            stats.centroid_centroid_distances +=
+                this->centroid_rows([this](std::size_t a, const T* row) { partition_row(a, row); });
         }
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
@@ -77,6 +78,8 @@ protected:
             std::vector<std::size_t> pending(kChunk);
             std::vector<std::int32_t> nearest(kChunk);
             std::vector<T> best(kChunk), second(kChunk);
+            // A ball's centroids, coordinate-major, and their distances (block_distances).
+            std::vector<T> block(block_stride(k) * d), distances(block_stride(k));
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
@@ -124,7 +127,7 @@ protected:
                     T best_upper = u;
                     const std::uint32_t* row = ring_.data() + a * (k - 1);
                     std::uint64_t point_evaluations = 1;
-                    for (std::size_t f = 0; f < annuli; ++f) {
+                    for (std::size_t f = 0; f < annuli;) {
                         if (f >= reach) {
                             const T beyond = bounds.shrink(T(2) * annulus_min[f], u);
                             if (bounds.separated(best_upper, beyond)) {
@@ -132,10 +135,22 @@ protected:
                                 break;
                             }
                         }
-                        for (std::size_t p = edge_[f]; p < edge_[f + 1]; ++p) {
-                            const std::size_t j = row[p];
-                            const T distance = squared_distance(x, c + j * d, d);
-                            ++point_evaluations;
+                        // The ball's annuli at once, then one more at a time: their
+                        // centroids gathered coordinate-major for the vector kernel.
+                        const std::size_t next = f < reach ? reach : f + 1;
+                        const std::size_t begin = edge_[f], count = edge_[next] - begin;
+                        const std::size_t stride = block_stride(count);
+                        // Lanes past `count` keep whatever finite coordinates an earlier
+                        // gather left (the buffer starts zeroed): computed, never read.
+                        for (std::size_t q = 0; q < count; ++q) {
+                            const T* centroid = c + row[begin + q] * d;
+                            for (std::size_t t = 0; t < d; ++t) block[t * stride + q] = centroid[t];
+                        }
+                        block_distances(x, d, block.data(), stride, count, distances.data());
+                        point_evaluations += count;
+                        for (std::size_t q = 0; q < count; ++q) {
+                            const std::size_t j = row[begin + q];
+                            const T distance = distances[q];
                             if (distance < best_distance || (distance == best_distance && j < label)) {
                                 second_distance = best_distance;
                                 best_distance = distance;
@@ -145,6 +160,7 @@ protected:
                                 second_distance = distance;
                             }
                         }
+                        f = next;
                     }
                     upper_[i] = best_upper;
                     lower_[i] = std::min(outside, second_distance == inf ? inf : bounds.lower(std::sqrt(second_distance)));
@@ -175,9 +191,11 @@ protected:
 private:
     std::size_t annuli() const { return edge_.size() - 1; }
 
-    // Each centroid's row of the others, partitioned into annuli: every entry of
-    // annulus f is at most as far from the centroid as every entry of f + 1
-    // (ties by index, so the partition is the same on every run).
+    // Centroid a's row of the others (row[b]: squared distance), partitioned into
+    // annuli: every entry of annulus f is at most as far from a as every entry of
+    // f + 1 (ties by index, so the partition is the same on every run). Squared
+    // distances order the row as distances do; only each annulus' least one is
+    // made a bound (half the lower bound of the distance, as cc_half_ holds).
     //
     // Rows longer than kInnerEntries: one pass splits off the entries within the
     // row's threshold (chosen at the previous build to hold about 2·kInnerEntries
@@ -186,85 +204,79 @@ private:
     // member the pass finds. When too few fall within the threshold, the row is
     // split by rank instead and the threshold chosen again. The threshold only
     // decides how much work the partition takes, never which annulus an entry is in.
-    void build_annuli() {
+    void partition_row(std::size_t a, const T* row) {
         const std::size_t k = this->k_, annuli = this->annuli();
-        if (k < 2) return;
+        if (k < 2) return;  // no others: nothing to partition
         const std::size_t others = k - 1, inner = std::min(others, kInnerEntries), buffer = 2 * kInnerEntries;
         const bool has_rest = others > inner;
         const T inf = std::numeric_limits<T>::infinity();
-        const T* cc_half = this->cc_half_.data();
-        threshold_.resize(k, -inf);  // -inf: none yet
+        const BoundArithmetic<T> bounds(this->d_);
         using Entry = std::pair<T, std::uint32_t>;
-#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1 && k > 64)
-        {
-            std::vector<Entry> entries(others);
-#pragma omp for schedule(dynamic, 8)
-            for (std::size_t a = 0; a < k; ++a) {
-                const T* row = cc_half + a * k;
-                std::size_t near = others;  // entries [0, near) are all nearer than [near, others)
-                T rest_min = inf;
-                if (has_rest) {
-                    const T threshold = threshold_[a];
-                    std::size_t low = 0, high = others;
-                    for (std::size_t j = 0; j < k; ++j) {
-                        if (j == a) continue;
-                        const Entry entry{row[j], static_cast<std::uint32_t>(j)};
-                        if (entry.first <= threshold) {
-                            entries[low++] = entry;
-                        } else {
-                            entries[--high] = entry;
-                            rest_min = std::min(rest_min, entry.first);
-                        }
-                    }
-                    near = low;
-                    if (near < inner) {  // too few within: split by rank, choose the threshold again
-                        if (others > buffer) {
-                            std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(buffer),
-                                             entries.end());
-                            near = buffer;
-                            rest_min = entries[buffer].first;
-                        } else {
-                            near = others;
-                            rest_min = inf;
-                        }
-                        T largest = -inf;
-                        for (std::size_t p = 0; p < near; ++p) largest = std::max(largest, entries[p].first);
-                        threshold_[a] = largest;
-                    } else if (near > 2 * buffer) {  // too many within: lower the threshold for next time
-                        std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(buffer),
-                                         entries.begin() + static_cast<std::ptrdiff_t>(near));
-                        threshold_[a] = entries[buffer].first;
-                    }
-                    // The rest's least member: the least of the near entries past `inner`, or beyond.
-                    if (near > inner) {
-                        std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(inner),
-                                         entries.begin() + static_cast<std::ptrdiff_t>(near));
-                        rest_min = std::min(rest_min, entries[inner].first);
-                    }
+        thread_local std::vector<Entry> entries;
+        entries.resize(others);
+        std::size_t near = others;  // entries [0, near) are all nearer than [near, others)
+        T rest_min = inf;
+        if (has_rest) {
+            const T threshold = threshold_[a];
+            std::size_t low = 0, high = others;
+            for (std::size_t j = 0; j < k; ++j) {
+                if (j == a) continue;
+                const Entry entry{row[j], static_cast<std::uint32_t>(j)};
+                if (entry.first <= threshold) {
+                    entries[low++] = entry;
                 } else {
-                    std::size_t e = 0;
-                    for (std::size_t j = 0; j < k; ++j)
-                        if (j != a) entries[e++] = {row[j], static_cast<std::uint32_t>(j)};
+                    entries[--high] = entry;
+                    rest_min = std::min(rest_min, entry.first);
                 }
-                // The inner annuli, from the outermost in: each nth_element splits off one.
-                const std::size_t inner_annuli = has_rest ? annuli - 1 : annuli;
-                for (std::size_t f = inner_annuli - 1; f >= 1; --f)
-                    std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(edge_[f]),
-                                     entries.begin() + static_cast<std::ptrdiff_t>(edge_[f + 1]));
-                T* annulus_min = annulus_min_.data() + a * annuli;
-                for (std::size_t f = 0; f < inner_annuli; ++f) annulus_min[f] = entries[edge_[f]].first;
-                if (has_rest) annulus_min[annuli - 1] = rest_min;
-                std::uint32_t* ring = ring_.data() + a * others;
-                for (std::size_t p = 0; p < others; ++p) ring[p] = entries[p].second;
             }
+            near = low;
+            if (near < inner) {  // too few within: split by rank, choose the threshold again
+                if (others > buffer) {
+                    std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(buffer),
+                                     entries.end());
+                    near = buffer;
+                    rest_min = entries[buffer].first;
+                } else {
+                    near = others;
+                    rest_min = inf;
+                }
+                T largest = -inf;
+                for (std::size_t p = 0; p < near; ++p) largest = std::max(largest, entries[p].first);
+                threshold_[a] = largest;
+            } else if (near > 2 * buffer) {  // too many within: lower the threshold for next time
+                std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(buffer),
+                                 entries.begin() + static_cast<std::ptrdiff_t>(near));
+                threshold_[a] = entries[buffer].first;
+            }
+            // The rest's least member: the least of the near entries past `inner`, or beyond.
+            if (near > inner) {
+                std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(inner),
+                                 entries.begin() + static_cast<std::ptrdiff_t>(near));
+                rest_min = std::min(rest_min, entries[inner].first);
+            }
+        } else {
+            std::size_t e = 0;
+            for (std::size_t j = 0; j < k; ++j)
+                if (j != a) entries[e++] = {row[j], static_cast<std::uint32_t>(j)};
         }
+        // The inner annuli, from the outermost in: each nth_element splits off one.
+        const std::size_t inner_annuli = has_rest ? annuli - 1 : annuli;
+        for (std::size_t f = inner_annuli - 1; f >= 1; --f)
+            std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(edge_[f]),
+                             entries.begin() + static_cast<std::ptrdiff_t>(edge_[f + 1]));
+        const auto half_lower = [&](T squared) { return squared == inf ? inf : bounds.lower(std::sqrt(squared)) / T(2); };
+        T* annulus_min = annulus_min_.data() + a * annuli;
+        for (std::size_t f = 0; f < inner_annuli; ++f) annulus_min[f] = half_lower(entries[edge_[f]].first);
+        if (has_rest) annulus_min[annuli - 1] = half_lower(rest_min);
+        std::uint32_t* ring = ring_.data() + a * others;
+        for (std::size_t p = 0; p < others; ++p) ring[p] = entries[p].second;
     }
 
     std::vector<T> upper_, lower_;        // per point: to the own centroid, to every other
     std::vector<std::size_t> edge_;       // annulus boundaries in a row: 0, 1, 2, 4, 8, ..., k − 1
     std::vector<std::uint32_t> ring_;     // k × (k − 1): each centroid's others, annulus by annulus
     std::vector<T> annulus_min_;          // k × annuli: half the distance to each annulus' nearest member
-    std::vector<T> threshold_;            // per centroid: the half distance that splits its row (build_annuli)
+    std::vector<T> threshold_;            // per centroid: the squared distance that splits its row (partition_row)
 };
 
 }  // namespace

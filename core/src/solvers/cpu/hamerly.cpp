@@ -29,7 +29,7 @@ protected:
         auto bounds_start = Clock::now();
         const bool first = !this->bounds_valid_;
         if (!first) {
-            stats.centroid_centroid_distances += this->centroid_separations(false);
+            stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, const T*) {});
             leaders_ = this->shift_leaders();
         }
         stats.time_bounds_ms += elapsed_ms(bounds_start);

@@ -68,9 +68,10 @@ protected:
         }
         // Half the distance to the nearest other centroid: Hamerly's second test,
         // which lets the global filter settle as many points as Hamerly does.
-        stats.centroid_centroid_distances += this->centroid_separations(false);
+            stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, const T*) {});
         const T* nearest_half = this->nearest_half_.data();
         const auto leaders = this->shift_leaders();
+        build_blocks();
         const std::uint32_t now = ++assignment_;
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
@@ -84,6 +85,7 @@ protected:
             // for examined groups the nearest member's index and the second bound.
             std::vector<T> previous(t), current(t), second(t);
             std::vector<std::size_t> nearest_member(t), examined_groups;
+            std::vector<T> local(largest_group_), distances(block_stride(largest_group_));
             examined_groups.reserve(t);
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
@@ -148,28 +150,12 @@ protected:
                         // members the local filter ruled out as bounds.
                         T computed_first = inf, computed_second = inf, ruled_first = inf, ruled_second = inf;
                         std::size_t computed_member = k, ruled_member = k;
-                        for (std::size_t p = group_begin_[g]; p < group_begin_[g + 1]; ++p) {
-                            const std::size_t j = members_[p];
-                            T distance = own_distance;
-                            if (j != own) {
-                                const T local = bounds.shrink(previous[g], shift[j]);  // the local filter
-                                if (bounds.separated(u, local)) {
-                                    if (local < ruled_first) {
-                                        ruled_second = ruled_first;
-                                        ruled_first = local;
-                                        ruled_member = j;
-                                    } else if (local < ruled_second) {
-                                        ruled_second = local;
-                                    }
-                                    continue;
-                                }
-                                distance = squared_distance(x, c + j * d, d);
-                                ++point_evaluations;
-                                if (distance < best || (distance == best && j < label)) {
-                                    best = distance;
-                                    label = j;
-                                    u = bounds.upper(std::sqrt(distance));
-                                }
+                        const std::size_t first = group_begin_[g], size = group_begin_[g + 1] - first;
+                        auto take = [&](std::size_t j, T distance) {
+                            if (distance < best || (distance == best && j < label)) {
+                                best = distance;
+                                label = j;
+                                u = bounds.upper(std::sqrt(distance));
                             }
                             if (distance < computed_first) {
                                 computed_second = computed_first;
@@ -177,6 +163,39 @@ protected:
                                 computed_member = j;
                             } else if (distance < computed_second) {
                                 computed_second = distance;
+                            }
+                        };
+                        // The local filter: the group's previous bound less each member's own move.
+                        std::size_t open = 0;
+                        for (std::size_t p = 0; p < size; ++p) {
+                            const std::size_t j = members_[first + p];
+                            local[p] = bounds.shrink(previous[g], shift[j]);
+                            open += j != own && !bounds.separated(u, local[p]);
+                        }
+                        if (4 * open >= size) {
+                            // Most members open: the whole group at once with the vector
+                            // kernel (cheaper than filtering them one by one).
+                            block_distances(x, d, blocks_.data() + block_offset_[g], block_stride(size), size,
+                                            distances.data());
+                            point_evaluations += size;
+                            for (std::size_t p = 0; p < size; ++p) take(members_[first + p], distances[p]);
+                        } else {
+                            for (std::size_t p = 0; p < size; ++p) {
+                                const std::size_t j = members_[first + p];
+                                if (j == own) {
+                                    take(j, own_distance);
+                                } else if (bounds.separated(u, local[p])) {
+                                    if (local[p] < ruled_first) {
+                                        ruled_second = ruled_first;
+                                        ruled_first = local[p];
+                                        ruled_member = j;
+                                    } else if (local[p] < ruled_second) {
+                                        ruled_second = local[p];
+                                    }
+                                } else {
+                                    ++point_evaluations;
+                                    take(j, squared_distance(x, c + j * d, d));
+                                }
                             }
                         }
                         // lower(sqrt(·)) is monotone: the least computed bound is that of the least distance.
@@ -293,6 +312,20 @@ private:
         return this->finish_bounded_assignment(stats, changed, static_cast<std::uint64_t>(n) * k, 0, start);
     }
 
+    // Each group's centroids coordinate-major, for block_distances().
+    void build_blocks() {
+        const std::size_t d = this->d_, t = groups();
+        for (std::size_t g = 0; g < t; ++g) {
+            const std::size_t first = group_begin_[g], size = group_begin_[g + 1] - first;
+            const std::size_t stride = block_stride(size);
+            T* block = blocks_.data() + block_offset_[g];
+            for (std::size_t p = 0; p < size; ++p) {
+                const T* centroid = this->centroids_.row(members_[first + p]);
+                for (std::size_t coordinate = 0; coordinate < d; ++coordinate) block[coordinate * stride + p] = centroid[coordinate];
+            }
+        }
+    }
+
     // Groups by a few k-means iterations over the initial centroids, seeded with
     // evenly spaced ones (ties to the lowest group); empty groups are dropped.
     // Members are listed group by group, each group in ascending centroid index.
@@ -337,12 +370,26 @@ private:
                 }
             if (members_.size() > before) group_begin_.push_back(members_.size());
         }
+        // Block storage: stride × d per group, padding lanes zero.
+        block_offset_.assign(groups(), 0);
+        largest_group_ = 0;
+        std::size_t total = 0;
+        for (std::size_t g = 0; g < groups(); ++g) {
+            const std::size_t size = group_begin_[g + 1] - group_begin_[g];
+            largest_group_ = std::max(largest_group_, size);
+            block_offset_[g] = total;
+            total += block_stride(size) * d;
+        }
+        blocks_.assign(total, T(0));
     }
 
     std::vector<std::size_t> members_;      // centroid indices, group by group
     std::vector<std::size_t> group_begin_;  // group g is members_[group_begin_[g], group_begin_[g + 1])
     std::vector<std::size_t> group_of_;     // per centroid: its group
     std::vector<T> grouped_;                // centroids in members_ order (first assignment)
+    std::vector<T> blocks_;                 // each group's centroids coordinate-major (block_distances)
+    std::vector<std::size_t> block_offset_; // per group: where its block starts in blocks_
+    std::size_t largest_group_ = 0;
     std::vector<T> upper_;                  // per point: to the own centroid
     std::vector<T> global_;                 // per point: to every other centroid
     std::vector<T> lower_;                  // n × t: to each group's members other than the own centroid
