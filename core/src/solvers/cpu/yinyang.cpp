@@ -81,9 +81,8 @@ protected:
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) \
     reduction(+ : changed, evaluations, skips, group_skips)
         {
-            // Per group: the bound at the previous assignment, the bound now, and
-            // for examined groups the nearest member's index and the second bound.
-            std::vector<T> previous(t), current(t), second(t);
+            // Per examined group: its nearest member and its second least member bound.
+            std::vector<T> second(t);
             std::vector<std::size_t> nearest_member(t), examined_groups;
             std::vector<T> local(largest_group_), distances(block_stride(largest_group_));
             examined_groups.reserve(t);
@@ -96,13 +95,10 @@ protected:
                     T* lower = lower_.data() + i * t;
                     const std::size_t own = static_cast<std::size_t>(labels[i]);
                     const std::uint32_t age = now - stamp_[i];
-                    // Group bounds brought from their stamp to the previous assignment, then to this one.
-                    auto bring_up_to_date = [&] {
-                        const T* drift = drift_.data() + (stamp_[i] % kDriftHistory) * t;
-                        if (age == 1) std::copy(lower, lower + t, previous.begin());
-                        else
-                            for (std::size_t g = 0; g < t; ++g) previous[g] = bounds.shrink(lower[g], drift[g]);
-                        for (std::size_t g = 0; g < t; ++g) current[g] = bounds.shrink(previous[g], group_shift_[g]);
+                    const T* drift = drift_.data() + (stamp_[i] % kDriftHistory) * t;
+                    // Group g's bound at the previous assignment (from its stamp), and now.
+                    auto previous_bound = [&](std::size_t g) {
+                        return age == 1 ? lower[g] : bounds.shrink(lower[g], drift[g]);
                     };
                     // Settled by the global filter: the label stays. Bounds about to
                     // fall out of the drift ring are written now.
@@ -110,8 +106,8 @@ protected:
                         upper_[i] = u;
                         global_[i] = global;
                         if (age >= kDriftHistory) {
-                            bring_up_to_date();
-                            std::copy(current.begin(), current.end(), lower);
+                            for (std::size_t g = 0; g < t; ++g)
+                                lower[g] = bounds.shrink(previous_bound(g), group_shift_[g]);
                             stamp_[i] = now;
                         }
                         ++skips;
@@ -136,13 +132,16 @@ protected:
                         continue;
                     }
 
-                    bring_up_to_date();
+                    // One pass over the groups: each bound brought up to date and
+                    // written back, and the groups it does not rule out examined.
                     const T own_lower = bounds.lower(std::sqrt(own_distance));
                     T best = own_distance;
                     std::size_t label = own;
                     examined_groups.clear();
                     for (std::size_t g = 0; g < t; ++g) {
-                        if (bounds.separated(u, current[g])) continue;  // the group filter
+                        const T previous = previous_bound(g);
+                        lower[g] = bounds.shrink(previous, group_shift_[g]);
+                        if (bounds.separated(u, lower[g])) continue;  // the group filter
                         examined_groups.push_back(g);
                         // The group's two least member bounds, to leave the final label
                         // out of its new bound: computed members kept as squared
@@ -169,7 +168,7 @@ protected:
                         std::size_t open = 0;
                         for (std::size_t p = 0; p < size; ++p) {
                             const std::size_t j = members_[first + p];
-                            local[p] = bounds.shrink(previous[g], shift[j]);
+                            local[p] = bounds.shrink(previous, shift[j]);
                             open += j != own && !bounds.separated(u, local[p]);
                         }
                         if (4 * open >= size) {
@@ -202,11 +201,11 @@ protected:
                         const T first_computed = computed_first == inf ? inf : bounds.lower(std::sqrt(computed_first));
                         const T second_computed = computed_second == inf ? inf : bounds.lower(std::sqrt(computed_second));
                         if (first_computed <= ruled_first) {
-                            current[g] = first_computed;
+                            lower[g] = first_computed;
                             nearest_member[g] = computed_member;
                             second[g] = std::min(second_computed, ruled_first);
                         } else {
-                            current[g] = ruled_first;
+                            lower[g] = ruled_first;
                             nearest_member[g] = ruled_member;
                             second[g] = std::min(ruled_second, first_computed);
                         }
@@ -215,7 +214,6 @@ protected:
 
                     // New group bounds: each leaves out the final label; the old label,
                     // if it was left, counts in its group.
-                    std::copy(current.begin(), current.end(), lower);
                     bool own_group_examined = false;
                     for (std::size_t g : examined_groups) {
                         if (nearest_member[g] == label) lower[g] = second[g];
