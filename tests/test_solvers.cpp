@@ -41,10 +41,12 @@ struct Case {
 constexpr Algorithm kSolvers[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
                                   Algorithm::Exponion};
 constexpr int kSolverCount = static_cast<int>(std::size(kSolvers));
-// What --solver auto picks on the CPU at the measured grid's corners (docs/solvers.md).
-constexpr Algorithm kAutoLowK = Algorithm::Hamerly;
-constexpr Algorithm kAutoLowDManyK = Algorithm::Hamerly;
-constexpr Algorithm kAutoHighDManyK = Algorithm::Elkan;
+// What --solver auto picks on the CPU at measured shapes (docs/solvers.md).
+constexpr Algorithm kAutoLowK = Algorithm::Lloyd;             // n = 10^5, d = 2, k = 5
+constexpr Algorithm kAutoLowDManyK = Algorithm::Hamerly;      // n = 10^5, d = 2, k = 1000
+constexpr Algorithm kAutoLowDManyKManyN = Algorithm::Exponion;  // n = 10^6, d = 2, k = 1000
+constexpr Algorithm kAutoHighDMidK = Algorithm::Hamerly;      // n = 10^5, d = 64, k = 20
+constexpr Algorithm kAutoHighDManyK = Algorithm::Exponion;    // n = 10^5, d = 64, k = 1000
 
 double gaussian(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
     const double u1 = 1.0 - random_uniform(seed, stream, 2 * counter);
@@ -689,6 +691,8 @@ private slots:
             QCOMPARE(choose_solver(config, 100000, 2, 1).algorithm, Algorithm::Lloyd);
             QCOMPARE(choose_solver(config, 100000, 2, 5).algorithm, kAutoLowK);
             QCOMPARE(choose_solver(config, 100000, 2, 1000).algorithm, kAutoLowDManyK);
+            QCOMPARE(choose_solver(config, 1000000, 2, 1000).algorithm, kAutoLowDManyKManyN);
+            QCOMPARE(choose_solver(config, 100000, 64, 20).algorithm, kAutoHighDMidK);
             QCOMPARE(choose_solver(config, 100000, 64, 1000).algorithm, kAutoHighDManyK);
             // A named algorithm is kept, with no reason.
             config.algorithm = Algorithm::Elkan;
