@@ -180,7 +180,7 @@ def test_bad_data(X, message):
 
 @pytest.mark.parametrize("params, message", [
     ({"n_clusters": 0}, "'n_clusters' parameter of KMeans must be an int"),
-    ({"solver": "yinyang"}, "'solver' parameter of KMeans"),
+    ({"solver": "annular"}, "'solver' parameter of KMeans"),
     ({"backend": "tpu"}, "'backend' parameter of KMeans"),
     ({"init": "kmeans||"}, "'init' parameter of KMeans"),
     ({"init": np.zeros((2, 2))}, "shape of the initial centers \\(2, 2\\) does not match the number of clusters 3"),
