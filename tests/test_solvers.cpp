@@ -694,6 +694,9 @@ private slots:
             QCOMPARE(choose_solver(config, 1000000, 2, 1000).algorithm, kAutoLowDManyKManyN);
             QCOMPARE(choose_solver(config, 100000, 64, 20).algorithm, kAutoHighDMidK);
             QCOMPARE(choose_solver(config, 100000, 64, 1000).algorithm, kAutoHighDManyK);
+            // Never a solver whose memory grows as k²/k·n past what the machine can hold.
+            QCOMPARE(choose_solver(config, 100000000, 64, 50000).algorithm, Algorithm::Hamerly);
+            QCOMPARE(choose_solver(config, 100000000, 2, 50000).algorithm, Algorithm::Hamerly);
             // A named algorithm is kept, with no reason.
             config.algorithm = Algorithm::Elkan;
             const SolverChoice named = choose_solver(config, 10, 2, 3);

@@ -98,18 +98,23 @@ constexpr std::size_t kLowDimension = 4;          // d ≤ 4: measured at 2 and 
 constexpr std::size_t kFewClusters = 16;          // k < 16 at d > 4: Lloyd (measured k = 5; k = 20 favours Hamerly)
 constexpr std::size_t kManyClusters = 500;        // k ≥ 500: measured 300 (tie) and 1000
 constexpr std::size_t kPointsPerCluster = 300;    // low d, many clusters: Exponion from n/k = 300 (measured 100, 300, 1000)
+// Exponion keeps each centroid's row of the others (k(k − 1) indices) and
+// recomputes k² centroid distances per iteration: past this k, Hamerly instead.
+constexpr std::size_t kExponionMaxClusters = 8192;  // a 256 MiB ring
 
 SolverChoice choose_cpu_algorithm(std::size_t n, std::size_t d, std::size_t k) {
     if (k < 2) return {Algorithm::Lloyd, "one cluster: nothing to bound"};
     if (d <= kLowDimension) {
         if (k < kManyClusters)
             return {Algorithm::Lloyd, "low dimension and fewer than 500 clusters: the vector full search is cheapest"};
-        if (n >= kPointsPerCluster * k)
+        if (n >= kPointsPerCluster * k && k <= kExponionMaxClusters)
             return {Algorithm::Exponion, "low dimension, many clusters, at least 300 points per cluster"};
         return {Algorithm::Hamerly, "low dimension, many clusters, fewer than 300 points per cluster"};
     }
     if (k < kFewClusters) return {Algorithm::Lloyd, "fewer than 16 clusters: bounds save less than they cost"};
     if (k < kManyClusters) return {Algorithm::Hamerly, "5 or more dimensions, 16 to 499 clusters"};
+    if (k > kExponionMaxClusters)
+        return {Algorithm::Hamerly, "more than 8192 clusters: Exponion's k x k centroid rows would not pay"};
     return {Algorithm::Exponion, "5 or more dimensions, 500 or more clusters"};
 }
 }  // namespace
