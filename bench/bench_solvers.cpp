@@ -2,6 +2,10 @@
 // generated blobs: median step time over a fixed number of iterations.
 //
 // usage: bench_solvers [n=1000000] [d=2] [k=100] [iterations=10] [threads=0] [backends=seq,omp]
+//                      [solvers=lloyd,elkan,hamerly,yinyang,exponion] [precisions=f64,f32] [repeats=1]
+//                      [data=blobs|uniform]  (blobs: k Gaussian blobs; uniform: the unit cube)
+// Repeats run the whole list again (interleaved, so load changes on a shared
+// machine hit every solver alike); each line is one run.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -21,13 +25,14 @@ namespace {
 // Every iteration's time and work, as the fit layer reports them.
 struct Recorder : FitObserver {
     std::vector<double> times, assign, update;
-    double work = 0.0, skips = 0.0;
+    double work = 0.0, skips = 0.0, group_skips = 0.0;
     void iteration_done(int, const IterationStats& s, const Solver&) override {
         times.push_back(s.time_total_ms);
         assign.push_back(s.time_assign_ms + s.time_bounds_ms);
         update.push_back(s.time_update_ms);
         work += static_cast<double>(s.point_centroid_distances);
         skips += static_cast<double>(s.bound_skips);
+        group_skips += static_cast<double>(s.group_skips);
     }
 };
 }  // namespace
@@ -39,17 +44,51 @@ int main(int argc, char** argv) {
     const int iterations = argc > 4 ? std::atoi(argv[4]) : 10;
     const int threads = argc > 5 ? std::atoi(argv[5]) : 0;
     const std::string backends = argc > 6 ? argv[6] : "seq,omp";
+    const std::string solver_names = argc > 7 ? argv[7] : "lloyd,elkan,hamerly,yinyang,exponion";
+    const std::string precision_names = argc > 8 ? argv[8] : "f64,f32";
+    const int repeats = argc > 9 ? std::max(1, std::atoi(argv[9])) : 1;
+    const auto split = [](const std::string& text) {
+        std::vector<std::string> parts;
+        std::stringstream list(text);
+        for (std::string part; std::getline(list, part, ',');) parts.push_back(part);
+        return parts;
+    };
+    std::vector<Algorithm> algorithms;
+    for (const std::string& name : split(solver_names)) {
+        const auto algorithm = parse_algorithm(name);
+        if (!algorithm) {
+            std::fprintf(stderr, "unknown solver %s\n", name.c_str());
+            return 2;
+        }
+        algorithms.push_back(*algorithm);
+    }
+    std::vector<Precision> precisions;
+    for (const std::string& name : split(precision_names)) {
+        const auto precision = parse_precision(name);
+        if (!precision) {
+            std::fprintf(stderr, "unknown precision %s\n", name.c_str());
+            return 2;
+        }
+        precisions.push_back(*precision);
+    }
     try {
         register_gpu_backends();
-        const Dataset data = generate_dataset("blobs:n=" + std::to_string(n) + ",k=" + std::to_string(k) +
+        const std::string shape = argc > 10 ? argv[10] : "blobs";
+        if (shape != "blobs" && shape != "uniform") {
+            std::fprintf(stderr, "unknown data %s (blobs or uniform)\n", shape.c_str());
+            return 2;
+        }
+        const Dataset data = generate_dataset(shape + ":n=" + std::to_string(n) +
+                                                  (shape == "blobs" ? ",k=" + std::to_string(k) : std::string()) +
                                                   ",d=" + std::to_string(d),
                                               7);
         auto points = std::make_shared<const Matrix<double>>(data.points);
-        std::printf("n=%zu d=%zu k=%zu, %d iterations, threads=%d\n", n, d, k, iterations, threads);
-        std::printf("%-28s %12s %12s %12s %10s %10s %10s\n", "solver", "median_ms", "first_ms", "dist/(n*k)", "skips",
-                "assign_ms", "update_ms");
-        std::stringstream list(backends);
-        for (std::string backend_name; std::getline(list, backend_name, ',');) {
+        std::printf("n=%zu d=%zu k=%zu, %d iterations, threads=%d, %s data\n", n, d, k, iterations, threads,
+                    shape.c_str());
+        std::printf("%-28s %12s %12s %12s %10s %10s %10s %10s %10s\n", "solver", "median_ms", "first_ms", "dist/(n*k)",
+                    "skips", "assign_ms", "update_ms", "total_ms", "grp_skips");
+        for (int repeat = 0; repeat < repeats; ++repeat)
+        for (const std::string& backend_name : split(backends)) {
             const auto backend = parse_backend(backend_name);
             if (!backend) {
                 std::fprintf(stderr, "unknown back end %s\n", backend_name.c_str());
@@ -60,8 +99,8 @@ int main(int argc, char** argv) {
                 std::printf("%-28s unavailable: %s\n", backend_name.c_str(), availability.reason.c_str());
                 continue;
             }
-            for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly})
-                for (Precision precision : {Precision::F64, Precision::F32}) {
+            for (Algorithm algorithm : algorithms)
+                for (Precision precision : precisions) {
                     FitOptions options;
                     options.k = k;
                     options.init.method = InitMethod::Random;
@@ -75,7 +114,7 @@ int main(int argc, char** argv) {
                     config.tol = 0.0;
                     config.max_iterations = iterations;
                     Recorder recorder;
-                    fit(points, options, &recorder);
+                    const FitResult result = fit(points, options, &recorder);
                     const std::vector<double>& times = recorder.times;
                     const double work = recorder.work / static_cast<double>(n * k);
                     const double skips = recorder.skips / static_cast<double>(n);
@@ -84,10 +123,13 @@ int main(int argc, char** argv) {
                         std::sort(v.begin(), v.end());
                         return v[v.size() / 2];
                     };
-                    std::printf("%-28s %12.2f %12.2f %11.1f%% %9.1f%% %10.2f %10.2f\n", config.describe().c_str(),
-                                median(times), first, 100.0 * work / static_cast<double>(times.size()),
+                    // Skips and group skips per point and iteration; group skips over t groups not normalised.
+                    std::printf("%-28s %12.2f %12.2f %11.1f%% %9.1f%% %10.2f %10.2f %10.1f %10.2f\n",
+                                result.solver.describe().c_str(), median(times), first,
+                                100.0 * work / static_cast<double>(times.size()),
                                 100.0 * skips / static_cast<double>(times.size()), median(recorder.assign),
-                                median(recorder.update));
+                                median(recorder.update), result.total_time_ms,
+                                recorder.group_skips / static_cast<double>(n * times.size()));
                     std::fflush(stdout);
                 }
         }

@@ -104,7 +104,8 @@ private slots:
             int expected_iterations = 0;
             std::ifstream(base + ".n_iter") >> expected_iterations;
             auto points = std::make_shared<const Matrix<double>>(data[i]);
-            for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly}) {
+            for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
+                                        Algorithm::Exponion}) {
                 SolverConfig config;
                 config.algorithm = algorithm;
                 config.backend = Backend::Sequential;

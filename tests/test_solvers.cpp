@@ -1,5 +1,5 @@
-// Correctness of the CPU solvers: Elkan and Hamerly are exact accelerations of
-// Lloyd (same labels and centroids at every iteration), results do not depend
+// Correctness of the CPU solvers: Elkan, Hamerly, Yinyang and Exponion are exact
+// accelerations of Lloyd (same labels and centroids at every iteration), results do not depend
 // on the thread count, and the stopping rules, empty-cluster policies and error
 // paths behave as documented.
 #include <QtTest>
@@ -19,6 +19,7 @@
 #include "kms/simd.hpp"
 #include "kms/solver.hpp"
 #include "kms/fit.hpp"
+#include "kms/report.hpp"
 #include "test_support.hpp"
 
 using namespace kms;
@@ -33,7 +34,19 @@ struct Case {
     Shape shape;
     bool far_centroids;  // some initial centroids far away: empty clusters
     std::uint64_t seed;
+    double offset = 0.0;  // added to every coordinate (± by coordinate): data far from the origin
 };
+
+// Every CPU solver; Lloyd first (the reference of the lockstep tests).
+constexpr Algorithm kSolvers[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
+                                  Algorithm::Exponion};
+constexpr int kSolverCount = static_cast<int>(std::size(kSolvers));
+// What --solver auto picks on the CPU at measured shapes (docs/solvers.md).
+constexpr Algorithm kAutoLowK = Algorithm::Lloyd;             // n = 10^5, d = 2, k = 5
+constexpr Algorithm kAutoLowDManyK = Algorithm::Hamerly;      // n = 10^5, d = 2, k = 1000
+constexpr Algorithm kAutoLowDManyKManyN = Algorithm::Exponion;  // n = 10^6, d = 2, k = 1000
+constexpr Algorithm kAutoHighDMidK = Algorithm::Hamerly;      // n = 10^5, d = 64, k = 20
+constexpr Algorithm kAutoHighDManyK = Algorithm::Exponion;    // n = 10^5, d = 64, k = 1000
 
 double gaussian(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
     const double u1 = 1.0 - random_uniform(seed, stream, 2 * counter);
@@ -56,6 +69,7 @@ std::shared_ptr<const Matrix<double>> make_points(const Case& c) {
                 case Shape::FewDistinct: v = static_cast<double>(blob) * 3.0 + static_cast<double>(t); break;
                 case Shape::AllIdentical: v = 1.5; break;
             }
+            v += t % 2 ? -c.offset : c.offset;
         }
     }
     return points;
@@ -97,6 +111,7 @@ Case random_case(std::uint64_t index) {
     c.k = 1 + random_below(seed, 10, 5, std::min<std::size_t>(c.n, 64));
     if (index % 17 == 0) c.k = c.n <= 200 ? c.n : c.k;  // k = n
     c.far_centroids = random_below(seed, 10, 6, 4) == 0;
+    if (index % 11 == 5) c.offset = 3.0e7;  // huge offsets: float distances near their rounding limits
     return c;
 }
 
@@ -106,14 +121,14 @@ class TestSolvers : public QObject {
     Q_OBJECT
 
 private:
-    // Runs Lloyd, Elkan and Hamerly in lockstep and requires identical labels
+    // Runs every solver in lockstep with Lloyd and requires identical labels
     // and bitwise-identical centroids at every iteration.
     void check_lockstep(const Case& c, Precision precision, Backend backend, int threads, EmptyClusterPolicy policy) {
         const auto points = make_points(c);
         const Matrix<double> initial = make_centroids(c, *points);
-        std::unique_ptr<Solver> solvers[3] = {make(Algorithm::Lloyd, backend, precision, threads, policy),
-                                              make(Algorithm::Elkan, backend, precision, threads, policy, true),
-                                              make(Algorithm::Hamerly, backend, precision, threads, policy, true)};
+        std::unique_ptr<Solver> solvers[kSolverCount];
+        for (int a = 0; a < kSolverCount; ++a)
+            solvers[a] = make(kSolvers[a], backend, precision, threads, policy, a > 0);
         for (auto& s : solvers) {
             s->set_data(points);
             s->set_initial_centroids(initial);
@@ -122,9 +137,9 @@ private:
                                   std::to_string(c.k) + " shape=" + std::to_string(static_cast<int>(c.shape)) +
                                   " seed=" + std::to_string(c.seed) + " " + solvers[0]->config().describe();
         while (!solvers[0]->converged()) {
-            IterationStats stats[3];
-            for (int a = 0; a < 3; ++a) stats[a] = solvers[a]->step();
-            for (int a = 1; a < 3; ++a) {
+            IterationStats stats[kSolverCount];
+            for (int a = 0; a < kSolverCount; ++a) stats[a] = solvers[a]->step();
+            for (int a = 1; a < kSolverCount; ++a) {
                 const std::string at = where + " " + std::string(to_string(solvers[a]->config().algorithm)) +
                                        " iteration " + std::to_string(stats[0].iteration);
                 QVERIFY2(solvers[a]->labels() == solvers[0]->labels(), at.c_str());
@@ -133,46 +148,91 @@ private:
                 QCOMPARE(stats[a].empty_clusters, stats[0].empty_clusters);
                 QCOMPARE(solvers[a]->stop_reason(), solvers[0]->stop_reason());
                 // The accelerated solvers never do more point work than Lloyd
-                // (plus one tightening distance per point for Hamerly).
+                // (plus one tightening distance per point for Hamerly and Exponion).
                 QVERIFY2(stats[a].point_centroid_distances <= stats[0].point_centroid_distances + c.n, at.c_str());
                 std::uint64_t skipped = 0;
                 for (PointStatus s : solvers[a]->point_status()) skipped += s == PointStatus::Skipped;
                 QCOMPARE(skipped, stats[a].bound_skips);
+                skips_[a] += stats[a].bound_skips;
+                group_skips_[a] += stats[a].group_skips;
+                distances_[a] += stats[a].point_centroid_distances;
             }
-            total_skips_ += stats[2].bound_skips;
+            distances_[0] += stats[0].point_centroid_distances;
         }
         ++cases_run_;
     }
 
+    // The bounds did skip work in some case, for every accelerated solver (a
+    // solver whose filters never fire would pass the lockstep trivially).
+    void require_skips() {
+        for (int a = 1; a < kSolverCount; ++a)
+            QVERIFY2(skips_[a] > 0, (std::string(to_string(kSolvers[a])) + " never skipped").c_str());
+        QVERIFY2(group_skips_[3] > 0, "yinyang's group filter never fired");
+    }
+    void clear_counts() {
+        std::fill(std::begin(skips_), std::end(skips_), 0);
+        std::fill(std::begin(group_skips_), std::end(group_skips_), 0);
+        std::fill(std::begin(distances_), std::end(distances_), 0);
+    }
+
     std::uint64_t cases_run_ = 0;
-    std::uint64_t total_skips_ = 0;
+    std::uint64_t skips_[kSolverCount] = {};
+    std::uint64_t group_skips_[kSolverCount] = {};
+    std::uint64_t distances_[kSolverCount] = {};
 
 private slots:
     void exact_accelerations_double() {
+        clear_counts();
         for (std::uint64_t i = 0; i < 220; ++i) {
             const Case c = random_case(i);
             check_lockstep(c, Precision::F64, Backend::Sequential, 1,
                            i % 2 ? EmptyClusterPolicy::Farthest : EmptyClusterPolicy::Keep);
             if (QTest::currentTestFailed()) return;
         }
-        QVERIFY(total_skips_ > 0);  // the bounds did skip work somewhere
+        require_skips();
     }
 
     void exact_accelerations_float() {
+        clear_counts();
         for (std::uint64_t i = 0; i < 220; ++i) {
             const Case c = random_case(5000 + i);
             check_lockstep(c, Precision::F32, Backend::Sequential, 1,
                            i % 2 ? EmptyClusterPolicy::Keep : EmptyClusterPolicy::Farthest);
             if (QTest::currentTestFailed()) return;
         }
+        require_skips();
     }
 
     void exact_accelerations_openmp() {
+        clear_counts();
         for (std::uint64_t i = 0; i < 40; ++i) {
             const Case c = random_case(9000 + i);
             check_lockstep(c, i % 2 ? Precision::F32 : Precision::F64, Backend::OpenMP, 3, EmptyClusterPolicy::Keep);
             if (QTest::currentTestFailed()) return;
         }
+        require_skips();
+    }
+
+    // Many clusters, where Yinyang has tens of groups and Exponion's balls hold a
+    // few annuli rather than every centroid: still Lloyd's run bit for bit, and
+    // the pruning is real (Yinyang and Exponion evaluate less than Hamerly in 2-D).
+    void exact_accelerations_many_clusters() {
+        clear_counts();
+        std::uint64_t index = 0;
+        for (std::size_t k : {150, 400})
+            for (std::size_t d : {2, 3, 12})
+                for (Precision precision : {Precision::F64, Precision::F32}) {
+                    const Case c{4000 + 1000 * (index % 3), d, k, index % 4 == 3 ? Shape::IntegerGrid : Shape::Blobs,
+                                 index % 5 == 2, 31 + index, index % 6 == 5 ? 3.0e7 : 0.0};
+                    const Backend backend = index % 2 ? Backend::OpenMP : Backend::Sequential;
+                    check_lockstep(c, precision, backend, 2,
+                                   index % 3 ? EmptyClusterPolicy::Keep : EmptyClusterPolicy::Farthest);
+                    if (QTest::currentTestFailed()) return;
+                    ++index;
+                }
+        require_skips();
+        QVERIFY2(distances_[3] < distances_[2], "yinyang evaluated no fewer distances than hamerly");
+        QVERIFY2(distances_[4] < distances_[2], "exponion evaluated no fewer distances than hamerly");
     }
 
     // Every SIMD level of the distance kernels gives the scalar reference's
@@ -197,7 +257,7 @@ private slots:
                 for (std::size_t r = 0; r < c.n; ++r)
                     for (std::size_t t = 0; t < c.d; ++t) (*points)(r, t) += 3.0e7 * (t % 2 ? -1.0 : 1.0);
             const Matrix<double> initial = make_centroids(c, *points);
-            const auto algorithm = static_cast<Algorithm>(i % 3);
+            const Algorithm algorithm = kSolvers[i % kSolverCount];
             const auto precision = i % 2 ? Precision::F32 : Precision::F64;
             const Backend backend = i % 4 == 1 ? Backend::OpenMP : Backend::Sequential;
             const std::string where = "n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) +
@@ -241,6 +301,7 @@ private slots:
                     QCOMPARE(a[s].labels_changed, b[s].labels_changed);
                     QCOMPARE(a[s].point_centroid_distances, b[s].point_centroid_distances);
                     QCOMPARE(a[s].bound_skips, b[s].bound_skips);
+                    QCOMPARE(a[s].group_skips, b[s].group_skips);
                     QCOMPARE(a[s].max_shift, b[s].max_shift);
                     QCOMPARE(a[s].inertia, b[s].inertia);
                 }
@@ -301,7 +362,7 @@ private slots:
     void thread_count_does_not_change_results_data() {
         QTest::addColumn<int>("algorithm");
         QTest::addColumn<int>("precision");
-        for (int a = 0; a < 3; ++a)
+        for (int a = 0; a < kSolverCount; ++a)
             for (int p = 0; p < 2; ++p)
                 QTest::newRow((std::string(to_string(static_cast<Algorithm>(a))) + "/" +
                                std::string(to_string(static_cast<Precision>(p))))
@@ -325,8 +386,13 @@ private slots:
             s->set_initial_centroids(initial);
         }
         for (int it = 0; it < 12; ++it) {
-            for (auto& s : solvers) s->step();
+            std::vector<IterationStats> stats;
+            for (auto& s : solvers) stats.push_back(s->step());
             for (std::size_t s = 1; s < solvers.size(); ++s) {
+                // The work done too: bounds and filters decide the same way on any team.
+                QCOMPARE(stats[s].point_centroid_distances, stats[0].point_centroid_distances);
+                QCOMPARE(stats[s].bound_skips, stats[0].bound_skips);
+                QCOMPARE(stats[s].group_skips, stats[0].group_skips);
                 QVERIFY(solvers[s]->labels() == solvers[0]->labels());
                 QVERIFY(solvers[s]->centroids() == solvers[0]->centroids());
                 QCOMPARE(solvers[s]->inertia(), solvers[0]->inertia());
@@ -460,7 +526,7 @@ private slots:
         c.shape = static_cast<Shape>(0);
         const auto points = make_points(c);
         const Matrix<double> start = make_centroids(c, *points);
-        for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly}) {
+        for (Algorithm algorithm : kSolvers) {
             auto reference = make(algorithm, Backend::OpenMP, Precision::F32, 2, EmptyClusterPolicy::Keep, true);
             auto solver = make(algorithm, Backend::OpenMP, Precision::F32, 2, EmptyClusterPolicy::Keep, true);
             for (auto* s : {reference.get(), solver.get()}) {
@@ -551,7 +617,8 @@ private slots:
             const BackendEntry* entry = find_backend(backend);
             QVERIFY(entry);
             QVERIFY(backend_availability(backend).available);
-            for (auto a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly}) QVERIFY(entry->has(a));
+            for (Algorithm a : kSolvers) QVERIFY(entry->has(a));
+            QVERIFY(!entry->has(Algorithm::Auto));  // a request the fit layer resolves, never built
         }
         QCOMPARE(find_backend(Backend::OpenMP)->uses_threads, true);
         QCOMPARE(find_backend(Backend::Sequential)->uses_threads, false);
@@ -573,8 +640,9 @@ private slots:
     }
 
     void names_round_trip() {
-        for (auto a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly})
-            QCOMPARE(parse_algorithm(to_string(a)), std::optional<Algorithm>(a));
+        for (Algorithm a : kSolvers) QCOMPARE(parse_algorithm(to_string(a)), std::optional<Algorithm>(a));
+        QCOMPARE(parse_algorithm("auto"), std::optional<Algorithm>(Algorithm::Auto));
+        QCOMPARE(parse_algorithm("yin-yang"), std::optional<Algorithm>());
         for (auto b : {Backend::Sequential, Backend::OpenMP, Backend::Cuda}) {
             const auto spec = parse_backend(to_string(b));
             QVERIFY(spec && spec->backend == b && spec->variant == KernelVariant::Auto);
@@ -596,6 +664,112 @@ private slots:
         config.backend = Backend::OpenMP;
         config.precision = Precision::F32;
         QCOMPARE(config.describe(), std::string("hamerly/omp/f32"));
+    }
+
+    // --solver auto: the back end's rule picks an exact solver from n, d and k, the
+    // same one every time; fit() runs it (Lloyd's result) and reports the choice;
+    // no solver is ever made for "auto" itself.
+    void auto_solver_resolves_deterministically() {
+        for (Backend backend : {Backend::Sequential, Backend::OpenMP}) {
+            SolverConfig config;
+            config.algorithm = Algorithm::Auto;
+            config.backend = backend;
+            for (std::size_t n : {1000, 1000000})
+                for (std::size_t d : {1, 2, 16, 33, 64, 200})
+                    for (std::size_t k : {1, 2, 5, 20, 100, 1000}) {
+                        const SolverChoice once = choose_solver(config, n, d, k), again = choose_solver(config, n, d, k);
+                        const std::string at = "n=" + std::to_string(n) + " d=" + std::to_string(d) +
+                                               " k=" + std::to_string(k) + ": " + once.reason;
+                        QCOMPARE(once.algorithm, again.algorithm);
+                        QCOMPARE(once.reason, again.reason);
+                        QVERIFY2(once.algorithm != Algorithm::Auto && find_backend(backend)->has(once.algorithm),
+                                 at.c_str());
+                        QVERIFY2(once.reason.rfind(std::string(to_string(once.algorithm)) + ": ", 0) == 0, at.c_str());
+                        QCOMPARE(resolve_solver(config, n, d, k).algorithm, once.algorithm);
+                    }
+            // The rule of docs/solvers.md at the corners of the measured grid.
+            QCOMPARE(choose_solver(config, 100000, 2, 1).algorithm, Algorithm::Lloyd);
+            QCOMPARE(choose_solver(config, 100000, 2, 5).algorithm, kAutoLowK);
+            QCOMPARE(choose_solver(config, 100000, 2, 1000).algorithm, kAutoLowDManyK);
+            QCOMPARE(choose_solver(config, 1000000, 2, 1000).algorithm, kAutoLowDManyKManyN);
+            QCOMPARE(choose_solver(config, 100000, 64, 20).algorithm, kAutoHighDMidK);
+            QCOMPARE(choose_solver(config, 100000, 64, 1000).algorithm, kAutoHighDManyK);
+            // Never a solver whose memory grows as k²/k·n past what the machine can hold.
+            QCOMPARE(choose_solver(config, 100000000, 64, 50000).algorithm, Algorithm::Hamerly);
+            QCOMPARE(choose_solver(config, 100000000, 2, 50000).algorithm, Algorithm::Hamerly);
+            // A named algorithm is kept, with no reason.
+            config.algorithm = Algorithm::Elkan;
+            const SolverChoice named = choose_solver(config, 10, 2, 3);
+            QCOMPARE(named.algorithm, Algorithm::Elkan);
+            QVERIFY(named.reason.empty());
+        }
+        SolverConfig config;
+        config.algorithm = Algorithm::Auto;
+        try {
+            make_solver(config);
+            QFAIL("a solver was made for auto");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("resolve_solver") != std::string::npos, e.what());
+        }
+
+        const Case c{3000, 2, 40, Shape::Blobs, false, 9};
+        const auto points = make_points(c);
+        FitOptions options;
+        options.k = c.k;
+        options.solver.algorithm = Algorithm::Auto;
+        options.solver.backend = Backend::OpenMP;
+        options.solver.threads = 2;
+        const FitResult chosen = fit(points, options);
+        const SolverChoice expected = choose_solver(options.solver, c.n, c.d, c.k);
+        QCOMPARE(chosen.solver.algorithm, expected.algorithm);
+        QCOMPARE(chosen.solver_choice, expected.reason);
+        const std::string summary = to_json(summarize(chosen, options, "blobs", c.n, c.d));
+        QVERIFY2(summary.find("\"solver\":\"" + chosen.solver.describe() + "\"") != std::string::npos, summary.c_str());
+        QVERIFY2(summary.find("\"solver_choice\":\"" + expected.reason + "\"") != std::string::npos, summary.c_str());
+        for (Algorithm algorithm : kSolvers) {  // every candidate would have given the same result
+            options.solver.algorithm = algorithm;
+            const FitResult named = fit(points, options);
+            QVERIFY(named.solver_choice.empty());
+            QVERIFY(named.labels == chosen.labels);
+            QVERIFY(named.centroids == chosen.centroids);
+            QCOMPARE(named.iterations, chosen.iterations);
+        }
+    }
+
+    // A back end that lacks the new solvers (as CUDA does) refuses them by name,
+    // and auto on a back end without a rule of its own runs Lloyd. Runs last: it
+    // registers a stand-in for the CUDA entry, then an unavailable one again.
+    void back_end_without_new_solvers() {
+        BackendEntry gpu_like;
+        gpu_like.backend = Backend::Cuda;
+        gpu_like.label = "stand-in for CUDA";
+        gpu_like.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+        gpu_like.availability = [] { return BackendAvailability{true, {}}; };
+        gpu_like.make_solver = [](const SolverConfig& config) {
+            SolverConfig cpu = config;
+            cpu.backend = Backend::Sequential;
+            return make_solver(cpu);
+        };
+        register_backend(gpu_like);
+        for (Algorithm algorithm : {Algorithm::Yinyang, Algorithm::Exponion}) {
+            SolverConfig config;
+            config.backend = Backend::Cuda;
+            config.algorithm = algorithm;
+            try {
+                make_solver(config);
+                QFAIL("a solver the back end does not list was built");
+            } catch (const Error& e) {
+                QCOMPARE(std::string(e.what()), "back end cuda has no " + std::string(to_string(algorithm)) + " solver");
+            }
+        }
+        SolverConfig config;
+        config.backend = Backend::Cuda;
+        config.algorithm = Algorithm::Auto;
+        const SolverChoice choice = choose_solver(config, 1000000, 2, 1000);
+        QCOMPARE(choice.algorithm, Algorithm::Lloyd);
+        QVERIFY2(choice.reason.find("no rule") != std::string::npos, choice.reason.c_str());
+        gpu_like.availability = [] { return BackendAvailability{false, "not built into this test"}; };
+        register_backend(gpu_like);
     }
 };
 

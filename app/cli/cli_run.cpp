@@ -146,6 +146,7 @@ int run(const Args& args) {
         std::printf("# %s after %d iterations (%s); inertia %.10g; %.3f ms in steps\n",
                     summary.converged ? "converged" : "stopped", summary.iterations,
                     std::string(to_string(summary.stop_reason)).c_str(), summary.inertia, summary.total_time_ms);
+        if (!result.solver_choice.empty()) std::printf("# solver auto chose %s\n", result.solver_choice.c_str());
         if (fit_options.n_init > 1)
             std::printf("# kept restart %d (seed %llu) of %d\n", result.best_restart,
                         static_cast<unsigned long long>(result.restarts[result.best_restart].seed), fit_options.n_init);

@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - the package also works without scikit-
     _HAVE_SKLEARN = False
     BaseEstimator = ClusterMixin = TransformerMixin = object
 
-_SOLVERS = ("lloyd", "elkan", "hamerly", "auto")
+_SOLVERS = ("lloyd", "elkan", "hamerly", "yinyang", "exponion", "auto")
 _INITS = {"k-means++": "kmeans++", "random": "random", "greedy-k-means++": "greedy-kmeans++", "maximin": "maximin"}
 _PRECISIONS = {"f32": "f32", "float32": "f32", "f64": "f64", "float64": "f64"}
 
@@ -92,9 +92,10 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int, default=8
-    solver : {'lloyd', 'elkan', 'hamerly', 'auto'}, default='auto'
-        The algorithm; all give the same labels and centroids ('auto': Hamerly for
-        up to 32 features, else Elkan).
+    solver : {'lloyd', 'elkan', 'hamerly', 'yinyang', 'exponion', 'auto'}, default='auto'
+        The algorithm; all give the same labels and centroids ('auto': the engine's
+        rule for the data's n, d, k and the back end, docs/solvers.md; `solver_`
+        and `solver_choice_` say what it ran and why).
     backend : {'omp', 'seq', 'cuda', 'cuda-global', 'cuda-shared'}, default='omp'
     init : {'k-means++', 'random', 'greedy-k-means++', 'maximin'}, array of shape
         (n_clusters, n_features) or callable(X, n_clusters, random_state), default='k-means++'
@@ -182,9 +183,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         if self.solver not in _SOLVERS:
             raise ValueError(f"The 'solver' parameter of KMeans must be a str among {set(_SOLVERS)}. "
                              f"Got {self.solver!r} instead.")
-        solver = self.solver
-        if solver == "auto":
-            solver = "hamerly" if X.shape[1] <= 32 else "elkan"
+        solver = self.solver  # 'auto' is resolved by the engine's fit layer
         if not isinstance(self.backend, str) or self.backend not in _backend_names() + ("cuda-global", "cuda-shared"):
             raise ValueError(f"The 'backend' parameter of KMeans must be a str among "
                              f"{set(_backend_names() + ('cuda-global', 'cuda-shared'))}. Got {self.backend!r} instead.")
@@ -316,6 +315,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.restarts_ = result["restarts"]
         self.stop_reason_ = result["stop_reason"]
         self.solver_ = result["solver"]
+        self.solver_choice_ = result["solver_choice"]
         self._fit_dtype = dtype
         return self
 

@@ -209,6 +209,7 @@ py::dict stats_dict(int restart, const IterationStats& s) {
     d["point_centroid_distances"] = s.point_centroid_distances;
     d["centroid_centroid_distances"] = s.centroid_centroid_distances;
     d["bound_skips"] = s.bound_skips;
+    d["group_skips"] = s.group_skips;
     d["labels_changed"] = s.labels_changed;
     d["verified_points"] = s.verified_points;
     d["max_shift"] = s.max_shift;
@@ -339,7 +340,8 @@ py::dict fit_common(std::shared_ptr<const Points> points, const std::vector<std:
     py::list history;
     for (const auto& [restart, stats] : observer.records_) history.append(stats_dict(restart, stats));
     out["history"] = history;
-    out["solver"] = options.solver.describe();
+    out["solver"] = result.solver.describe();
+    out["solver_choice"] = result.solver_choice;
     out["data_address"] = reinterpret_cast<std::uintptr_t>(result.data_address);
     return out;
 }

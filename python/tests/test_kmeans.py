@@ -38,7 +38,7 @@ def assert_same_fit(ours, theirs):
     assert ours.inertia_ == pytest.approx(theirs.inertia_, rel=1e-9)
 
 
-@pytest.mark.parametrize("solver", ["lloyd", "elkan", "hamerly"])
+@pytest.mark.parametrize("solver", ["lloyd", "elkan", "hamerly", "yinyang", "exponion", "auto"])
 @pytest.mark.parametrize("backend", ["seq", "omp"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_equals_scikit_learn(solver, backend, weighted):
@@ -180,7 +180,7 @@ def test_bad_data(X, message):
 
 @pytest.mark.parametrize("params, message", [
     ({"n_clusters": 0}, "'n_clusters' parameter of KMeans must be an int"),
-    ({"solver": "yinyang"}, "'solver' parameter of KMeans"),
+    ({"solver": "annular"}, "'solver' parameter of KMeans"),
     ({"backend": "tpu"}, "'backend' parameter of KMeans"),
     ({"init": "kmeans||"}, "'init' parameter of KMeans"),
     ({"init": np.zeros((2, 2))}, "shape of the initial centers \\(2, 2\\) does not match the number of clusters 3"),
@@ -269,3 +269,15 @@ def test_cuda_array_interface_checked_before_use():
     # The estimator routes CUDA arrays to the device and says which back end they need.
     with pytest.raises(ValueError, match="backend='cuda'"):
         KMeans(2).fit(FakeCudaArray())
+
+
+def test_auto_reports_the_solver_it_chose():
+    X = blobs(2000, 2, 8, 3)
+    km = KMeans(8, solver="auto", random_state=0, n_threads=2).fit(X)
+    chosen = km.solver_.split("/")[0]
+    assert chosen in ("lloyd", "elkan", "hamerly", "yinyang", "exponion")
+    assert km.solver_choice_.startswith(chosen + ": ")
+    named = KMeans(8, solver=chosen, random_state=0, n_threads=2).fit(X)
+    assert named.solver_choice_ == ""
+    np.testing.assert_array_equal(named.labels_, km.labels_)
+    np.testing.assert_array_equal(named.cluster_centers_, km.cluster_centers_)

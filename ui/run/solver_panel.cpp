@@ -32,9 +32,11 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout(this);
 
     algorithm_ = new QComboBox(this);
-    for (Algorithm a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly})
+    for (Algorithm a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
+                        Algorithm::Exponion, Algorithm::Auto})
         algorithm_->addItem(name_of(to_string(a)), static_cast<int>(a));
-    algorithm_->setToolTip(tr("Elkan and Hamerly give Lloyd's result with fewer distance evaluations"));
+    algorithm_->setToolTip(tr("Elkan, Hamerly, Yinyang and Exponion give Lloyd's result with fewer distance "
+                              "evaluations; auto picks one for the data's size"));
     form->addRow(tr("&Algorithm"), algorithm_);
 
     // Every back end the engine knows, from the registry: unavailable ones greyed, with the reason.

@@ -88,7 +88,9 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
     try {
         if (!bundle.dataset) throw Error("no data loaded");
         dataset_ = bundle.dataset;
-        SolverConfig config = setup.config;
+        // --solver auto: the rule's choice for this data set, shown as the run's description.
+        SolverConfig config = resolve_solver(setup.config, dataset_->points.rows(), dataset_->d(),
+                                              given.rows() > 0 ? given.rows() : setup.k);
         config.record_point_status = true;  // the bounds view needs it; costs one byte per point
         config.compute_inertia = true;      // the charts plot it
         SetupResult result{epoch, {}, config.describe(), {}, 0};

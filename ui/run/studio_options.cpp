@@ -48,7 +48,7 @@ SolverConfig parse_solver_spec(const std::string& spec, const SolverConfig& base
     }
     if (parts.empty() || parts.size() > 3 || parts[0].empty())
         throw UsageError("option --compare: '" + spec + "' is not SOLVER[/BACKEND[/PRECISION]]");
-    config.algorithm = parsed(parse_algorithm(parts[0]), "--compare", parts[0], "lloyd, elkan or hamerly");
+    config.algorithm = parsed(parse_algorithm(parts[0]), "--compare", parts[0], "lloyd, elkan, hamerly, yinyang, exponion or auto");
     if (parts.size() > 1) {
         const BackendSpec backend =
             parsed(parse_backend(parts[1]), "--compare", parts[1], "seq, omp, cuda, cuda-global or cuda-shared");

@@ -22,6 +22,12 @@
 
 namespace kms {
 
+// What --solver auto ran, and why (choose_solver()).
+struct SolverChoice {
+    Algorithm algorithm = Algorithm::Lloyd;
+    std::string reason;  // empty when the algorithm was given, not chosen
+};
+
 struct BackendAvailability {
     bool available = false;
     std::string reason;   // why not, for error messages and greyed-out GUI entries
@@ -38,6 +44,9 @@ struct BackendEntry {
     std::function<BackendAvailability()> availability;
     // Builds a solver of an algorithm in `algorithms` (the registry checks that first).
     std::function<std::unique_ptr<Solver>(const SolverConfig&)> make_solver;
+    // Optional: --solver auto's rule for this back end: an algorithm in `algorithms`
+    // for n points, d coordinates, k clusters, and why (a short phrase). None: Lloyd.
+    std::function<SolverChoice(std::size_t n, std::size_t d, std::size_t k)> choose_algorithm;
     // Optional: initial centroids on the device, equal to kms::initialize_centroids().
     std::function<Matrix<double>(const Matrix<double>& points, std::size_t k, const InitOptions& init,
                                  const std::string& source_name, const SolverConfig& config)>
@@ -66,8 +75,18 @@ std::vector<Backend> all_backends();
 BackendAvailability backend_availability(Backend backend);
 
 // A solver for any configuration: validates it, then throws kms::Error naming the
-// back end when it is unavailable or lacks the algorithm.
+// back end when it is unavailable or lacks the algorithm, and for Algorithm::Auto
+// (which needs the data's shape: resolve_solver() first, as fit() does).
 std::unique_ptr<Solver> make_solver(const SolverConfig& config);
+
+// --solver auto: the solver for n points of d coordinates and k clusters by the
+// back end's rule (BackendEntry::choose_algorithm; the CPU's is derived in
+// docs/solvers.md from measurements), and why, in a sentence for reports. Every candidate is
+// exact, so the choice changes the time, never the result; the same inputs give
+// the same choice. A configuration that names an algorithm keeps it.
+SolverChoice choose_solver(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k);
+// `config` with Auto replaced by choose_solver()'s algorithm (what fit() runs).
+SolverConfig resolve_solver(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k);
 
 // Initial centroids where the configuration runs: the back end's own initialiser
 // when it has one and is available, else kms::initialize_centroids (same result).

@@ -46,6 +46,8 @@ struct RestartResult {
 };
 
 struct FitResult {
+    SolverConfig solver;                // the configuration that ran (--solver auto resolved)
+    std::string solver_choice;          // --solver auto: what it chose and why; empty otherwise
     Matrix<double> initial_centroids;   // of the kept restart
     Matrix<double> centroids;           // final, k × d
     std::vector<std::int32_t> labels;   // final: each point's label against `centroids`

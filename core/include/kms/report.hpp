@@ -11,7 +11,8 @@
 namespace kms {
 
 struct RunSummary {
-    std::string solver;          // SolverConfig::describe()
+    std::string solver;          // SolverConfig::describe() of the solver that ran
+    std::string solver_choice;   // --solver auto: what it chose and why; empty otherwise
     std::string data;            // dataset name
     std::size_t n = 0, d = 0, k = 0;
     int iterations = 0;

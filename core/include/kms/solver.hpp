@@ -14,7 +14,10 @@
 
 namespace kms {
 
-enum class Algorithm { Lloyd, Elkan, Hamerly };
+// Every exact solver gives Lloyd's labels and centroids bit for bit; they differ
+// only in speed. Auto is a request, not an algorithm: the fit layer resolves it
+// from n, d, k and the back end (choose_solver() in kms/backends.hpp).
+enum class Algorithm { Lloyd, Elkan, Hamerly, Yinyang, Exponion, Auto };
 // The device a solver runs on; back ends register themselves in kms/backends.hpp.
 enum class Backend { Sequential, OpenMP, Cuda };
 // Which CUDA kernels: global memory, or centroids staged in shared memory. Auto

@@ -50,7 +50,7 @@ namespace {
 // `seed(init)` chooses a restart's initial centroids (host data: the back end's
 // initialiser or the CPU's; device data: the back end's device initialiser).
 template <typename Attach, typename Seed>
-FitResult run_fit(std::size_t n, const FitOptions& options, FitObserver* observer, std::stop_token stop,
+FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer, std::stop_token stop,
                   const std::string& source_name, Attach attach, Seed seed) {
     if (n == 0) throw InputError::whole(source_name, "no points to cluster");
     if (options.k > n)
@@ -58,12 +58,16 @@ FitResult run_fit(std::size_t n, const FitOptions& options, FitObserver* observe
                                                  " must be between 1 and the number of points n = " +
                                                  std::to_string(n));
     if (options.sample_weight) check_sample_weight(*options.sample_weight, n, source_name);
-    KMeansRun run(make_solver(options.solver));
+    FitResult result;
+    const SolverChoice choice = choose_solver(options.solver, n, d, options.k);
+    result.solver = options.solver;
+    result.solver.algorithm = choice.algorithm;
+    result.solver_choice = choice.reason;
+    KMeansRun run(make_solver(result.solver));
     attach(run.solver());
     if (options.sample_weight) run.solver().set_sample_weight(options.sample_weight);
-
-    FitResult result;
     result.data_address = run.solver().data_address();
+
     bool have_best = false;
     // The kept labels' buffer, touched now: taking a restart's labels at its end (or
     // when a stop request ends it) then copies into memory already mapped (40 MB at
@@ -127,7 +131,8 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
     options.validate();
     if (!points) throw InputError::whole(source_name, "no points to cluster");
     return run_fit(
-        points->rows(), options, observer, stop, source_name, [&](Solver& solver) { solver.set_data(points); },
+        points->rows(), points->cols(), options, observer, stop, source_name,
+        [&](Solver& solver) { solver.set_data(points); },
         [&](const InitOptions& init) {
             return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
         });
@@ -138,7 +143,8 @@ FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& opti
     options.validate();
     if (!points) throw InputError::whole(source_name, "no points to cluster");
     return run_fit(
-        points->rows, options, observer, stop, source_name, [&](Solver& solver) { solver.set_device_data(points); },
+        points->rows, points->cols, options, observer, stop, source_name,
+        [&](Solver& solver) { solver.set_device_data(points); },
         [&](const InitOptions& init) {
             return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
         });

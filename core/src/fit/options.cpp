@@ -11,7 +11,8 @@ namespace {
 
 constexpr OptionSpec kFitOptions[] = {
     {"--k", "K", "", "number of clusters (1 <= K <= n)"},
-    {"--solver", "NAME", "lloyd", "lloyd | elkan | hamerly"},
+    {"--solver", "NAME", "lloyd", "lloyd | elkan | hamerly | yinyang | exponion (all exact: Lloyd's result)\n"
+                                  "| auto (chosen from n, d, k and the back end; docs/solvers.md)"},
     {"--backend", "NAME", "omp", "seq | omp | cuda (also cuda-global, cuda-shared: cuda with --variant)"},
     {"--variant", "V", "auto", "CUDA kernels: global | shared | auto (shared for Lloyd with k >= 64,\n"
                                "else global: the faster on the H100)"},
@@ -110,7 +111,7 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required) {
     FitOptions fit;
     SolverConfig& config = fit.solver;
     config.algorithm = parsed_or_usage(parse_algorithm(options.get("--solver")), "--solver", options.get("--solver"),
-                                       "lloyd, elkan or hamerly");
+                                       "lloyd, elkan, hamerly, yinyang, exponion or auto");
     const BackendSpec backend = parsed_or_usage(parse_backend(options.get("--backend")), "--backend",
                                                 options.get("--backend"), "seq, omp, cuda, cuda-global or cuda-shared");
     config.backend = backend.backend;

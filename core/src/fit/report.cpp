@@ -75,6 +75,7 @@ std::string iteration_json(JsonObject object, const IterationStats& s) {
         .integer("point_centroid_distances", static_cast<long long>(s.point_centroid_distances))
         .integer("centroid_centroid_distances", static_cast<long long>(s.centroid_centroid_distances))
         .integer("bound_skips", static_cast<long long>(s.bound_skips))
+        .integer("group_skips", static_cast<long long>(s.group_skips))
         .integer("labels_changed", static_cast<long long>(s.labels_changed))
         .integer("verified_points", static_cast<long long>(s.verified_points))
         .number("max_shift", s.max_shift)
@@ -94,7 +95,8 @@ std::string to_json(const IterationStats& s, int restart) {
 RunSummary summarize(const FitResult& result, const FitOptions& options, const std::string& data, std::size_t n,
                      std::size_t d) {
     RunSummary summary;
-    summary.solver = options.solver.describe();
+    summary.solver = result.solver.describe();
+    summary.solver_choice = result.solver_choice;
     summary.data = data;
     summary.n = n;
     summary.d = d;
@@ -145,6 +147,7 @@ std::string to_json(const RunSummary& s) {
         .number("inertia", s.inertia)
         .number("total_time_ms", s.total_time_ms)
         .integer("seed", static_cast<long long>(s.seed));
+    if (!s.solver_choice.empty()) summary.string("solver_choice", s.solver_choice);
     // Restarts only when there were several: a single run's summary stays as it was.
     if (s.n_init > 1)
         summary.integer("n_init", s.n_init).integer("best_restart", s.best_restart).field("restarts", restarts_json(s.restarts));

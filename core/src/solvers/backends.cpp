@@ -69,6 +69,9 @@ const BackendEntry& usable_entry(const SolverConfig& config) {
 std::unique_ptr<Solver> make_solver(const SolverConfig& config) {
     config.validate();
     const BackendEntry& entry = usable_entry(config);
+    if (config.algorithm == Algorithm::Auto)
+        throw Error("--solver auto is chosen from the data's n, d and k: resolve it with resolve_solver() "
+                    "before making a solver (fit() does)");
     if (!entry.has(config.algorithm)) {
         std::string name(to_string(config.algorithm));
         if (name == "?") name = "#" + std::to_string(static_cast<int>(config.algorithm));
@@ -79,6 +82,26 @@ std::unique_ptr<Solver> make_solver(const SolverConfig& config) {
         throw Error("back end " + std::string(to_string(config.backend)) + " has no kernel variant " +
                     std::string(to_string(config.variant)));
     return entry.make_solver(config);
+}
+
+SolverChoice choose_solver(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k) {
+    if (config.algorithm != Algorithm::Auto) return {config.algorithm, {}};
+    const BackendEntry& entry = usable_entry(config);
+    const std::string shape = " (n = " + std::to_string(n) + ", d = " + std::to_string(d) + ", k = " + std::to_string(k) + ")";
+    if (!entry.choose_algorithm)
+        return {Algorithm::Lloyd, "lloyd: back end " + config.backend_name() + " has no rule for auto" + shape};
+    SolverChoice choice = entry.choose_algorithm(n, d, k);
+    if (!entry.has(choice.algorithm))  // a rule naming what its back end lacks is a bug, not a choice
+        throw Error("back end " + config.backend_name() + " chose " + std::string(to_string(choice.algorithm)) +
+                    " for auto, which it has no solver for");
+    choice.reason = std::string(to_string(choice.algorithm)) + ": " + choice.reason + shape;
+    return choice;
+}
+
+SolverConfig resolve_solver(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k) {
+    SolverConfig resolved = config;
+    resolved.algorithm = choose_solver(config, n, d, k).algorithm;
+    return resolved;
 }
 
 Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix<double>& points, std::size_t k,

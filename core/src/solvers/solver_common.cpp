@@ -20,7 +20,8 @@ std::optional<Enum> parse_name(std::string_view text, const std::pair<std::strin
 }
 
 constexpr std::pair<std::string_view, Algorithm> kAlgorithms[] = {
-    {"lloyd", Algorithm::Lloyd}, {"elkan", Algorithm::Elkan}, {"hamerly", Algorithm::Hamerly}};
+    {"lloyd", Algorithm::Lloyd},     {"elkan", Algorithm::Elkan},       {"hamerly", Algorithm::Hamerly},
+    {"yinyang", Algorithm::Yinyang}, {"exponion", Algorithm::Exponion}, {"auto", Algorithm::Auto}};
 constexpr std::pair<std::string_view, Backend> kBackends[] = {
     {"seq", Backend::Sequential}, {"omp", Backend::OpenMP}, {"cuda", Backend::Cuda}};
 constexpr std::pair<std::string_view, KernelVariant> kVariants[] = {

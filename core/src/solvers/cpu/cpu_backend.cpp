@@ -21,6 +21,9 @@ std::unique_ptr<Solver> make_cpu_solver(const SolverConfig& config) {
         case Algorithm::Lloyd: return make_lloyd(config);
         case Algorithm::Elkan: return make_elkan(config);
         case Algorithm::Hamerly: return make_hamerly(config);
+        case Algorithm::Yinyang: return make_yinyang(config);
+        case Algorithm::Exponion: return make_exponion(config);
+        case Algorithm::Auto: break;  // resolved before a solver is made (choose_solver)
     }
     throw Error("algorithm " + std::string(to_string(config.algorithm)) + " has no " +
                 std::string(to_string(config.backend)) + " solver");
@@ -82,14 +85,50 @@ std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matr
                                        : assign_in<double>(points, centroids, threads, inertia, weights);
 }
 
+namespace {
+// --solver auto on the CPU. Derived from bench_solvers on the development machine
+// (docs/solvers.md has the tables): per-iteration medians, one thread, f64,
+// blobs and uniform data, d ∈ {2, 4, 8, 16, 64}, k ∈ {5, 20, 100, 300, 1000}.
+// At d ≤ 4 the vector Lloyd kernel costs a fraction of a nanosecond per
+// distance, so bounds pay only for many clusters; Exponion's per-iteration
+// centroid work (k rows of k distances, partitioned) pays once there are enough
+// points per cluster. Above that, Hamerly leads up to a few hundred clusters and
+// Exponion beyond. Yinyang was never the fastest at these shapes.
+constexpr std::size_t kLowDimension = 4;          // d ≤ 4: measured at 2 and 4 (8 behaves like 16)
+constexpr std::size_t kFewClusters = 16;          // k < 16 at d > 4: Lloyd (measured k = 5; k = 20 favours Hamerly)
+constexpr std::size_t kManyClusters = 500;        // k ≥ 500: measured 300 (tie) and 1000
+constexpr std::size_t kPointsPerCluster = 300;    // low d, many clusters: Exponion from n/k = 300 (measured 100, 300, 1000)
+// Exponion keeps each centroid's row of the others (k(k − 1) indices) and
+// recomputes k² centroid distances per iteration: past this k, Hamerly instead.
+constexpr std::size_t kExponionMaxClusters = 8192;  // a 256 MiB ring
+
+SolverChoice choose_cpu_algorithm(std::size_t n, std::size_t d, std::size_t k) {
+    if (k < 2) return {Algorithm::Lloyd, "one cluster: nothing to bound"};
+    if (d <= kLowDimension) {
+        if (k < kManyClusters)
+            return {Algorithm::Lloyd, "low dimension and fewer than 500 clusters: the vector full search is cheapest"};
+        if (n >= kPointsPerCluster * k && k <= kExponionMaxClusters)
+            return {Algorithm::Exponion, "low dimension, many clusters, at least 300 points per cluster"};
+        return {Algorithm::Hamerly, "low dimension, many clusters, fewer than 300 points per cluster"};
+    }
+    if (k < kFewClusters) return {Algorithm::Lloyd, "fewer than 16 clusters: bounds save less than they cost"};
+    if (k < kManyClusters) return {Algorithm::Hamerly, "5 or more dimensions, 16 to 499 clusters"};
+    if (k > kExponionMaxClusters)
+        return {Algorithm::Hamerly, "more than 8192 clusters: Exponion's k x k centroid rows would not pay"};
+    return {Algorithm::Exponion, "5 or more dimensions, 500 or more clusters"};
+}
+}  // namespace
+
 BackendEntry backend_entry(Backend backend) {
     BackendEntry entry;
     entry.backend = backend;
     entry.label = backend == Backend::Sequential ? "sequential" : "OpenMP threads";
-    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
+                        Algorithm::Exponion};
     entry.uses_threads = backend == Backend::OpenMP;
     entry.availability = [] { return BackendAvailability{true, {}}; };
     entry.make_solver = make_cpu_solver;
+    entry.choose_algorithm = choose_cpu_algorithm;
     return entry;
 }
 

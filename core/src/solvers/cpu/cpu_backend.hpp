@@ -10,6 +10,8 @@ namespace kms::cpu {
 std::unique_ptr<Solver> make_lloyd(const SolverConfig& config);    // lloyd.cpp
 std::unique_ptr<Solver> make_elkan(const SolverConfig& config);    // elkan.cpp
 std::unique_ptr<Solver> make_hamerly(const SolverConfig& config);  // hamerly.cpp
+std::unique_ptr<Solver> make_yinyang(const SolverConfig& config);  // yinyang.cpp
+std::unique_ptr<Solver> make_exponion(const SolverConfig& config); // exponion.cpp
 
 // The registry entry of Backend::Sequential or Backend::OpenMP.
 BackendEntry backend_entry(Backend backend);

@@ -2,11 +2,12 @@
 // The base of every CPU solver (sequential and OpenMP): it owns the data, the
 // centroids, the labels, the update step and the statistics; an algorithm
 // supplies only its assignment step and bounds (the shape of Hamerly's
-// fast-kmeans). One file per algorithm: lloyd.cpp, elkan.cpp, hamerly.cpp.
+// fast-kmeans). One file per algorithm: lloyd.cpp, elkan.cpp, hamerly.cpp,
+// yinyang.cpp, exponion.cpp.
 //
 // Exactness: every algorithm compares candidate centroids by squared_distance()
 // (kms/distance.hpp) computed in the same order, ties to the lowest index, and
-// every algorithm shares the same centroid update, so Elkan and Hamerly give
+// every algorithm shares the same centroid update, so the bounded solvers give
 // Lloyd's labels and centroids bit for bit, for any thread count.
 #include <algorithm>
 #include <cstdint>
@@ -204,7 +205,7 @@ public:
     }
 
 protected:
-    // Book-keeping shared by the bounded assignments (Elkan, Hamerly).
+    // Book-keeping shared by the bounded assignments (Elkan, Hamerly, Yinyang, Exponion).
     std::uint64_t finish_bounded_assignment(IterationStats& stats, std::uint64_t changed, std::uint64_t evaluations,
                                             std::uint64_t skips, Clock::time_point start) {
         bounds_valid_ = true;
@@ -212,6 +213,25 @@ protected:
         stats.bound_skips += skips;
         stats.time_assign_ms += elapsed_ms(start);
         return changed;
+    }
+
+    // The largest centroid move and the largest among the others: a bound on the
+    // distance to every centroid but the own one (Hamerly's lower bound, Exponion's,
+    // Yinyang's global one) shrinks by the largest move of a centroid other than the own.
+    struct ShiftLeaders {
+        std::size_t top = 0;
+        T top_shift = T(0), second_shift = T(0);
+        T other_than(std::size_t own) const { return own == top ? second_shift : top_shift; }
+    };
+    ShiftLeaders shift_leaders() const {
+        ShiftLeaders leaders;
+        const auto& shift = shift_upper_;
+        for (std::size_t j = 1; j < k_; ++j)
+            if (shift[j] > shift[leaders.top]) leaders.top = j;
+        for (std::size_t j = 0; j < k_; ++j)
+            if (j != leaders.top) leaders.second_shift = std::max(leaders.second_shift, shift[j]);
+        leaders.top_shift = k_ > 0 ? shift[leaders.top] : T(0);
+        return leaders;
     }
 
     // The algorithm's assignment step: labels_ against centroids_, filling the
@@ -244,7 +264,8 @@ protected:
         const BoundArithmetic<T> bounds(d_);
         const T inf = std::numeric_limits<T>::infinity();
         std::fill(nearest_half_.begin(), nearest_half_.end(), inf);
-        if (keep_matrix) cc_half_.assign(k_ * k_, T(0));
+        // Every entry off the diagonal is written below; the diagonal stays zero.
+        if (keep_matrix && cc_half_.size() != k_ * k_) cc_half_.assign(k_ * k_, T(0));
         const T* c = centroids_.data();
 #pragma omp parallel for schedule(dynamic, 8) num_threads(threads_) if (threads_ > 1 && k_ > 64)
         for (std::size_t a = 0; a < k_; ++a) {
@@ -264,6 +285,36 @@ protected:
         return static_cast<std::uint64_t>(k_) * (k_ - 1) / 2;
     }
 
+    // Squared distances between centroids a row at a time with the vector kernel
+    // (block_distances: bitwise squared_distance()): for every centroid a, in
+    // parallel, row_done(a, row) sees row[b] = |c_a − c_b|² for all b (row[a] = 0).
+    // Fills nearest_half_ as centroid_separations() does (lower(√·) is monotone,
+    // so one square root per row gives the same bits). Returns k(k − 1), the
+    // distances evaluated: twice centroid_separations()'s, but vectorised.
+    template <typename RowDone>
+    std::uint64_t centroid_rows(RowDone&& row_done) {
+        const BoundArithmetic<T> bounds(d_);
+        const std::size_t stride = block_stride(k_);
+        by_coordinate_.resize(stride * d_);  // lanes past k stay as they were: finite, never read
+        for (std::size_t b = 0; b < k_; ++b)
+            for (std::size_t t = 0; t < d_; ++t) by_coordinate_[t * stride + b] = centroids_(b, t);
+#pragma omp parallel num_threads(threads_) if (threads_ > 1 && k_ > 64)
+        {
+            std::vector<T> row(stride);
+#pragma omp for schedule(dynamic, 8)
+            for (std::size_t a = 0; a < k_; ++a) {
+                block_distances(centroids_.row(a), d_, by_coordinate_.data(), stride, k_, row.data());
+                row[a] = T(0);
+                T nearest = std::numeric_limits<T>::infinity();
+                for (std::size_t b = 0; b < k_; ++b)
+                    if (b != a) nearest = std::min(nearest, row[b]);
+                nearest_half_[a] = k_ < 2 ? nearest : bounds.lower(std::sqrt(nearest)) / T(2);
+                row_done(a, row.data());
+            }
+        }
+        return static_cast<std::uint64_t>(k_) * (k_ - 1);
+    }
+
     SolverConfig config_;
     int threads_ = 1;
     std::shared_ptr<const Matrix<double>> source_;
@@ -279,8 +330,9 @@ protected:
     std::vector<std::int32_t> labels_;
     std::vector<PointStatus> status_;
     std::vector<T> shift_upper_;     // per centroid: certain upper bound of the last move
-    std::vector<T> cc_half_;         // k × k half centroid distances (Elkan)
+    std::vector<T> cc_half_;         // k × k half centroid distances (Elkan, Exponion)
     std::vector<T> nearest_half_;    // per centroid: half the distance to the nearest other one
+    std::vector<T> by_coordinate_;   // the centroids coordinate-major (centroid_rows)
     bool bounds_valid_ = false;      // false: the next assignment is a full search that rebuilds bounds
     // Cancellation inside a step: assignment loops skip their remaining work once
     // stop_now() holds; step() then restores the last completed iteration.

@@ -29,19 +29,8 @@ protected:
         auto bounds_start = Clock::now();
         const bool first = !this->bounds_valid_;
         if (!first) {
-            stats.centroid_centroid_distances += this->centroid_separations(false);
-            // Largest and second largest move: a point's lower bound shrinks by the
-            // largest move among the centroids other than its own.
-            const auto& shift = this->shift_upper_;
-            std::size_t top = 0;
-            for (std::size_t j = 1; j < k; ++j)
-                if (shift[j] > shift[top]) top = j;
-            T second = T(0);
-            for (std::size_t j = 0; j < k; ++j)
-                if (j != top) second = std::max(second, shift[j]);
-            top_mover_ = top;
-            top_shift_ = shift[top];
-            second_shift_ = second;
+            stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, const T*) {});
+            leaders_ = this->shift_leaders();
         }
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
@@ -71,7 +60,7 @@ protected:
                     if (!first) {
                         const std::size_t a = static_cast<std::size_t>(labels[i]);
                         upper[i] = bounds.grow(upper[i], shift[a]);
-                        lower[i] = bounds.shrink(lower[i], a == top_mover_ ? second_shift_ : top_shift_);
+                        lower[i] = bounds.shrink(lower[i], leaders_.other_than(a));
                         const T limit = std::max(lower[i], nearest_half[a]);
                         if (bounds.separated(upper[i], limit)) {
                             ++skips;
@@ -107,8 +96,7 @@ protected:
 
 private:
     std::vector<T> upper_, lower_;
-    std::size_t top_mover_ = 0;
-    T top_shift_ = T(0), second_shift_ = T(0);
+    typename CpuSolver<T>::ShiftLeaders leaders_;
 };
 
 }  // namespace

@@ -157,6 +157,18 @@ std::size_t elkan_shrink_first_scalar(T* lower, const T* shift, const T* cc_half
     return first;
 }
 
+template <typename T>
+void block_distances_scalar(const T* x, std::size_t d, const T* block, std::size_t stride, std::size_t m, T* out) {
+    for (std::size_t j = 0; j < m; ++j) {
+        T sum = T(0);
+        for (std::size_t t = 0; t < d; ++t) {
+            const T diff = x[t] - block[t * stride + j];
+            sum += diff * diff;
+        }
+        out[j] = sum;
+    }
+}
+
 // ---- The vector levels: d = 1..4 unrolled, larger d in a loop. -------------
 
 template <typename T, int W, int P>
@@ -227,6 +239,14 @@ KMS_FORCE_INLINE void nearest_two_vector(const T* points, std::size_t d, const T
                                      std::size_t b, std::size_t e, double* o, double* s) {                     \
         distances_range_vector<double, BYTES / 8, P_NEAREST>(x, d, c, k, b, e, o, s);                         \
     }                                                                                                         \
+    ATTR void block_distances_##NAME(const float* x, std::size_t d, const float* b, std::size_t stride,        \
+                                     std::size_t m, float* out) {                                             \
+        simd::block_distances<float, BYTES / 4>(x, d, b, stride, m, out);                                      \
+    }                                                                                                         \
+    ATTR void block_distances_##NAME(const double* x, std::size_t d, const double* b, std::size_t stride,      \
+                                     std::size_t m, double* out) {                                            \
+        simd::block_distances<double, BYTES / 8>(x, d, b, stride, m, out);                                     \
+    }                                                                                                         \
     ATTR std::size_t elkan_shrink_first_##NAME(float* lo, const float* sh, const float* cc, std::size_t k,      \
                                                std::size_t own, float reach) {                                \
         return simd::elkan_shrink_first<float, BYTES / 4>(lo, sh, cc, k, own, reach);                          \
@@ -242,6 +262,7 @@ KMS_LEVEL_ENTRIES(avx2, KMS_TARGET_AVX2, 32, 4, 3)
 KMS_LEVEL_ENTRIES(avx512, KMS_TARGET_AVX512, 64, 4, 4)
 #endif
 static_assert(64 / 4 * 4 <= simd::kMaxTile, "the widest tile must fit the scratch");
+static_assert(2 * 64 / 4 <= simd::kBlockLanes, "a block's stride must hold two of the widest vectors");
 
 template <typename T>
 std::uint64_t label_range_at(SimdLevel level, const T* x, std::size_t d, const T* c, std::size_t k, std::size_t b,
@@ -283,6 +304,19 @@ void distances_range_at(SimdLevel level, const T* x, std::size_t d, const T* c, 
 }
 
 template <typename T>
+void block_distances_at(SimdLevel level, const T* x, std::size_t d, const T* b, std::size_t stride, std::size_t m,
+                        T* out) {
+    switch (level) {
+        case SimdLevel::Scalar: return block_distances_scalar(x, d, b, stride, m, out);
+#if KMS_X86_SIMD
+        case SimdLevel::Avx512: return block_distances_avx512(x, d, b, stride, m, out);
+        case SimdLevel::Avx2: return block_distances_avx2(x, d, b, stride, m, out);
+#endif
+        default: return block_distances_baseline(x, d, b, stride, m, out);
+    }
+}
+
+template <typename T>
 std::size_t elkan_shrink_first_at(SimdLevel level, T* lo, const T* sh, const T* cc, std::size_t k, std::size_t own,
                                   T reach) {
     switch (level) {
@@ -316,6 +350,18 @@ std::size_t elkan_shrink_first(double* lo, const double* sh, const double* cc, s
 }
 
 std::size_t kernel_scratch_size(std::size_t d) { return d * simd::kMaxTile; }
+
+std::size_t block_stride(std::size_t m) {
+    return (m + simd::kBlockLanes - 1) / simd::kBlockLanes * simd::kBlockLanes;
+}
+void block_distances(const float* x, std::size_t d, const float* block, std::size_t stride, std::size_t m,
+                     float* out) {
+    block_distances_at(active_simd_level(), x, d, block, stride, m, out);
+}
+void block_distances(const double* x, std::size_t d, const double* block, std::size_t stride, std::size_t m,
+                     double* out) {
+    block_distances_at(active_simd_level(), x, d, block, stride, m, out);
+}
 
 std::uint64_t label_range(const float* x, std::size_t d, const float* c, std::size_t k, std::size_t b,
                           std::size_t e, std::int32_t* l, float* s) {

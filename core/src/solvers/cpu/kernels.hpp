@@ -46,6 +46,16 @@ void distances_range(const float* points, std::size_t d, const float* centroids,
 void distances_range(const double* points, std::size_t d, const double* centroids, std::size_t k,
                      std::size_t begin, std::size_t end, double* out, double* scratch);
 
+// One point against a block of m centroids stored coordinate-major:
+// block[t·stride + j] is coordinate t of centroid j, stride = block_stride(m),
+// entries past m zero. out[j] (stride values) = the squared distance, exactly as
+// squared_distance() computes it (Yinyang's groups, Exponion's balls).
+std::size_t block_stride(std::size_t m);
+void block_distances(const float* x, std::size_t d, const float* block, std::size_t stride, std::size_t m,
+                     float* out);
+void block_distances(const double* x, std::size_t d, const double* block, std::size_t stride, std::size_t m,
+                     double* out);
+
 // Elkan's per-point bound maintenance: lower[j] shrinks by shift[j] for every j
 // (BoundArithmetic::shrink), and the first j ≠ own with reach ≥ lower[j] and
 // reach ≥ cc_half_row[j] is returned (k if none): where the sequential loop

@@ -251,4 +251,40 @@ KMS_FORCE_INLINE void distances_range(const T* points, std::size_t d, const T* c
     }
 }
 
+// Lanes a block's stride is rounded to: two vectors of the widest level.
+constexpr std::size_t kBlockLanes = 32;
+
+// Squared distances of one point to the m centroids of a coordinate-major block
+// (block[t·stride + j]: coordinate t of centroid j, stride a multiple of
+// kBlockLanes): one lane per centroid, each summed over t in index order from
+// its first term, exactly as squared_distance() sums: the same bits. Two vectors
+// at a time, so two dependency chains overlap.
+template <typename T, int W>
+KMS_FORCE_INLINE void block_distances(const T* x, std::size_t d, const T* block, std::size_t stride, std::size_t m,
+                                      T* out) {
+    using Vec = Pack<T, W>;
+    using V = typename Vec::V;
+    for (std::size_t j = 0; j < m; j += 2 * W) {
+        V first, second;
+        {
+            V c0, c1;
+            Vec::load(c0, block + j);
+            Vec::load(c1, block + j + W);
+            const V diff0 = x[0] - c0, diff1 = x[0] - c1;
+            first = diff0 * diff0;
+            second = diff1 * diff1;
+        }
+        for (std::size_t t = 1; t < d; ++t) {
+            V c0, c1;
+            Vec::load(c0, block + t * stride + j);
+            Vec::load(c1, block + t * stride + j + W);
+            const V diff0 = x[t] - c0, diff1 = x[t] - c1;
+            first = first + diff0 * diff0;
+            second = second + diff1 * diff1;
+        }
+        std::memcpy(out + j, &first, sizeof first);
+        std::memcpy(out + j + W, &second, sizeof second);
+    }
+}
+
 }  // namespace kms::cpu::simd

@@ -1,0 +1,404 @@
+// Yinyang (Ding, Zhao, Shen, Musuvathi & Mytkowicz, ICML 2015). The centroids are
+// split once into t ≈ k/10 groups by a short k-means over the initial centroids.
+// Each point keeps an upper bound to its own centroid, one lower bound per group
+// (to the group's nearest member other than the own centroid) and a global lower
+// bound (the least of those). A point passes three filters in turn: the global
+// one rules out every other centroid at once (with Hamerly's half distance from
+// the own centroid to its nearest other one as a second test), the group one a
+// whole group, the local one a single member (the group's previous bound less
+// the member's own move).
+//
+// Group bounds are kept lazily: a point that the global filter settles leaves its
+// group bounds as they were, stamped with the assignment they belong to; drift_
+// holds, for each recent assignment and group, a certain upper bound of how far
+// the group's centroids have moved since. The bounds are brought up to date only
+// when they are read, so a settled point costs what a Hamerly point costs instead
+// of t bound updates.
+#include "cpu_backend.hpp"
+#include "cpu_solver.hpp"
+
+namespace kms::cpu {
+namespace {
+
+// About one group per ten centroids (Ding et al.'s choice), and at most this many
+// group bounds in all, so that n·t stays within memory.
+constexpr std::size_t kCentroidsPerGroup = 10;
+constexpr std::size_t kMaxGroupBounds = std::size_t{1} << 27;
+// k-means iterations over the initial centroids that form the groups.
+constexpr int kGroupingIterations = 5;
+// Assignments a point's group bounds may lag behind: the rows of the drift ring.
+constexpr std::uint32_t kDriftHistory = 16;
+// Points per work item: the first assignment searches a chunk one group at a time.
+constexpr std::size_t kChunk = 1024;
+
+template <typename T>
+class YinyangSolver final : public CpuSolver<T> {
+public:
+    using CpuSolver<T>::CpuSolver;
+
+protected:
+    void allocate_bounds() override {
+        form_groups(this->initial_);
+        const std::size_t n = this->n_, t = groups();
+        upper_.assign(n, T(0));
+        global_.assign(n, T(0));
+        lower_.assign(n * t, T(0));
+        stamp_.assign(n, 0);
+        drift_.assign(std::size_t{kDriftHistory} * t, T(0));
+        group_shift_.assign(t, T(0));
+    }
+
+    std::uint64_t assign(IterationStats& stats) override {
+        if (!this->bounds_valid_) return first_assignment(stats);
+        const std::size_t n = this->n_, d = this->d_, k = this->k_, t = groups();
+        const BoundArithmetic<T> bounds(d);
+        const T inf = std::numeric_limits<T>::infinity();
+        const T* points = this->points_;
+        const T* c = this->centroids_.data();
+        const T* shift = this->shift_upper_.data();
+        std::int32_t* labels = this->labels_.data();
+        PointStatus* status = this->config_.record_point_status ? this->status_.data() : nullptr;
+
+        const auto bounds_start = Clock::now();
+        for (std::size_t g = 0; g < t; ++g) {
+            T largest = T(0);
+            for (std::size_t p = group_begin_[g]; p < group_begin_[g + 1]; ++p)
+                largest = std::max(largest, shift[members_[p]]);
+            group_shift_[g] = largest;
+        }
+        // Half the distance to the nearest other centroid: Hamerly's second test,
+        // which lets the global filter settle as many points as Hamerly does.
+        stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, const T*) {});
+        const T* nearest_half = this->nearest_half_.data();
+        const auto leaders = this->shift_leaders();
+        build_blocks();
+        const std::uint32_t now = ++assignment_;
+        stats.time_bounds_ms += elapsed_ms(bounds_start);
+
+        const auto assign_start = Clock::now();
+        std::uint64_t changed = 0, evaluations = 0, skips = 0, group_skips = 0;
+        const std::size_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) \
+    reduction(+ : changed, evaluations, skips, group_skips)
+        {
+            // Per examined group: its nearest member and its second least member bound.
+            std::vector<T> second(t);
+            std::vector<std::size_t> nearest_member(t), examined_groups;
+            std::vector<T> local(largest_group_), distances(block_stride(largest_group_));
+            examined_groups.reserve(t);
+#pragma omp for schedule(dynamic, 1)
+            for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+                if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
+                const std::size_t chunk_end = std::min(n, (chunk + 1) * kChunk);
+                for (std::size_t i = chunk * kChunk; i < chunk_end; ++i) {
+                    const T* x = points + i * d;
+                    T* lower = lower_.data() + i * t;
+                    const std::size_t own = static_cast<std::size_t>(labels[i]);
+                    const std::uint32_t age = now - stamp_[i];
+                    const T* drift = drift_.data() + (stamp_[i] % kDriftHistory) * t;
+                    // Group g's bound at the previous assignment (from its stamp), and now.
+                    auto previous_bound = [&](std::size_t g) {
+                        return age == 1 ? lower[g] : bounds.shrink(lower[g], drift[g]);
+                    };
+                    // Settled by the global filter: the label stays. Bounds about to
+                    // fall out of the drift ring are written now.
+                    auto settle = [&](T u, T global) {
+                        upper_[i] = u;
+                        global_[i] = global;
+                        if (age >= kDriftHistory) {
+                            for (std::size_t g = 0; g < t; ++g)
+                                lower[g] = bounds.shrink(previous_bound(g), group_shift_[g]);
+                            stamp_[i] = now;
+                        }
+                        ++skips;
+                        if (status) status[i] = PointStatus::Skipped;
+                    };
+
+                    T u = bounds.grow(upper_[i], shift[own]);
+                    const T global = bounds.shrink(global_[i], leaders.other_than(own));
+                    const T limit = std::max(global, nearest_half[own]);
+                    std::uint64_t point_evaluations = 0;
+                    if (bounds.separated(u, limit)) {
+                        settle(u, global);
+                        continue;
+                    }
+                    // Tighten the upper bound with one distance and test again.
+                    const T own_distance = squared_distance(x, c + own * d, d);
+                    point_evaluations = 1;
+                    u = bounds.upper(std::sqrt(own_distance));
+                    if (bounds.separated(u, limit)) {
+                        ++evaluations;
+                        settle(u, global);
+                        continue;
+                    }
+
+                    // One pass over the groups: each bound brought up to date and
+                    // written back, and the groups it does not rule out examined.
+                    const T own_lower = bounds.lower(std::sqrt(own_distance));
+                    T best = own_distance;
+                    std::size_t label = own;
+                    examined_groups.clear();
+                    for (std::size_t g = 0; g < t; ++g) {
+                        const T previous = previous_bound(g);
+                        lower[g] = bounds.shrink(previous, group_shift_[g]);
+                        if (bounds.separated(u, lower[g])) continue;  // the group filter
+                        examined_groups.push_back(g);
+                        // The group's two least member bounds, to leave the final label
+                        // out of its new bound: computed members kept as squared
+                        // distances (one square root per group, not per member),
+                        // members the local filter ruled out as bounds.
+                        T computed_first = inf, computed_second = inf, ruled_first = inf, ruled_second = inf;
+                        std::size_t computed_member = k, ruled_member = k;
+                        const std::size_t first = group_begin_[g], size = group_begin_[g + 1] - first;
+                        auto take = [&](std::size_t j, T distance) {
+                            if (distance < best || (distance == best && j < label)) {
+                                best = distance;
+                                label = j;
+                                u = bounds.upper(std::sqrt(distance));
+                            }
+                            if (distance < computed_first) {
+                                computed_second = computed_first;
+                                computed_first = distance;
+                                computed_member = j;
+                            } else if (distance < computed_second) {
+                                computed_second = distance;
+                            }
+                        };
+                        // The local filter: the group's previous bound less each member's own move.
+                        std::size_t open = 0;
+                        for (std::size_t p = 0; p < size; ++p) {
+                            const std::size_t j = members_[first + p];
+                            local[p] = bounds.shrink(previous, shift[j]);
+                            open += j != own && !bounds.separated(u, local[p]);
+                        }
+                        if (4 * open >= size) {
+                            // Most members open: the whole group at once with the vector
+                            // kernel (cheaper than filtering them one by one).
+                            block_distances(x, d, blocks_.data() + block_offset_[g], block_stride(size), size,
+                                            distances.data());
+                            point_evaluations += size;
+                            for (std::size_t p = 0; p < size; ++p) take(members_[first + p], distances[p]);
+                        } else {
+                            for (std::size_t p = 0; p < size; ++p) {
+                                const std::size_t j = members_[first + p];
+                                if (j == own) {
+                                    take(j, own_distance);
+                                } else if (bounds.separated(u, local[p])) {
+                                    if (local[p] < ruled_first) {
+                                        ruled_second = ruled_first;
+                                        ruled_first = local[p];
+                                        ruled_member = j;
+                                    } else if (local[p] < ruled_second) {
+                                        ruled_second = local[p];
+                                    }
+                                } else {
+                                    ++point_evaluations;
+                                    take(j, squared_distance(x, c + j * d, d));
+                                }
+                            }
+                        }
+                        // lower(sqrt(·)) is monotone: the least computed bound is that of the least distance.
+                        const T first_computed = computed_first == inf ? inf : bounds.lower(std::sqrt(computed_first));
+                        const T second_computed = computed_second == inf ? inf : bounds.lower(std::sqrt(computed_second));
+                        if (first_computed <= ruled_first) {
+                            lower[g] = first_computed;
+                            nearest_member[g] = computed_member;
+                            second[g] = std::min(second_computed, ruled_first);
+                        } else {
+                            lower[g] = ruled_first;
+                            nearest_member[g] = ruled_member;
+                            second[g] = std::min(ruled_second, first_computed);
+                        }
+                    }
+                    group_skips += t - examined_groups.size();
+
+                    // New group bounds: each leaves out the final label; the old label,
+                    // if it was left, counts in its group.
+                    bool own_group_examined = false;
+                    for (std::size_t g : examined_groups) {
+                        if (nearest_member[g] == label) lower[g] = second[g];
+                        own_group_examined = own_group_examined || g == group_of_[own];
+                    }
+                    if (label != own && !own_group_examined)
+                        lower[group_of_[own]] = std::min(lower[group_of_[own]], own_lower);
+                    T new_global = inf;
+                    for (std::size_t g = 0; g < t; ++g) new_global = std::min(new_global, lower[g]);
+                    stamp_[i] = now;
+                    upper_[i] = u;
+                    global_[i] = new_global;
+                    evaluations += point_evaluations;
+                    if (point_evaluations < k) {
+                        ++skips;
+                        if (status) status[i] = PointStatus::Skipped;
+                    }
+                    changed += label != own;
+                    labels[i] = static_cast<std::int32_t>(label);
+                }
+            }
+        }
+        // Every stamp's drift now reaches this assignment; this one's starts at zero.
+        for (std::uint32_t row = 0; row < kDriftHistory; ++row) {
+            T* drift = drift_.data() + std::size_t{row} * t;
+            if (row == now % kDriftHistory) std::fill(drift, drift + t, T(0));
+            else
+                for (std::size_t g = 0; g < t; ++g) drift[g] = bounds.grow(drift[g], group_shift_[g]);
+        }
+        stats.group_skips += group_skips;
+        return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
+    }
+
+private:
+    std::size_t groups() const { return group_begin_.empty() ? 0 : group_begin_.size() - 1; }
+
+    // Every point against every centroid, one group at a time with the vector
+    // kernel: its label (lowest index on ties), the upper bound and all group bounds.
+    std::uint64_t first_assignment(IterationStats& stats) {
+        const auto start = Clock::now();
+        const std::size_t n = this->n_, d = this->d_, k = this->k_, t = groups();
+        const BoundArithmetic<T> bounds(d);
+        const T inf = std::numeric_limits<T>::infinity();
+        // Centroids in group order, so each group is one contiguous block for the kernel.
+        grouped_.resize(k * d);
+        for (std::size_t p = 0; p < k; ++p)
+            std::copy_n(this->centroids_.row(members_[p]), d, grouped_.data() + p * d);
+        std::fill(stamp_.begin(), stamp_.end(), assignment_);
+        std::fill(drift_.begin(), drift_.end(), T(0));
+        std::int32_t* labels = this->labels_.data();
+
+        std::uint64_t changed = 0;
+        const std::size_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed)
+        {
+            std::vector<T> scratch(kernel_scratch_size(d));
+            std::vector<std::size_t> rows(kChunk);
+            std::vector<std::int32_t> nearest(kChunk), label(kChunk);
+            std::vector<T> best(kChunk), second(kChunk), label_distance(kChunk), label_second(kChunk);
+            std::vector<std::size_t> label_group(kChunk);
+#pragma omp for schedule(dynamic, 1)
+            for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+                if (this->stop_now()) continue;
+                const std::size_t begin = chunk * kChunk, m = std::min(n, begin + kChunk) - begin;
+                std::iota(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(m), begin);
+                for (std::size_t g = 0; g < t; ++g) {
+                    const std::size_t first = group_begin_[g], size = group_begin_[g + 1] - first;
+                    nearest_two(this->points_, d, grouped_.data() + first * d, size, rows.data(), m, nearest.data(),
+                                best.data(), second.data(), scratch.data());
+                    for (std::size_t s = 0; s < m; ++s) {
+                        const std::size_t i = begin + s;
+                        const auto j = static_cast<std::int32_t>(members_[first + static_cast<std::size_t>(nearest[s])]);
+                        lower_[i * t + g] = bounds.lower(std::sqrt(best[s]));
+                        if (g == 0 || best[s] < label_distance[s] || (best[s] == label_distance[s] && j < label[s])) {
+                            label[s] = j;
+                            label_distance[s] = best[s];
+                            label_second[s] = second[s];
+                            label_group[s] = g;
+                        }
+                    }
+                }
+                for (std::size_t s = 0; s < m; ++s) {
+                    const std::size_t i = begin + s;
+                    T* lower = lower_.data() + i * t;
+                    // The label's own group: its second nearest member.
+                    lower[label_group[s]] = label_second[s] == inf ? inf : bounds.lower(std::sqrt(label_second[s]));
+                    upper_[i] = bounds.upper(std::sqrt(label_distance[s]));
+                    global_[i] = *std::min_element(lower, lower + t);
+                    changed += labels[i] != label[s];
+                    labels[i] = label[s];
+                }
+            }
+        }
+        return this->finish_bounded_assignment(stats, changed, static_cast<std::uint64_t>(n) * k, 0, start);
+    }
+
+    // Each group's centroids coordinate-major, for block_distances().
+    void build_blocks() {
+        const std::size_t d = this->d_, t = groups();
+        for (std::size_t g = 0; g < t; ++g) {
+            const std::size_t first = group_begin_[g], size = group_begin_[g + 1] - first;
+            const std::size_t stride = block_stride(size);
+            T* block = blocks_.data() + block_offset_[g];
+            for (std::size_t p = 0; p < size; ++p) {
+                const T* centroid = this->centroids_.row(members_[first + p]);
+                for (std::size_t coordinate = 0; coordinate < d; ++coordinate) block[coordinate * stride + p] = centroid[coordinate];
+            }
+        }
+    }
+
+    // Groups by a few k-means iterations over the initial centroids, seeded with
+    // evenly spaced ones (ties to the lowest group); empty groups are dropped.
+    // Members are listed group by group, each group in ascending centroid index.
+    // Only speed depends on the grouping, never the result.
+    void form_groups(const Matrix<double>& centroids) {
+        const std::size_t k = centroids.rows(), d = centroids.cols();
+        std::size_t t = std::max<std::size_t>(1, k / kCentroidsPerGroup);
+        t = std::min(t, std::max<std::size_t>(1, kMaxGroupBounds / std::max<std::size_t>(1, this->n_)));
+        Matrix<double> centers(t, d);
+        for (std::size_t g = 0; g < t; ++g) std::copy_n(centroids.row(g * k / t), d, centers.row(g));
+        std::vector<std::size_t> group(k, 0);
+        for (int iteration = 0; iteration < kGroupingIterations; ++iteration) {
+            for (std::size_t j = 0; j < k; ++j) {
+                double best = std::numeric_limits<double>::infinity();
+                for (std::size_t g = 0; g < t; ++g) {
+                    const double distance = squared_distance(centroids.row(j), centers.row(g), d);
+                    if (distance < best) {
+                        best = distance;
+                        group[j] = g;
+                    }
+                }
+            }
+            std::vector<double> sums(t * d, 0.0);
+            std::vector<std::size_t> counts(t, 0);
+            for (std::size_t j = 0; j < k; ++j) {
+                ++counts[group[j]];
+                for (std::size_t c = 0; c < d; ++c) sums[group[j] * d + c] += centroids(j, c);
+            }
+            for (std::size_t g = 0; g < t; ++g)
+                if (counts[g] > 0)
+                    for (std::size_t c = 0; c < d; ++c) centers(g, c) = sums[g * d + c] / static_cast<double>(counts[g]);
+        }
+        members_.clear();
+        group_begin_.assign(1, 0);
+        group_of_.assign(k, 0);
+        for (std::size_t g = 0; g < t; ++g) {
+            const std::size_t before = members_.size();
+            for (std::size_t j = 0; j < k; ++j)
+                if (group[j] == g) {
+                    group_of_[j] = group_begin_.size() - 1;
+                    members_.push_back(j);
+                }
+            if (members_.size() > before) group_begin_.push_back(members_.size());
+        }
+        // Block storage: stride × d per group, padding lanes zero.
+        block_offset_.assign(groups(), 0);
+        largest_group_ = 0;
+        std::size_t total = 0;
+        for (std::size_t g = 0; g < groups(); ++g) {
+            const std::size_t size = group_begin_[g + 1] - group_begin_[g];
+            largest_group_ = std::max(largest_group_, size);
+            block_offset_[g] = total;
+            total += block_stride(size) * d;
+        }
+        blocks_.assign(total, T(0));
+    }
+
+    std::vector<std::size_t> members_;      // centroid indices, group by group
+    std::vector<std::size_t> group_begin_;  // group g is members_[group_begin_[g], group_begin_[g + 1])
+    std::vector<std::size_t> group_of_;     // per centroid: its group
+    std::vector<T> grouped_;                // centroids in members_ order (first assignment)
+    std::vector<T> blocks_;                 // each group's centroids coordinate-major (block_distances)
+    std::vector<std::size_t> block_offset_; // per group: where its block starts in blocks_
+    std::size_t largest_group_ = 0;
+    std::vector<T> upper_;                  // per point: to the own centroid
+    std::vector<T> global_;                 // per point: to every other centroid
+    std::vector<T> lower_;                  // n × t: to each group's members other than the own centroid
+    std::vector<std::uint32_t> stamp_;      // per point: the assignment its group bounds belong to
+    std::vector<T> drift_;                  // kDriftHistory × t: group moves since each recent assignment
+    std::vector<T> group_shift_;            // per group: its largest move in the last update
+    std::uint32_t assignment_ = 0;          // assignments since the bounds were last rebuilt
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> make_yinyang(const SolverConfig& config) { return make_in_precision<YinyangSolver>(config); }
+
+}  // namespace kms::cpu
