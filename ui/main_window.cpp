@@ -193,9 +193,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
         if (!view_->paint_mode()) view_->fit();  // painting keeps the canvas where it is
         source_label_->setText(controller_->data_source());
         source_label_->setToolTip(controller_->data_source());
-        if (!controller_->data_source().startsWith(tr("generated"))) {
+        if (controller_->generator_spec().empty()) {
             // The generator fields describe the next generation, not the data shown.
             generator_spec_->clear();
+        } else {
+            // Generated data (also from the command line or a replay): the fields say how.
+            generator_spec_->setText(QString::fromStdString(controller_->generator_spec()));
+            generator_seed_->setValue(int(std::min<std::uint64_t>(controller_->generator_seed(),
+                                                                  std::uint64_t(std::numeric_limits<int>::max()))));
         }
         refresh_status();
     });
@@ -323,9 +328,11 @@ QWidget* MainWindow::build_side_panel() {
     });
     data_form->addRow(tr("Gallery"), examples_);
     generator_spec_ = new QLineEdit(QString::fromLatin1(kFallbackSpec), data);
+    generator_spec_->setObjectName(QStringLiteral("generatorSpec"));
     generator_spec_->setToolTip(QString::fromStdString(generator_help()));
     data_form->addRow(tr("Generator"), generator_spec_);
     generator_seed_ = new QSpinBox(data);
+    generator_seed_->setObjectName(QStringLiteral("dataSeed"));
     generator_seed_->setRange(0, std::numeric_limits<int>::max());
     generator_seed_->setValue(int(kFallbackSeed));
     auto* generate = new QPushButton(tr("Generate"), data);

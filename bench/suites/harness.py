@@ -318,24 +318,10 @@ class Harness:
         return done[best], "torch " + best + " (" + ", ".join(f"{n} {ms:.3f}" for n, ms in done.items()) + " ms)"
 
     # ---- rows ------------------------------------------------------------------------------
-    def traffic(self, solver, n, d, k, precision, evals):
-        """Bytes and flops of one iteration by the model in docs/benchmarks.md."""
-        s = 4 if precision == "f32" else 8
-        # The least traffic an iteration can have: the points read once and the labels
-        # written once (a fused assign+update kernel does exactly that); bounded
-        # solvers also read and write their bounds.
-        bytes_ = 1.0 * n * (d * s + 4)
-        if solver == "hamerly":
-            bytes_ += 4.0 * n * s
-        elif solver == "elkan":
-            bytes_ += 2.0 * n * k * s + 2.0 * n * s
-        flops = 3.0 * d * evals + 2.0 * n * d  # distances (subtract, multiply, add) + the update's sums
-        return bytes_, flops
-
     def add(self, dataset, solver, backend, precision, threads, block_size, m, peer=None, peer_ms=None, bind="none",
             note=""):
         n, d, k = m["n"], m["d"], m["k"]
-        bytes_, flops = self.traffic(solver, n, d, k, precision, m["distance_evals"])
+        bytes_, flops = traffic(solver, n, d, k, precision, m["distance_evals"])
         ms = m["ms_median"]
         floor_ms = None
         if backend.startswith("cuda"):
@@ -428,6 +414,21 @@ class Harness:
         fig.savefig(os.path.join(self.out, name), dpi=110, bbox_inches="tight")
         plt.close(fig)
         self.plots.append(name)
+
+
+def traffic(solver, n, d, k, precision, evals):
+    """Bytes and flops of one iteration by the model in docs/benchmarks.md."""
+    s = 4 if precision == "f32" else 8
+    # The least traffic an iteration can have: the points read once and the labels
+    # written once (a fused assign+update kernel does exactly that); bounded
+    # solvers also read and write their bounds.
+    bytes_ = 1.0 * n * (d * s + 4)
+    if solver == "hamerly":
+        bytes_ += 4.0 * n * s
+    elif solver == "elkan":
+        bytes_ += 2.0 * n * k * s + 2.0 * n * s
+    flops = 3.0 * d * evals + 2.0 * n * d  # distances (subtract, multiply, add) + the update's sums
+    return bytes_, flops
 
 
 def fmt_cell(value):

@@ -299,6 +299,32 @@ def suite_pisa(h, args):
 
 # ---- map --------------------------------------------------------------------------------------
 
+def draw_map(plt, best_rows, ns, ds, ks, kinds):
+    backends = sorted({r["backend"] for r in best_rows})
+    fig, axes = plt.subplots(len(backends) * len(kinds), len(ns), figsize=(4 * len(ns), 3.4 * len(backends) * 2),
+                             squeeze=False)
+    for b, backend in enumerate(backends):
+        for q, kind in enumerate(kinds):
+            for c, n in enumerate(ns):
+                ax = axes[b * len(kinds) + q][c]
+                grid = np.full((len(ds), len(ks)), np.nan)
+                for r in best_rows:
+                    if r["backend"] == backend and r["kind"] == kind and r["n"] == n and r["x_peer"]:
+                        grid[ds.index(r["d"]), ks.index(r["k"])] = np.log2(r["x_peer"])
+                ax.imshow(grid, cmap="RdYlGn", vmin=-3, vmax=3, aspect="auto")
+                for r in best_rows:
+                    if r["backend"] == backend and r["kind"] == kind and r["n"] == n:
+                        text = f"{r['ms_per_iter_median']:.3g} ms\n{(r['x_peer'] or float('nan')):.2g}x peer\n" \
+                               f"{(r['x_floor'] or float('nan')):.2g}x floor"
+                        ax.text(ks.index(r["k"]), ds.index(r["d"]), text, ha="center", va="center", fontsize=6)
+                ax.set_xticks(range(len(ks)), [f"k={k}" for k in ks])
+                ax.set_yticks(range(len(ds)), [f"d={d}" for d in ds])
+                ax.set_title(f"{backend}, {kind}, n={n:.0e}", fontsize=9)
+    fig.suptitle("best solver per shape (f32): time per iteration, speed-up over the best peer (colour: "
+                 "log2, green = we are faster), distance to the floor")
+    return fig
+
+
 def suite_map(h, args):
     ns = (100_000, 1_000_000) if h.quick else (100_000, 1_000_000, 10_000_000, 100_000_000)
     ds = (2, 16) if h.quick else (2, 4, 16, 64, 200)
@@ -359,33 +385,8 @@ def suite_map(h, args):
                         best_rows.append(row)
                 h.drop_data()
 
-    def draw(plt):
-        backends = sorted({r["backend"] for r in best_rows})
-        fig, axes = plt.subplots(len(backends) * len(kinds), len(ns), figsize=(4 * len(ns), 3.4 * len(backends) * 2),
-                                 squeeze=False)
-        for b, backend in enumerate(backends):
-            for q, kind in enumerate(kinds):
-                for c, n in enumerate(ns):
-                    ax = axes[b * len(kinds) + q][c]
-                    grid = np.full((len(ds), len(ks)), np.nan)
-                    for r in best_rows:
-                        if r["backend"] == backend and r["kind"] == kind and r["n"] == n and r["x_peer"]:
-                            grid[ds.index(r["d"]), ks.index(r["k"])] = np.log2(r["x_peer"])
-                    ax.imshow(grid, cmap="RdYlGn", vmin=-3, vmax=3, aspect="auto")
-                    for r in best_rows:
-                        if r["backend"] == backend and r["kind"] == kind and r["n"] == n:
-                            text = f"{r['ms_per_iter_median']:.3g} ms\n{(r['x_peer'] or float('nan')):.2g}x peer\n" \
-                                   f"{(r['x_floor'] or float('nan')):.2g}x floor"
-                            ax.text(ks.index(r["k"]), ds.index(r["d"]), text, ha="center", va="center", fontsize=6)
-                    ax.set_xticks(range(len(ks)), [f"k={k}" for k in ks])
-                    ax.set_yticks(range(len(ds)), [f"d={d}" for d in ds])
-                    ax.set_title(f"{backend}, {kind}, n={n:.0e}", fontsize=9)
-        fig.suptitle("best solver per shape (f32): time per iteration, speed-up over the best peer (colour: "
-                     "log2, green = we are faster), distance to the floor")
-        return fig
-
     if best_rows:
-        h.plot("map.png", draw)
+        h.plot("map.png", lambda plt: draw_map(plt, best_rows, ns, ds, ks, kinds))
     h.write("map: the best solver per shape against the best peer and the floor",
             [("Best of Lloyd / Elkan / Hamerly per shape, f32", table(
                 best_rows, ["backend", "dataset", "k", "solver", "ms_per_iter_median", "first_iter_ms", "floor_ms",

@@ -11,6 +11,8 @@
 #include <QApplication>
 #include <QBuffer>
 #include <QImageReader>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -197,6 +199,10 @@ private slots:
         // A labelled set brings its number of classes, not the previous k.
         QCOMPARE(run.setup().k, std::size_t(3));
         QVERIFY(run.data_source().contains(QStringLiteral("blobs:n=300,k=3,d=2")));
+        // The Data panel's generator fields describe the data shown, not a stale default.
+        QCOMPARE(window.findChild<QLineEdit*>(QStringLiteral("generatorSpec"))->text(),
+                 QStringLiteral("blobs:n=300,k=3,d=2"));
+        QCOMPARE(window.findChild<QSpinBox*>(QStringLiteral("dataSeed"))->value(), 4);
         QTemporaryDir dir;
         const QString bad = dir.filePath(QStringLiteral("bad.csv"));
         {

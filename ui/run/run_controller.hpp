@@ -57,6 +57,9 @@ public:
     RunFile run_file() const;
     // Where the data came from, for the Data panel: "file PATH", "generated SPEC, seed S", ...
     QString data_source() const { return data_source_; }
+    // The generator spec and seed of the data shown; an empty spec for data from a file.
+    const std::string& generator_spec() const { return generator_spec_; }
+    std::uint64_t generator_seed() const { return generator_seed_; }
     const DatasetBundle& dataset() const { return bundle_; }
     bool has_data() const { return bundle_.dataset != nullptr; }
     void set_projection_mode(ProjectionMode mode);
