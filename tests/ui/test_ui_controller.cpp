@@ -284,6 +284,7 @@ private slots:
         setup.config.algorithm = Algorithm::Elkan;
         setup.config.backend = Backend::OpenMP;
         setup.config.threads = 3;
+        setup.config.binding = ThreadBinding::Spread;
         setup.config.precision = Precision::F32;
         setup.config.max_iterations = 42;
         setup.config.tol = 1e-6;
@@ -298,6 +299,14 @@ private slots:
         QCOMPARE(shown.k, setup.k);
         QCOMPARE(shown.config.describe(), setup.config.describe());
         QCOMPARE(shown.config.threads, 3);
+        QCOMPARE(shown.config.binding, ThreadBinding::Spread);  // the Placement control round-trips
+        RunSetup sequential = setup;
+        sequential.config.backend = Backend::Sequential;
+        sequential.config.binding = ThreadBinding::None;
+        panel.set_setup(sequential);
+        QCOMPARE(panel.setup().config.binding, ThreadBinding::None);  // placement is OpenMP's only
+        sequential.config.validate();
+        panel.set_setup(setup);
         QCOMPARE(shown.config.max_iterations, 42);
         QCOMPARE(shown.config.tol, 1e-6);
         QVERIFY(shown.config.empty_policy == EmptyClusterPolicy::Farthest);

@@ -69,6 +69,13 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     threads_->setSpecialValueText(tr("auto"));
     form->addRow(tr("&Threads"), threads_);
 
+    binding_ = new QComboBox(this);
+    for (ThreadBinding b : {ThreadBinding::None, ThreadBinding::Compact, ThreadBinding::Spread})
+        binding_->addItem(name_of(to_string(b)), static_cast<int>(b));
+    binding_->setToolTip(tr("Where the OpenMP threads run: none = where the OS puts them; compact = each core's "
+                            "hardware threads first; spread = one thread per physical core first"));
+    form->addRow(tr("Placemen&t"), binding_);
+
     block_size_ = new QComboBox(this);
     block_size_->addItem(tr("auto"), 0);
     for (int size : {64, 128, 256, 512, 1024}) block_size_->addItem(QString::number(size), size);
@@ -118,7 +125,7 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("&Empty cluster"), empty_policy_);
 
     set_setup(RunSetup{});
-    for (QComboBox* box : {algorithm_, backend_, variant_, block_size_, precision_, init_, empty_policy_})
+    for (QComboBox* box : {algorithm_, backend_, variant_, binding_, block_size_, precision_, init_, empty_policy_})
         connect(box, &QComboBox::currentIndexChanged, this, &SolverPanel::emit_edited);
     for (QSpinBox* box : {threads_, seed_, restarts_, k_, max_iterations_})
         connect(box, &QSpinBox::valueChanged, this, &SolverPanel::emit_edited);
@@ -132,6 +139,9 @@ RunSetup SolverPanel::setup() const {
     const BackendEntry* entry = find_backend(setup.config.backend);
     if (entry && !entry->variants.empty()) setup.config.variant = current<KernelVariant>(variant_);
     setup.config.threads = threads_->value();
+    // Placement is the OpenMP back end's option (SolverConfig::validate refuses it elsewhere).
+    setup.config.binding = setup.config.backend == Backend::OpenMP ? current<ThreadBinding>(binding_)
+                                                                   : ThreadBinding::None;
     setup.config.cuda_block_size = block_size_->currentData().toInt();
     setup.config.precision = current<Precision>(precision_);
     setup.config.max_iterations = max_iterations_->value();
@@ -154,6 +164,7 @@ void SolverPanel::set_setup(const RunSetup& setup) {
             backend_->setCurrentIndex(i);
     select_data(variant_, setup.config.variant);
     threads_->setValue(setup.config.threads);
+    select_data(binding_, setup.config.binding);
     const int block = block_size_->findData(setup.config.cuda_block_size);
     block_size_->setCurrentIndex(block >= 0 ? block : 0);
     select_data(precision_, setup.config.precision);
@@ -186,6 +197,7 @@ QString SolverPanel::backend_tooltip(Backend backend) const {
 void SolverPanel::update_enabled() {
     const BackendEntry* entry = find_backend(static_cast<Backend>(backend_->currentData(Qt::UserRole).toInt()));
     threads_->setEnabled(entry && entry->uses_threads);
+    binding_->setEnabled(entry && entry->backend == Backend::OpenMP);
     block_size_->setEnabled(entry && entry->uses_block_size);
     variant_->setEnabled(entry && !entry->variants.empty());
 }

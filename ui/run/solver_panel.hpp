@@ -35,6 +35,7 @@ private:
     QComboBox* backend_ = nullptr;
     QComboBox* variant_ = nullptr;
     QSpinBox* threads_ = nullptr;
+    QComboBox* binding_ = nullptr;  // --bind: OpenMP thread placement
     QComboBox* block_size_ = nullptr;
     QComboBox* precision_ = nullptr;
     QComboBox* init_ = nullptr;
