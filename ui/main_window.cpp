@@ -398,7 +398,8 @@ QWidget* MainWindow::build_side_panel() {
     auto* paint_row = new QHBoxLayout;
     auto* paint = new QCheckBox(tr("Draw points"), view);
     paint->setToolTip(tr("Drag on the view to add points (a brush of the chosen size and density) of the chosen "
-                         "class; File → Save drawn data writes them as CSV"));
+                         "class; File → Save drawn data writes NAME.csv (x,y) and NAME-labels.txt (the classes, read back as the "
+                         "ground truth)"));
     auto* paint_class = new QSpinBox(view);
     paint_class->setRange(0, 31);
     paint_class->setPrefix(tr("class "));
@@ -835,13 +836,22 @@ void MainWindow::commit_drawing() {
 
 void MainWindow::save_drawing(const QString& path) {
     if (drawing_.empty()) throw Error("nothing drawn yet: tick \"Draw points\" and drag on the view");
-    // x,y,class: the loaders read the last column as ground truth labels.
-    std::ostringstream out;
-    out << "x,y,class\n";
-    out.precision(17);
-    for (std::size_t i = 0; i < drawing_classes_.size(); ++i)
-        out << drawing_[2 * i] << ',' << drawing_[2 * i + 1] << ',' << drawing_classes_[i] << '\n';
-    write_studio_file(path.toStdString(), out.str());
+    // NAME.csv holds x,y; NAME-labels.txt the classes, one per line: the loaders pick
+    // that file up as the ground truth (a class column would load as a third coordinate).
+    const std::string file = path.toStdString();
+    const std::string extension = QFileInfo(path).suffix().toLower().toStdString();
+    if (extension != "csv" && extension != "txt")
+        throw Error("cannot write " + file + ": drawn data is saved as NAME.csv (or .txt) with its classes in "
+                    "NAME-labels.txt; give a name ending in .csv");
+    std::ostringstream points, classes;
+    points << "x,y\n";
+    points.precision(17);
+    for (std::size_t i = 0; i < drawing_classes_.size(); ++i) {
+        points << drawing_[2 * i] << ',' << drawing_[2 * i + 1] << '\n';
+        classes << drawing_classes_[i] << '\n';
+    }
+    const std::string stem = file.substr(0, file.size() - extension.size() - 1);
+    write_studio_files({{file, points.str()}, {stem + "-labels.txt", classes.str()}});
 }
 
 bool MainWindow::scores_idle() const { return scores_->idle() && compare_->scores_idle(); }

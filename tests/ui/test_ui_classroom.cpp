@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QBuffer>
 #include <QImageReader>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QSignalSpy>
@@ -23,6 +24,7 @@
 #include "export/gif_encoder.hpp"
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
+#include "kms/io.hpp"
 #include "kms/run_file.hpp"
 #include "main_window.hpp"
 #include "run/run_controller.hpp"
@@ -328,6 +330,50 @@ private slots:
         QCOMPARE(plot.offScaleCount(), 1);
         plot.setLogScale(true);  // the log scale is there too
         QVERIFY(plot.logScale());
+    }
+
+    // The paint tool: dabs add points of the chosen class inside the brush, the
+    // drawing becomes the data set (k kept), runs like any data, and File → Save
+    // drawn data writes x,y,class that the loaders read back with the classes.
+    void paint_tool_draws_runs_and_saves() {
+        MainWindow window;
+        RunController& run = window.controller();
+        RunSetup setup = run.setup();
+        setup.k = 2;
+        run.set_setup(setup);
+        window.set_paint_mode(true);
+        window.set_paint_density(10);
+        window.set_paint_class(0);
+        for (int dab = 0; dab < 6; ++dab) window.paint_at(QPointF(-5.0, 0.0), 1.0);
+        window.set_paint_class(1);
+        for (int dab = 0; dab < 4; ++dab) window.paint_at(QPointF(5.0, 2.0), 0.5);
+        QCOMPARE(window.drawn_points(), std::size_t(100));
+        QVERIFY(wait_for([&] { return run.has_data() && run.dataset().dataset &&
+                                      run.dataset().n() == 100 && run.ready(); }));
+        QCOMPARE(run.setup().k, std::size_t(2));  // drawing keeps the user's k
+        const Matrix<double>& points = run.dataset().dataset->points;
+        for (std::size_t i = 0; i < points.rows(); ++i) {  // every point inside its brush
+            const bool first = i < 60;
+            const double dx = points(i, 0) - (first ? -5.0 : 5.0), dy = points(i, 1) - (first ? 0.0 : 2.0);
+            QVERIFY(std::sqrt(dx * dx + dy * dy) <= (first ? 1.0 : 0.5) + 1e-9);
+        }
+        run.run_to_convergence();
+        QVERIFY(wait_for([&] { return run.converged() && !run.busy(); }));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("drawn.csv"));
+        window.save_drawing(path);
+        const Dataset saved = load_dataset(path.toStdString());
+        QCOMPARE(saved.points.rows(), std::size_t(100));
+        QCOMPARE(saved.points.cols(), std::size_t(2));
+        QCOMPARE(saved.truth_labels.size(), std::size_t(100));
+        QCOMPARE(saved.truth_labels.front(), 0);
+        QCOMPARE(saved.truth_labels.back(), 1);
+        QVERIFY(saved.points == points);  // 17 digits: the same doubles
+        QVERIFY(QFileInfo::exists(dir.filePath(QStringLiteral("drawn-labels.txt"))));
+        QVERIFY_THROWS_EXCEPTION(Error, window.save_drawing(dir.filePath(QStringLiteral("drawn.png"))));
+        window.clear_drawing();
+        QCOMPARE(window.drawn_points(), std::size_t(0));
+        QVERIFY_THROWS_EXCEPTION(Error, window.save_drawing(path));  // nothing drawn: a clear error
     }
 
     void silhouette_numbers_every_one_of_31_clusters() {
