@@ -80,6 +80,49 @@ private slots:
         QVERIFY2(window.view().height() >= 360, qPrintable(QString::number(window.view().height())));
     }
 
+    // What a teacher sees when drawing: the painted dabs appear on the view where
+    // they were painted, in their class's colour before the first step (KMS_SCREENSHOT_DIR
+    // keeps the picture).
+    void painted_points_appear_where_painted() {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        RunController& run = window.controller();
+        RunSetup setup;
+        setup.k = 2;
+        run.set_setup(setup);
+        window.set_paint_mode(true);
+        window.set_paint_density(40);
+        window.set_paint_class(0);
+        for (int dab = 0; dab < 10; ++dab) window.paint_at(QPointF(-4.0, 0.0), 1.0);
+        window.set_paint_class(1);
+        for (int dab = 0; dab < 10; ++dab) window.paint_at(QPointF(4.0, 1.0), 1.0);
+        QVERIFY(wait_for([&] { return run.dataset().n() == 800 && run.ready() && !run.busy(); }));
+        window.view().fit();
+        QTest::qWait(300);
+        const QImage image = window.view().grabFramebuffer();
+        const double dpr = window.view().devicePixelRatioF();
+        auto coloured_near = [&](QPointF world) {
+            const QPointF centre = window.view().world_to_pixel(world) * dpr;
+            int coloured = 0;
+            for (int dy = -16; dy <= 16; ++dy)
+                for (int dx = -16; dx <= 16; ++dx) {
+                    const QRgb pixel = image.pixel(int(centre.x()) + dx, int(centre.y()) + dy);
+                    const int spread = std::max({qRed(pixel), qGreen(pixel), qBlue(pixel)}) -
+                                       std::min({qRed(pixel), qGreen(pixel), qBlue(pixel)});
+                    coloured += spread > 40 ? 1 : 0;  // saturated: a class colour, not background or grey
+                }
+            return coloured;
+        };
+        const int left = coloured_near(QPointF(-4.0, 0.0)), right = coloured_near(QPointF(4.0, 1.0));
+        const int empty = coloured_near(QPointF(0.0, 0.5));  // between the two dabs
+        if (const QString dir = qEnvironmentVariable("KMS_SCREENSHOT_DIR"); !dir.isEmpty())
+            window.grab().save(dir + QStringLiteral("/studio-paint.png"));
+        QVERIFY2(left > 40 && right > 40, qPrintable(QStringLiteral("%1 and %2 coloured pixels").arg(left).arg(right)));
+        QCOMPARE(empty, 0);
+    }
+
     void transport_keys_work_after_typing_k() {
         MainWindow window;
         window.resize(1280, 720);

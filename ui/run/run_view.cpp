@@ -66,7 +66,16 @@ void show_run_in_view(const RunController& run, PointCloudView& view) {
         }
     }
     view.set_centroids(std::move(centroids), std::move(trails));
-    view.set_labels(run.displayed_labels(), run.initial_centroids().rows(), shown);
+    const auto& data = run.dataset().dataset;
+    const bool drawn_classes = shown == 0 && !run.displayed_labels() && data && data->name == "drawn" &&
+                               !data->truth_labels.empty() && data->truth_labels.size() == data->n();
+    if (drawn_classes) {
+        // Drawn data before the first step: the points in the colours of the classes they were drawn with.
+        const std::int32_t classes = *std::max_element(data->truth_labels.begin(), data->truth_labels.end()) + 1;
+        view.set_labels(LabelsPtr(data, &data->truth_labels), std::size_t(classes), 0);
+    } else {
+        view.set_labels(run.displayed_labels(), run.initial_centroids().rows(), shown);
+    }
     view.set_point_status(run.displayed_point_status());
     view.set_centroids_editable(run.centroids_editable());
 
@@ -76,6 +85,7 @@ void show_run_in_view(const RunController& run, PointCloudView& view) {
             overlay.caption = QObject::tr("Iteration 0 · initial centroids");
             if (run.centroids_editable())
                 overlay.detail = QObject::tr("drag a centroid, click to add one, right-click to remove");
+            if (drawn_classes) overlay.detail += QObject::tr(" · colours: the drawn classes");
         } else if (assign_phase) {
             overlay.caption = QObject::tr("Iteration %1 · assign").arg(shown);
             overlay.detail = QObject::tr("each point joins its nearest centroid");
