@@ -1,6 +1,8 @@
 // kmeans-studio: the GUI. With --screenshot it is also a scripted renderer:
 // load, run N steps, save the window as PNG, exit (0 ok, 1 error on stderr).
 #include <QApplication>
+#include <QOffscreenSurface>
+#include <QOpenGLContext>
 #include <QSurfaceFormat>
 
 #include <cstdio>
@@ -41,6 +43,26 @@ int main(int argc, char** argv) {
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("kmeans-studio"));
+    {
+        // The point view needs OpenGL 3.3; without it Qt's widget flush crashes (seen with
+        // QT_QPA_PLATFORM=offscreen), so say so and stop before building the window.
+        // The offscreen and minimal platforms may hand out a context (through GLX when a display
+        // is there) yet cannot host a QOpenGLWidget.
+        const QString platform = QGuiApplication::platformName();
+        const bool widget_platform = platform != QStringLiteral("offscreen") && platform != QStringLiteral("minimal");
+        QOpenGLContext context;
+        QOffscreenSurface surface;
+        surface.create();
+        if (!widget_platform || !context.create() || !context.makeCurrent(&surface) ||
+            context.format().majorVersion() * 10 + context.format().minorVersion() < 33) {
+            std::fprintf(stderr,
+                         "kmeans-studio: no OpenGL 3.3 context on the display platform '%s': run it on a desktop or "
+                         "under xvfb-run (Mesa), or use kmeans-cli for the same runs without a window\n",
+                         qPrintable(platform));
+            return 1;
+        }
+        context.doneCurrent();
+    }
     kms::ui::MainWindow window;
     if (options.width > 0) window.resize(options.width, options.height);
     window.show();
