@@ -24,9 +24,9 @@ tsan_cxx=${KMS_TSAN_CXX:-clang++-14}
 
 # Every CPU suite (the GPU suites skip without a device, the studio ones need Qt widgets).
 cpu_tests=(test_io test_io_special test_corpus test_cli test_generate test_init test_scores test_solvers
-           test_sklearn_oracle test_sklearn_fit)
+           test_sklearn_oracle test_sklearn_fit test_weights)
 # The suites whose code runs OpenMP parallel regions.
-omp_tests=(test_solvers test_init test_scores test_generate test_io)
+omp_tests=(test_solvers test_init test_scores test_generate test_io test_weights)
 
 configure() {  # DIR COMPILER FLAGS
   command -v "$2" >/dev/null || { echo "sanitize.sh: $2 not found (scripts/install-deps.sh --sanitizers)" >&2; exit 1; }
@@ -70,7 +70,8 @@ if [ "$mode" = tsan ] || [ "$mode" = all ]; then
   # clone() interceptor) whenever Qt 6.4's QProcess starts a process, OpenMP or
   # not; so the test functions that start the CLI or Python are left out here
   # (the ASan job runs them).
-  spawning="cliGenerate matches_scikit_learn cli_score_reports_json npy_written_by_numpy_matches potentialsMatchScikitLearn"
+  spawning="cliGenerate matches_scikit_learn cli_score_reports_json npy_written_by_numpy_matches potentialsMatchScikitLearn
+            weighted_fits_match_scikit_learn cli_weights"
   for suite in "${omp_tests[@]}"; do
     functions=()
     while read -r name; do
