@@ -205,6 +205,38 @@ public:
     }
 
 protected:
+    // One thread's points whose bounds failed, searched together: one vectorised
+    // nearest-two search over them, then each takes its label, its upper bound (the
+    // nearest) and its lower bound (the second nearest). Hamerly's and Exponion's full search.
+    struct FullSearchBatch {
+        FullSearchBatch(std::size_t capacity, std::size_t d)
+            : scratch(kernel_scratch_size(d)), pending(capacity), nearest(capacity), best(capacity), second(capacity) {}
+        void add(std::size_t point) { pending[size++] = point; }
+        std::vector<T> scratch;
+        std::vector<std::size_t> pending;
+        std::vector<std::int32_t> nearest;
+        std::vector<T> best, second;
+        std::size_t size = 0;
+    };
+    // Runs and empties the batch; returns how many labels changed, adds the distances evaluated.
+    std::uint64_t search_batch(FullSearchBatch& batch, T* upper, T* lower, std::uint64_t& evaluations) {
+        const BoundArithmetic<T> bounds(d_);
+        const T inf = std::numeric_limits<T>::infinity();
+        nearest_two(points_, d_, centroids_.data(), k_, batch.pending.data(), batch.size, batch.nearest.data(),
+                    batch.best.data(), batch.second.data(), batch.scratch.data());
+        evaluations += static_cast<std::uint64_t>(batch.size) * k_;
+        std::uint64_t changed = 0;
+        for (std::size_t s = 0; s < batch.size; ++s) {
+            const std::size_t i = batch.pending[s];
+            upper[i] = bounds.upper(std::sqrt(batch.best[s]));
+            lower[i] = batch.second[s] == inf ? inf : bounds.lower(std::sqrt(batch.second[s]));
+            changed += batch.nearest[s] != labels_[i];
+            labels_[i] = batch.nearest[s];
+        }
+        batch.size = 0;
+        return changed;
+    }
+
     // Book-keeping shared by the bounded assignments (Elkan, Hamerly, Yinyang, Exponion).
     std::uint64_t finish_bounded_assignment(IterationStats& stats, std::uint64_t changed, std::uint64_t evaluations,
                                             std::uint64_t skips, Clock::time_point start) {

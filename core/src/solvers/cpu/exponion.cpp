@@ -74,20 +74,16 @@ protected:
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
         {
-            std::vector<T> scratch(kernel_scratch_size(d));
-            std::vector<std::size_t> pending(kChunk);
-            std::vector<std::int32_t> nearest(kChunk);
-            std::vector<T> best(kChunk), second(kChunk);
+            typename CpuSolver<T>::FullSearchBatch batch(kChunk, d);
             // A ball's centroids, coordinate-major, and their distances (block_distances).
             std::vector<T> block(block_stride(k) * d), distances(block_stride(k));
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
                 const std::size_t chunk_end = std::min(n, (chunk + 1) * kChunk);
-                std::size_t searches = 0;
                 for (std::size_t i = chunk * kChunk; i < chunk_end; ++i) {
                     if (first) {
-                        pending[searches++] = i;
+                        batch.add(i);
                         continue;
                     }
                     const std::size_t a = static_cast<std::size_t>(labels[i]);
@@ -117,7 +113,7 @@ protected:
                     std::size_t reach = 0;
                     while (reach < annuli && !(annulus_min[reach] > half_radius)) ++reach;
                     if (edge_[reach] >= full_search_from) {
-                        pending[searches++] = i;
+                        batch.add(i);
                         continue;
                     }
                     // Annulus by annulus, until the rest is provably farther than the
@@ -173,16 +169,7 @@ protected:
                     labels[i] = static_cast<std::int32_t>(label);
                 }
                 // Full search: nearest (lowest index on ties) and second nearest.
-                nearest_two(points, d, c, k, pending.data(), searches, nearest.data(), best.data(), second.data(),
-                            scratch.data());
-                evaluations += static_cast<std::uint64_t>(searches) * k;
-                for (std::size_t s = 0; s < searches; ++s) {
-                    const std::size_t i = pending[s];
-                    upper_[i] = bounds.upper(std::sqrt(best[s]));
-                    lower_[i] = second[s] == inf ? inf : bounds.lower(std::sqrt(second[s]));
-                    changed += nearest[s] != labels[i];
-                    labels[i] = nearest[s];
-                }
+                changed += this->search_batch(batch, upper_.data(), lower_.data(), evaluations);
             }
         }
         return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);

@@ -18,7 +18,7 @@ protected:
     }
 
     std::uint64_t assign(IterationStats& stats) override {
-        const std::size_t n = this->n_, d = this->d_, k = this->k_;
+        const std::size_t n = this->n_, d = this->d_;
         const BoundArithmetic<T> bounds(d);
         const T* points = this->points_;
         const T* c = this->centroids_.data();
@@ -36,7 +36,6 @@ protected:
 
         const auto assign_start = Clock::now();
         std::uint64_t changed = 0, evaluations = 0, skips = 0;
-        const T inf = std::numeric_limits<T>::infinity();
         const T* nearest_half = this->nearest_half_.data();
         const T* shift = this->shift_upper_.data();
         T* upper = upper_.data();
@@ -47,15 +46,11 @@ protected:
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
         {
-            std::vector<T> scratch(kernel_scratch_size(d));
-            std::vector<std::size_t> pending(kChunk);
-            std::vector<std::int32_t> nearest(kChunk);
-            std::vector<T> best(kChunk), second(kChunk);
+            typename CpuSolver<T>::FullSearchBatch batch(kChunk, d);
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
                 const std::size_t chunk_end = std::min(n, (chunk + 1) * kChunk);
-                std::size_t searches = 0;
                 for (std::size_t i = chunk * kChunk; i < chunk_end; ++i) {
                     if (!first) {
                         const std::size_t a = static_cast<std::size_t>(labels[i]);
@@ -76,19 +71,10 @@ protected:
                             continue;
                         }
                     }
-                    pending[searches++] = i;
+                    batch.add(i);
                 }
                 // Full search: nearest (lowest index on ties) and second nearest.
-                nearest_two(points, d, c, k, pending.data(), searches, nearest.data(), best.data(), second.data(),
-                            scratch.data());
-                evaluations += static_cast<std::uint64_t>(searches) * k;
-                for (std::size_t s = 0; s < searches; ++s) {
-                    const std::size_t i = pending[s];
-                    upper[i] = bounds.upper(std::sqrt(best[s]));
-                    lower[i] = second[s] == inf ? inf : bounds.lower(std::sqrt(second[s]));
-                    changed += nearest[s] != labels[i];
-                    labels[i] = nearest[s];
-                }
+                changed += this->search_batch(batch, upper, lower, evaluations);
             }
         }
         return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
