@@ -15,7 +15,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -25,15 +24,8 @@ import time
 import numpy as np
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "suites"))
+from harness import cpu_name  # noqa: E402  (the one machine description of every benchmark)
 
 
 def run_ours(cli, data, init, k, solver, precision, backend, threads, iterations):

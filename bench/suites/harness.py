@@ -85,14 +85,7 @@ class Harness:
 
     def machine_facts(self):
         facts = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "python": platform.python_version()}
-        try:
-            with open("/proc/cpuinfo") as f:
-                for line in f:
-                    if line.startswith("model name"):
-                        facts["cpu"] = line.split(":", 1)[1].strip()
-                        break
-        except OSError:
-            facts["cpu"] = platform.processor() or "unknown"
+        facts["cpu"] = cpu_name()
         facts["cores"] = self.cores
         try:
             with open("/proc/meminfo") as f:
@@ -429,6 +422,18 @@ def traffic(solver, n, d, k, precision, evals):
         bytes_ += 2.0 * n * k * s + 2.0 * n * s
     flops = 3.0 * d * evals + 2.0 * n * d  # distances (subtract, multiply, add) + the update's sums
     return bytes_, flops
+
+
+def cpu_name():
+    """The CPU's model name (Linux), for reports; every benchmark script uses this one."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def fmt_cell(value):
