@@ -72,11 +72,12 @@ if [ "$mode" = tsan ] || [ "$mode" = all ]; then
   # (the ASan job runs them).
   spawning="cliGenerate matches_scikit_learn cli_score_reports_json npy_written_by_numpy_matches potentialsMatchScikitLearn
             weighted_fits_match_scikit_learn cli_weights"
+  spawning=" $(echo $spawning) "  # one space between names, wherever the list wraps
   for suite in "${omp_tests[@]}"; do
     functions=()
     while read -r name; do
       name=${name%()}
-      [[ " $spawning " == *" $name "* ]] || functions+=("$name")
+      [[ "$spawning" == *" $name "* ]] || functions+=("$name")
     done < <("build-tsan/tests/$suite" -functions)
     echo "== $suite (${#functions[@]} functions, OMP_NUM_THREADS=${OMP_NUM_THREADS:-all})"
     suite_start=$SECONDS
