@@ -9,6 +9,7 @@
 #include <sched.h>
 #endif
 
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -397,6 +398,65 @@ private slots:
                 QVERIFY(solvers[s]->centroids() == solvers[0]->centroids());
                 QCOMPARE(solvers[s]->inertia(), solvers[0]->inertia());
             }
+        }
+    }
+
+    // Float data (a float32 NumPy array) fits exactly as its values widened to
+    // double do: every solver, both CPU back ends, both precisions, every seeded
+    // initialisation, weighted or not; the f32 solvers read it in place (the
+    // solver's data address is the caller's), the f64 ones from a converted copy.
+    void float_data_fits_as_widened() {
+        for (std::uint64_t index = 0; index < 10; ++index) {
+            Case c = random_case(500 + index);
+            c.n = std::max<std::size_t>(c.n, 40);
+            c.k = std::min<std::size_t>(c.k, 12);
+            const auto doubles = make_points(c);
+            auto floats = std::make_shared<Matrix<float>>(doubles->cast<float>());
+            if (index == 3) {  // far from the origin: widening must be exact, not re-centred
+                for (float& v : floats->values()) v += 3.0e4f;
+            }
+            const auto widened = std::make_shared<const Matrix<double>>(floats->cast<double>());
+            std::vector<double> weights(c.n);
+            for (std::size_t i = 0; i < c.n; ++i) weights[i] = static_cast<double>(random_below(index, 40, i, 4));
+            weights[0] = 1.0;
+            const auto weight_source = std::make_shared<const std::vector<double>>(weights);
+            const Algorithm algorithm = kSolvers[index % kSolverCount];
+            const InitMethod init = std::array{InitMethod::KMeansPlusPlus, InitMethod::GreedyKMeansPlusPlus,
+                                               InitMethod::Random, InitMethod::Maximin}[index % 4];
+            for (Backend backend : {Backend::Sequential, Backend::OpenMP})
+                for (Precision precision : {Precision::F32, Precision::F64}) {
+                    const std::string where = "case " + std::to_string(index) + " " +
+                                              std::string(to_string(algorithm)) + "/" +
+                                              std::string(to_string(backend)) + "/" +
+                                              std::string(to_string(precision));
+                    FitOptions options;
+                    options.k = c.k;
+                    options.n_init = 2;
+                    options.init.method = init;
+                    options.init.seed = 11 + index;
+                    options.solver.algorithm = algorithm;
+                    options.solver.backend = backend;
+                    options.solver.precision = precision;
+                    options.solver.threads = 2;
+                    options.sample_weight = index % 2 ? weight_source : nullptr;
+                    const FitResult expected = fit(widened, options);
+                    const FitResult got = fit(std::shared_ptr<const Matrix<float>>(floats), options);
+                    QVERIFY2(got.initial_centroids == expected.initial_centroids, where.c_str());
+                    QVERIFY2(got.centroids == expected.centroids, where.c_str());
+                    QVERIFY2(got.labels == expected.labels, where.c_str());
+                    QCOMPARE(got.inertia, expected.inertia);
+                    QCOMPARE(got.iterations, expected.iterations);
+                    if (precision == Precision::F32)
+                        QVERIFY2(got.data_address == floats->data(), ("not read in place: " + where).c_str());
+                    else
+                        QVERIFY2(got.data_address != floats->data() && got.data_address != nullptr, where.c_str());
+                    SolverConfig config = options.solver;
+                    const Assignment a = assign(std::shared_ptr<const Matrix<float>>(floats), got.centroids, config,
+                                                options.sample_weight);
+                    const Assignment b = assign(widened, got.centroids, config, options.sample_weight);
+                    QVERIFY2(a.labels == b.labels, where.c_str());
+                    QCOMPARE(a.inertia, b.inertia);
+                }
         }
     }
 

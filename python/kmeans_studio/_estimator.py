@@ -3,10 +3,14 @@
 The engine (kmeans_studio._engine) takes the CLI's fit options; this file checks
 and converts the inputs as scikit-learn does and builds those options.
 
-Data: a C-contiguous float64 array is read in place (no copy; the engine's address
-of it is `_data_address_`). Anything else (float32, other dtypes, Fortran order,
-slices, lists) is converted once to a C-contiguous float64 copy; float32 data then
-runs in float32 precision unless `precision` says otherwise.
+Data: a C-contiguous float32 or float64 array is read in place (no copy). float32
+data runs in float32 precision and float64 data in float64 unless `precision` says
+otherwise; `_data_address_` is where the engine's solver read the points: X's own
+buffer when its dtype is the run's precision, else the engine's one converted copy
+(float64 data run in float32, or the reverse; and on backend='cuda', whose solver
+copies the data to the device anyway, float32 host data is widened once on the
+host). Anything else (other dtypes, Fortran order, slices, lists) is converted once
+to a C-contiguous float64 copy (scikit-learn's check_array), as scikit-learn does.
 
 CUDA arrays (objects with `__cuda_array_interface__` or DLPack on a CUDA device:
 CuPy arrays, PyTorch CUDA tensors), C-contiguous float32 or float64, are clustered
@@ -255,9 +259,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         X = self._check_X(X, reset=True)
         weights = self._check_weights(sample_weight, X)
         args, init = self._engine_args(X, X.shape[0])
-        # The engine reads float64 C-contiguous data in place; anything else is converted once.
-        data = X if X.dtype == np.float64 else np.ascontiguousarray(X, dtype=np.float64)
-        result = _engine.fit(data, args, sample_weight=weights, init=init, callback=self.callback,
+        # _check_X made X C-contiguous float32 or float64: the engine reads it in place.
+        result = _engine.fit(X, args, sample_weight=weights, init=init, callback=self.callback,
                              compute_inertia=True)
         return self._store(result, args, X.dtype)
 
@@ -335,9 +338,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return self._check_X(X, reset=False)
 
     def _assign(self, X, sample_weight=None):
-        data = X if X.dtype == np.float64 else np.ascontiguousarray(X, dtype=np.float64)
         centers = np.ascontiguousarray(self.cluster_centers_, dtype=np.float64)
-        labels, inertia, _ = _engine.assign(data, centers, self._run_args(), sample_weight)
+        labels, inertia, _ = _engine.assign(X, centers, self._run_args(), sample_weight)
         return labels, inertia
 
     def _assign_device(self, X, sample_weight=None):

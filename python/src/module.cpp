@@ -2,7 +2,7 @@
 // the CLI's own "--name value" words and are parsed by the one option table
 // (kms/options.hpp), so Python gets the CLI's names, defaults and error messages;
 // the estimator logic (scikit-learn's API, input checks, conversions) is Python
-// (python/kmeans_studio/). C-contiguous float64 data is read in place
+// (python/kmeans_studio/). C-contiguous float32 and float64 data is read in place
 // (Matrix::view); the engine's errors become ValueError (bad options or input)
 // or RuntimeError (anything else).
 #include <pybind11/numpy.h>
@@ -297,7 +297,7 @@ private:
     std::stop_source& stop_;
 };
 
-// Fits host (Matrix<double>) or device (DeviceMatrix) points through the one fit layer.
+// Fits host (Matrix<double> or Matrix<float>) or device (DeviceMatrix) points through the one fit layer.
 template <typename Points>
 py::dict fit_common(std::shared_ptr<const Points> points, const std::vector<std::string>& args,
                     const py::object& sample_weight, const py::object& init, const py::object& callback,
@@ -346,12 +346,13 @@ py::dict fit_common(std::shared_ptr<const Points> points, const std::vector<std:
     return out;
 }
 
+// C-contiguous float32 or float64 host data, read in place by the engine (the
+// result's data_address is where its solver read the points).
 py::dict fit_py(const py::array& x, const std::vector<std::string>& args, const py::object& sample_weight,
                 const py::object& init, const py::object& callback, bool compute_inertia) {
-    auto points = view_of<double>(x, "X");
-    py::dict out = fit_common(points, args, sample_weight, init, callback, compute_inertia);
-    out["data_address"] = reinterpret_cast<std::uintptr_t>(points->data());
-    return out;
+    if (py::isinstance<py::array_t<float>>(x))
+        return fit_common(view_of<float>(x, "X"), args, sample_weight, init, callback, compute_inertia);
+    return fit_common(view_of<double>(x, "X"), args, sample_weight, init, callback, compute_inertia);
 }
 
 // CUDA arrays: fitted on the device in place; data_address is the device address the solver read.
@@ -378,16 +379,19 @@ py::tuple assign_device_py(const py::object& x, const py::array& centroids, cons
 
 py::tuple assign_py(const py::array& x, const py::array& centroids, const std::vector<std::string>& args,
                     const py::object& sample_weight) {
-    auto points = view_of<double>(x, "X");
     const FitOptions options = parse_fit_options(args);
     const Matrix<double> c = copy_matrix(centroids, "centroids");
     const auto weights = weights_of(sample_weight);
-    Assignment a;
-    {
-        py::gil_scoped_release release;
-        a = assign(points, c, options.solver, weights);
-    }
-    return py::make_tuple(to_numpy(a.labels), a.inertia, reinterpret_cast<std::uintptr_t>(points->data()));
+    const auto on = [&](auto points) {
+        Assignment a;
+        {
+            py::gil_scoped_release release;
+            a = assign(points, c, options.solver, weights);
+        }
+        return py::make_tuple(to_numpy(a.labels), a.inertia, reinterpret_cast<std::uintptr_t>(points->data()));
+    };
+    if (py::isinstance<py::array_t<float>>(x)) return on(view_of<float>(x, "X"));
+    return on(view_of<double>(x, "X"));
 }
 
 std::vector<std::int32_t> labels_of(const py::array& labels, std::size_t n) {

@@ -109,12 +109,42 @@ def test_zero_copy():
     labels, _, address = kmeans_studio._engine.assign(X, km.cluster_centers_, km._run_args())
     assert address == X.__array_interface__["data"][0]
     np.testing.assert_array_equal(labels, km.labels_)
-    # Other layouts and dtypes are converted once: the engine sees another buffer, same answer.
-    for other in (np.asfortranarray(X), X.astype(np.float32), np.ascontiguousarray(X[::-1])[::-1]):
+    # Other layouts are converted once: the engine sees another buffer, same answer.
+    for other in (np.asfortranarray(X), np.ascontiguousarray(X[::-1])[::-1], X.astype(np.float32)):
         fitted = KMeans(3, random_state=0, precision="f64").fit(other)
         assert fitted._data_address_ != other.__array_interface__["data"][0]
         if other.dtype == np.float64:
             np.testing.assert_array_equal(fitted.labels_, km.labels_)
+
+
+@pytest.mark.parametrize("solver", ["lloyd", "elkan", "hamerly", "yinyang", "exponion"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_float32_read_in_place(solver, weighted):
+    X32 = (blobs(3000, 3, 6, 7) + 1000.0).astype(np.float32)
+    w = np.random.default_rng(3).integers(0, 4, X32.shape[0]).astype(np.float64) if weighted else None
+    address = X32.__array_interface__["data"][0]
+    km = KMeans(6, solver=solver, init="greedy-k-means++", n_init=2, random_state=5, tol=0.0)
+    km.fit(X32, sample_weight=w)
+    assert km._data_address_ == address  # float32 data, float32 run: read in place
+    # The same fit as of the values widened to float64 and run in float32, bit for bit.
+    widened = KMeans(6, solver=solver, init="greedy-k-means++", n_init=2, random_state=5, tol=0.0,
+                     precision="f32").fit(X32.astype(np.float64), sample_weight=w)
+    assert widened._data_address_ != address
+    np.testing.assert_array_equal(km.labels_, widened.labels_)
+    np.testing.assert_array_equal(km.cluster_centers_, widened.cluster_centers_)
+    assert km.inertia_ == widened.inertia_ and km.n_iter_ == widened.n_iter_
+    labels, inertia, seen = kmeans_studio._engine.assign(X32, km.cluster_centers_.astype(np.float64), km._run_args(),
+                                                          w)
+    assert seen == address
+    np.testing.assert_array_equal(labels, km.predict(X32))
+    # float32 data run in float64: the engine's one converted copy, the widened data's answer.
+    km64 = KMeans(6, solver=solver, random_state=5, precision="f64").fit(X32, sample_weight=w)
+    ref64 = KMeans(6, solver=solver, random_state=5).fit(X32.astype(np.float64), sample_weight=w)
+    assert km64._data_address_ != address
+    np.testing.assert_array_equal(km64.labels_, ref64.labels_)
+    # (cluster_centers_ are in X's dtype, as scikit-learn's)
+    np.testing.assert_array_equal(km64.cluster_centers_, ref64.cluster_centers_.astype(np.float32))
+    assert km64.inertia_ == ref64.inertia_
 
 
 def test_float32_precision_and_dtype():

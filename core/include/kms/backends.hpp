@@ -41,6 +41,9 @@ struct BackendEntry {
     bool uses_threads = false;              // --threads applies
     bool uses_block_size = false;           // --block-size applies
     bool device_labels = false;             // its solvers expose device_labels() (CUDA–GL interop)
+    // Its solvers read float host data in place (Solver::set_data(Matrix<float>));
+    // fit() widens float data to double once for the others.
+    bool reads_host_float = false;
     std::function<BackendAvailability()> availability;
     // Builds a solver of an algorithm in `algorithms` (the registry checks that first).
     std::function<std::unique_ptr<Solver>(const SolverConfig&)> make_solver;
@@ -91,6 +94,11 @@ SolverConfig resolve_solver(const SolverConfig& config, std::size_t n, std::size
 // Initial centroids where the configuration runs: the back end's own initialiser
 // when it has one and is available, else kms::initialize_centroids (same result).
 Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix<double>& points, std::size_t k,
+                                        const InitOptions& init, const std::string& source_name = "data");
+
+// Float host points: the centroids their values widened to double give (on a back
+// end with its own initialiser, from a widened copy).
+Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix<float>& points, std::size_t k,
                                         const InitOptions& init, const std::string& source_name = "data");
 
 // The same for points in device memory: the back end's initialize_device; kms::Error

@@ -111,6 +111,11 @@ private:
 // in progress with stop_reason Cancelled and the best state reached so far.
 FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer = nullptr,
               std::stop_token stop = {}, const std::string& source_name = "data");
+// Float points (a float32 NumPy array): the same fit as of their values widened to
+// double, bit for bit. The CPU back ends read them in place (FitResult::data_address
+// is theirs when the precision is f32); other back ends get a widened copy.
+FitResult fit(std::shared_ptr<const Matrix<float>> points, const FitOptions& options, FitObserver* observer = nullptr,
+              std::stop_token stop = {}, const std::string& source_name = "data");
 // The same fit of points in a device's memory (kms/device_matrix.hpp), on a back
 // end that takes device data (CUDA; others throw kms::Error): the solver reads them
 // in place and the back end's device initialiser seeds from them.
@@ -127,6 +132,9 @@ struct Assignment {
 };
 // With `sample_weight` (n weights) the inertia is Σ w·distance (scikit-learn's score).
 Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<double>& centroids,
+                  const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight = nullptr);
+// Float points: the labels and inertia of their values widened to double.
+Assignment assign(std::shared_ptr<const Matrix<float>> points, const Matrix<double>& centroids,
                   const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight = nullptr);
 // Points in a device's memory: on the configuration's back end, which must take
 // device data (CUDA), with k <= n.

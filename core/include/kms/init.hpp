@@ -50,5 +50,8 @@ struct InitOptions {
 // and for a centroid file whose shape does not match (k rows, d columns).
 Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
                                     const std::string& source_name = "data");
+// Float points: the centroids the same values widened to double would give, bit for bit.
+Matrix<double> initialize_centroids(const Matrix<float>& points, std::size_t k, const InitOptions& options,
+                                    const std::string& source_name = "data");
 
 }  // namespace kms

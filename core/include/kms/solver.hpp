@@ -90,6 +90,10 @@ public:
 
     // The data, shared (never copied for double solvers). Resets the run.
     virtual void set_data(std::shared_ptr<const Matrix<double>> points) = 0;
+    // Float data (a float32 NumPy array): the same run as set_data() of those
+    // values widened to double. Read in place where the solver can (the CPU's
+    // float solvers); the default converts once to double.
+    virtual void set_data(std::shared_ptr<const Matrix<float>> points);
     // The data in a device's memory (kms/device_matrix.hpp), read in place where its
     // element type is the solver's precision (converted once on the device
     // otherwise); the same run as set_data() of those values. Resets the run.
@@ -143,6 +147,7 @@ public:
 StopReason evaluate_stop(const SolverConfig& config, const IterationStats& stats, double tol_absolute);
 // tol × the mean over features of the data's variance (scikit-learn's _tolerance).
 double absolute_tolerance(const Matrix<double>& points, double tol);
+double absolute_tolerance(const Matrix<float>& points, double tol);  // the same, on the values widened
 
 // Most OpenMP threads a solver accepts: beyond it, thread start-up alone costs
 // more than any run (and libgomp's stacks run out), so it is refused as bad usage.

@@ -20,6 +20,7 @@ double coordinate_limit(Precision precision, std::size_t d);
 // squared distance (or the conversion to float) would overflow: every distance
 // would be infinite and the labels meaningless.
 void check_solver_data(const Matrix<double>& points, Precision precision, int threads = 1);
+void check_solver_data(const Matrix<float>& points, Precision precision, int threads = 1);
 
 // Throws kms::Error unless `centroids` are 1 <= k <= n finite rows of d coordinates
 // within coordinate_limit().

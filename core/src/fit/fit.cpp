@@ -138,6 +138,22 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
         });
 }
 
+FitResult fit(std::shared_ptr<const Matrix<float>> points, const FitOptions& options, FitObserver* observer,
+              std::stop_token stop, const std::string& source_name) {
+    options.validate();
+    if (!points) throw InputError::whole(source_name, "no points to cluster");
+    const BackendEntry* entry = find_backend(options.solver.backend);
+    if (!entry || !entry->reads_host_float)  // widened once; the back end copies to its device anyway
+        return fit(std::make_shared<const Matrix<double>>(points->cast<double>()), options, observer, stop,
+                   source_name);
+    return run_fit(
+        points->rows(), points->cols(), options, observer, stop, source_name,
+        [&](Solver& solver) { solver.set_data(points); },
+        [&](const InitOptions& init) {
+            return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
+        });
+}
+
 FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& options, FitObserver* observer,
               std::stop_token stop, const std::string& source_name) {
     options.validate();
@@ -166,8 +182,10 @@ void check_sample_weight(const std::vector<double>& weights, std::size_t n, cons
     if (!std::isfinite(total)) throw InputError::whole(source_name, "the sample weights' sum overflows");
 }
 
-Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<double>& centroids,
-                  const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight) {
+namespace {
+template <typename Source>
+Assignment assign_host(std::shared_ptr<const Matrix<Source>> points, const Matrix<double>& centroids,
+                       const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight) {
     config.validate();
     if (!points) throw Error("no points to assign");
     if (sample_weight && sample_weight->size() != points->rows())
@@ -198,6 +216,17 @@ Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<dou
     result.labels = cpu::assign_labels(*points, centroids, config.precision, threads, result.inertia,
                                        sample_weight ? sample_weight->data() : nullptr);
     return result;
+}
+}  // namespace
+
+Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<double>& centroids,
+                  const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight) {
+    return assign_host(std::move(points), centroids, config, std::move(sample_weight));
+}
+
+Assignment assign(std::shared_ptr<const Matrix<float>> points, const Matrix<double>& centroids,
+                  const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight) {
+    return assign_host(std::move(points), centroids, config, std::move(sample_weight));
 }
 
 Assignment assign(std::shared_ptr<const DeviceMatrix> points, const Matrix<double>& centroids,

@@ -106,10 +106,23 @@ std::vector<double> block_sums_of(std::size_t n, Mass mass) {
     return sums;
 }
 
+// kms::squared_distance<double> of points of any precision, widened to double
+// first (exactly), so float data seeds as the same values in a double matrix do.
+template <typename T>
+double widened_squared_distance(const T* a, const T* b, std::size_t d) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < d; ++j) {
+        const double diff = static_cast<double>(a[j]) - static_cast<double>(b[j]);
+        sum += diff * diff;
+    }
+    return sum;
+}
+
 // The nearest-centre weights D[i] with their fixed-order block sums.
+template <typename T>
 class NearestDistances {
 public:
-    NearestDistances(const Matrix<double>& points, int threads, const double* sample_weight)
+    NearestDistances(const Matrix<T>& points, int threads, const double* sample_weight)
         : points_(points),
           threads_(threads),
           sample_weight_(sample_weight),
@@ -117,7 +130,7 @@ public:
           block_sums_((points.rows() + kBlockSize - 1) / kBlockSize, 0.0) {}
 
     // D[i] = min(D[i], dist(i, centre)) and the block sums, in one pass.
-    void add_centre(const double* centre) {
+    void add_centre(const T* centre) {
         const std::size_t n = points_.rows(), d = points_.cols();
         const auto blocks = static_cast<std::int64_t>(block_sums_.size());
 #pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
@@ -126,7 +139,7 @@ public:
             const std::size_t end = std::min(n, begin + kBlockSize);
             double sum = 0.0;
             for (std::size_t i = begin; i < end; ++i) {
-                const double s = squared_distance(points_.row(i), centre, d);
+                const double s = widened_squared_distance(points_.row(i), centre, d);
                 if (s < weights_[i]) weights_[i] = s;
                 sum += mass(i);
             }
@@ -159,7 +172,7 @@ public:
                 std::fill(sums.begin(), sums.end(), 0.0);
                 for (std::size_t i = begin; i < end; ++i)
                     for (std::size_t t = 0; t < count; ++t) {
-                        const double s = squared_distance(points_.row(i), points_.row(candidates[t]), d);
+                        const double s = widened_squared_distance(points_.row(i), points_.row(candidates[t]), d);
                         const double nearest = s < weights_[i] ? s : weights_[i];
                         sums[t] += sample_weight_ ? sample_weight_[i] * nearest : nearest;
                     }
@@ -204,7 +217,7 @@ private:
         return best;  // total() > 0 guarantees a point of positive weight
     }
 
-    const Matrix<double>& points_;
+    const Matrix<T>& points_;
     int threads_;
     const double* sample_weight_;  // null: unweighted
     std::vector<double> weights_;
@@ -213,9 +226,10 @@ private:
 };
 
 // Chosen point indices, in order, and the centres they make.
+template <typename T>
 class Selection {
 public:
-    Selection(const Matrix<double>& points, std::size_t k, const double* sample_weight = nullptr)
+    Selection(const Matrix<T>& points, std::size_t k, const double* sample_weight = nullptr)
         : points_(points), sample_weight_(sample_weight), chosen_(points.rows(), 0) {
         order_.reserve(k);
         if (sample_weight_)
@@ -245,12 +259,12 @@ public:
         const std::size_t d = points_.cols();
         Matrix<double> out(order_.size(), d);
         for (std::size_t c = 0; c < order_.size(); ++c)
-            std::copy(points_.row(order_[c]), points_.row(order_[c]) + d, out.row(c));
+            std::copy(points_.row(order_[c]), points_.row(order_[c]) + d, out.row(c));  // widened exactly
         return out;
     }
 
 private:
-    const Matrix<double>& points_;
+    const Matrix<T>& points_;
     const double* sample_weight_;
     std::uint64_t positive_left_ = 0;  // unchosen points of positive weight
     std::vector<char> chosen_;
@@ -258,11 +272,12 @@ private:
 };
 
 // k distinct indices, uniformly (Robert Floyd's sampling: k draws, no O(n) memory).
-Matrix<double> random_init(const Matrix<double>& points, std::size_t k, std::uint64_t seed) {
+template <typename T>
+Matrix<double> random_init(const Matrix<T>& points, std::size_t k, std::uint64_t seed) {
     const std::uint64_t n = points.rows();
     std::unordered_set<std::uint64_t> taken;
     taken.reserve(k);
-    Selection selection(points, k);
+    Selection<T> selection(points, k);
     for (std::uint64_t step = 0; step < k; ++step) {
         const std::uint64_t j = n - k + step;
         const std::uint64_t t = random_below(seed, kStreamRandom, step, j + 1);
@@ -274,10 +289,11 @@ Matrix<double> random_init(const Matrix<double>& points, std::size_t k, std::uin
 }
 
 // k distinct indices drawn ∝ w without replacement (numpy's choice(replace=False, p=w/Σw)).
-Matrix<double> weighted_random_init(const Matrix<double>& points, std::size_t k, std::uint64_t seed,
+template <typename T>
+Matrix<double> weighted_random_init(const Matrix<T>& points, std::size_t k, std::uint64_t seed,
                                     const double* sample_weight) {
     const std::size_t n = points.rows();
-    Selection selection(points, k, sample_weight);
+    Selection<T> selection(points, k, sample_weight);
     const auto mass = [&](std::size_t i) { return selection.chosen(i) ? 0.0 : sample_weight[i]; };
     std::vector<double> block_sums = block_sums_of(n, mass);
     for (std::uint64_t step = 0; step < k; ++step) {
@@ -303,13 +319,14 @@ int default_greedy_trials(std::size_t k) {
     return 2 + static_cast<int>(std::floor(std::log(static_cast<double>(k))));
 }
 
-Matrix<double> seeded_init(const Matrix<double>& points, std::size_t k, const InitOptions& options,
+template <typename T>
+Matrix<double> seeded_init(const Matrix<T>& points, std::size_t k, const InitOptions& options,
                            const std::string& source_name) {
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     const std::uint64_t seed = options.seed;
     const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data();
-    NearestDistances nearest(points, threads, weight);
-    Selection selection(points, k, weight);
+    NearestDistances<T> nearest(points, threads, weight);
+    Selection<T> selection(points, k, weight);
     const auto choose = [&](std::size_t index) {
         selection.add(index);
         nearest.add_centre(points.row(index));
@@ -358,7 +375,8 @@ Matrix<double> seeded_init(const Matrix<double>& points, std::size_t k, const In
     return selection.centres();
 }
 
-Matrix<double> file_init(const Matrix<double>& points, std::size_t k, const InitOptions& options) {
+template <typename T>
+Matrix<double> file_init(const Matrix<T>& points, std::size_t k, const InitOptions& options) {
     if (options.path.empty() && !options.given) throw Error("initialisation 'file' needs the path of a centroid file");
     Matrix<double> centres = options.given ? Matrix<double>(*options.given) : load_matrix(options.path);
     const std::string source = options.given ? std::string("init") : options.path;
@@ -395,8 +413,10 @@ std::optional<InitMethod> parse_init_method(std::string_view name) {
     return std::nullopt;
 }
 
-Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
-                                    const std::string& source_name) {
+namespace {
+template <typename T>
+Matrix<double> initialize_from(const Matrix<T>& points, std::size_t k, const InitOptions& options,
+                               const std::string& source_name) {
     const std::size_t n = points.rows();
     if (k < 1 || k > n)
         throw InputError::whole(source_name, "k = " + std::to_string(k) + " must be between 1 and n = " +
@@ -414,7 +434,7 @@ Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k,
                     [&](double w) { return w == options.sample_weight[0]; })) {
         InitOptions unweighted = options;
         unweighted.sample_weight = {};
-        return initialize_centroids(points, k, unweighted, source_name);
+        return initialize_from(points, k, unweighted, source_name);
     }
     switch (options.method) {
         case InitMethod::Random:
@@ -427,6 +447,17 @@ Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k,
         case InitMethod::Maximin: return seeded_init(points, k, options, source_name);
     }
     throw Error("unknown initialisation method");
+}
+}  // namespace
+
+Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
+                                    const std::string& source_name) {
+    return initialize_from(points, k, options, source_name);
+}
+
+Matrix<double> initialize_centroids(const Matrix<float>& points, std::size_t k, const InitOptions& options,
+                                    const std::string& source_name) {
+    return initialize_from(points, k, options, source_name);
 }
 
 }  // namespace kms

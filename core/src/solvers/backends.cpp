@@ -113,6 +113,15 @@ Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix
     return initialize_centroids(points, k, options, source_name);
 }
 
+Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix<float>& points, std::size_t k,
+                                        const InitOptions& init, const std::string& source_name) {
+    const BackendEntry& entry = usable_entry(config);
+    if (entry.initialize) return entry.initialize(points.cast<double>(), k, init, source_name, config);
+    InitOptions options = init;
+    if (options.threads == 0 && entry.uses_threads) options.threads = config.threads;
+    return initialize_centroids(points, k, options, source_name);
+}
+
 Matrix<double> initialize_centroids_for(const SolverConfig& config, const DeviceMatrix& points, std::size_t k,
                                         const InitOptions& init, const std::string& source_name) {
     const BackendEntry& entry = usable_entry(config);

@@ -139,23 +139,34 @@ StopReason evaluate_stop(const SolverConfig& config, const IterationStats& stats
     return StopReason::NotStopped;
 }
 
-double absolute_tolerance(const Matrix<double>& points, double tol) {
+namespace {
+template <typename T>
+double absolute_tolerance_of(const Matrix<T>& points, double tol) {
     if (tol == 0.0 || points.rows() == 0) return 0.0;
     const std::size_t n = points.rows(), d = points.cols();
     // Two-pass variance per feature (numerically safe), averaged over features.
     double mean_variance = 0.0;
     for (std::size_t j = 0; j < d; ++j) {
         double mean = 0.0;
-        for (std::size_t i = 0; i < n; ++i) mean += points(i, j);
+        for (std::size_t i = 0; i < n; ++i) mean += static_cast<double>(points(i, j));
         mean /= static_cast<double>(n);
         double variance = 0.0;
         for (std::size_t i = 0; i < n; ++i) {
-            const double diff = points(i, j) - mean;
+            const double diff = static_cast<double>(points(i, j)) - mean;
             variance += diff * diff;
         }
         mean_variance += variance / static_cast<double>(n);
     }
     return tol * (mean_variance / static_cast<double>(d));
+}
+}  // namespace
+
+double absolute_tolerance(const Matrix<double>& points, double tol) { return absolute_tolerance_of(points, tol); }
+double absolute_tolerance(const Matrix<float>& points, double tol) { return absolute_tolerance_of(points, tol); }
+
+void Solver::set_data(std::shared_ptr<const Matrix<float>> points) {
+    if (!points) throw Error("the data set is empty");
+    set_data(std::make_shared<const Matrix<double>>(points->template cast<double>()));
 }
 
 }  // namespace kms

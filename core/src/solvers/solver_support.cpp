@@ -18,22 +18,30 @@ double coordinate_limit(Precision precision, std::size_t d) {
 }
 
 namespace {
-void check_range(std::span<const double> values, std::size_t d, Precision precision, int threads,
-                 const char* what) {
+template <typename T>
+void check_range(std::span<const T> values, std::size_t d, Precision precision, int threads, const char* what) {
     double max_abs = 0.0;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) reduction(max : max_abs)
-    for (std::size_t i = 0; i < values.size(); ++i) max_abs = std::max(max_abs, std::abs(values[i]));
+    for (std::size_t i = 0; i < values.size(); ++i) max_abs = std::max(max_abs, std::abs(static_cast<double>(values[i])));
     const double limit = coordinate_limit(precision, d);
     if (max_abs > limit)
         throw Error(std::string(what) + " has coordinates up to " + std::to_string(max_abs) + ", too large for " +
                     std::string(to_string(precision)) + " distances (limit " + std::to_string(limit) +
                     "): rescale the data" + (precision == Precision::F32 ? " or use --precision f64" : ""));
 }
+
+template <typename T>
+void check_data(const Matrix<T>& points, Precision precision, int threads) {
+    if (points.rows() == 0 || points.cols() == 0) throw Error("the data set is empty");
+    check_range(points.span(), points.cols(), precision, std::max(threads, 1), "the data");
+}
 }  // namespace
 
 void check_solver_data(const Matrix<double>& points, Precision precision, int threads) {
-    if (points.rows() == 0 || points.cols() == 0) throw Error("the data set is empty");
-    check_range(points.span(), points.cols(), precision, std::max(threads, 1), "the data");
+    check_data(points, precision, threads);
+}
+void check_solver_data(const Matrix<float>& points, Precision precision, int threads) {
+    check_data(points, precision, threads);
 }
 
 void check_initial_centroids(const Matrix<double>& centroids, std::size_t n, std::size_t d, Precision precision) {
@@ -46,7 +54,7 @@ void check_initial_centroids(const Matrix<double>& centroids, std::size_t n, std
                     std::to_string(n));
     for (double v : centroids.values())
         if (!std::isfinite(v)) throw Error("initial centroids contain NaN or Inf");
-    check_range(centroids.values(), d, precision, 1, "the initial centroids");
+    check_range(std::span<const double>(centroids.values()), d, precision, 1, "the initial centroids");
 }
 
 template <typename T>

@@ -31,13 +31,13 @@ std::unique_ptr<Solver> make_cpu_solver(const SolverConfig& config) {
 }  // namespace
 
 namespace {
-template <typename T>
-std::vector<std::int32_t> assign_in(const Matrix<double>& points, const Matrix<double>& centroids, int threads,
+template <typename T, typename Source>
+std::vector<std::int32_t> assign_in(const Matrix<Source>& points, const Matrix<double>& centroids, int threads,
                                     double& inertia, const double* weights) {
     const std::size_t n = points.rows(), d = points.cols(), k = centroids.rows();
     Matrix<T> converted;
     const T* x;
-    if constexpr (std::is_same_v<T, double>) {
+    if constexpr (std::is_same_v<T, Source>) {
         x = points.data();
     } else {
         converted = points.template cast<T>();
@@ -71,9 +71,10 @@ std::vector<std::int32_t> assign_in(const Matrix<double>& points, const Matrix<d
 }
 }  // namespace
 
-std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matrix<double>& centroids,
-                                        Precision precision, int threads, double& inertia,
-                                        const double* weights) {
+namespace {
+template <typename Source>
+std::vector<std::int32_t> assign_labels_of(const Matrix<Source>& points, const Matrix<double>& centroids,
+                                           Precision precision, int threads, double& inertia, const double* weights) {
     check_solver_data(points, precision, threads);
     if (centroids.rows() < 1) throw Error("no centroids");
     if (centroids.cols() != points.cols())
@@ -83,6 +84,16 @@ std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matr
     threads = threads > 0 ? threads : omp_get_max_threads();
     return precision == Precision::F32 ? assign_in<float>(points, centroids, threads, inertia, weights)
                                        : assign_in<double>(points, centroids, threads, inertia, weights);
+}
+}  // namespace
+
+std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matrix<double>& centroids,
+                                        Precision precision, int threads, double& inertia, const double* weights) {
+    return assign_labels_of(points, centroids, precision, threads, inertia, weights);
+}
+std::vector<std::int32_t> assign_labels(const Matrix<float>& points, const Matrix<double>& centroids,
+                                        Precision precision, int threads, double& inertia, const double* weights) {
+    return assign_labels_of(points, centroids, precision, threads, inertia, weights);
 }
 
 namespace {
@@ -126,6 +137,7 @@ BackendEntry backend_entry(Backend backend) {
     entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
                         Algorithm::Exponion};
     entry.uses_threads = backend == Backend::OpenMP;
+    entry.reads_host_float = true;
     entry.availability = [] { return BackendAvailability{true, {}}; };
     entry.make_solver = make_cpu_solver;
     entry.choose_algorithm = choose_cpu_algorithm;

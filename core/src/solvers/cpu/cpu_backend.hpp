@@ -25,4 +25,7 @@ namespace kms::cpu {
 std::vector<std::int32_t> assign_labels(const Matrix<double>& points, const Matrix<double>& centroids,
                                         Precision precision, int threads, double& inertia,
                                         const double* weights = nullptr);
+std::vector<std::int32_t> assign_labels(const Matrix<float>& points, const Matrix<double>& centroids,
+                                        Precision precision, int threads, double& inertia,
+                                        const double* weights = nullptr);
 }  // namespace kms::cpu

@@ -66,25 +66,11 @@ public:
 
     const SolverConfig& config() const override { return config_; }
 
-    void set_data(std::shared_ptr<const Matrix<double>> points) override {
-        if (!points) throw Error("the data set is empty");
-        check_solver_data(*points, config_.precision, threads_);
-        source_ = std::move(points);
-        if constexpr (std::is_same_v<T, double>) {
-            points_ = source_->data();
-        } else {
-            converted_ = source_->template cast<T>();
-            points_ = converted_.data();
-        }
-        n_ = source_->rows();
-        d_ = source_->cols();
-        tol_absolute_ = absolute_tolerance(*source_, config_.tol);
-        initial_ = Matrix<double>();
-        k_ = 0;
-        weight_source_.reset();
-        weights_ = nullptr;
-        clear_run();
-    }
+    void set_data(std::shared_ptr<const Matrix<double>> points) override { attach(std::move(points)); }
+    void set_data(std::shared_ptr<const Matrix<float>> points) override { attach(std::move(points)); }
+    // The points the steps read: the caller's values in place when they are of the
+    // solver's precision, else the converted copy.
+    const void* data_address() const override { return points_; }
 
     void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) override {
         if (!source_) throw Error("set the data before the sample weights");
@@ -349,8 +335,30 @@ protected:
 
     SolverConfig config_;
     int threads_ = 1;
-    std::shared_ptr<const Matrix<double>> source_;
-    Matrix<T> converted_;            // float copy of the data (float solvers only)
+    template <typename Source>
+    void attach(std::shared_ptr<const Matrix<Source>> points) {
+        if (!points) throw Error("the data set is empty");
+        check_solver_data(*points, config_.precision, threads_);
+        if constexpr (std::is_same_v<Source, T>) {
+            converted_ = Matrix<T>();
+            points_ = points->data();
+        } else {
+            converted_ = points->template cast<T>();
+            points_ = converted_.data();
+        }
+        n_ = points->rows();
+        d_ = points->cols();
+        tol_absolute_ = absolute_tolerance(*points, config_.tol);
+        source_ = std::move(points);
+        initial_ = Matrix<double>();
+        k_ = 0;
+        weight_source_.reset();
+        weights_ = nullptr;
+        clear_run();
+    }
+
+    std::shared_ptr<const void> source_;  // the caller's points (Matrix<double> or Matrix<float>), kept alive
+    Matrix<T> converted_;                 // the points in T when the caller's are of the other precision
     const T* points_ = nullptr;
     std::shared_ptr<const std::vector<double>> weight_source_;  // null: unweighted
     std::vector<T> weights_converted_;  // float copy of the weights (float solvers only)
