@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/random.hpp"
 #include "kms/backends.hpp"
@@ -399,6 +400,129 @@ private slots:
                 QCOMPARE(solvers[s]->inertia(), solvers[0]->inertia());
             }
         }
+    }
+
+    // A data set split into row blocks over 1-4 ranks (threads of a ThreadGroup
+    // standing for MPI processes) runs as one solver on all rows, bit for bit:
+    // at every iteration the same centroids, inertia, counts, stop decision and, put
+    // together in rank order, labels — every solver, both precisions, weighted or
+    // not, with empty clusters relocated, including ranks that hold no rows.
+    void partitioned_runs_equal_one_process() {
+        const Case cases[] = {
+            {20000, 2, 9, Shape::Blobs, true, 61},
+            {13000, 5, 24, Shape::IntegerGrid, false, 62},   // ties everywhere
+            {9000, 3, 6, Shape::FewDistinct, true, 63},      // duplicates, empty clusters
+            {5000, 7, 4, Shape::Uniform, false, 64, 3.0e4},  // three ranks: one of them holds no rows
+        };
+        int case_index = 0;
+        for (const Case& c : cases) {
+            const auto points = make_points(c);
+            const Matrix<double> initial = make_centroids(c, *points);
+            std::vector<double> weight_values(c.n);
+            for (std::size_t i = 0; i < c.n; ++i) weight_values[i] = static_cast<double>(random_below(c.seed, 50, i, 4));
+            weight_values[0] = 1.0;
+            const auto weights = std::make_shared<const std::vector<double>>(weight_values);
+            const Algorithm algorithm = kSolvers[case_index % kSolverCount];
+            const Algorithm other = kSolvers[(case_index + 2) % kSolverCount];
+            int combination = case_index;
+            for (Algorithm a : {algorithm, other})
+                for (Precision precision : {Precision::F32, Precision::F64}) {
+                    {
+                        const int ranks = 2 + combination++ % 3;  // 2, 3 and 4 ranks over the combinations
+                        const bool weighted = (case_index + ranks) % 2 == 1;
+                        const std::string where = "case " + std::to_string(case_index) + " " +
+                                                  std::string(to_string(a)) + "/" +
+                                                  std::string(to_string(precision)) + " ranks " +
+                                                  std::to_string(ranks) + (weighted ? " weighted" : "");
+                        auto single = make(a, Backend::OpenMP, precision, 2, EmptyClusterPolicy::Farthest);
+                        single->set_data(points);
+                        if (weighted) single->set_sample_weight(weights);
+                        single->set_initial_centroids(initial);
+                        const std::vector<std::size_t> first = partition_rows(c.n, c.k, c.d, ranks);
+                        struct Record {
+                            Matrix<double> centroids;
+                            IterationStats stats;
+                            double inertia;
+                            StopReason stop;
+                            std::vector<std::int32_t> labels;
+                        };
+                        std::vector<std::vector<Record>> records(static_cast<std::size_t>(ranks));
+                        constexpr int kSteps = 12;
+                        ThreadGroup group(ranks);
+                        group.run([&](std::shared_ptr<Communicator> comm) {
+                            const auto r = static_cast<std::size_t>(comm->rank());
+                            const std::size_t begin = first[r], rows = first[r + 1] - first[r];
+                            auto block = std::make_shared<Matrix<double>>(rows, c.d);
+                            std::copy(points->row(begin), points->row(begin) + rows * c.d, block->data());
+                            auto solver = make(a, r % 2 ? Backend::Sequential : Backend::OpenMP, precision, 2,
+                                               EmptyClusterPolicy::Farthest);
+                            solver->set_partition(RowPartition{comm, c.n, begin});
+                            solver->set_data(block);
+                            if (weighted)
+                                solver->set_sample_weight(std::make_shared<const std::vector<double>>(
+                                    weights->begin() + static_cast<std::ptrdiff_t>(begin),
+                                    weights->begin() + static_cast<std::ptrdiff_t>(begin + rows)));
+                            solver->set_initial_centroids(initial);
+                            for (int it = 0; it < kSteps; ++it) {
+                                Record record;
+                                record.stats = solver->step();
+                                record.centroids = solver->centroids();
+                                record.inertia = solver->inertia();
+                                record.stop = solver->stop_reason();
+                                record.labels = solver->labels();
+                                records[r].push_back(std::move(record));
+                            }
+                        });
+                        for (int it = 0; it < kSteps; ++it) {
+                            const IterationStats expected = single->step();
+                            std::vector<std::int32_t> labels;
+                            for (int r = 0; r < ranks; ++r) {
+                                const Record& got = records[static_cast<std::size_t>(r)][static_cast<std::size_t>(it)];
+                                const std::string at = where + " iteration " + std::to_string(it + 1) + " rank " +
+                                                       std::to_string(r);
+                                QVERIFY2(got.centroids == single->centroids(), at.c_str());
+                                QVERIFY2(got.inertia == single->inertia(), at.c_str());
+                                QVERIFY2(got.stop == single->stop_reason(), at.c_str());
+                                QVERIFY2(got.stats.labels_changed == expected.labels_changed, at.c_str());
+                                QVERIFY2(got.stats.point_centroid_distances == expected.point_centroid_distances,
+                                         at.c_str());
+                                QVERIFY2(got.stats.bound_skips == expected.bound_skips, at.c_str());
+                                QVERIFY2(got.stats.empty_clusters == expected.empty_clusters, at.c_str());
+                                QVERIFY2(got.stats.shift_sq_total == expected.shift_sq_total, at.c_str());
+                                labels.insert(labels.end(), got.labels.begin(), got.labels.end());
+                            }
+                            QVERIFY2(labels == single->labels(), (where + " labels").c_str());
+                        }
+                    }
+                }
+            ++case_index;
+        }
+    }
+
+    // Blocks that do not fall on the update's packages are refused, not summed in another order.
+    void partition_must_fall_on_packages() {
+        const Case c{20000, 2, 5, Shape::Blobs, false, 71};
+        const auto points = make_points(c);
+        const std::vector<std::size_t> first = partition_rows(c.n, c.k, c.d, 2);
+        QCOMPARE(first.front(), std::size_t{0});
+        QCOMPARE(first.back(), c.n);
+        QVERIFY(first[1] % 4096 == 0 && first[1] % package_layout(c.n, c.k, c.d).package_size == 0);
+        ThreadGroup group(2);
+        bool refused = false;
+        try {
+            group.run([&](std::shared_ptr<Communicator> comm) {
+                const std::size_t begin = comm->rank() == 0 ? 0 : 1000, end = comm->rank() == 0 ? 1000 : c.n;
+                auto block = std::make_shared<Matrix<double>>(end - begin, c.d);
+                std::copy(points->row(begin), points->row(begin) + (end - begin) * c.d, block->data());
+                auto solver = make(Algorithm::Lloyd, Backend::Sequential, Precision::F64, 1, EmptyClusterPolicy::Keep);
+                solver->set_partition(RowPartition{comm, c.n, begin});
+                solver->set_data(block);
+                solver->set_initial_centroids(make_centroids(c, *points));
+            });
+        } catch (const Error& e) {
+            refused = std::string(e.what()).find("packages") != std::string::npos;
+        }
+        QVERIFY(refused);
     }
 
     // Float data (a float32 NumPy array) fits exactly as its values widened to

@@ -81,6 +81,7 @@ struct SolverConfig {
 enum class PointStatus : std::uint8_t { Recomputed = 0, Skipped = 1 };
 
 struct DeviceMatrix;  // kms/device_matrix.hpp
+struct RowPartition;  // kms/communicator.hpp
 
 class Solver {
 public:
@@ -99,6 +100,13 @@ public:
     // otherwise); the same run as set_data() of those values. Resets the run.
     // Back ends without device data (the CPU ones) throw kms::Error.
     virtual void set_device_data(std::shared_ptr<const DeviceMatrix> points);
+    // This solver holds one block of a partitioned data set (kms/communicator.hpp):
+    // set before the data; the data given to set_data() is then the block's rows
+    // (none is allowed) and every rank runs the same calls in the same order. The
+    // labels are the block's; centroids, inertia, statistics and the stop decision
+    // are the whole data set's, bit for bit those of one solver on all the rows.
+    // Back ends that cannot throw kms::Error.
+    virtual void set_partition(const RowPartition& partition);
     // The memory the solver reads the points from (host or device address), for
     // tests and reports; nullptr where a back end does not say.
     virtual const void* data_address() const { return nullptr; }
@@ -148,6 +156,10 @@ StopReason evaluate_stop(const SolverConfig& config, const IterationStats& stats
 // tol × the mean over features of the data's variance (scikit-learn's _tolerance).
 double absolute_tolerance(const Matrix<double>& points, double tol);
 double absolute_tolerance(const Matrix<float>& points, double tol);  // the same, on the values widened
+// The same of a partitioned data set, from each rank's block (a collective call):
+// the sums run through the ranks in row order, so the result is that of all rows.
+double absolute_tolerance(const Matrix<double>& block, double tol, const RowPartition& partition);
+double absolute_tolerance(const Matrix<float>& block, double tol, const RowPartition& partition);
 
 // Most OpenMP threads a solver accepts: beyond it, thread start-up alone costs
 // more than any run (and libgomp's stacks run out), so it is refused as bad usage.

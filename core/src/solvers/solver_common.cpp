@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <omp.h>
 
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/solver.hpp"
 #include "kms/device_matrix.hpp"
@@ -159,7 +161,47 @@ double absolute_tolerance_of(const Matrix<T>& points, double tol) {
     }
     return tol * (mean_variance / static_cast<double>(d));
 }
+
+// Row order across ranks: rank r adds its rows to the running sums it receives
+// from rank r - 1, as one loop over all rows would (a chain of broadcasts).
+template <typename T>
+double partitioned_tolerance_of(const Matrix<T>& block, double tol, const RowPartition& partition) {
+    if (tol == 0.0 || partition.global_rows == 0) return 0.0;
+    Communicator& comm = *partition.comm;
+    const std::size_t n = block.rows(), d = block.cols();
+    const auto chain = [&](std::vector<double>& running, auto add_row) {
+        for (int r = 0; r < comm.size(); ++r) {
+            if (r == comm.rank())
+                for (std::size_t j = 0; j < d; ++j)
+                    for (std::size_t i = 0; i < n; ++i) add_row(running[j], i, j);
+            comm.broadcast(running, r);
+        }
+    };
+    const auto rows = static_cast<double>(partition.global_rows);
+    std::vector<double> mean(d, 0.0);
+    chain(mean, [&](double& sum, std::size_t i, std::size_t j) { sum += static_cast<double>(block(i, j)); });
+    for (double& m : mean) m /= rows;
+    std::vector<double> variance(d, 0.0);
+    chain(variance, [&](double& sum, std::size_t i, std::size_t j) {
+        const double diff = static_cast<double>(block(i, j)) - mean[j];
+        sum += diff * diff;
+    });
+    double mean_variance = 0.0;
+    for (std::size_t j = 0; j < d; ++j) mean_variance += variance[j] / rows;
+    return tol * (mean_variance / static_cast<double>(d));
+}
 }  // namespace
+
+double absolute_tolerance(const Matrix<double>& block, double tol, const RowPartition& partition) {
+    return partitioned_tolerance_of(block, tol, partition);
+}
+double absolute_tolerance(const Matrix<float>& block, double tol, const RowPartition& partition) {
+    return partitioned_tolerance_of(block, tol, partition);
+}
+
+void Solver::set_partition(const RowPartition&) {
+    throw Error("the " + config().backend_name() + " back end cannot run on a block of a partitioned data set");
+}
 
 double absolute_tolerance(const Matrix<double>& points, double tol) { return absolute_tolerance_of(points, tol); }
 double absolute_tolerance(const Matrix<float>& points, double tol) { return absolute_tolerance_of(points, tol); }

@@ -43,6 +43,7 @@ public:
     ~CudaSolverBase() override;
 
     const SolverConfig& config() const override { return config_; }
+    using Solver::set_data;  // float host data: widened once (Solver::set_data(Matrix<float>)), then the double path
     void set_data(std::shared_ptr<const Matrix<double>> points) override;
     void set_device_data(std::shared_ptr<const DeviceMatrix> points) override;
     const void* data_address() const override { return points_data_; }

@@ -15,13 +15,16 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <exception>
 #include <numeric>
+#include <span>
 #include <string>
 
 #include <omp.h>
 
 #include "kernels.hpp"
 #include "thread_binding.hpp"
+#include "kms/communicator.hpp"
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
 #include "kms/solver.hpp"
@@ -72,6 +75,13 @@ public:
     // solver's precision, else the converted copy.
     const void* data_address() const override { return points_; }
 
+    void set_partition(const RowPartition& partition) override {
+        if (!partition.comm) throw Error("a row partition needs a communicator");
+        partition_ = partition;
+        source_.reset();  // the block's data follows (set_data)
+        n_ = 0;
+    }
+
     void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) override {
         if (!source_) throw Error("set the data before the sample weights");
         if (weights && weights->size() != n_)
@@ -92,7 +102,7 @@ public:
 
     void set_initial_centroids(const Matrix<double>& centroids) override {
         if (!source_) throw Error("set the data before the initial centroids");
-        check_initial_centroids(centroids, n_, d_, config_.precision);
+        check_initial_centroids(centroids, global_n_, d_, config_.precision);
         initial_ = centroids;
         k_ = centroids.rows();
         allocate();
@@ -110,7 +120,8 @@ public:
         stats.iteration = iteration_ + 1;
         // A cancellable step keeps the last completed iteration's labels and status
         // to fall back on (one O(n) copy, small beside a CPU step).
-        const bool cancellable = stop_.stop_possible();
+        // A partitioned step is never cut short: every rank must reach the same collectives.
+        const bool cancellable = stop_.stop_possible() && !partition_.comm;
         if (cancellable) {
             parallel_copy(labels_, labels_before_);
             parallel_copy(status_, status_before_);
@@ -128,6 +139,7 @@ public:
             throw Cancelled("step " + std::to_string(iteration_ + 1) + " cancelled");
         }
         update(stats);
+        if (partition_.comm) sum_over_ranks(stats);
         ++iteration_;
         stop_reason_ = evaluate_stop(config_, stats, tol_absolute_);
         stats.time_total_ms = elapsed_ms(start);
@@ -141,8 +153,9 @@ public:
 
     std::uint64_t finalize_labels() override {
         if (!source_ || k_ == 0) throw Error("no data or no centroids");
-        const std::uint64_t changed = full_assignment();
+        std::uint64_t changed = full_assignment();
         bounds_valid_ = false;  // the bounds no longer describe these labels
+        if (partition_.comm) partition_.comm->sum({&changed, 1});
         return changed;
     }
 
@@ -176,10 +189,10 @@ public:
         const T* c = centroids_.data();
         const double* w = weight_source_ ? weight_source_->data() : nullptr;
 #pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
-        for (std::size_t p = 0; p < packages_; ++p) {
+        for (std::size_t p = package_begin_; p < package_end_; ++p) {
             double sum = 0.0;
-            const std::size_t end = std::min(n_, (p + 1) * package_size_);
-            for (std::size_t i = p * package_size_; i < end; ++i) {
+            const std::size_t end = std::min(n_, (p + 1) * package_size_ - first_row_);
+            for (std::size_t i = p * package_size_ - first_row_; i < end; ++i) {
                 if (labels_[i] < 0) continue;
                 const auto distance = static_cast<double>(
                     squared_distance(points_ + i * d_, c + static_cast<std::size_t>(labels_[i]) * d_, d_));
@@ -187,6 +200,7 @@ public:
             }
             partial[p] = sum;
         }
+        if (partition_.comm) gather_packages(partial.data(), 1);
         return std::accumulate(partial.begin(), partial.end(), 0.0);
     }
 
@@ -338,7 +352,16 @@ protected:
     template <typename Source>
     void attach(std::shared_ptr<const Matrix<Source>> points) {
         if (!points) throw Error("the data set is empty");
-        check_solver_data(*points, config_.precision, threads_);
+        if (partition_.comm) {  // a block: may be empty, must lie inside the data set
+            if (points->cols() == 0) throw Error("the data set is empty");
+            if (points->rows() > 0) check_solver_data(*points, config_.precision, threads_);
+            if (partition_.first_row + points->rows() > partition_.global_rows)
+                throw Error("rank " + std::to_string(partition_.comm->rank()) + "'s block (rows " +
+                            std::to_string(partition_.first_row) + " + " + std::to_string(points->rows()) +
+                            ") runs past the data set's " + std::to_string(partition_.global_rows) + " rows");
+        } else {
+            check_solver_data(*points, config_.precision, threads_);
+        }
         if constexpr (std::is_same_v<Source, T>) {
             converted_ = Matrix<T>();
             points_ = points->data();
@@ -348,7 +371,10 @@ protected:
         }
         n_ = points->rows();
         d_ = points->cols();
-        tol_absolute_ = absolute_tolerance(*points, config_.tol);
+        first_row_ = partition_.comm ? partition_.first_row : 0;
+        global_n_ = partition_.comm ? partition_.global_rows : n_;
+        tol_absolute_ = partition_.comm ? absolute_tolerance(*points, config_.tol, partition_)
+                                        : absolute_tolerance(*points, config_.tol);
         source_ = std::move(points);
         initial_ = Matrix<double>();
         k_ = 0;
@@ -397,14 +423,17 @@ private:
     void allocate() {
         // Packages depend on n, k and d only (never on the thread count), so the
         // update gives the same bits for any number of threads.
-        const std::size_t by_size = (n_ + 1023) / 1024;
-        const std::size_t by_memory = std::max<std::size_t>(1, (std::size_t{1} << 25) / std::max<std::size_t>(1, k_ * d_));
-        packages_ = std::max<std::size_t>(1, std::min({by_size, std::size_t{256}, by_memory}));
-        if (config_.packages > 0)  // asked for (the float-error study): at most one per sub-package
-            packages_ = std::min<std::size_t>(static_cast<std::size_t>(config_.packages), (n_ + kSubPackage - 1) / kSubPackage);
-        package_size_ = (n_ + packages_ - 1) / packages_;
-        package_size_ = (package_size_ + kSubPackage - 1) / kSubPackage * kSubPackage;
-        packages_ = (n_ + package_size_ - 1) / package_size_;
+        // (of the whole data set: a partitioned run's ranks own whole packages).
+        const PackageLayout layout = package_layout(global_n_, k_, d_, config_.packages);
+        packages_ = layout.packages;
+        package_size_ = layout.package_size;
+        package_begin_ = std::min(packages_, first_row_ / package_size_);
+        package_end_ = std::min(packages_, (first_row_ + n_ + package_size_ - 1) / package_size_);
+        if (first_row_ % package_size_ != 0 || (first_row_ + n_ != global_n_ && (first_row_ + n_) % package_size_ != 0))
+            throw Error("rank " + std::to_string(partition_.comm ? partition_.comm->rank() : 0) + "'s rows [" +
+                        std::to_string(first_row_) + ", " + std::to_string(first_row_ + n_) +
+                        ") do not start and end on the update's packages of " + std::to_string(package_size_) +
+                        " points: split the rows with kms::partition_rows");
         try {
             package_sums_.assign(packages_ * k_ * d_, 0.0);
             package_counts_.assign(packages_ * k_, 0);
@@ -426,7 +455,8 @@ private:
         const std::size_t kd = k_ * d_;
         double* sums = package_sums_.data();
         std::int64_t* counts = package_counts_.data();
-        double* weight_sums = weights_ ? package_weights_.data() : nullptr;
+        double* weight_sums = weight_source_ ? package_weights_.data() : nullptr;  // (a rank with no rows has weights_ == nullptr)
+        std::exception_ptr gather_failure;
 #pragma omp parallel num_threads(threads_) if (threads_ > 1)
         {
             // Sub-package sums start at zero and are added to unconditionally (no
@@ -440,14 +470,14 @@ private:
             ThreadScratch<unsigned char> touched(k_);
             ThreadScratch<std::int64_t> count(k_);
 #pragma omp for schedule(static)
-            for (std::size_t p = 0; p < packages_; ++p) {
+            for (std::size_t p = package_begin_; p < package_end_; ++p) {
                 double* psum = sums + p * kd;
                 std::int64_t* pcount = count.data();
                 std::fill(psum, psum + kd, 0.0);
                 std::fill(pcount, pcount + k_, 0);
                 if (weight_sums) std::fill(weight_sums + p * k_, weight_sums + (p + 1) * k_, 0.0);
-                const std::size_t end = std::min(n_, (p + 1) * package_size_);
-                for (std::size_t s = p * package_size_; s < end; s += kSubPackage) {
+                const std::size_t end = std::min(n_, (p + 1) * package_size_ - first_row_);  // block rows
+                for (std::size_t s = p * package_size_ - first_row_; s < end; s += kSubPackage) {
                     const std::size_t s_end = std::min(end, s + kSubPackage);
                     if (weight_sums) {
                         sum_weighted(s, s_end, sub.data(), touched.data(), pcount, weight_sums + p * k_);
@@ -475,6 +505,17 @@ private:
                 }
                 std::copy(pcount, pcount + k_, counts + p * k_);
             }
+            if (partition_.comm) {  // every rank gets every package's sums: the tree below runs whole on each
+#pragma omp master
+                try {
+                    gather_packages(sums, kd);
+                    gather_packages(counts, k_);
+                    if (weight_sums) gather_packages(weight_sums, k_);
+                } catch (...) {
+                    gather_failure = std::current_exception();  // rethrown after the parallel region
+                }
+#pragma omp barrier
+            }
             // Fixed pairwise tree over packages: 0+1, 2+3, ..., then 0+2, ...
             for (std::size_t stride = 1; stride < packages_; stride *= 2) {
 #pragma omp for schedule(static)
@@ -491,6 +532,8 @@ private:
                 }
             }
         }
+
+        if (gather_failure) std::rethrow_exception(gather_failure);
 
         Matrix<T> previous = centroids_;
         int empty = 0;
@@ -542,18 +585,17 @@ private:
             distance[i] = squared_distance(points_ + i * d_, previous.row(static_cast<std::size_t>(labels_[i])), d_);
         const std::vector<std::size_t> empty_ids =
             weight_sums ? empty_clusters<double>({weight_sums, k_}) : empty_clusters<std::int64_t>({counts, k_});
-        const std::vector<std::size_t> order = farthest_points<T>(distance, empty_ids.size());
-        const std::size_t take = order.size();
+        const std::vector<Mover> movers = farthest_movers(distance, empty_ids.size(), weight_sums != nullptr);
+        const std::size_t take = movers.size();
         std::vector<double> cluster_sum(sums, sums + k_ * d_);
         std::vector<std::int64_t> cluster_count(counts, counts + k_);
         std::vector<double> cluster_weight = weight_sums ? std::vector<double>(weight_sums, weight_sums + k_)
                                                          : std::vector<double>();
         for (std::size_t e = 0; e < take; ++e) {
-            const std::size_t far = order[e];
             const std::size_t target = empty_ids[e];
-            const std::size_t from = static_cast<std::size_t>(labels_[far]);
-            const T* x = points_ + far * d_;
-            const T w = weight_sums ? weights_[far] : T(1);
+            const std::size_t from = movers[e].from;
+            const T* x = movers[e].x.data();
+            const T w = movers[e].w;
             for (std::size_t t = 0; t < d_; ++t) {
                 cluster_sum[from * d_ + t] -= static_cast<double>(weight_sums ? w * (x[t] - previous(from, t))
                                                                               : x[t] - previous(from, t));
@@ -574,6 +616,80 @@ private:
             }
         }
         return n_;
+    }
+
+    // A point that leaves its cluster for an empty one: its old label, weight, coordinates.
+    struct Mover {
+        std::size_t from = 0;
+        T w = T(1);
+        std::vector<T> x;
+    };
+    // The `count` points farthest from their own centroid (`distance`, one per
+    // block row), largest first, the lowest (global) index on ties: of the whole
+    // data set when partitioned (each rank offers its own farthest, every rank
+    // picks the same from all offers).
+    std::vector<Mover> farthest_movers(const std::vector<T>& distance, std::size_t count, bool weighted) const {
+        const std::vector<std::size_t> order = farthest_points<T>(distance, count);
+        const auto mover_of = [&](std::size_t i) {
+            Mover m;
+            m.from = static_cast<std::size_t>(labels_[i]);
+            m.w = weighted ? weights_[i] : T(1);
+            m.x.assign(points_ + i * d_, points_ + (i + 1) * d_);
+            return m;
+        };
+        std::vector<Mover> movers;
+        if (!partition_.comm) {
+            for (std::size_t i : order) movers.push_back(mover_of(i));
+            return movers;
+        }
+        // Offers: distance, global index, label, weight, d coordinates (floats widen exactly).
+        const std::size_t width = 4 + d_;
+        std::vector<double> offers;
+        for (std::size_t i : order) {
+            offers.insert(offers.end(), {static_cast<double>(distance[i]), static_cast<double>(first_row_ + i),
+                                         static_cast<double>(labels_[i]), static_cast<double>(weighted ? weights_[i] : T(1))});
+            for (std::size_t t = 0; t < d_; ++t) offers.push_back(static_cast<double>(points_[i * d_ + t]));
+        }
+        const std::vector<double> all = partition_.comm->allgather(offers);
+        std::vector<std::size_t> rank_of(all.size() / width);
+        std::iota(rank_of.begin(), rank_of.end(), std::size_t{0});
+        std::sort(rank_of.begin(), rank_of.end(), [&](std::size_t a, std::size_t b) {
+            const double da = all[a * width], db = all[b * width];
+            return da != db ? da > db : all[a * width + 1] < all[b * width + 1];
+        });
+        for (std::size_t e = 0; e < std::min(count, rank_of.size()); ++e) {
+            const double* offer = all.data() + rank_of[e] * width;
+            Mover m;
+            m.from = static_cast<std::size_t>(offer[2]);
+            m.w = static_cast<T>(offer[3]);
+            for (std::size_t t = 0; t < d_; ++t) m.x.push_back(static_cast<T>(offer[4 + t]));
+            movers.push_back(std::move(m));
+        }
+        return movers;
+    }
+
+    // Every rank's packages [package_begin_, package_end_) of `values` (`width`
+    // per package), so that each rank holds all packages' values.
+    template <typename V>
+    void gather_packages(V* values, std::size_t width) const {
+        const std::vector<V> all = partition_.comm->allgather(
+            std::span<const V>(values + package_begin_ * width, (package_end_ - package_begin_) * width));
+        if (all.size() != packages_ * width)
+            throw Error("the ranks' blocks do not cover the data set's " + std::to_string(packages_) +
+                        " packages once each, in rank order");
+        std::copy(all.begin(), all.end(), values);
+    }
+
+    // The per-point counts of a step, summed over the ranks (exact).
+    void sum_over_ranks(IterationStats& stats) {
+        std::uint64_t counts[] = {stats.point_centroid_distances, stats.bound_skips, stats.group_skips,
+                                  stats.labels_changed, stats.verified_points};
+        partition_.comm->sum(counts);
+        stats.point_centroid_distances = counts[0];
+        stats.bound_skips = counts[1];
+        stats.group_skips = counts[2];
+        stats.labels_changed = counts[3];
+        stats.verified_points = counts[4];
     }
 
     // One sub-package of the weighted update: Σ w·(x - old) in T per cluster,
@@ -598,6 +714,10 @@ private:
     }
 
     std::size_t packages_ = 1, package_size_ = 1;
+    // A partitioned run (set_partition): this rank's rows are [first_row_, first_row_ + n_)
+    // of global_n_, its packages [package_begin_, package_end_) of packages_.
+    RowPartition partition_;
+    std::size_t first_row_ = 0, global_n_ = 0, package_begin_ = 0, package_end_ = 1;
     std::vector<double> package_sums_;
     std::vector<std::int64_t> package_counts_;
     std::vector<double> package_weights_;  // weighted runs: Σ w per package and cluster

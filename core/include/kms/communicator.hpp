@@ -1,0 +1,76 @@
+#pragma once
+// Row partitions: one data set split into contiguous blocks of rows, one per rank
+// (an MPI process, or a thread of ThreadGroup in tests), each rank running the
+// same solver on its block. The few collective operations a partitioned run needs
+// are those of kms::Communicator; the solvers call them in the same order on every
+// rank, and combine what they gather in the single-process order, so a partitioned
+// run gives the single process's bits (docs/scale-out.md says how).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace kms {
+
+class Communicator {
+public:
+    virtual ~Communicator() = default;
+    virtual int rank() const = 0;
+    virtual int size() const = 0;
+    // Every rank's values (their counts may differ), concatenated in rank order, on every rank.
+    virtual std::vector<double> allgather(std::span<const double> values) = 0;
+    virtual std::vector<std::int64_t> allgather(std::span<const std::int64_t> values) = 0;
+    // In place: each entry becomes its sum over the ranks (integers: exact in any order).
+    virtual void sum(std::span<std::uint64_t> values) = 0;
+    // In place: every rank gets `root`'s values.
+    virtual void broadcast(std::span<double> values, int root) = 0;
+};
+
+// A rank's block of a data set of `global_rows` rows: rows [first_row, first_row + rows).
+struct RowPartition {
+    std::shared_ptr<Communicator> comm;
+    std::size_t global_rows = 0;
+    std::size_t first_row = 0;
+};
+
+// How the CPU solvers cut n points into packages for the centroid update (the
+// reduction tree's leaves): a function of n, k, d and --packages only.
+struct PackageLayout {
+    std::size_t packages = 1;
+    std::size_t package_size = 1;  // points per package, a multiple of 256; the last may be shorter
+};
+PackageLayout package_layout(std::size_t n, std::size_t k, std::size_t d, int packages_option = 0);
+
+// The first row of each of `ranks` blocks of n rows (and n at the end: ranks + 1
+// numbers), as equal as the grain allows: every boundary falls on a package of
+// package_layout(n, k, d, packages_option) and on a 4096-point block of the
+// initialisation's fixed order, so each rank's sums are whole leaves of the
+// single-process trees. Ranks past the data get no rows.
+std::vector<std::size_t> partition_rows(std::size_t n, std::size_t k, std::size_t d, int ranks,
+                                        int packages_option = 0);
+
+// `ranks` threads of this process as ranks, for tests and for comparing a
+// partitioned run with the single process in one program: run(body) calls
+// body(comm) on each thread with that thread's communicator and returns when all
+// have. An exception on one rank is rethrown by run() (the others are released).
+class ThreadGroup {
+public:
+    explicit ThreadGroup(int ranks);
+    ~ThreadGroup();
+    ThreadGroup(const ThreadGroup&) = delete;
+    ThreadGroup& operator=(const ThreadGroup&) = delete;
+    template <typename Body>
+    void run(Body body) {
+        run_impl([&](std::shared_ptr<Communicator> comm) { body(std::move(comm)); });
+    }
+
+    struct Shared;  // the threads' barrier and slots (partition.cpp)
+
+private:
+    void run_impl(const std::function<void(std::shared_ptr<Communicator>)>& body);
+    std::unique_ptr<Shared> shared_;
+};
+
+}  // namespace kms

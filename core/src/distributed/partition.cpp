@@ -1,0 +1,140 @@
+// Row partitions (kms/communicator.hpp): the package layout the CPU solvers share,
+// the block boundaries that keep a partitioned run's sums those of one process,
+// and ThreadGroup, threads as ranks.
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "kms/communicator.hpp"
+#include "kms/error.hpp"
+
+namespace kms {
+
+namespace {
+constexpr std::size_t kSubPackage = 256;         // the CPU update's sub-package (cpu_solver.hpp)
+constexpr std::size_t kInitBlock = 4096;         // the initialisation's block (init.cpp)
+}  // namespace
+
+PackageLayout package_layout(std::size_t n, std::size_t k, std::size_t d, int packages_option) {
+    // Packages depend on n, k and d only (never on the thread or rank count), so
+    // the update gives the same bits for any number of threads and ranks.
+    const std::size_t by_size = (n + 1023) / 1024;
+    const std::size_t by_memory = std::max<std::size_t>(1, (std::size_t{1} << 25) / std::max<std::size_t>(1, k * d));
+    std::size_t packages = std::max<std::size_t>(1, std::min({by_size, std::size_t{256}, by_memory}));
+    if (packages_option > 0)  // asked for (the float-error study): at most one per sub-package
+        packages = std::min<std::size_t>(static_cast<std::size_t>(packages_option), (n + kSubPackage - 1) / kSubPackage);
+    packages = std::max<std::size_t>(packages, 1);
+    PackageLayout layout;
+    layout.package_size = (n + packages - 1) / packages;
+    layout.package_size = std::max<std::size_t>(1, (layout.package_size + kSubPackage - 1) / kSubPackage) * kSubPackage;
+    layout.packages = std::max<std::size_t>(1, (n + layout.package_size - 1) / layout.package_size);
+    return layout;
+}
+
+std::vector<std::size_t> partition_rows(std::size_t n, std::size_t k, std::size_t d, int ranks, int packages_option) {
+    if (ranks < 1) throw Error("the number of ranks must be at least 1");
+    const PackageLayout layout = package_layout(n, k, d, packages_option);
+    const std::size_t grain = std::lcm(layout.package_size, kInitBlock);
+    const std::size_t units = (n + grain - 1) / grain;
+    std::vector<std::size_t> first(static_cast<std::size_t>(ranks) + 1);
+    for (int r = 0; r <= ranks; ++r)
+        first[static_cast<std::size_t>(r)] =
+            std::min(n, units * static_cast<std::size_t>(r) / static_cast<std::size_t>(ranks) * grain);
+    first.back() = n;
+    return first;
+}
+
+// ---- ThreadGroup: a barrier and one slot per rank.
+struct ThreadGroup::Shared {
+    explicit Shared(int ranks)
+        : ranks(ranks), barrier(ranks), doubles(static_cast<std::size_t>(ranks)), integers(static_cast<std::size_t>(ranks)) {}
+    int ranks;
+    std::barrier<> barrier;
+    std::atomic<bool> failed{false};
+    std::vector<std::vector<double>> doubles;
+    std::vector<std::vector<std::int64_t>> integers;
+};
+
+namespace {
+class ThreadCommunicator final : public Communicator {
+public:
+    ThreadCommunicator(void* shared, int rank) : shared_(shared), rank_(rank) {}
+    int rank() const override { return rank_; }
+    int size() const override { return group().ranks; }
+
+    std::vector<double> allgather(std::span<const double> values) override {
+        return gather(group().doubles, values);
+    }
+    std::vector<std::int64_t> allgather(std::span<const std::int64_t> values) override {
+        return gather(group().integers, values);
+    }
+    void sum(std::span<std::uint64_t> values) override {
+        std::vector<std::int64_t> mine(values.begin(), values.end());
+        const std::vector<std::int64_t> all = allgather(std::span<const std::int64_t>(mine));
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            std::uint64_t total = 0;
+            for (int r = 0; r < size(); ++r) total += static_cast<std::uint64_t>(all[static_cast<std::size_t>(r) * values.size() + i]);
+            values[i] = total;
+        }
+    }
+    void broadcast(std::span<double> values, int root) override {
+        const std::vector<double> all = allgather(rank_ == root ? std::span<const double>(values) : std::span<const double>());
+        std::copy(all.begin(), all.end(), values.begin());
+    }
+
+private:
+    ThreadGroup::Shared& group() const { return *static_cast<ThreadGroup::Shared*>(shared_); }
+    void sync() {
+        group().barrier.arrive_and_wait();
+        if (group().failed) throw Error("another rank of the thread group failed");
+    }
+    template <typename V>
+    std::vector<V> gather(std::vector<std::vector<V>>& slots, std::span<const V> values) {
+        slots[static_cast<std::size_t>(rank_)].assign(values.begin(), values.end());
+        sync();
+        std::vector<V> all;
+        for (const auto& slot : slots) all.insert(all.end(), slot.begin(), slot.end());
+        sync();  // nobody writes a slot again before everyone has read them all
+        return all;
+    }
+    void* shared_;
+    int rank_;
+};
+}  // namespace
+
+ThreadGroup::ThreadGroup(int ranks) {
+    if (ranks < 1) throw Error("a thread group needs at least one rank");
+    shared_ = std::make_unique<Shared>(ranks);
+}
+ThreadGroup::~ThreadGroup() = default;
+
+void ThreadGroup::run_impl(const std::function<void(std::shared_ptr<Communicator>)>& body) {
+    shared_ = std::make_unique<Shared>(shared_->ranks);  // a fresh barrier: the last run dropped every thread
+    Shared& shared = *shared_;
+    std::exception_ptr failure;
+    std::mutex mutex;
+    std::vector<std::thread> threads;
+    for (int r = 0; r < shared.ranks; ++r)
+        threads.emplace_back([&, r] {
+            try {
+                body(std::make_shared<ThreadCommunicator>(&shared, r));
+            } catch (...) {
+                {
+                    std::lock_guard lock(mutex);
+                    if (!failure) failure = std::current_exception();
+                }
+                shared.failed = true;
+                shared.barrier.arrive_and_drop();  // the others pass their barriers and see `failed`
+                return;
+            }
+            shared.barrier.arrive_and_drop();
+        });
+    for (auto& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace kms
