@@ -510,8 +510,10 @@ void MainWindow::build_actions() {
     file->addAction(tr("&Save run (.kmsrun)..."), this, [this] {
         run_export(tr("Run"), tr("Runs (*.kmsrun)"), &MainWindow::save_run);
     });
-    exports->addAction(tr("Animation (GIF)..."), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export animation"), QString(), tr("GIF (*.gif)"));
+    exports->addAction(tr("Animation (GIF or MP4)..."), this, [this] {  // the dialog offers MP4 where this build has it
+        QString filter;
+        const QString path = AnimationExport::with_suffix(
+            QFileDialog::getSaveFileName(this, tr("Export animation"), QString(), AnimationExport::file_filters(), &filter), filter);
         if (path.isEmpty()) return;
         bool ok = false;
         const QString size = QInputDialog::getText(this, tr("Frame size"), tr("Width x height in pixels:"),

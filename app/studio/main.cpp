@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "export/animation_export.hpp"
 #include "kms/error.hpp"
 #include "kms/gpu_backends.hpp"
 #include "main_window.hpp"
@@ -31,6 +32,12 @@ int main(int argc, char** argv) {
     if (options.help) {
         std::fputs(kms::ui::studio_usage().c_str(), stdout);
         return 0;
+    }
+    // An .mp4 this build cannot write is refused before any work (it says what to install).
+    if (const QString error = kms::ui::AnimationExport::format_error(QString::fromStdString(options.export_animation));
+        !options.export_animation.empty() && !error.isEmpty()) {
+        std::fprintf(stderr, "kmeans-studio: %s\n", qPrintable(error));
+        return 1;
     }
 
     // OpenGL 3.3 core profile for every GL widget (set before the application exists).
