@@ -46,8 +46,10 @@
 #include "compare/compare_table.hpp"
 #include "compare/compare_view.hpp"
 #include "export/animation_export.hpp"
+#include "export/mp4_encoder.hpp"
 #include "kms/random.hpp"
 #include "kms/run_file.hpp"
+#include "run/openmp_policy.hpp"
 #include "run/studio_files.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
@@ -535,6 +537,15 @@ void MainWindow::build_actions() {
     for (QAction* action : {step_back_, step_, run_, pause_, converge_, reset_, reseed_, half_steps_}) run->addAction(action);
     auto* view_menu = menuBar()->addMenu(tr("&View"));
     view_menu->addAction(presentation_action_);
+    menuBar()->addMenu(tr("&Help"))->addAction(tr("&About kmeans-studio"), this, [this] {
+        std::string mp4_reason;
+        const bool mp4 = mp4_export_available(&mp4_reason);
+        QMessageBox::about(this, tr("About kmeans-studio"),
+                           tr("<p><b>kmeans-studio</b>: k-means you can watch, check and time.</p><p>Qt %1; OpenGL: %2</p>"
+                              "<p>%3</p><p>MP4 export: %4</p>")
+                               .arg(QString::fromLatin1(qVersion()), view_->renderer(), openmp_wait_policy_text().toHtmlEscaped(),
+                                    mp4 ? tr("yes (H.264)") : QString::fromStdString(mp4_reason).toHtmlEscaped()));
+    });
 }
 
 // ---------------------------------------------------------------- data and settings

@@ -4,7 +4,8 @@
 // (their pixels between two centroid positions); Voronoi borders stay thin lines
 // when centroids are close; Compare → End → Single view keeps the window's size
 // and brings the charts back to the front; a scripted replay exports an animated
-// GIF with one frame per half-step. Skips without an OpenGL 3.3 context.
+// GIF with one frame per half-step; the studio waits passively in OpenMP unless
+// told otherwise. Skips without an OpenGL 3.3 context.
 #include <QtTest>
 
 #include <QApplication>
@@ -137,6 +138,33 @@ private slots:
         QCOMPARE(process.exitStatus(), QProcess::NormalExit);
         QCOMPARE(process.exitCode(), 1);
         QVERIFY(QString::fromUtf8(process.readAllStandardError()).contains(QStringLiteral("no OpenGL 3.3 context")));
+    }
+
+    // The studio waits passively in OpenMP unless the user chose a policy (libgomp spins
+    // otherwise, and a spinning worker sharing a core with the GUI slows steps many times).
+    void studio_waits_passively_in_openmp_unless_told() {
+        const QString studio = qEnvironmentVariable("KMS_STUDIO");
+        if (studio.isEmpty()) QSKIP("KMS_STUDIO not set (run through CTest)");
+        QTemporaryDir dir;
+        auto timing_line = [&](const QString& policy) {
+            QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+            for (const char* name : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMS_STUDIO_SET_OMP_WAIT_POLICY"})
+                environment.remove(QString::fromLatin1(name));
+            if (!policy.isEmpty()) environment.insert(QStringLiteral("OMP_WAIT_POLICY"), policy);
+            QProcess process;
+            process.setProcessEnvironment(environment);
+            process.start(studio, {QStringLiteral("--generate"), QStringLiteral("blobs:n=500,k=2,d=2"), QStringLiteral("--k"),
+                                   QStringLiteral("2"), QStringLiteral("--backend"), QStringLiteral("omp"), QStringLiteral("--tol"),
+                                   QStringLiteral("0"), QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("--save-run"),
+                                   dir.filePath(QStringLiteral("r.kmsrun"))});
+            process.waitForFinished(60000);
+            return QString::fromUtf8(process.readAllStandardOutput());
+        };
+        const QString chosen = timing_line(QString());
+        QVERIFY2(chosen.contains(QStringLiteral("OpenMP wait policy: OMP_WAIT_POLICY=passive (set by kmeans-studio)")), qPrintable(chosen));
+        const QString told = timing_line(QStringLiteral("active"));
+        QVERIFY2(told.contains(QStringLiteral("OpenMP wait policy: OMP_WAIT_POLICY=active")) && !told.contains(QStringLiteral("set by")),
+                 qPrintable(told));
     }
 
     void transport_keys_work_after_typing_k() {
