@@ -31,6 +31,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStackedWidget>
@@ -747,6 +748,14 @@ void MainWindow::keep_view_share() {
     const int width = std::max(this->width(), 640);
     side_dock_->setMaximumWidth(side_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(180, int(width * 0.22)));
     scores_dock_->setMaximumWidth(scores_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(160, int(width * 0.16)));
+    // Where the share allows, the data panel grows to the width its fields need
+    // (at 1920x1080 it stayed at its first 300 px and clipped its fields).
+    if (!side_dock_->isFloating()) {
+        const auto* scroll = static_cast<const QScrollArea*>(side_dock_->widget());
+        const int wanted = std::min(side_dock_->maximumWidth(), side_panel_->sizeHint().width() + 2 * scroll->frameWidth() +
+                                                                    scroll->verticalScrollBar()->sizeHint().width());
+        if (side_dock_->width() < wanted) resizeDocks({side_dock_}, {wanted}, Qt::Horizontal);
+    }
     // The charts take at most a quarter of the height.
     charts_dock_->setMaximumHeight(std::max(140, int(height() * 0.28)));
     compare_dock_->setMaximumHeight(std::max(160, int(height() * 0.35)));
