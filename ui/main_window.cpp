@@ -31,6 +31,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStackedWidget>
@@ -46,8 +47,10 @@
 #include "compare/compare_table.hpp"
 #include "compare/compare_view.hpp"
 #include "export/animation_export.hpp"
+#include "export/mp4_encoder.hpp"
 #include "kms/random.hpp"
 #include "kms/run_file.hpp"
+#include "run/openmp_policy.hpp"
 #include "run/studio_files.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
@@ -510,8 +513,10 @@ void MainWindow::build_actions() {
     file->addAction(tr("&Save run (.kmsrun)..."), this, [this] {
         run_export(tr("Run"), tr("Runs (*.kmsrun)"), &MainWindow::save_run);
     });
-    exports->addAction(tr("Animation (GIF)..."), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export animation"), QString(), tr("GIF (*.gif)"));
+    exports->addAction(tr("Animation (GIF or MP4)..."), this, [this] {  // the dialog offers MP4 where this build has it
+        QString filter;
+        const QString path = AnimationExport::with_suffix(
+            QFileDialog::getSaveFileName(this, tr("Export animation"), QString(), AnimationExport::file_filters(), &filter), filter);
         if (path.isEmpty()) return;
         bool ok = false;
         const QString size = QInputDialog::getText(this, tr("Frame size"), tr("Width x height in pixels:"),
@@ -533,6 +538,15 @@ void MainWindow::build_actions() {
     for (QAction* action : {step_back_, step_, run_, pause_, converge_, reset_, reseed_, half_steps_}) run->addAction(action);
     auto* view_menu = menuBar()->addMenu(tr("&View"));
     view_menu->addAction(presentation_action_);
+    menuBar()->addMenu(tr("&Help"))->addAction(tr("&About kmeans-studio"), this, [this] {
+        std::string mp4_reason;
+        const bool mp4 = mp4_export_available(&mp4_reason);
+        QMessageBox::about(this, tr("About kmeans-studio"),
+                           tr("<p><b>kmeans-studio</b>: k-means you can watch, check and time.</p><p>Qt %1; OpenGL: %2</p>"
+                              "<p>%3</p><p>MP4 export: %4</p>")
+                               .arg(QString::fromLatin1(qVersion()), view_->renderer(), openmp_wait_policy_text().toHtmlEscaped(),
+                                    mp4 ? tr("yes (H.264)") : QString::fromStdString(mp4_reason).toHtmlEscaped()));
+    });
 }
 
 // ---------------------------------------------------------------- data and settings
@@ -734,6 +748,14 @@ void MainWindow::keep_view_share() {
     const int width = std::max(this->width(), 640);
     side_dock_->setMaximumWidth(side_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(180, int(width * 0.22)));
     scores_dock_->setMaximumWidth(scores_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(160, int(width * 0.16)));
+    // Where the share allows, the data panel grows to the width its fields need
+    // (at 1920x1080 it stayed at its first 300 px and clipped its fields).
+    if (!side_dock_->isFloating()) {
+        const auto* scroll = static_cast<const QScrollArea*>(side_dock_->widget());
+        const int wanted = std::min(side_dock_->maximumWidth(), side_panel_->sizeHint().width() + 2 * scroll->frameWidth() +
+                                                                    scroll->verticalScrollBar()->sizeHint().width());
+        if (side_dock_->width() < wanted) resizeDocks({side_dock_}, {wanted}, Qt::Horizontal);
+    }
     // The charts take at most a quarter of the height.
     charts_dock_->setMaximumHeight(std::max(140, int(height() * 0.28)));
     compare_dock_->setMaximumHeight(std::max(160, int(height() * 0.35)));

@@ -3,11 +3,14 @@
 #include <QCoreApplication>
 #include <QImage>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "compare/compare_view.hpp"
 #include "export/animation_export.hpp"
 #include "main_window.hpp"
+#include "run/openmp_policy.hpp"
 #include "run/solver_panel.hpp"
 
 namespace kms::ui {
@@ -116,6 +119,19 @@ void ScriptedRun::poll() {
     }
 }
 
+void ScriptedRun::print_timing() const {
+    // The solver's own step times (as kmeans-cli measures them), iteration 1 (warm-up) left out.
+    if (window_.compare_mode()) return;
+    const std::vector<IterationStats> stats = window_.controller().stats_history();
+    if (stats.size() < 2) return;
+    std::vector<double> times;
+    for (std::size_t i = 1; i < stats.size(); ++i) times.push_back(stats[i].time_total_ms);
+    std::sort(times.begin(), times.end());
+    std::printf("kmeans-studio: %s, iterations 2-%zu: solver time per iteration median %.3f ms, min %.3f ms; %s\n",
+                qPrintable(window_.controller().solver_description()), stats.size(), times[times.size() / 2],
+                times.front(), qPrintable(openmp_wait_policy_text()));
+}
+
 void ScriptedRun::on_ready() {
     phase_ = Phase::Stepping;
     target_iteration_ = options_.steps;  // every run starts at iteration 0
@@ -132,6 +148,7 @@ void ScriptedRun::on_ready() {
 void ScriptedRun::save_and_finish() {
     phase_ = Phase::Done;
     poll_timer_.stop();
+    print_timing();
     try {
         if (!options_.screenshot.empty()) window_.export_png(QString::fromStdString(options_.screenshot));
         if (!options_.save_run.empty()) {

@@ -28,6 +28,7 @@ private:
     void poll();
     void fail(const QString& message);
     void save_and_finish();
+    void print_timing() const;
 
     MainWindow& window_;
     StudioOptions options_;

@@ -5,17 +5,41 @@
 #include <QOpenGLContext>
 #include <QSurfaceFormat>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "export/animation_export.hpp"
 #include "kms/error.hpp"
 #include "kms/gpu_backends.hpp"
 #include "main_window.hpp"
+#include "run/openmp_policy.hpp"
 #include "run/studio_options.hpp"
 #include "scripted_run.hpp"
 
+namespace {
+
+// The studio's GUI thread (and a software GL renderer's threads) share the cores with
+// the OpenMP workers, and libgomp's spinning workers then make a step many times
+// slower (docs/studio.md, "Timing"): unless the user chose a policy, wait passively.
+// libgomp reads the variable when it is loaded, before main(), so the studio starts
+// itself once more with it set; if that fails it goes on as it is.
+void wait_passively_in_openmp(char** argv) {
+    if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+    ::setenv("OMP_WAIT_POLICY", "passive", 1);
+    ::setenv(kms::ui::kStudioSetWaitPolicy, "1", 1);
+    ::execv("/proc/self/exe", argv);
+    ::unsetenv("OMP_WAIT_POLICY");
+    ::unsetenv(kms::ui::kStudioSetWaitPolicy);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+    wait_passively_in_openmp(argv);
     std::vector<std::string> args(argv + 1, argv + argc);
     kms::register_gpu_backends();
     kms::ui::StudioOptions options;
@@ -31,6 +55,12 @@ int main(int argc, char** argv) {
     if (options.help) {
         std::fputs(kms::ui::studio_usage().c_str(), stdout);
         return 0;
+    }
+    // An .mp4 this build cannot write is refused before any work (it says what to install).
+    if (const QString error = kms::ui::AnimationExport::format_error(QString::fromStdString(options.export_animation));
+        !options.export_animation.empty() && !error.isEmpty()) {
+        std::fprintf(stderr, "kmeans-studio: %s\n", qPrintable(error));
+        return 1;
     }
 
     // OpenGL 3.3 core profile for every GL widget (set before the application exists).

@@ -57,3 +57,30 @@ endif()
 set_tests_properties(test_ui_classroom_render PROPERTIES TIMEOUT 300 LABELS ui
                      SKIP_REGULAR_EXPRESSION "Totals: 0 passed, 0 failed, [1-9][0-9]* skipped"
                      ENVIRONMENT "${KMS_TEST_ENVIRONMENT};KMS_STUDIO=$<TARGET_FILE:kmeans-studio>;${_kms_render_env}")
+
+# MP4 export (issue 11): the encoder's padding and timing, and a scripted run as GIF
+# and MP4 decoded back with FFmpeg, on the same X server set-up; without FFmpeg it
+# checks that .mp4 is refused with what to install.
+add_executable(test_ui_animation_mp4 ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_animation_mp4.cpp)
+set_target_properties(test_ui_animation_mp4 PROPERTIES AUTOMOC ON)
+target_include_directories(test_ui_animation_mp4 PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(test_ui_animation_mp4 PRIVATE Qt6::Core Qt6::Test Qt6::Widgets kms_ui kms_core kms_warnings)
+if(KMS_HAVE_FFMPEG)
+  target_link_libraries(test_ui_animation_mp4 PRIVATE PkgConfig::KMS_FFMPEG)
+endif()
+add_dependencies(test_ui_animation_mp4 kmeans-studio)
+if(KMS_XVFB_RUN)
+  add_test(NAME test_ui_animation_mp4
+           COMMAND ${KMS_XVFB_RUN} -a -s "-screen 0 1600x1000x24" $<TARGET_FILE:test_ui_animation_mp4>)
+else()
+  add_test(NAME test_ui_animation_mp4 COMMAND test_ui_animation_mp4)
+endif()
+set_tests_properties(test_ui_animation_mp4 PROPERTIES TIMEOUT 300 LABELS ui
+                     SKIP_REGULAR_EXPRESSION "Totals: 0 passed, 0 failed, [1-9][0-9]* skipped"
+                     ENVIRONMENT "${KMS_TEST_ENVIRONMENT};KMS_STUDIO=$<TARGET_FILE:kmeans-studio>;${_kms_render_env}")
+
+# The encoder as built without FFmpeg: its own compilation of mp4_encoder.cpp.
+kms_add_test(test_ui_mp4_unavailable SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_mp4_unavailable.cpp
+             ${PROJECT_SOURCE_DIR}/ui/export/mp4_encoder.cpp TIMEOUT 60 LABELS ui)
+target_include_directories(test_ui_mp4_unavailable PRIVATE ${PROJECT_SOURCE_DIR}/ui)
+set_target_properties(test_ui_mp4_unavailable PROPERTIES AUTOMOC ON)

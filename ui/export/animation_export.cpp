@@ -1,6 +1,7 @@
 #include "export/animation_export.hpp"
 
 #include "export/gif_encoder.hpp"
+#include "export/mp4_encoder.hpp"
 #include "kms/error.hpp"
 #include "run/run_view.hpp"
 #include "run/studio_files.hpp"
@@ -12,7 +13,40 @@ namespace {
 constexpr int kFrameCentiseconds = 70;   // one (half-)step
 constexpr int kHoldCentiseconds = 200;   // the first and the last frame
 constexpr int kLabelWaitTicks = 1500;    // × 10 ms: a recomputation of labels may take a while on 1M points
+
+bool is_mp4(const QString& path) { return path.endsWith(QStringLiteral(".mp4"), Qt::CaseInsensitive); }
+
+// GIF and MP4 get the same frames for the same time each.
+template <typename Encoder>
+std::string encode(const std::vector<QImage>& frames) {
+    Encoder encoder(frames.front().width(), frames.front().height());
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        const bool hold = i == 0 || i + 1 == frames.size();
+        encoder.add_frame(reinterpret_cast<const std::uint32_t*>(frames[i].constBits()),
+                          int(frames[i].bytesPerLine() / 4), hold ? kHoldCentiseconds : kFrameCentiseconds);
+    }
+    return encoder.finish();
+}
 }  // namespace
+
+QString AnimationExport::format_error(const QString& path) {
+    if (path.endsWith(QStringLiteral(".gif"), Qt::CaseInsensitive)) return {};
+    if (!is_mp4(path)) return tr("cannot write %1: an animation is a .gif or an .mp4 file").arg(path);
+    std::string reason;
+    if (mp4_export_available(&reason)) return {};
+    return tr("cannot write %1: %2").arg(path, QString::fromStdString(reason));
+}
+
+QString AnimationExport::file_filters() {
+    QString filters = tr("GIF (*.gif)");
+    if (mp4_export_available()) filters += tr(";;MP4 video, H.264 (*.mp4)");
+    return filters;
+}
+
+QString AnimationExport::with_suffix(const QString& path, const QString& selected_filter) {
+    if (path.isEmpty() || path.endsWith(QStringLiteral(".gif"), Qt::CaseInsensitive) || is_mp4(path)) return path;
+    return path + (selected_filter.contains(QStringLiteral("*.mp4")) ? QStringLiteral(".mp4") : QStringLiteral(".gif"));
+}
 
 AnimationExport::AnimationExport(RunController& run, const PointCloudView& look, QSize size, bool half_steps,
                                  QString path, QObject* parent)
@@ -38,6 +72,10 @@ AnimationExport::~AnimationExport() = default;
 void AnimationExport::start() {
     if (!run_.ready()) {
         finish(tr("no run to export: load data first"));
+        return;
+    }
+    if (const QString error = format_error(path_); !error.isEmpty()) {
+        finish(error);
         return;
     }
     restore_iteration_ = run_.displayed_iteration();
@@ -75,13 +113,7 @@ void AnimationExport::next() {
     }
     timer_.stop();
     try {
-        GifEncoder gif(frames_.front().width(), frames_.front().height());
-        for (std::size_t i = 0; i < frames_.size(); ++i) {
-            const bool hold = i == 0 || i + 1 == frames_.size();
-            gif.add_frame(reinterpret_cast<const std::uint32_t*>(frames_[i].constBits()),
-                          int(frames_[i].bytesPerLine() / 4), hold ? kHoldCentiseconds : kFrameCentiseconds);
-        }
-        write_studio_file(path_.toStdString(), gif.finish());
+        write_studio_file(path_.toStdString(), is_mp4(path_) ? encode<Mp4Encoder>(frames_) : encode<GifEncoder>(frames_));
     } catch (const std::exception& error) {
         finish(QString::fromStdString(error.what()));
         return;

@@ -1,8 +1,9 @@
 #pragma once
-// The run as an animated GIF for slides: one frame per kept iteration (or per
-// half-step: assignment, then update), rendered by an off-screen point view of
-// the chosen size with the main view's look (colouring, cells, trails, point
-// size, presentation mode). Labels that were not kept are recomputed first, so
+// The run as an animated GIF or an MP4 video (by the file's extension) for slides:
+// one frame per kept iteration (or per half-step: assignment, then update),
+// rendered by an off-screen point view of the chosen size with the main view's
+// look (colouring, cells, trails, point size, presentation mode), 0.7 s each, the
+// first and last 2 s, in both formats. Labels that were not kept are recomputed first, so
 // the export is asynchronous: finished(error) reports the end ("" = written).
 #include <QImage>
 #include <QObject>
@@ -26,6 +27,13 @@ public:
                     QObject* parent = nullptr);
     ~AnimationExport() override;
     void start();
+    // Why `path` cannot be written as an animation (not .gif / .mp4, or MP4 without
+    // its library: what to install); empty when it can.
+    static QString format_error(const QString& path);
+    // The save dialog's filters: GIF, and MP4 where this build has it.
+    static QString file_filters();
+    // `path` with the selected filter's extension when it has neither .gif nor .mp4.
+    static QString with_suffix(const QString& path, const QString& selected_filter);
     int frame_count() const { return int(positions_.size()); }
 
 signals:

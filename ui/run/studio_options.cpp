@@ -21,8 +21,8 @@ constexpr OptionSpec kStudioOptions[] = {
     {"--size", "WxH", "", "window size (and the animation's frame size)"},
     {"--replay", "PATH", "", "a run file (.kmsrun): its data, options and initial centroids, exactly"},
     {"--save-run", "PATH", "", "after the steps, write the run as a .kmsrun replay file and exit"},
-    {"--export-animation", "PATH", "", "after the steps, write the run as an animated GIF (one frame per\n"
-                                       "(half-)step) and exit"},
+    {"--export-animation", "PATH", "", "after the steps, write the run as an animated GIF (PATH.gif) or an\n"
+                                       "H.264 video (PATH.mp4), one frame per (half-)step, and exit"},
     {"--presentation", "", "", "presentation mode: docks hidden, bigger points, markers and text (F11)"},
     {"--half-steps", "", "", "step the assignment and the update separately (also the animation's frames)"},
     {"--help", "", "", "this text"},
@@ -114,9 +114,10 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
         if (options.steps < -1) throw UsageError("option --steps must be >= 0 or 'converge'");
     }
     options.screenshot = get("--screenshot");
-    if (!options.export_animation.empty() && !QString::fromStdString(options.export_animation).endsWith(QStringLiteral(".gif"), Qt::CaseInsensitive))
-        throw UsageError("option --export-animation: '" + options.export_animation +
-                         "' must end in .gif (MP4 needs an encoder library this build does not have)");
+    if (const QString animation = QString::fromStdString(options.export_animation);
+        !animation.isEmpty() && !animation.endsWith(QStringLiteral(".gif"), Qt::CaseInsensitive) &&
+        !animation.endsWith(QStringLiteral(".mp4"), Qt::CaseInsensitive))
+        throw UsageError("option --export-animation: '" + options.export_animation + "' must end in .gif or .mp4");
     // Every output checked before any work, as the CLI does.
     for (const std::string* path : {&options.screenshot, &options.save_run, &options.export_animation})
         if (!path->empty()) check_output_path(*path);

@@ -31,7 +31,7 @@ struct StudioOptions {
     int width = 0, height = 0;      // --size WxH of the window (and of the animation's frames)
     std::string replay;             // --replay PATH: data, options and initial centroids from a .kmsrun file
     std::string save_run;           // --save-run PATH: after the steps, write the run as a .kmsrun file
-    std::string export_animation;   // --export-animation PATH.gif: after the steps, the run as an animated GIF
+    std::string export_animation;   // --export-animation PATH.gif|.mp4: after the steps, the run as GIF or MP4
     bool presentation = false;      // --presentation: docks hidden, big points, markers and text
     bool half_steps = false;        // --half-steps: assignment and update as separate steps (and frames)
     bool help = false;
