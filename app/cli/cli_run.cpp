@@ -21,7 +21,7 @@ namespace kms::cli {
 
 namespace {
 
-constexpr OptionSpec kRunInputOptions[] = {
+constexpr OptionSpec kRunInputOptions[] = {  // also sweep's: run_input_option_table()
     {"--weights", "PATH", "", "sample weights: one non-negative finite number per line, one line per point\n"
                               "(scikit-learn's sample_weight: weighted means, inertia and initialisation)"},
 };
@@ -170,6 +170,8 @@ int run(const Args& args) {
 }
 
 }  // namespace
+
+OptionTable run_input_option_table() { return kRunInputOptions; }
 
 int cmd_run(const Args& args) { return run_command("run", args, run); }
 
