@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cli_data.hpp"
 #include "cmd_score.hpp"
 #include "commands.hpp"
 #include "kms/error.hpp"
@@ -37,9 +38,10 @@ void print_help() {
                 "Fits every k of the range with the run options below (--k excepted) and reports\n"
                 "inertia, silhouette, Calinski-Harabasz, Davies-Bouldin, iterations and time per k,\n"
                 "the elbow (kneedle rule on inertia against k) and the best k of each score\n"
-                "(docs/sweep.md).\n\n%s%s%s%s",
+                "(docs/sweep.md).\n\n%s%s%s%s%s",
                 options_help(data_option_table()).c_str(), options_help(run_input_option_table()).c_str(),
-                options_help(fit_option_table()).c_str(), options_help(kSweepOptions).c_str());
+                options_help(geo_option_table()).c_str(), options_help(fit_option_table()).c_str(),
+                options_help(kSweepOptions).c_str());
 }
 
 std::string number_or_dash(double value, const char* format) {
@@ -88,14 +90,12 @@ void print_choice(const char* what, const KChoice& choice) {
 }
 
 int sweep_command(const Args& args) {
-    const ParsedOptions options(args,
-                                {data_option_table(), run_input_option_table(), fit_option_table(), kSweepOptions});
+    const ParsedOptions options(
+        args, {data_option_table(), run_input_option_table(), geo_option_table(), fit_option_table(), kSweepOptions});
     if (options.has("--help")) {
         print_help();
         return 0;
     }
-    if (options.has("--input") == options.has("--generate"))
-        throw UsageError("give exactly one of --input PATH and --generate SPEC");
     if (options.has("--k")) throw UsageError("a sweep takes --k-range FIRST:LAST[:STEP], not --k");
     if (!options.has("--k-range")) throw UsageError("option --k-range FIRST:LAST[:STEP] is required");
     SweepOptions sweep_options;
@@ -112,15 +112,11 @@ int sweep_command(const Args& args) {
     if (options.has("--levels-out")) check_output_path(options.get("--levels-out"));
 
     const SignalStop& signals = signal_stop();
-    LoadOptions load_options;
-    load_options.cancel = signals.token();
     const std::uint64_t seed = sweep_options.fit.init.seed;
-    Dataset data = options.has("--input") ? load_dataset(options.get("--input"), load_options)
-                                          : generate_dataset(options.get("--generate"), seed, signals.token());
-    auto points = std::make_shared<const Matrix<double>>(std::move(data.points));
-    if (options.has("--weights"))
-        sweep_options.fit.sample_weight = std::make_shared<const std::vector<double>>(
-            load_sample_weights(options.get("--weights"), points->rows(), load_options));
+    CliData loaded = load_cli_data(options, seed);
+    const Dataset& data = loaded.data;
+    const auto& points = loaded.points;
+    sweep_options.fit.sample_weight = loaded.weights;
 
     // The scores of run --scores, with the silhouette mode asked for.
     sweep_options.score_settings = run_score_settings(points->rows(), sweep_options.fit.solver, seed);
@@ -136,7 +132,8 @@ int sweep_command(const Args& args) {
                                std::to_string(range.last) + " step " + std::to_string(range.step) +
                                (sweep_options.hierarchy ? " (hierarchy: largest k first)" : "") + "; solver " +
                                sweep_options.fit.solver.describe() + "; init " + options.get("--init") + ", seed " +
-                               std::to_string(seed) + "\n";
+                               std::to_string(seed) + "\n" +
+                               (loaded.geo ? "# geo: " + loaded.geo->projection.describe() + "\n" : "");
     PrintingSweepObserver observer(json, sweep_options, header);
     const SweepResult result = sweep(points, sweep_options, &observer, signals.token(), data.name);
 
