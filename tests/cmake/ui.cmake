@@ -57,3 +57,15 @@ endif()
 set_tests_properties(test_ui_classroom_render PROPERTIES TIMEOUT 300 LABELS ui
                      SKIP_REGULAR_EXPRESSION "Totals: 0 passed, 0 failed, [1-9][0-9]* skipped"
                      ENVIRONMENT "${KMS_TEST_ENVIRONMENT};KMS_STUDIO=$<TARGET_FILE:kmeans-studio>;${_kms_render_env}")
+
+# The k sweep's elbow chart and its background runner (ui/sweep/), offscreen.
+kms_add_test(test_ui_sweep SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_sweep.cpp
+             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+set_target_properties(test_ui_sweep PROPERTIES AUTOMOC ON)
+set_property(TEST test_ui_sweep APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+
+# Geographic data's map (ui/geo/): frame, km on both axes, graticule, offscreen.
+kms_add_test(test_ui_geo SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_geo.cpp
+             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+set_target_properties(test_ui_geo PROPERTIES AUTOMOC ON)
+set_property(TEST test_ui_geo APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
