@@ -333,6 +333,9 @@ private slots:
         const Cli usage = run_cli({"run", "--generate", spec, "--k", "2", "--geo-projection", "sphere"});
         QCOMPARE(usage.exit_code, 2);
         QVERIFY(usage.err.contains("--geo-projection needs --geo"));
+        const Cli columns = run_cli({"run", "--generate", spec, "--k", "2", "--lat", "y"});
+        QCOMPARE(columns.exit_code, 2);
+        QVERIFY(columns.err.contains("--lat and --lon name columns of an --input table"));
     }
 };
 

@@ -17,6 +17,9 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed) {
     if (options.has("--input") == options.has("--generate"))
         throw UsageError("give exactly one of --input PATH and --generate SPEC");
     const GeoOptions geo = geo_options_from(options);
+    if (options.has("--generate") && (options.has("--lat") || options.has("--lon")))
+        throw UsageError("--lat and --lon name columns of an --input table; generated data are latitude, longitude "
+                         "(use --geo)");
     LoadOptions load_options;
     load_options.cancel = signal_stop().token();
     if (isatty(fileno(stderr))) {
