@@ -62,6 +62,8 @@
 #include "run/single_run_mode.hpp"
 #include "run/solver_panel.hpp"
 #include "scores/scores_dock.hpp"
+#include "sweep/sweep_panel.hpp"
+#include "geo/geo_view.hpp"
 
 namespace kms::ui {
 
@@ -82,6 +84,7 @@ constexpr Example kExamples[] = {
     {"Circles", "circles:n=2000", 5, 2},
     {"He 4D set", "he4d", 1, 4},
     {"Blobs, 1M points", "blobs:n=1000000,k=20,d=2", 42, 20},
+    {"Cities (latitude/longitude)", "geo-cities:n=4000,k=8,spread_km=30,lat_min=42,lat_max=50,lon_min=-2,lon_max=9", 5, 8},
 };
 
 }  // namespace
@@ -179,6 +182,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     tabifyDockWidget(charts_dock, compare_dock_);
     compare_dock_->hide();  // only while comparing: an empty tab would hide the charts
     charts_dock->raise();
+    sweep_ = new SweepPanel(*controller_, this);
+    sweep_dock_ = new QDockWidget(tr("Elbow (k sweep)"), this);
+    sweep_dock_->setObjectName(QStringLiteral("sweep"));
+    sweep_dock_->setWidget(sweep_);
+    addDockWidget(Qt::RightDockWidgetArea, sweep_dock_);
+    sweep_dock_->hide();  // Run ▸ Sweep k (elbow chart)
+    connect(sweep_, &SweepPanel::message, this, &MainWindow::show_error);
     for (QDockWidget* dock : {side, scores_dock, charts_dock, compare_dock_}) {
         connect(dock, &QDockWidget::topLevelChanged, this, [this] { keep_view_share(); });
         connect(dock, &QDockWidget::dockLocationChanged, this, [this] { keep_view_share(); });
@@ -193,6 +203,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     RunController* c = controller_.get();
     connect(c, &RunController::datasetChanged, this, [this] {
         view_->set_points(controller_->dataset().projected);
+        const DatasetBundle& bundle = controller_->dataset();
+        view_->set_map_overlay(bundle.geo ? map_overlay(*bundle.geo, bundle.projection) : MapOverlay{});
         if (!view_->paint_mode()) view_->fit();  // painting keeps the canvas where it is
         source_label_->setText(controller_->data_source());
         source_label_->setToolTip(controller_->data_source());
@@ -536,6 +548,10 @@ void MainWindow::build_actions() {
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
     auto* run = menuBar()->addMenu(tr("&Run"));
     for (QAction* action : {step_back_, step_, run_, pause_, converge_, reset_, reseed_, half_steps_}) run->addAction(action);
+    run->addSeparator();
+    QAction* sweep = sweep_dock_->toggleViewAction();
+    sweep->setText(tr("Sweep k (elbow chart)"));
+    run->addAction(sweep);
     auto* view_menu = menuBar()->addMenu(tr("&View"));
     view_menu->addAction(presentation_action_);
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About kmeans-studio"), this, [this] {
@@ -547,6 +563,12 @@ void MainWindow::build_actions() {
                                .arg(QString::fromLatin1(qVersion()), view_->renderer(), openmp_wait_policy_text().toHtmlEscaped(),
                                     mp4 ? tr("yes (H.264)") : QString::fromStdString(mp4_reason).toHtmlEscaped()));
     });
+}
+
+void MainWindow::start_sweep(const KRange& range, bool hierarchy) {
+    sweep_dock_->show();
+    sweep_dock_->raise();
+    sweep_->start_sweep(range, hierarchy);
 }
 
 // ---------------------------------------------------------------- data and settings

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "compare/compare_mode.hpp"
+#include "kms/sweep.hpp"
 #include "run/run_controller.hpp"
 #include "view/point_cloud_view.hpp"
 
@@ -34,6 +35,7 @@ class IterationCharts;
 class SingleRunMode;
 class SolverPanel;
 class ScoresDock;
+class SweepPanel;
 
 // The bundled default data set (resources/data/default.csv), or empty if not found.
 QString find_default_dataset();
@@ -55,6 +57,9 @@ public:
     CompareTable& compare_table() { return *compare_->table(); }
     const CompareScores& compare_scores() const { return compare_->scores(); }
     bool compare_mode() const { return compare_->active(); }
+    // The elbow chart's dock (ui/sweep/): shown, sweeping the current data.
+    SweepPanel& sweep_panel() { return *sweep_; }
+    void start_sweep(const KRange& range, bool hierarchy);
 
     // Loads the bundled default (or the fallback generator).
     void open_default();
@@ -135,6 +140,8 @@ private:
     IterationCharts* charts_ = nullptr;
     ScoresDock* scores_ = nullptr;
     QDockWidget* compare_dock_ = nullptr;
+    SweepPanel* sweep_ = nullptr;
+    QDockWidget* sweep_dock_ = nullptr;
     QDockWidget* scores_dock_ = nullptr;
     QDockWidget* side_dock_ = nullptr;
     QDockWidget* charts_dock_ = nullptr;

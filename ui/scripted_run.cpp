@@ -12,6 +12,8 @@
 #include "main_window.hpp"
 #include "run/openmp_policy.hpp"
 #include "run/solver_panel.hpp"
+#include "sweep/sweep_panel.hpp"
+#include "sweep/sweep_runner.hpp"
 
 namespace kms::ui {
 
@@ -44,6 +46,7 @@ void ScriptedRun::start() {
         if (pos != std::string::npos) setup.k = std::size_t(std::max(1, std::atoi(options_.generate.c_str() + pos + 2)));
     }
     controller.set_setup(setup);
+    controller.set_geo_options(options_.geo);
     window_.solver_panel().set_setup(setup);
     if (!options_.replay.empty()) {
         try {
@@ -101,10 +104,20 @@ void ScriptedRun::poll() {
                 done = finished(controller);
             }
             if (!done) return;
-            phase_ = Phase::Settling;
             settle_ticks_ = 0;
+            if (options_.sweep && !window_.compare_mode()) {
+                connect(&window_.sweep_panel(), &SweepPanel::message, this, &ScriptedRun::fail);
+                window_.start_sweep(*options_.sweep, options_.sweep_hierarchy);
+                phase_ = Phase::Sweeping;
+                return;
+            }
+            phase_ = Phase::Settling;
             return;
         }
+        case Phase::Sweeping:
+            if (window_.sweep_panel().runner().running()) return;
+            phase_ = Phase::Settling;
+            return;
         case Phase::Settling:
             // A few event-loop turns so every view has painted the last frame.
             // and the scores of the last iteration are in (up to 20 s: a screenshot without them beats none).

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cli_data.hpp"
 #include "cmd_score.hpp"
 #include "commands.hpp"
 #include "kms/backends.hpp"
@@ -21,7 +22,7 @@ namespace kms::cli {
 
 namespace {
 
-constexpr OptionSpec kRunInputOptions[] = {
+constexpr OptionSpec kRunInputOptions[] = {  // also sweep's: run_input_option_table()
     {"--weights", "PATH", "", "sample weights: one non-negative finite number per line, one line per point\n"
                               "(scikit-learn's sample_weight: weighted means, inertia and initialisation)"},
 };
@@ -30,7 +31,8 @@ constexpr OptionSpec kRunOutputOptions[] = {
     {"--inertia", "", "", "compute the inertia after every iteration (costs one pass)"},
     {"--report", "FORMAT", "table", "table | json (JSON lines: one object per iteration, then a summary)"},
     {"--labels-out", "PATH", "", "write the final labels, one 0-based integer per line"},
-    {"--centroids-out", "PATH", "", "write the final centroids as CSV, one row per centroid"},
+    {"--centroids-out", "PATH", "", "write the final centroids as CSV, one row per centroid (--geo: latitude,\n"
+                                     "longitude in degrees)"},
     {"--scores", "", "", "add quality scores to the summary (silhouette, calinski_harabasz,\n"
                          "davies_bouldin, inertia; ari, nmi, centroid_index with ground truth);\n"
                          "the silhouette is exact up to 20000 points, else sampled on 20000"},
@@ -38,9 +40,10 @@ constexpr OptionSpec kRunOutputOptions[] = {
 };
 
 void print_help() {
-    std::printf("usage: kmeans-cli run (--input PATH | --generate SPEC) --k K [options]\n\n%s%s%s%s",
+    std::printf("usage: kmeans-cli run (--input PATH | --generate SPEC) --k K [options]\n\n%s%s%s%s%s",
                 options_help(data_option_table()).c_str(), options_help(kRunInputOptions).c_str(),
-                options_help(fit_option_table()).c_str(), options_help(kRunOutputOptions).c_str());
+                options_help(geo_option_table()).c_str(), options_help(fit_option_table()).c_str(),
+                options_help(kRunOutputOptions).c_str());
 }
 
 void print_table_header() {
@@ -91,13 +94,12 @@ private:
 };
 
 int run(const Args& args) {
-    const ParsedOptions options(args, {data_option_table(), kRunInputOptions, fit_option_table(), kRunOutputOptions});
+    const ParsedOptions options(
+        args, {data_option_table(), kRunInputOptions, geo_option_table(), fit_option_table(), kRunOutputOptions});
     if (options.has("--help")) {
         print_help();
         return 0;
     }
-    if (options.has("--input") == options.has("--generate"))
-        throw UsageError("give exactly one of --input PATH and --generate SPEC");
     FitOptions fit_options = fit_options_from(options);
     // Every destination checked before any work: a run that cannot write its results does not start.
     for (const char* option : {"--labels-out", "--centroids-out"})
@@ -106,26 +108,12 @@ int run(const Args& args) {
     const std::string report = options.get("--report");
     if (report != "table" && report != "json") throw UsageError("--report must be table or json");
 
-    // Data. Large files show their loading progress on a terminal's stderr.
     const SignalStop& signals = signal_stop();
-    LoadOptions load_options;
-    load_options.cancel = signals.token();
-    if (isatty(fileno(stderr))) {
-        load_options.progress = [path = options.get("--input")](std::uint64_t done, std::uint64_t total) {
-            if (total < (std::uint64_t{64} << 20)) return;
-            std::fprintf(stderr, "\rloading %s: %3.0f %% of %.0f MB", path.c_str(),
-                         100.0 * static_cast<double>(done) / static_cast<double>(total),
-                         static_cast<double>(total) / 1e6);
-            if (done >= total) std::fputc('\n', stderr);
-        };
-    }
     const std::uint64_t seed = fit_options.init.seed;
-    Dataset data = options.has("--input") ? load_dataset(options.get("--input"), load_options)
-                                          : generate_dataset(options.get("--generate"), seed);
-    auto points = std::make_shared<const Matrix<double>>(std::move(data.points));
-    if (options.has("--weights"))
-        fit_options.sample_weight = std::make_shared<const std::vector<double>>(
-            load_sample_weights(options.get("--weights"), points->rows(), load_options));
+    CliData loaded = load_cli_data(options, seed);
+    const Dataset& data = loaded.data;
+    const auto& points = loaded.points;
+    fit_options.sample_weight = loaded.weights;
 
     const bool json = report == "json";
     const std::string header = "# data " + data.name + ": n = " + std::to_string(points->rows()) +
@@ -134,10 +122,17 @@ int run(const Args& args) {
                                (fit_options.sample_weight ? "; weights " + options.get("--weights") : "") +
                                ", seed " + std::to_string(seed) +
                                (fit_options.n_init > 1 ? ", " + std::to_string(fit_options.n_init) + " restarts" : "") +
-                               "\n";
+                               "\n" +
+                               (loaded.geo ? "# geo: " + loaded.geo->projection.describe() + "; " +
+                                                 loaded.geo->projection.reason + "\n"
+                                           : "");
     PrintingObserver observer(json, fit_options.n_init, header);
     const FitResult result = fit(points, fit_options, &observer, signals.token(), data.name);
     const RunSummary summary = summarize(result, fit_options, data.name, points->rows(), points->cols());
+
+    // Geographic runs report and write their centroids in degrees.
+    Matrix<double> centroids_out = result.centroids;
+    if (loaded.geo && result.iterations > 0) centroids_out = loaded.geo->projection.to_degrees(result.centroids);
 
     std::optional<Scores> scores;
     if (options.has("--scores") && result.iterations > 0 && !signals.exit_status())
@@ -151,9 +146,15 @@ int run(const Args& args) {
             std::printf("# kept restart %d (seed %llu) of %d\n", result.best_restart,
                         static_cast<unsigned long long>(result.restarts[result.best_restart].seed), fit_options.n_init);
         if (scores) print_run_scores_table(*scores);
+        if (loaded.geo && result.iterations > 0)
+            for (std::size_t c = 0; c < centroids_out.rows(); ++c)
+                std::printf("# centroid %zu: latitude %.6f, longitude %.6f\n", c, centroids_out(c, 0), centroids_out(c, 1));
     } else {
         std::string line = to_json(summary);
         if (scores) line.insert(line.size() - 1, "," + scores_json_fields(*scores, false));  // inside the summary object
+        if (loaded.geo && result.iterations > 0)
+            line.insert(line.size() - 1, ",\"geo_projection\":\"" + json_escape(loaded.geo->projection.describe()) +
+                                             "\",\"centroids_degrees\":" + geo_centroids_json(centroids_out));
         std::printf("%s\n", line.c_str());
     }
 
@@ -163,13 +164,15 @@ int run(const Args& args) {
         std::vector<std::pair<std::string, std::string>> outputs;
         if (options.has("--labels-out")) outputs.emplace_back(options.get("--labels-out"), labels_text(result.labels));
         if (options.has("--centroids-out"))
-            outputs.emplace_back(options.get("--centroids-out"), centroids_csv_text(result.centroids));
+            outputs.emplace_back(options.get("--centroids-out"), centroids_csv_text(centroids_out));
         write_files_atomically(outputs);
     }
     return signals.exit_status();
 }
 
 }  // namespace
+
+OptionTable run_input_option_table() { return kRunInputOptions; }
 
 int cmd_run(const Args& args) { return run_command("run", args, run); }
 

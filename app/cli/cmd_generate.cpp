@@ -33,7 +33,8 @@ void print_help() {
         "\n"
         "  --generate SPEC      NAME or NAME:key=value,... (generators below)\n"
         "  --seed S             random seed, an unsigned 64-bit integer (default 0)\n"
-        "  --out PATH           the points: CSV (first line '# kmeans-studio generate SPEC seed S')\n"
+        "  --out PATH           the points: CSV (first line '# kmeans-studio generate SPEC seed S';\n"
+        "                       geo-cities: then the header 'latitude,longitude')\n"
         "                       or NumPy .npy float64 (n × d)\n"
         "  --format csv|npy     format of --out (default: npy if PATH ends in .npy, else csv)\n"
         "  --labels-out PATH    ground-truth labels, 0-based: one per line, or int32 .npy if\n"
@@ -170,18 +171,20 @@ int generate(const Args& args) {
     if (options.has("--centroids-out") && data.truth_centroids.rows() == 0)
         throw InputError::whole(spec, "this generator has no ground-truth centres for --centroids-out");
 
+    // Geographic generators' CSV names its columns, so run --geo finds them.
+    const std::string columns = spec.rfind("geo-", 0) == 0 ? "latitude,longitude\n" : "";
     std::vector<std::unique_ptr<OutputFile>> files;
     try {
         files.push_back(std::make_unique<OutputFile>(out));
         if (format == "npy") write_matrix_npy(*files.back(), data.points);
-        else write_matrix_csv(*files.back(), data.points, header_comment(spec, seed));
+        else write_matrix_csv(*files.back(), data.points, header_comment(spec, seed) + columns);
         if (options.has("--labels-out")) {
             files.push_back(std::make_unique<OutputFile>(options.get("--labels-out")));
             write_labels_file(*files.back(), data.truth_labels);
         }
         if (options.has("--centroids-out")) {
             files.push_back(std::make_unique<OutputFile>(options.get("--centroids-out")));
-            write_matrix_csv(*files.back(), data.truth_centroids, header_comment(spec, seed, " (true centres)"));
+            write_matrix_csv(*files.back(), data.truth_centroids, header_comment(spec, seed, " (true centres)") + columns);
         }
     } catch (const Cancelled& cancelled) {
         std::fprintf(stderr, "kmeans-cli generate: %s\n", cancelled.what());

@@ -70,20 +70,7 @@ int score(const Args& args) {
     settings.options.threads = where.threads;
     settings.options.stop = signal_stop().token();  // the first SIGINT/SIGTERM stops the scores
     settings.seed = options.number<std::uint64_t>("--seed");
-    const std::string mode = options.get("--silhouette");
-    if (mode == "exact") {
-        settings.silhouette = SilhouetteMode::Exact;
-    } else if (mode == "none") {
-        settings.silhouette = SilhouetteMode::None;
-    } else if (mode.rfind("sampled:", 0) == 0) {
-        settings.silhouette = SilhouetteMode::Sampled;
-        const std::string count = mode.substr(8);
-        const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), settings.sample_size);
-        if (error != std::errc() || end != count.data() + count.size() || count.empty() || settings.sample_size < 1)
-            throw UsageError("option --silhouette: in '" + mode + "', N must be a whole number >= 1");
-    } else {
-        throw UsageError("option --silhouette: '" + mode + "' is not exact, sampled:N or none");
-    }
+    parse_silhouette_mode("--silhouette", options.get("--silhouette"), settings);
     if (backend == "cuda") {
         const BackendAvailability availability = backend_availability(Backend::Cuda);
         if (!availability.available) throw Error("--backend cuda is unavailable: " + availability.reason);
@@ -146,12 +133,30 @@ int score(const Args& args) {
 
 }  // namespace
 
-Scores run_scores(const Matrix<double>& points, std::span<const std::int32_t> labels, const Matrix<double>& centroids,
-                  const Dataset& truth, const SolverConfig& config, std::uint64_t seed) {
+void parse_silhouette_mode(const std::string& option, const std::string& text, ScoreSettings& settings) {
+    if (text == "exact") {
+        settings.silhouette = SilhouetteMode::Exact;
+    } else if (text == "none") {
+        settings.silhouette = SilhouetteMode::None;
+    } else if (text == "sampled") {
+        settings.silhouette = SilhouetteMode::Sampled;
+        settings.sample_size = kRunScoresExactLimit;
+    } else if (text.rfind("sampled:", 0) == 0) {
+        settings.silhouette = SilhouetteMode::Sampled;
+        const std::string count = text.substr(8);
+        const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), settings.sample_size);
+        if (error != std::errc() || end != count.data() + count.size() || count.empty() || settings.sample_size < 1)
+            throw UsageError("option " + option + ": in '" + text + "', N must be a whole number >= 1");
+    } else {
+        throw UsageError("option " + option + ": '" + text + "' is not exact, sampled, sampled:N or none");
+    }
+}
+
+ScoreSettings run_score_settings(std::size_t n, const SolverConfig& config, std::uint64_t seed) {
     ScoreSettings settings;
     settings.options.threads = config.threads;
     settings.seed = seed;
-    if (points.rows() > kRunScoresExactLimit) {
+    if (n > kRunScoresExactLimit) {
         settings.silhouette = SilhouetteMode::Sampled;
         settings.sample_size = kRunScoresExactLimit;
     }
@@ -159,6 +164,12 @@ Scores run_scores(const Matrix<double>& points, std::span<const std::int32_t> la
     if (backend_availability(config.backend).available)
         settings.exact_silhouette = [config](const Matrix<double>& p, std::span<const std::int32_t> l,
                                              std::stop_token stop) { return silhouette_for(config, p, l, stop); };
+    return settings;
+}
+
+Scores run_scores(const Matrix<double>& points, std::span<const std::int32_t> labels, const Matrix<double>& centroids,
+                  const Dataset& truth, const SolverConfig& config, std::uint64_t seed) {
+    const ScoreSettings settings = run_score_settings(points.rows(), config, seed);
     ScoreInputs inputs;
     inputs.points = &points;
     inputs.labels = labels;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kms/error.hpp"
+#include "kms/options.hpp"
 #include "signal_stop.hpp"
 
 namespace kms::cli {
@@ -17,6 +18,10 @@ int cmd_run(const Args& args);       // cli_run.cpp
 int cmd_predict(const Args& args);   // cmd_predict.cpp
 int cmd_generate(const Args& args);  // cmd_generate.cpp
 int cmd_score(const Args& args);     // cmd_score.cpp
+int cmd_sweep(const Args& args);     // cmd_sweep.cpp
+
+// run's data options besides --input/--generate (--weights), shared with sweep.
+OptionTable run_input_option_table();  // cli_run.cpp
 
 // Runs a command body and turns what it throws into the message and exit code
 // every command uses: usage errors 2 (with a hint), anything else 1, and anything

@@ -84,3 +84,14 @@ kms_add_test(test_ui_mp4_unavailable SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/tes
              ${PROJECT_SOURCE_DIR}/ui/export/mp4_encoder.cpp TIMEOUT 60 LABELS ui)
 target_include_directories(test_ui_mp4_unavailable PRIVATE ${PROJECT_SOURCE_DIR}/ui)
 set_target_properties(test_ui_mp4_unavailable PROPERTIES AUTOMOC ON)
+# The k sweep's elbow chart and its background runner (ui/sweep/), offscreen.
+kms_add_test(test_ui_sweep SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_sweep.cpp
+             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+set_target_properties(test_ui_sweep PROPERTIES AUTOMOC ON)
+set_property(TEST test_ui_sweep APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+
+# Geographic data's map (ui/geo/): frame, km on both axes, graticule, offscreen.
+kms_add_test(test_ui_geo SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_geo.cpp
+             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+set_target_properties(test_ui_geo PROPERTIES AUTOMOC ON)
+set_property(TEST test_ui_geo APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")

@@ -104,7 +104,7 @@ void RunController::load_file(const QString& path) {
     const quint64 epoch = ++data_epoch_;
     const int mode = static_cast<int>(projection_mode_);
     emit loadStarted(path);
-    QMetaObject::invokeMethod(worker_, [w = worker_, path, epoch, mode] { w->load_file(path, epoch, mode); },
+    QMetaObject::invokeMethod(worker_, [w = worker_, path, epoch, mode, geo = geo_] { w->load_file(path, epoch, mode, geo); },
                               Qt::QueuedConnection);
 }
 
@@ -118,8 +118,9 @@ void RunController::generate(const QString& spec, std::uint64_t seed) {
     const quint64 epoch = ++data_epoch_;
     const int mode = static_cast<int>(projection_mode_);
     emit loadStarted(spec);
-    QMetaObject::invokeMethod(worker_, [w = worker_, spec, seed, epoch, mode] { w->generate(spec, seed, epoch, mode); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_, spec, seed, epoch, mode, geo = geo_] { w->generate(spec, seed, epoch, mode, geo); },
+        Qt::QueuedConnection);
 }
 
 void RunController::open_run(const RunFile& run) {

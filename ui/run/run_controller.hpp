@@ -44,6 +44,9 @@ public:
 
     // ---- data (loaded in the worker; on failure the current dataset stays)
     void load_file(const QString& path);
+    // Files loaded from now on are latitude/longitude tables (when `geo.enabled`);
+    // geo-* generators are geographic anyway.
+    void set_geo_options(const GeoOptions& geo) { geo_ = geo; }
     void generate(const QString& spec, std::uint64_t seed);
     // Use data already loaded (compare view: every run shares one dataset).
     void set_dataset(const DatasetBundle& bundle);
@@ -177,6 +180,7 @@ private:
     QString pending_source_;
     Matrix<double> pending_initial_;        // a replay's initial centroids, used once its data arrives
     int delay_ms_ = 0;
+    GeoOptions geo_;
 };
 
 }  // namespace kms::ui

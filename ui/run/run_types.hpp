@@ -11,6 +11,7 @@
 
 #include "kms/dataset.hpp"
 #include "kms/fit.hpp"
+#include "kms/geo.hpp"
 #include "kms/init.hpp"
 #include "kms/matrix.hpp"
 #include "kms/solver.hpp"
@@ -20,11 +21,14 @@
 
 namespace kms::ui {
 
+struct GeoView;  // ui/geo/geo_view.hpp
+
 // A dataset ready for display: the data, its 2D projection and the projected points.
 struct DatasetBundle {
     std::shared_ptr<const Dataset> dataset;
     Projection2D projection;
     std::shared_ptr<const std::vector<float>> projected;  // n × 2
+    std::shared_ptr<const GeoView> geo;  // geographic data (latitude/longitude in km): its map; else null
 
     std::size_t n() const { return dataset ? dataset->n() : 0; }
     std::size_t d() const { return dataset ? dataset->d() : 0; }

@@ -7,6 +7,7 @@
 #include "kms/backends.hpp"
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
+#include "geo/geo_view.hpp"
 #include "kms/generate.hpp"
 #include "kms/io.hpp"
 
@@ -33,21 +34,34 @@ std::stop_token SolverWorker::fresh_stop_token() {
     return load_stop_.get_token();
 }
 
-DatasetBundle SolverWorker::make_bundle(std::shared_ptr<const Dataset> dataset, int projection_mode) const {
+DatasetBundle SolverWorker::make_bundle(std::shared_ptr<const Dataset> dataset, int projection_mode,
+                                        std::shared_ptr<const GeoView> geo) const {
     DatasetBundle bundle;
-    bundle.projection = Projection2D::fit(dataset->points, static_cast<ProjectionMode>(projection_mode));
+    // Geographic data keep their map whatever the projection mode (ui/geo/).
+    bundle.projection = geo ? geo->view_projection()
+                            : Projection2D::fit(dataset->points, static_cast<ProjectionMode>(projection_mode));
+    bundle.geo = std::move(geo);
     bundle.projected = std::make_shared<const std::vector<float>>(bundle.projection.project_all(dataset->points));
     bundle.dataset = std::move(dataset);
     return bundle;
 }
 
-void SolverWorker::load_file(QString path, quint64 epoch, int projection_mode) {
+DatasetBundle SolverWorker::make_geo_bundle(GeoData data) const {
+    std::shared_ptr<const GeoView> geo = make_geo_view(data);
+    return make_bundle(std::make_shared<Dataset>(std::move(data.projected)), 0, std::move(geo));
+}
+
+void SolverWorker::load_file(QString path, quint64 epoch, int projection_mode, GeoOptions geo) {
     LoadOptions options;
     options.cancel = fresh_stop_token();
     options.progress = [this](std::uint64_t done, std::uint64_t total) {
         emit loadProgress(static_cast<qint64>(done), static_cast<qint64>(total));
     };
     try {
+        if (geo.enabled) {
+            emit datasetReady(make_geo_bundle(load_geo_data(path.toStdString(), geo, options)), epoch);
+            return;
+        }
         auto dataset = std::make_shared<Dataset>(load_dataset(path.toStdString(), options));
         if (dataset->n() == 0) throw InputError::whole(path.toStdString(), "the file holds no points");
         emit datasetReady(make_bundle(std::move(dataset), projection_mode), epoch);
@@ -56,8 +70,13 @@ void SolverWorker::load_file(QString path, quint64 epoch, int projection_mode) {
     }
 }
 
-void SolverWorker::generate(QString spec, quint64 seed, quint64 epoch, int projection_mode) {
+void SolverWorker::generate(QString spec, quint64 seed, quint64 epoch, int projection_mode, GeoOptions geo) {
     try {
+        if (geo.enabled || spec.startsWith(QStringLiteral("geo-"))) {
+            emit datasetReady(make_geo_bundle(geo_data_from_degrees(generate_dataset(spec.toStdString(), seed), geo)),
+                              epoch);
+            return;
+        }
         auto dataset = std::make_shared<Dataset>(generate_dataset(spec.toStdString(), seed));
         if (dataset->n() == 0) throw InputError::whole(spec.toStdString(), "the generator made no points");
         emit datasetReady(make_bundle(std::move(dataset), projection_mode), epoch);
@@ -78,7 +97,7 @@ void SolverWorker::open_data(const RunFile& run, quint64 epoch, int projection_m
 
 void SolverWorker::reproject(DatasetBundle bundle, int projection_mode, quint64 epoch) {
     if (!bundle.dataset) return;
-    emit datasetReady(make_bundle(bundle.dataset, projection_mode), epoch);
+    emit datasetReady(make_bundle(bundle.dataset, projection_mode, bundle.geo), epoch);
 }
 
 void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> given, quint64 epoch) {

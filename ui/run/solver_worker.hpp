@@ -31,8 +31,10 @@ public:
     void set_offer_device_labels(bool offer) { offer_device_labels_.store(offer); }
 
 public slots:
-    void load_file(QString path, quint64 epoch, int projection_mode);
-    void generate(QString spec, quint64 seed, quint64 epoch, int projection_mode);
+    // With `geo` enabled the file is a latitude/longitude table (kms::load_geo_data);
+    // a geo-* generator's data are always geographic.
+    void load_file(QString path, quint64 epoch, int projection_mode, kms::GeoOptions geo = {});
+    void generate(QString spec, quint64 seed, quint64 epoch, int projection_mode, kms::GeoOptions geo = {});
     void reproject(kms::ui::DatasetBundle bundle, int projection_mode, quint64 epoch);
     // The data of a replay file (generated now, or its stored points).
     void open_data(const kms::RunFile& run, quint64 epoch, int projection_mode);
@@ -65,7 +67,9 @@ signals:
 
 private:
     void emit_step(const IterationStats& stats, quint64 epoch, bool with_labels);
-    DatasetBundle make_bundle(std::shared_ptr<const Dataset> dataset, int projection_mode) const;
+    DatasetBundle make_bundle(std::shared_ptr<const Dataset> dataset, int projection_mode,
+                              std::shared_ptr<const GeoView> geo = nullptr) const;
+    DatasetBundle make_geo_bundle(GeoData data) const;
     std::stop_token fresh_stop_token();
     std::shared_ptr<const Matrix<double>> points() const {
         return std::shared_ptr<const Matrix<double>>(dataset_, &dataset_->points);  // aliasing: no copy

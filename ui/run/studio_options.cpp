@@ -24,6 +24,9 @@ constexpr OptionSpec kStudioOptions[] = {
     {"--export-animation", "PATH", "", "after the steps, write the run as an animated GIF (PATH.gif) or an\n"
                                        "H.264 video (PATH.mp4), one frame per (half-)step, and exit"},
     {"--presentation", "", "", "presentation mode: docks hidden, bigger points, markers and text (F11)"},
+    {"--sweep", "FIRST:LAST[:STEP]", "", "after the steps, open the elbow chart and sweep k over this range\n"
+                                         "(with --screenshot: once the sweep is done)"},
+    {"--sweep-hierarchy", "", "", "the --sweep as a hierarchy (each k seeded from the k above by merging)"},
     {"--half-steps", "", "", "step the assignment and the update separately (also the animation's frames)"},
     {"--help", "", "", "this text"},
 };
@@ -61,7 +64,7 @@ SolverConfig parse_solver_spec(const std::string& spec, const SolverConfig& base
 }
 
 StudioOptions parse_studio_options(const std::vector<std::string>& args) {
-    const ParsedOptions parsed_options(args, {data_option_table(), fit_option_table(), kStudioOptions});
+    const ParsedOptions parsed_options(args, {data_option_table(), geo_option_table(), fit_option_table(), kStudioOptions});
     auto get = [&](const char* name) { return parsed_options.get(name); };
     auto has = [&](const char* name) { return parsed_options.has(name); };
 
@@ -81,6 +84,10 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
     options.export_animation = get("--export-animation");
     options.presentation = has("--presentation");
     options.half_steps = has("--half-steps");
+    if (has("--sweep")) options.sweep = parse_k_range(get("--sweep"), "--sweep");
+    options.sweep_hierarchy = has("--sweep-hierarchy");
+    options.geo = geo_options_from(parsed_options);
+    if (options.sweep_hierarchy && !options.sweep) throw UsageError("option --sweep-hierarchy needs --sweep");
 
     options.input = get("--input");
     options.generate = get("--generate");
@@ -152,7 +159,7 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
 std::string studio_usage() {
     return "kmeans-studio: step k-means solvers and watch them work.\n\n"
            "Data (default: the bundled example):\n" +
-           options_help(data_option_table()) + "Solver (as kmeans-cli run):\n" + options_help(fit_option_table()) +
+           options_help(data_option_table()) + options_help(geo_option_table()) + "Solver (as kmeans-cli run):\n" + options_help(fit_option_table()) +
            "Scripted runs and view:\n" + options_help(kStudioOptions);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kms/sweep.hpp"
 #include "run/run_types.hpp"
 #include "view/point_cloud_view.hpp"
 
@@ -34,6 +35,9 @@ struct StudioOptions {
     std::string export_animation;   // --export-animation PATH.gif|.mp4: after the steps, the run as GIF or MP4
     bool presentation = false;      // --presentation: docks hidden, big points, markers and text
     bool half_steps = false;        // --half-steps: assignment and update as separate steps (and frames)
+    std::optional<KRange> sweep;    // --sweep FIRST:LAST[:STEP]: after the steps, the elbow chart of this range
+    bool sweep_hierarchy = false;   // --sweep-hierarchy
+    GeoOptions geo;                 // --geo --lat --lon --geo-projection
     bool help = false;
 
     // Exits after writing its outputs (errors: stderr, exit 1).

@@ -374,6 +374,7 @@ void PointCloudView::draw_overlay_image() {
         QPainter painter(&image);
         painter.setRenderHint(QPainter::Antialiasing, true);
         painter.setFont(font());
+        draw_map(painter);
         if (show_trails_) draw_trails(painter);
         draw_overlay(painter);
     }
@@ -466,6 +467,69 @@ void PointCloudView::draw_trails(QPainter& painter) {
             painter.drawPath(arrow);
         }
     }
+}
+
+void PointCloudView::set_map_overlay(MapOverlay map) {
+    map_ = std::move(map);
+    update();
+}
+
+void PointCloudView::draw_map(QPainter& painter) {
+    if (map_.lines.empty() && !map_.scale_bar) return;
+    painter.save();
+    QFont small = painter.font();
+    small.setPointSizeF(std::max(7.0, 0.85 * (small.pointSizeF() > 0 ? small.pointSizeF() : 10.0)));
+    painter.setFont(small);
+    const QFontMetricsF metrics(small);
+    // Labels go where a line is first seen from the left (parallels) or last seen at
+    // the bottom (meridians), inside a band that keeps them clear of the edges.
+    const QRectF band = QRectF(rect()).adjusted(2, metrics.height() + 2, -metrics.horizontalAdvance("000.0°W") - 4,
+                                               -metrics.height() - 4);
+    for (const MapLine& line : map_.lines) {
+        QPolygonF pixels;
+        pixels.reserve(qsizetype(line.points.size()));
+        for (const QPointF& world : line.points) pixels << world_to_pixel(world);
+        painter.setPen(QPen(QColor(90, 90, 90, 110), 1.0));
+        painter.drawPolyline(pixels);
+        if (line.label.isEmpty()) continue;
+        std::optional<QPointF> anchor;
+        for (const QPointF& pixel : pixels) {
+            if (!band.contains(pixel)) continue;
+            if (!anchor || (line.label_left ? pixel.x() < anchor->x() : pixel.y() > anchor->y())) anchor = pixel;
+        }
+        // Only near its edge: a line that crosses a corner is left unlabelled rather than labelled mid-view.
+        if (!anchor || (line.label_left ? anchor->x() > band.left() + 0.15 * band.width()
+                                        : anchor->y() < band.bottom() - 0.15 * band.height()))
+            continue;
+        painter.setPen(QColor(60, 60, 60, 220));
+        painter.drawText(*anchor + (line.label_left ? QPointF(3, -3) : QPointF(3, metrics.ascent())), line.label);
+    }
+    if (map_.scale_bar) {
+        // A 1-2-5 length of about a fifth of the view's width (world units are km).
+        const double ppu = camera_ ? camera_->pixels_per_unit() : 1.0;
+        const double target_km = 0.2 * width() / std::max(ppu, 1e-12);
+        const double decade = std::pow(10.0, std::floor(std::log10(target_km)));
+        double km = decade;
+        for (const double m : {2.0, 5.0, 10.0})
+            if (m * decade <= target_km) km = m * decade;
+        const double length = km * ppu;
+        const QString text = km >= 1 ? QStringLiteral("%1 km").arg(km, 0, 'g', 6) : QStringLiteral("%1 m").arg(km * 1000, 0, 'g', 6);
+        // Bottom right, on a light box, clear of the meridians' labels along the bottom edge.
+        const QPointF left(width() - length - metrics.horizontalAdvance(text) - 22.0 * ui_scale(),
+                           height() - 2.5 * metrics.height() - 8.0 * ui_scale());
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(QColor(255, 255, 255, 200));
+        painter.drawRoundedRect(QRectF(left.x() - 6, left.y() - metrics.height(), length + metrics.horizontalAdvance(text) + 18,
+                                       2 * metrics.height()),
+                                3, 3);
+        painter.setBrush(Qt::NoBrush);
+        painter.setPen(QPen(QColor(30, 30, 30), 2.0));
+        painter.drawLine(left, left + QPointF(length, 0));
+        painter.drawLine(left + QPointF(0, -5), left + QPointF(0, 5));
+        painter.drawLine(left + QPointF(length, -5), left + QPointF(length, 5));
+        painter.drawText(left + QPointF(length + 6, 4), text);
+    }
+    painter.restore();
 }
 
 void PointCloudView::draw_overlay(QPainter& painter) {

@@ -38,6 +38,19 @@ struct ViewOverlay {
     std::vector<std::pair<QColor, QString>> legend;
 };
 
+// A map drawn over geographic data (ui/geo/): lines in world coordinates (km),
+// each labelled where it enters the view on the left (parallels) or leaves it at
+// the bottom (meridians), and a scale bar in km (world units are km).
+struct MapLine {
+    std::vector<QPointF> points;
+    QString label;              // empty: none
+    bool label_left = true;     // left edge (parallels) or bottom edge (meridians)
+};
+struct MapOverlay {
+    std::vector<MapLine> lines;
+    bool scale_bar = false;
+};
+
 class PointCloudView : public QOpenGLWidget, protected QOpenGLExtraFunctions {
     Q_OBJECT
 public:
@@ -65,6 +78,8 @@ public:
     void set_centroids_editable(bool editable) { centroids_editable_ = editable; }
     bool centroids_editable() const { return centroids_editable_; }
     void set_overlay(ViewOverlay overlay);
+    void set_map_overlay(MapOverlay map);
+    const MapOverlay& map_overlay() const { return map_; }
     const ViewOverlay& overlay() const { return overlay_; }
     // Presentation mode: bigger points, markers, trails and text.
     void set_presentation(bool on);
@@ -127,6 +142,7 @@ private:
     void draw_trails(QPainter& painter);
     void draw_centroids();
     void draw_overlay(QPainter& painter);
+    void draw_map(QPainter& painter);
     void draw_overlay_image();
     void set_camera_uniforms(QOpenGLShaderProgram& program);
     int centroid_at(QPointF pixel) const;
@@ -149,6 +165,7 @@ private:
     double point_size_ = 3.0;
     bool centroids_editable_ = false;
     ViewOverlay overlay_;
+    MapOverlay map_;
     bool presentation_ = false;
     bool paint_mode_ = false;
     double brush_radius_ = 24.0;

@@ -40,6 +40,15 @@ std::vector<double> leading_eigenvector(const std::vector<double>& matrix, std::
 
 }  // namespace
 
+Projection2D Projection2D::linear(std::vector<double> centre, std::vector<double> axes) {
+    Projection2D projection;
+    projection.dims_ = centre.size();
+    projection.centre_ = std::move(centre);
+    projection.axes_ = std::move(axes);
+    projection.axes_.resize(2 * projection.dims_, 0.0);
+    return projection;
+}
+
 Projection2D Projection2D::fit(const Matrix<double>& points, ProjectionMode mode) {
     Projection2D projection;
     const std::size_t d = points.cols();

@@ -17,6 +17,9 @@ public:
     Projection2D() = default;
     // Fits the projection to the data (mean and axes for PCA). d = 1 maps to (x, 0).
     static Projection2D fit(const Matrix<double>& points, ProjectionMode mode);
+    // A given linear map: x = axes[0..d) · (p − centre), y = axes[d..2d) · (p − centre)
+    // (geographic data's map, ui/geo/). Shown as FirstTwoDimensions.
+    static Projection2D linear(std::vector<double> centre, std::vector<double> axes);
 
     ProjectionMode mode() const noexcept { return mode_; }
     std::size_t input_dimensions() const noexcept { return dims_; }

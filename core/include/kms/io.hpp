@@ -59,6 +59,27 @@ std::vector<std::int32_t> load_labels(const std::string& path, const LoadOptions
 // InputError naming PATH:LINE and the reason for any other line.
 std::vector<double> load_sample_weights(const std::string& path, std::size_t expected, const LoadOptions& options = {});
 
+// ---------------------------------------------------------------- geographic tables
+// Latitude and longitude from a delimited text file with a header row (comma, tab
+// or semicolon, whichever the header has most of; UTF-8 BOM, CRLF, blank lines and
+// lines starting with '#' allowed; fields may be "quoted", with "" for a quote).
+// Other columns may hold anything (names, text) and are ignored.
+struct GeoColumns {
+    // A header name (case-insensitive, surrounding blanks ignored) or a 1-based
+    // column number. Empty: the one column named lat or latitude / lon, lng, long
+    // or longitude; none or two such columns is an error naming the header.
+    std::string lat, lon;
+};
+struct GeoTable {
+    std::string name;                   // the path
+    Matrix<double> degrees;             // n × 2: latitude, longitude, as read
+    std::string lat_column, lon_column; // the header names used
+};
+// InputError "PATH:LINE: REASON" for a missing field, a value that is not a number,
+// NaN or infinity, |latitude| > 90 or |longitude| > 180; "PATH:1: ..." for an
+// unknown or ambiguous column.
+GeoTable load_geo_table(const std::string& path, const GeoColumns& columns = {}, const LoadOptions& options = {});
+
 // ---------------------------------------------------------------- writing
 // What a writer does with the destination PATH:
 //  - a regular file, or nothing yet: the contents go to a temporary file in the

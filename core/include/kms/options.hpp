@@ -12,6 +12,7 @@
 
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
+#include "kms/geo.hpp"
 
 namespace kms {
 
@@ -28,6 +29,8 @@ using OptionTable = std::span<const OptionSpec>;
 OptionTable fit_option_table();
 // The data options: --input, --generate.
 OptionTable data_option_table();
+// Geographic data: --geo, --lat, --lon, --geo-projection (kms/geo.hpp).
+OptionTable geo_option_table();
 
 // A whole-text number, or kms::UsageError naming the option.
 template <typename Number>
@@ -60,6 +63,9 @@ private:
 // The fit options of a command line, validated (FitOptions::validate). k is 0
 // when --k is absent and `k_required` is false (the studio picks one itself).
 FitOptions fit_options_from(const ParsedOptions& options, bool k_required = true);
+
+// The geographic options of a command line (--lat or --lon imply --geo).
+GeoOptions geo_options_from(const ParsedOptions& options);
 
 // "  --name VALUE   help (default X)" lines for --help.
 std::string options_help(OptionTable table);

@@ -7,6 +7,7 @@
 #include "kms/fit.hpp"
 #include "kms/solver.hpp"
 #include "kms/stats.hpp"
+#include "kms/sweep.hpp"
 
 namespace kms {
 
@@ -34,6 +35,16 @@ std::string to_json(const IterationStats& stats);   // one line, no trailing new
 // The same with "restart": R first, for fits with several restarts.
 std::string to_json(const IterationStats& stats, int restart);
 std::string to_json(const RunSummary& summary);     // one line, no trailing newline
+// A sweep (kms/sweep.hpp): one line per level, {"type":"level","k":K,"inertia",
+// "iterations","stop_reason","seed","start" (the init method, or "merged" for a
+// hierarchy level seeded from the level above),"fit_ms","scores_ms", then the
+// score fields of scores_json_fields without the inertia}; and the summary
+// {"type":"sweep_summary","data","n","d","k_range","hierarchy","solver","levels",
+// "cancelled","elbow_k","elbow_reason","best_silhouette_k","best_calinski_harabasz_k",
+// "best_davies_bouldin_k","total_time_ms"} (a k is null when there is none).
+std::string to_json(const SweepLevel& level, const SweepOptions& options);
+std::string to_json(const SweepResult& result, const SweepOptions& options, const std::string& data, std::size_t n,
+                    std::size_t d);
 std::string json_escape(const std::string& text);
 // Shortest text that parses back to the same double (JSON has no NaN: null).
 std::string json_number(double value);

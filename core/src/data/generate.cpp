@@ -109,6 +109,41 @@ SinCos sincos_turn(double turn) {
     }
 }
 
+// atan(x) for x in [0, 1]: above tan(π/12), atan x = π/6 + atan((x√3 − 1)/(x + √3)),
+// which brings the argument to |u| <= tan(π/12) = 0.268; then the odd series to u^33
+// (the next term is below 1e-20).
+double portable_atan_unit(double x) {
+    constexpr double kTanPiOver12 = 0.26794919243112270647;
+    constexpr double kSqrt3 = 1.73205080756887729353;
+    constexpr double kPiOver6 = 0.52359877559829887308;
+    double offset = 0.0;
+    if (x > kTanPiOver12) {
+        x = (x * kSqrt3 - 1.0) / (x + kSqrt3);
+        offset = kPiOver6;
+    }
+    const double x2 = x * x;
+    double series = 0.0;
+    for (int j = 16; j >= 0; --j) series = (j % 2 ? -1.0 : 1.0) / static_cast<double>(2 * j + 1) + x2 * series;
+    return offset + x * series;
+}
+
+// atan2(y, x) in (−π, π] from + − × ÷ only (bitwise the same everywhere).
+double portable_atan2(double y, double x) {
+    constexpr double kPi = 3.14159265358979323846, kHalfPi = 1.57079632679489661923;
+    if (x == 0.0) return y > 0 ? kHalfPi : (y < 0 ? -kHalfPi : 0.0);
+    const double ay = std::abs(y), ax = std::abs(x);
+    double angle = ay <= ax ? portable_atan_unit(ay / ax) : kHalfPi - portable_atan_unit(ax / ay);  // in [0, π/2]
+    if (x < 0) angle = kPi - angle;
+    return y < 0 ? -angle : angle;
+}
+
+// sin and cos of an angle in degrees (any finite value): reduced to a turn in [0, 1).
+SinCos sincos_degrees(double degrees) {
+    double turn = std::fmod(degrees, 360.0) / 360.0;  // fmod is exact
+    if (turn < 0) turn += 1.0;
+    return sincos_turn(turn);
+}
+
 // Two independent standard normals (Box–Muller) from uniforms 2c and 2c+1 of a stream.
 SinCos normal_pair(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
     const double u1 = random_uniform(seed, stream, 2 * counter);
@@ -134,6 +169,7 @@ constexpr std::uint64_t kStreamNoise = 2;        // per-point Gaussian noise: se
 constexpr std::uint64_t kStreamPermutation = 3;  // Feistel round keys
 constexpr std::uint64_t kStreamUniform = 4;      // uniform generator: counter i·d + j
 constexpr std::uint64_t kStreamBallRadius = 5;   // he4d radius: counter i
+constexpr std::uint64_t kStreamGeoCentres = 6;   // geo-cities centres: counters 2c, 2c + 1
 
 // ---------------------------------------------------------------------------
 // A keyed bijection of [0, n): balanced Feistel network on 2·h bits (2^(2h) ≥ n,
@@ -225,6 +261,16 @@ const std::vector<GeneratorSpec>& generator_specs() {
           {"factor", false, 0.5, 0, 0.999999, "inner radius / outer radius, in [0, 1)"}}},
         {"moons", "two interleaving half circles, Gaussian noise; truth k = 2",
          {{"n", true, 1000, 2, kMaxN, "points"}, {"noise", false, 0.05, 0, 1e6, "Gaussian noise std"}}},
+        {"geo-cities", "latitude, longitude (degrees) of k city-like clusters: centres uniform on the sphere "
+                       "within the latitude and longitude bounds, points Gaussian around them on the ground "
+                       "(spread_km per direction), equal sizes",
+         {{"n", true, 1000, 1, kMaxN, "points"},
+          {"k", true, 8, 1, 1e6, "clusters"},
+          {"spread_km", false, 25, 0, 1000, "Gaussian std of the east and north offsets, km"},
+          {"lat_min", false, -60, -90, 90, "southern bound of the centres, degrees"},
+          {"lat_max", false, 70, -90, 90, "northern bound of the centres, degrees"},
+          {"lon_min", false, -180, -180, 180, "western bound of the centres, degrees"},
+          {"lon_max", false, 180, -180, 540, "eastern bound (up to lon_min + 360; above 180 crosses the antimeridian)"}}},
         {"he4d", "He-Vialle-Baboulin 4-D set: uniform in 4 balls of radius 9 centred at "
                  "(40,40,60,60), (40,60,60,40), (60,40,40,60), (60,60,40,40); truth k = 4",
          {{"n", true, 10000, 4, kMaxN, "points"}}},
@@ -568,6 +614,71 @@ Dataset make_he4d(const Job& job) {
     return dataset;
 }
 
+// City-like clusters on the sphere, as latitude and longitude in degrees. A centre
+// is a unit vector c with z = sin φ uniform (uniform on the sphere's area) and λ
+// uniform within the bounds; a point moves from c along the great circle towards
+// the bearing of the Gaussian offset (east g1, north g2) by |g|·spread/R radians.
+Dataset make_geo_cities(const Job& job) {
+    constexpr double kEarthRadiusKm = 6371.0088;  // kms/geo.hpp's
+    constexpr double kDegrees = 57.295779513082320877;  // 180 / π
+    constexpr double kTwoPi = 6.28318530717958647693;
+    const std::uint64_t n = job.count("n"), k = job.count("k");
+    require_n_at_least_k(job.source, n, k);
+    require_size(job.source, n, 2);
+    const double lat_min = job.number("lat_min"), lat_max = job.number("lat_max");
+    const double lon_min = job.number("lon_min"), lon_max = job.number("lon_max");
+    if (!(lat_min < lat_max))
+        throw InputError::whole(job.source, "key 'lat_min' = " + format_number(lat_min) + " must be less than 'lat_max' = " +
+                                                format_number(lat_max));
+    if (!(lon_min < lon_max) || lon_max > lon_min + 360.0)
+        throw InputError::whole(job.source, "keys 'lon_min' = " + format_number(lon_min) + ", 'lon_max' = " +
+                                                format_number(lon_max) + ": need lon_min < lon_max <= lon_min + 360");
+    const double z_low = sincos_degrees(lat_min).sin, z_high = sincos_degrees(lat_max).sin;
+    struct Centre {
+        double x, y, z, cos_lat, sin_lon, cos_lon;
+    };
+    std::vector<Centre> centres(k);
+    Dataset dataset;
+    dataset.truth_centroids = Matrix<double>(k, 2);
+    for (std::uint64_t c = 0; c < k; ++c) {
+        const double z = z_low + (z_high - z_low) * random_uniform(job.seed, kStreamGeoCentres, 2 * c);
+        const double lon = lon_min + (lon_max - lon_min) * random_uniform(job.seed, kStreamGeoCentres, 2 * c + 1);
+        const SinCos longitude = sincos_degrees(lon);
+        const double cos_lat = std::sqrt(std::max(0.0, 1.0 - z * z));
+        centres[c] = {cos_lat * longitude.cos, cos_lat * longitude.sin, z, cos_lat, longitude.sin, longitude.cos};
+        dataset.truth_centroids(c, 0) = portable_atan2(z, cos_lat) * kDegrees;
+        dataset.truth_centroids(c, 1) = portable_atan2(longitude.sin, longitude.cos) * kDegrees;
+    }
+    const double spread = job.number("spread_km") / kEarthRadiusKm;  // radians per unit of offset
+    const Layout layout = equal_layout(n, k);
+    dataset.points = Matrix<double>(n, 2);
+    dataset.truth_labels.assign(n, 0);
+    const IndexPermutation permute(n, job.seed);
+    job.for_each_point(n, [&](std::uint64_t index) {
+        const std::int32_t cluster = layout.cluster_of(permute(index));
+        const Centre& c = centres[static_cast<std::size_t>(cluster)];
+        double g[2];
+        fill_normals(job.seed, kStreamNoise, index, 2, g);
+        // East (−sin λ, cos λ, 0) and north (−sin φ cos λ, −sin φ sin λ, cos φ) at the centre.
+        const double tx = spread * (-g[0] * c.sin_lon - g[1] * c.z * c.cos_lon);
+        const double ty = spread * (g[0] * c.cos_lon - g[1] * c.z * c.sin_lon);
+        const double tz = spread * (g[1] * c.cos_lat);
+        const double angle = std::sqrt(tx * tx + ty * ty + tz * tz);  // <= 8.6 · 1000 / 6371 < 2π
+        double px = c.x, py = c.y, pz = c.z;
+        if (angle > 0) {
+            const SinCos turn = sincos_turn(angle / kTwoPi);
+            px = turn.cos * c.x + turn.sin * tx / angle;
+            py = turn.cos * c.y + turn.sin * ty / angle;
+            pz = turn.cos * c.z + turn.sin * tz / angle;
+        }
+        double* row = dataset.points.row(index);
+        row[0] = portable_atan2(pz, std::sqrt(px * px + py * py)) * kDegrees;
+        row[1] = portable_atan2(py, px) * kDegrees;
+        dataset.truth_labels[index] = cluster;
+    });
+    return dataset;
+}
+
 }  // namespace
 
 Dataset generate_dataset(std::string_view spec, std::uint64_t seed, std::stop_token cancel) {
@@ -581,6 +692,7 @@ Dataset generate_dataset(std::string_view spec, std::uint64_t seed, std::stop_to
     else if (name == "varied") dataset = make_varied(job);
     else if (name == "circles") dataset = make_circles(job);
     else if (name == "moons") dataset = make_moons(job);
+    else if (name == "geo-cities") dataset = make_geo_cities(job);
     else dataset = make_he4d(job);
     dataset.name = "generate:" + job.source + " seed=" + std::to_string(seed);
     return dataset;

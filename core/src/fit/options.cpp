@@ -40,6 +40,14 @@ constexpr OptionSpec kDataOptions[] = {
     {"--generate", "SPEC", "", "generated data, e.g. blobs:n=100000,k=5,d=2 (see 'kmeans-cli generate --help')"},
 };
 
+constexpr OptionSpec kGeoOptions[] = {
+    {"--geo", "", "", "the data are latitude, longitude in degrees (a table with a header, or the\n"
+                      "geo-cities generator): clustered in km, centroids reported in degrees (docs/geographic.md)"},
+    {"--lat", "COLUMN", "", "latitude column: header name or 1-based number (default: lat or latitude); implies --geo"},
+    {"--lon", "COLUMN", "", "longitude column (default: lon, lng, long or longitude); implies --geo"},
+    {"--geo-projection", "P", "auto", "auto | equirectangular | sphere (3-D unit vectors x R): the frame clustered in"},
+};
+
 const OptionSpec* find_spec(const std::vector<OptionTable>& tables, std::string_view name) {
     for (OptionTable table : tables)
         for (const OptionSpec& spec : table)
@@ -72,6 +80,21 @@ struct WithDefaults {
 
 OptionTable fit_option_table() { return kFitOptions; }
 OptionTable data_option_table() { return kDataOptions; }
+OptionTable geo_option_table() { return kGeoOptions; }
+
+GeoOptions geo_options_from(const ParsedOptions& parsed) {
+    GeoOptions geo;
+    geo.enabled = parsed.has("--geo") || parsed.has("--lat") || parsed.has("--lon");
+    geo.columns.lat = parsed.get("--lat");
+    geo.columns.lon = parsed.get("--lon");
+    const std::string frame = parsed.get("--geo-projection", "auto");
+    if (frame == "equirectangular") geo.frame = GeoFrame::Equirectangular;
+    else if (frame == "sphere") geo.frame = GeoFrame::Sphere;
+    else if (frame != "auto")
+        throw UsageError("option --geo-projection: unknown value '" + frame + "' (expected auto, equirectangular or sphere)");
+    if (parsed.has("--geo-projection") && !geo.enabled) throw UsageError("option --geo-projection needs --geo");
+    return geo;
+}
 
 ParsedOptions::ParsedOptions(const std::vector<std::string>& args, std::initializer_list<OptionTable> tables)
     : tables_(tables) {

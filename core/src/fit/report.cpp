@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kms/scores.hpp"
+
 namespace kms {
 
 std::string json_escape(const std::string& text) {
@@ -152,6 +154,52 @@ std::string to_json(const RunSummary& s) {
     if (s.n_init > 1)
         summary.integer("n_init", s.n_init).integer("best_restart", s.best_restart).field("restarts", restarts_json(s.restarts));
     return summary.str();
+}
+
+std::string to_json(const SweepLevel& level, const SweepOptions& options) {
+    const bool merged = options.hierarchy && level.k != options.range.values().back();
+    const RestartResult* kept =
+        level.fit.restarts.empty() ? nullptr : &level.fit.restarts[static_cast<std::size_t>(level.fit.best_restart)];
+    std::string line = JsonObject()
+                           .string("type", "level")
+                           .integer("k", static_cast<long long>(level.k))
+                           .number("inertia", level.fit.inertia)
+                           .integer("iterations", level.fit.iterations)
+                           .string("stop_reason", std::string(to_string(level.fit.stop_reason)))
+                           .integer("seed", static_cast<long long>(kept ? kept->seed : options.fit.init.seed))
+                           .string("start", merged ? "merged" : std::string(to_string(options.fit.init.method)))
+                           .number("fit_ms", level.fit_ms)
+                           .number("scores_ms", level.scores_ms)
+                           .str();
+    if (options.scores) line.insert(line.size() - 1, "," + scores_json_fields(level.scores, false));
+    return line;
+}
+
+std::string to_json(const SweepResult& result, const SweepOptions& options, const std::string& data, std::size_t n,
+                    std::size_t d) {
+    const auto k_or_null = [](const KChoice& choice) {
+        return choice.k ? std::to_string(*choice.k) : std::string("null");
+    };
+    double total_ms = 0.0;
+    for (const SweepLevel& level : result.levels) total_ms += level.fit_ms + level.scores_ms;
+    const KRange& range = options.range;
+    return JsonObject()
+        .string("type", "sweep_summary")
+        .string("data", data)
+        .integer("n", static_cast<long long>(n))
+        .integer("d", static_cast<long long>(d))
+        .string("k_range", std::to_string(range.first) + ":" + std::to_string(range.last) + ":" + std::to_string(range.step))
+        .boolean("hierarchy", options.hierarchy)
+        .string("solver", options.fit.solver.describe())
+        .integer("levels", static_cast<long long>(result.levels.size()))
+        .boolean("cancelled", result.cancelled)
+        .field("elbow_k", k_or_null(result.elbow))
+        .string("elbow_reason", result.elbow.reason)
+        .field("best_silhouette_k", k_or_null(result.best_silhouette))
+        .field("best_calinski_harabasz_k", k_or_null(result.best_calinski_harabasz))
+        .field("best_davies_bouldin_k", k_or_null(result.best_davies_bouldin))
+        .number("total_time_ms", total_ms)
+        .str();
 }
 
 }  // namespace kms

@@ -1,0 +1,78 @@
+#pragma once
+// Latitude/longitude data clustered in kilometres (docs/geographic.md). k-means
+// needs a space where straight-line distance means distance on the ground, so
+// degrees are projected first and centroids are brought back to degrees:
+//  - regional data: the equirectangular map around the data's centre
+//    (x = R·Δλ·cos φ0 east, y = R·Δφ north, km), where east–west distances are
+//    right at the mean latitude φ0 and off by cos φ / cos φ0 elsewhere;
+//  - anything wider (see GeoProjection::choose): R times the 3-D unit vector, so
+//    distances are chords (0.1 % shorter than the great-circle distance at 1000 km)
+//    and the antimeridian and the poles need no special case; a centroid, the mean
+//    of unit vectors, lies inside the sphere and is projected back onto it.
+// The loader of lat/lon tables is in kms/io.hpp (load_geo_table).
+#include <optional>
+#include <string>
+
+#include "kms/dataset.hpp"
+#include "kms/io.hpp"
+#include "kms/matrix.hpp"
+
+namespace kms {
+
+inline constexpr double kEarthRadiusKm = 6371.0088;  // the mean Earth radius (IUGG)
+
+enum class GeoFrame { Equirectangular, Sphere };
+
+// The equirectangular map is used while the east–west scale error over the data's
+// latitudes stays within this fraction, and the data spans at most kGeoMaxLongitudeSpan
+// degrees of longitude without crossing the antimeridian.
+inline constexpr double kGeoMaxScaleError = 0.05;
+inline constexpr double kGeoMaxLongitudeSpan = 30.0;
+
+struct GeoProjection {
+    GeoFrame frame = GeoFrame::Equirectangular;
+    double lat0 = 0.0, lon0 = 0.0;  // degrees: the centre of the equirectangular map
+    std::string reason;             // why this frame (for reports)
+
+    // The frame the rule above picks for `degrees` (n × 2: latitude, longitude),
+    // centred on the mean latitude and the middle of the shortest longitude arc
+    // that holds every point. Throws kms::Error for no points.
+    static GeoProjection choose(const Matrix<double>& degrees);
+    // That centre with a given frame (the --geo-projection override).
+    static GeoProjection with_frame(const Matrix<double>& degrees, GeoFrame frame);
+
+    std::size_t dimensions() const { return frame == GeoFrame::Sphere ? 3 : 2; }
+    // n × 2 (x east, y north, km) or n × 3 (km, Earth-centred).
+    Matrix<double> project(const Matrix<double>& degrees) const;
+    // Rows of `projected` (e.g. centroids) back to latitude, longitude in degrees,
+    // longitude in [-180, 180). A 3-D row is normalised onto the sphere first; a
+    // row at the centre of the Earth has no direction (kms::Error naming it).
+    Matrix<double> to_degrees(const Matrix<double>& projected) const;
+    // "equirectangular around 48.85° N, 2.35° E" / "3-D unit vectors × R".
+    std::string describe() const;
+};
+
+// What --geo, --lat, --lon and --geo-projection ask for (kms/options.hpp parses them).
+struct GeoOptions {
+    bool enabled = false;
+    GeoColumns columns;              // empty: found by name
+    std::optional<GeoFrame> frame;   // none: GeoProjection::choose
+};
+
+// Data to cluster: the points in km, with the degrees they came from.
+struct GeoData {
+    Dataset projected;        // n × 2 or n × 3 km; truth labels kept, truth centroids projected
+    Matrix<double> degrees;   // n × 2: latitude, longitude
+    GeoProjection projection;
+    std::string lat_column, lon_column;  // from a file's header; empty for generated data
+};
+// A latitude/longitude table (load_geo_table), projected.
+GeoData load_geo_data(const std::string& path, const GeoOptions& options, const LoadOptions& load = {});
+// Data already in degrees (a generator's: n × 2 latitude, longitude), checked and
+// projected. InputError naming the data and the row for a value out of range.
+GeoData geo_data_from_degrees(Dataset degrees, const GeoOptions& options);
+
+// The great-circle distance (haversine) in km on the sphere of kEarthRadiusKm.
+double great_circle_km(double lat1, double lon1, double lat2, double lon2);
+
+}  // namespace kms

@@ -1,0 +1,192 @@
+// Projections of latitude/longitude for clustering (kms/geo.hpp).
+#include "kms/geo.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "kms/error.hpp"
+
+namespace kms {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kRadians = kPi / 180.0;
+
+// Longitude in [-180, 180).
+double wrap_longitude(double degrees) {
+    double wrapped = std::fmod(degrees + 180.0, 360.0);
+    if (wrapped < 0) wrapped += 360.0;
+    return wrapped - 180.0;
+}
+
+struct LongitudeArc {
+    double start = 0.0, span = 0.0;  // the shortest arc eastwards from `start` holding every longitude
+    bool crosses_antimeridian = false;
+};
+
+LongitudeArc longitude_arc(const Matrix<double>& degrees) {
+    std::vector<double> lon(degrees.rows());
+    for (std::size_t i = 0; i < lon.size(); ++i) lon[i] = wrap_longitude(degrees(i, 1));
+    std::sort(lon.begin(), lon.end());
+    // The largest gap between neighbours, the wrap-around gap (last → first + 360) included.
+    double largest = lon.front() + 360.0 - lon.back();
+    LongitudeArc arc{lon.front(), 360.0 - largest, false};
+    for (std::size_t i = 0; i + 1 < lon.size(); ++i) {
+        const double gap = lon[i + 1] - lon[i];
+        if (gap > largest) {
+            largest = gap;
+            arc = {lon[i + 1], 360.0 - gap, true};  // the arc runs east from lon[i+1] through ±180 to lon[i]
+        }
+    }
+    return arc;
+}
+
+std::string degrees_text(double lat, double lon) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.4f° %c, %.4f° %c", std::abs(lat), lat < 0 ? 'S' : 'N', std::abs(lon),
+                  lon < 0 ? 'W' : 'E');
+    return buffer;
+}
+
+}  // namespace
+
+GeoProjection GeoProjection::with_frame(const Matrix<double>& degrees, GeoFrame frame) {
+    if (degrees.rows() == 0 || degrees.cols() != 2) throw Error("geographic data: no points (or not latitude, longitude)");
+    double sum = 0.0;
+    for (std::size_t i = 0; i < degrees.rows(); ++i) sum += degrees(i, 0);
+    const LongitudeArc arc = longitude_arc(degrees);
+    GeoProjection projection;
+    projection.frame = frame;
+    projection.lat0 = sum / static_cast<double>(degrees.rows());
+    projection.lon0 = wrap_longitude(arc.start + arc.span / 2);
+    if (frame == GeoFrame::Equirectangular && std::abs(projection.lat0) > 89.0)
+        throw Error("geographic data: the equirectangular map needs a mean latitude within 89° of the equator");
+    return projection;
+}
+
+GeoProjection GeoProjection::choose(const Matrix<double>& degrees) {
+    GeoProjection projection = with_frame(degrees, GeoFrame::Sphere);
+    const LongitudeArc arc = longitude_arc(degrees);
+    double lat_min = 90.0, lat_max = -90.0;
+    for (std::size_t i = 0; i < degrees.rows(); ++i) {
+        lat_min = std::min(lat_min, degrees(i, 0));
+        lat_max = std::max(lat_max, degrees(i, 0));
+    }
+    // cos is concave on [-90°, 90°]: the scale's extremes are at the ends of the
+    // latitude range, or at the equator when the range holds it.
+    const double cos0 = std::cos(projection.lat0 * kRadians);
+    double scale_error = 0.0;
+    for (const double lat : {lat_min, lat_max, std::clamp(0.0, lat_min, lat_max)})
+        scale_error = std::max(scale_error, cos0 > 0 ? std::abs(std::cos(lat * kRadians) / cos0 - 1.0) : 1.0);
+    char span[160];
+    std::snprintf(span, sizeof span, "the data spans %.3g° of latitude and %.3g° of longitude, east-west scale error %.2g %%",
+                  lat_max - lat_min, arc.span, 100.0 * scale_error);
+    if (arc.crosses_antimeridian) {
+        projection.reason = "3-D: the data crosses the antimeridian (" + std::string(span) + ")";
+    } else if (arc.span > kGeoMaxLongitudeSpan) {
+        projection.reason = "3-D: more than 30° of longitude (" + std::string(span) + ")";
+    } else if (scale_error > kGeoMaxScaleError) {
+        projection.reason = "3-D: the equirectangular east-west scale error would exceed 5 % (" + std::string(span) + ")";
+    } else {
+        projection.frame = GeoFrame::Equirectangular;
+        projection.reason = "equirectangular: " + std::string(span);
+    }
+    return projection;
+}
+
+Matrix<double> GeoProjection::project(const Matrix<double>& degrees) const {
+    const std::size_t n = degrees.rows();
+    Matrix<double> out(n, dimensions());
+    const double cos0 = std::cos(lat0 * kRadians);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double lat = degrees(i, 0), lon = degrees(i, 1);
+        if (frame == GeoFrame::Equirectangular) {
+            out(i, 0) = kEarthRadiusKm * cos0 * wrap_longitude(lon - lon0) * kRadians;
+            out(i, 1) = kEarthRadiusKm * (lat - lat0) * kRadians;
+        } else {
+            const double phi = lat * kRadians, lambda = lon * kRadians;
+            out(i, 0) = kEarthRadiusKm * std::cos(phi) * std::cos(lambda);
+            out(i, 1) = kEarthRadiusKm * std::cos(phi) * std::sin(lambda);
+            out(i, 2) = kEarthRadiusKm * std::sin(phi);
+        }
+    }
+    return out;
+}
+
+Matrix<double> GeoProjection::to_degrees(const Matrix<double>& projected) const {
+    if (projected.cols() != dimensions())
+        throw Error("geographic centroids: " + std::to_string(projected.cols()) + " coordinates, expected " +
+                    std::to_string(dimensions()));
+    Matrix<double> out(projected.rows(), 2);
+    const double cos0 = std::cos(lat0 * kRadians);
+    for (std::size_t i = 0; i < projected.rows(); ++i) {
+        if (frame == GeoFrame::Equirectangular) {
+            out(i, 0) = lat0 + projected(i, 1) / kEarthRadiusKm / kRadians;
+            out(i, 1) = wrap_longitude(lon0 + projected(i, 0) / (kEarthRadiusKm * cos0) / kRadians);
+        } else {
+            const double x = projected(i, 0), y = projected(i, 1), z = projected(i, 2);
+            const double horizontal = std::hypot(x, y);
+            if (!(std::hypot(horizontal, z) > 1e-9 * kEarthRadiusKm))
+                throw Error("geographic centroid " + std::to_string(i) +
+                            " is at the centre of the Earth (its points are spread evenly around the globe): it has "
+                            "no latitude or longitude");
+            out(i, 0) = std::atan2(z, horizontal) / kRadians;
+            out(i, 1) = horizontal > 0 ? wrap_longitude(std::atan2(y, x) / kRadians) : 0.0;
+        }
+    }
+    return out;
+}
+
+std::string GeoProjection::describe() const {
+    if (frame == GeoFrame::Sphere) return "3-D unit vectors x R (km, Earth-centred)";
+    return "equirectangular around " + degrees_text(lat0, lon0) + " (km)";
+}
+
+GeoData geo_data_from_degrees(Dataset degrees, const GeoOptions& options) {
+    if (degrees.d() != 2)
+        throw InputError::whole(degrees.name, std::to_string(degrees.d()) +
+                                                  " columns: geographic data is latitude, longitude (2 columns)");
+    for (std::size_t i = 0; i < degrees.n(); ++i)
+        for (std::size_t c = 0; c < 2; ++c) {
+            const double limit = c == 0 ? 90.0 : 180.0;
+            if (!(std::abs(degrees.points(i, c)) <= limit))
+                throw InputError::whole(degrees.name, std::string("row ") + std::to_string(i + 1) + ": " +
+                                                          (c == 0 ? "latitude " : "longitude ") +
+                                                          std::to_string(degrees.points(i, c)) + " is outside [-" +
+                                                          std::to_string(int(limit)) + ", " + std::to_string(int(limit)) + "]");
+        }
+    GeoData data;
+    data.projection = options.frame ? GeoProjection::with_frame(degrees.points, *options.frame)
+                                    : GeoProjection::choose(degrees.points);
+    if (options.frame) data.projection.reason = "chosen with --geo-projection";
+    data.projected.name = degrees.name;
+    data.projected.points = data.projection.project(degrees.points);
+    data.projected.truth_labels = std::move(degrees.truth_labels);
+    if (degrees.truth_centroids.rows() > 0 && degrees.truth_centroids.cols() == 2)
+        data.projected.truth_centroids = data.projection.project(degrees.truth_centroids);
+    data.degrees = std::move(degrees.points);
+    return data;
+}
+
+GeoData load_geo_data(const std::string& path, const GeoOptions& options, const LoadOptions& load) {
+    GeoTable table = load_geo_table(path, options.columns, load);
+    Dataset degrees;
+    degrees.name = path;
+    degrees.points = std::move(table.degrees);
+    GeoData data = geo_data_from_degrees(std::move(degrees), options);
+    data.lat_column = table.lat_column;
+    data.lon_column = table.lon_column;
+    return data;
+}
+
+double great_circle_km(double lat1, double lon1, double lat2, double lon2) {
+    const double dphi = (lat2 - lat1) * kRadians, dlambda = (lon2 - lon1) * kRadians;
+    const double a = std::sin(dphi / 2) * std::sin(dphi / 2) +
+                     std::cos(lat1 * kRadians) * std::cos(lat2 * kRadians) * std::sin(dlambda / 2) * std::sin(dlambda / 2);
+    return 2.0 * kEarthRadiusKm * std::asin(std::min(1.0, std::sqrt(a)));
+}
+
+}  // namespace kms
