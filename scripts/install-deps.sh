@@ -15,6 +15,7 @@ packages=(
   pybind11-dev python3-pytest libdlpack-dev # the Python module (python/) and its tests
   xvfb xauth                                # rendering tests and the studio on a machine without a display
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev  # the studio's MP4 export (H.264: libx264)
+  libopenmpi-dev openmpi-bin                # MPI ranks (kms_mpi) and their tests
 )
 for option in "$@"; do
   case "$option" in

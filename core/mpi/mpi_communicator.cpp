@@ -1,0 +1,95 @@
+// kms::Communicator over MPI_COMM_WORLD (kms/mpi_communicator.hpp).
+#include "mpi_communicator.hpp"
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "kms/error.hpp"
+
+namespace kms {
+
+namespace {
+
+void check(int code, const char* what) {
+    if (code == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    throw Error(std::string("MPI ") + what + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+template <typename V>
+MPI_Datatype type_of();
+template <>
+MPI_Datatype type_of<double>() { return MPI_DOUBLE; }
+template <>
+MPI_Datatype type_of<std::int64_t>() { return MPI_INT64_T; }
+
+class MpiCommunicator final : public Communicator {
+public:
+    MpiCommunicator() {
+        check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "Comm_rank");
+        check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "Comm_size");
+    }
+    ~MpiCommunicator() override {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) MPI_Finalize();
+    }
+    int rank() const override { return rank_; }
+    int size() const override { return size_; }
+
+    std::vector<double> allgather(std::span<const double> values) override { return gather(values); }
+    std::vector<std::int64_t> allgather(std::span<const std::int64_t> values) override { return gather(values); }
+
+    void sum(std::span<std::uint64_t> values) override {
+        check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM,
+                            MPI_COMM_WORLD),
+              "Allreduce");
+    }
+    void broadcast(std::span<double> values, int root) override {
+        check(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, MPI_COMM_WORLD), "Bcast");
+    }
+
+private:
+    // Counts first, then the values (MPI counts are int: blocks past 2^31 values
+    // would need MPI 4's large counts).
+    template <typename V>
+    std::vector<V> gather(std::span<const V> values) {
+        const auto mine = static_cast<long long>(values.size());
+        if (mine > 0x7fffffff) throw Error("an MPI gather of more than 2^31 values per rank");
+        std::vector<long long> counts(static_cast<std::size_t>(size_));
+        check(MPI_Allgather(&mine, 1, MPI_LONG_LONG, counts.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD), "Allgather");
+        std::vector<int> sizes(counts.size()), offsets(counts.size());
+        long long total = 0;
+        for (std::size_t r = 0; r < counts.size(); ++r) {
+            if (total > 0x7fffffff) throw Error("an MPI gather of more than 2^31 values");
+            offsets[r] = static_cast<int>(total);
+            sizes[r] = static_cast<int>(counts[r]);
+            total += counts[r];
+        }
+        std::vector<V> all(static_cast<std::size_t>(total));
+        check(MPI_Allgatherv(values.data(), static_cast<int>(mine), type_of<V>(), all.data(), sizes.data(),
+                             offsets.data(), type_of<V>(), MPI_COMM_WORLD),
+              "Allgatherv");
+        return all;
+    }
+    int rank_ = 0, size_ = 1;
+};
+
+}  // namespace
+
+std::shared_ptr<Communicator> mpi_world(int& argc, char**& argv) {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+        int provided = 0;
+        check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "Init_thread");
+        if (provided < MPI_THREAD_FUNNELED) throw Error("this MPI library does not support MPI_THREAD_FUNNELED");
+    }
+    return std::make_shared<MpiCommunicator>();
+}
+
+}  // namespace kms
