@@ -10,6 +10,7 @@
 #include "cmd_score.hpp"
 #include "commands.hpp"
 #include "kms/backends.hpp"
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
 #include "kms/generate.hpp"
@@ -17,6 +18,9 @@
 #include "kms/options.hpp"
 #include "kms/report.hpp"
 #include "signal_stop.hpp"
+#if KMS_HAVE_MPI
+#include "mpi_communicator.hpp"
+#endif
 
 namespace kms::cli {
 
@@ -105,6 +109,16 @@ int run(const Args& args) {
     for (const char* option : {"--labels-out", "--centroids-out"})
         if (options.has(option)) check_output_path(options.get(option));
     fit_options.solver.compute_inertia = options.has("--inertia");
+    // Started by mpirun/mpiexec: each rank solves its block of rows; rank 0 prints and writes.
+    if (const int ranks = launcher_world_size(); ranks > 1) {
+#if KMS_HAVE_MPI
+        fit_options.ranks = mpi_world();
+#else
+        throw Error("kmeans-cli was started by an MPI launcher as one of " + std::to_string(ranks) +
+                    " ranks, but was built without MPI (Debian: libopenmpi-dev): each rank would run the whole job");
+#endif
+    }
+    const bool root = !fit_options.ranks || fit_options.ranks->rank() == 0;
     const std::string report = options.get("--report");
     if (report != "table" && report != "json") throw UsageError("--report must be table or json");
 
@@ -127,7 +141,8 @@ int run(const Args& args) {
                                                  loaded.geo->projection.reason + "\n"
                                            : "");
     PrintingObserver observer(json, fit_options.n_init, header);
-    const FitResult result = fit(points, fit_options, &observer, signals.token(), data.name);
+    const FitResult result = fit(points, fit_options, root ? &observer : nullptr, signals.token(), data.name);
+    if (!root) return signals.exit_status();  // rank 0 reports and writes the whole data set's results
     const RunSummary summary = summarize(result, fit_options, data.name, points->rows(), points->cols());
 
     // Geographic runs report and write their centroids in degrees.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "kms/communicator.hpp"
 #include "kms/gpu_backends.hpp"
 
 namespace {
@@ -37,6 +38,11 @@ int main(int argc, char** argv) {
     kms::cli::signal_stop();  // before any other thread: they all inherit the blocked signals
     kms::register_gpu_backends();
     if (command == "run") return kms::cli::cmd_run(args);
+    if (const int ranks = kms::launcher_world_size(); ranks > 1) {  // M copies would write the same files
+        std::fprintf(stderr, "kmeans-cli: '%s' does not run over MPI ranks (started as one of %d); only 'run' does\n",
+                     command.c_str(), ranks);
+        return 2;
+    }
     if (command == "predict") return kms::cli::cmd_predict(args);
     if (command == "generate") return kms::cli::cmd_generate(args);
     if (command == "score") return kms::cli::cmd_score(args);

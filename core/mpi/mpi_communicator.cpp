@@ -81,12 +81,12 @@ private:
 
 }  // namespace
 
-std::shared_ptr<Communicator> mpi_world(int& argc, char**& argv) {
+std::shared_ptr<Communicator> mpi_world() {
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (!initialized) {
         int provided = 0;
-        check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "Init_thread");
+        check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "Init_thread");
         if (provided < MPI_THREAD_FUNNELED) throw Error("this MPI library does not support MPI_THREAD_FUNNELED");
     }
     return std::make_shared<MpiCommunicator>();

@@ -10,6 +10,6 @@ namespace kms {
 // Initialises MPI (MPI_THREAD_FUNNELED: only the thread that made it calls MPI;
 // the solvers call their collectives from the OpenMP master thread) and finalises
 // it when the last reference goes.
-std::shared_ptr<Communicator> mpi_world(int& argc, char**& argv);
+std::shared_ptr<Communicator> mpi_world();
 
 }  // namespace kms

@@ -19,3 +19,9 @@ if(TARGET kms_mpi)
 else()
   message(STATUS "kmeans-studio: no MPI (Debian: libopenmpi-dev openmpi-bin): the MPI tests are not built")
 endif()
+
+# mpiexec -n 2|3 kmeans-cli run: the same files, byte for byte, as one process.
+if(TARGET kms_mpi AND TARGET kmeans-cli)
+  add_test(NAME test_mpi_cli COMMAND ${CMAKE_CURRENT_LIST_DIR}/../mpi/cli_ranks.sh $<TARGET_FILE:kmeans-cli> ${KMS_MPIEXEC})
+  set_tests_properties(test_mpi_cli PROPERTIES TIMEOUT 600 LABELS mpi PASS_REGULAR_EXPRESSION "failures: PASS")
+endif()

@@ -40,10 +40,10 @@ std::unique_ptr<Solver> make(Algorithm algorithm, Precision precision, Backend b
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main() {
     std::shared_ptr<Communicator> world;
     try {
-        world = mpi_world(argc, argv);
+        world = mpi_world();
     } catch (const Error& e) {
         std::fprintf(stderr, "test_mpi_partition: %s\n", e.what());
         return 1;

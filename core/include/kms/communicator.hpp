@@ -51,6 +51,10 @@ PackageLayout package_layout(std::size_t n, std::size_t k, std::size_t d, int pa
 std::vector<std::size_t> partition_rows(std::size_t n, std::size_t k, std::size_t d, int ranks,
                                         int packages_option = 0);
 
+// The number of ranks an MPI launcher (mpirun/mpiexec: OpenMPI, MPICH, PMI/PMIx)
+// started this process among; 1 when it was not started by one. Needs no MPI.
+int launcher_world_size();
+
 // `ranks` threads of this process as ranks, for tests and for comparing a
 // partitioned run with the single process in one program: run(body) calls
 // body(comm) on each thread with that thread's communicator and returns when all

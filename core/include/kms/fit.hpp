@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kms/communicator.hpp"
 #include "kms/device_matrix.hpp"
 #include "kms/init.hpp"
 #include "kms/matrix.hpp"
@@ -29,6 +30,12 @@ struct FitOptions {
     // all zero (fit() checks); null: every point weighs 1. Weighs the update, the
     // inertia and the seeded initialisations (scikit-learn >= 1.3's semantics).
     std::shared_ptr<const std::vector<double>> sample_weight;
+    // Ranks (MPI: kms_mpi's mpi_world()): every rank passes the same points and
+    // options; each solves its block of rows (kms::partition_rows) and the result
+    // (labels included) is the whole data set's on every rank, bit for bit one
+    // process's. Stop requests are not taken during such a fit (every rank must run
+    // the same steps): the launcher ends the job on Ctrl-C. Host data only.
+    std::shared_ptr<Communicator> ranks;
 
     static constexpr int kMaxRestarts = 10000;
     // Throws kms::UsageError naming the option: k, n_init, and SolverConfig::validate().

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <numeric>
@@ -46,6 +47,15 @@ std::vector<std::size_t> partition_rows(std::size_t n, std::size_t k, std::size_
             std::min(n, units * static_cast<std::size_t>(r) / static_cast<std::size_t>(ranks) * grain);
     first.back() = n;
     return first;
+}
+
+int launcher_world_size() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"})
+        if (const char* value = std::getenv(name)) {
+            const int size = std::atoi(value);
+            if (size > 1) return size;
+        }
+    return 1;
 }
 
 // ---- ThreadGroup: a barrier and one slot per rank.

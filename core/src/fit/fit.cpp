@@ -46,7 +46,8 @@ int KMeansRun::advance(int max_steps, std::stop_token stop, const std::function<
 
 namespace {
 
-// The one fit loop over any data: `attach(solver)` hands the points to the solver,
+// The one fit loop over any data: `attach(solver, first_row, rows)` hands the
+// points (with FitOptions::ranks, this rank's block of them) to the solver,
 // `seed(init)` chooses a restart's initial centroids (host data: the back end's
 // initialiser or the CPU's; device data: the back end's device initialiser).
 template <typename Attach, typename Seed>
@@ -64,8 +65,22 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
     result.solver.algorithm = choice.algorithm;
     result.solver_choice = choice.reason;
     KMeansRun run(make_solver(result.solver));
-    attach(run.solver());
-    if (options.sample_weight) run.solver().set_sample_weight(options.sample_weight);
+    // A rank's block: whole packages of the update (partition_rows).
+    std::size_t first_row = 0, rows = n;
+    if (options.ranks) {
+        const std::vector<std::size_t> first =
+            partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
+        first_row = first[static_cast<std::size_t>(options.ranks->rank())];
+        rows = first[static_cast<std::size_t>(options.ranks->rank()) + 1] - first_row;
+        stop = {};  // every rank runs the same steps (kms/fit.hpp)
+    }
+    attach(run.solver(), first_row, rows);
+    if (options.sample_weight)
+        run.solver().set_sample_weight(
+            options.ranks ? std::make_shared<const std::vector<double>>(
+                                options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row),
+                                options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row + rows))
+                          : options.sample_weight);
     result.data_address = run.solver().data_address();
 
     bool have_best = false;
@@ -113,15 +128,36 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
             result.best_restart = r;
             result.initial_centroids = std::move(initial);
             result.centroids = solver.centroids();
-            std::copy(solver.labels().begin(), solver.labels().end(), result.labels.begin());
+            std::copy(solver.labels().begin(), solver.labels().end(),
+                      result.labels.begin() + static_cast<std::ptrdiff_t>(first_row));
             result.inertia = restart.inertia;
             result.iterations = restart.iterations;
             result.stop_reason = restart.stop_reason;
         }
     }
+    if (options.ranks && have_best) {  // every rank's block of labels, in rank (= row) order
+        const std::vector<std::int64_t> mine(result.labels.begin() + static_cast<std::ptrdiff_t>(first_row),
+                                             result.labels.begin() + static_cast<std::ptrdiff_t>(first_row + rows));
+        const std::vector<std::int64_t> all = options.ranks->allgather(std::span<const std::int64_t>(mine));
+        if (all.size() != n) throw Error("the ranks' label blocks do not add up to the data set's rows");
+        std::copy(all.begin(), all.end(), result.labels.begin());
+    }
     if (!have_best) result.labels.clear();  // no restart completed a step
     if (stop.stop_requested()) result.stop_reason = StopReason::Cancelled;
     return result;
+}
+
+// The solver's data: all points, or (FitOptions::ranks) this rank's rows, read in place.
+template <typename T>
+void attach_block(Solver& solver, const std::shared_ptr<const Matrix<T>>& points, const FitOptions& options,
+                  std::size_t first_row, std::size_t rows) {
+    if (!options.ranks) {
+        solver.set_data(points);
+        return;
+    }
+    solver.set_partition(RowPartition{options.ranks, points->rows(), first_row});
+    solver.set_data(std::make_shared<const Matrix<T>>(
+        Matrix<T>::view(rows, points->cols(), points->data() + first_row * points->cols(), points)));
 }
 
 }  // namespace
@@ -132,7 +168,7 @@ FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& op
     if (!points) throw InputError::whole(source_name, "no points to cluster");
     return run_fit(
         points->rows(), points->cols(), options, observer, stop, source_name,
-        [&](Solver& solver) { solver.set_data(points); },
+        [&](Solver& solver, std::size_t first_row, std::size_t rows) { attach_block(solver, points, options, first_row, rows); },
         [&](const InitOptions& init) {
             return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
         });
@@ -148,7 +184,7 @@ FitResult fit(std::shared_ptr<const Matrix<float>> points, const FitOptions& opt
                    source_name);
     return run_fit(
         points->rows(), points->cols(), options, observer, stop, source_name,
-        [&](Solver& solver) { solver.set_data(points); },
+        [&](Solver& solver, std::size_t first_row, std::size_t rows) { attach_block(solver, points, options, first_row, rows); },
         [&](const InitOptions& init) {
             return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
         });
@@ -158,9 +194,10 @@ FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& opti
               std::stop_token stop, const std::string& source_name) {
     options.validate();
     if (!points) throw InputError::whole(source_name, "no points to cluster");
+    if (options.ranks) throw Error("a fit over ranks takes host data, not device arrays");
     return run_fit(
         points->rows, points->cols, options, observer, stop, source_name,
-        [&](Solver& solver) { solver.set_device_data(points); },
+        [&](Solver& solver, std::size_t, std::size_t) { solver.set_device_data(points); },
         [&](const InitOptions& init) {
             return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
         });
