@@ -17,6 +17,7 @@ int cmd_run(const Args& args);       // cli_run.cpp
 int cmd_predict(const Args& args);   // cmd_predict.cpp
 int cmd_generate(const Args& args);  // cmd_generate.cpp
 int cmd_score(const Args& args);     // cmd_score.cpp
+int cmd_spectral(const Args& args);  // cmd_spectral.cpp
 
 // Runs a command body and turns what it throws into the message and exit code
 // every command uses: usage errors 2 (with a hint), anything else 1, and anything

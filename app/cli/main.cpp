@@ -16,6 +16,7 @@ void print_usage(std::FILE* out) {
         "  predict   label points by their nearest centroid\n"
         "  generate  write a generated data set to a file\n"
         "  score     quality scores of a labelling (silhouette, Calinski-Harabasz, ...)\n"
+        "  spectral  spectral clustering of k-means representatives (non-convex clusters)\n"
         "\n"
         "'kmeans-cli COMMAND --help' describes a command's options.\n",
         out);
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "predict") return kms::cli::cmd_predict(args);
     if (command == "generate") return kms::cli::cmd_generate(args);
     if (command == "score") return kms::cli::cmd_score(args);
+    if (command == "spectral") return kms::cli::cmd_spectral(args);
     std::fprintf(stderr, "kmeans-cli: unknown command '%s'\n", command.c_str());
     print_usage(stderr);
     return 2;

@@ -6,6 +6,7 @@
 
 #include "kms/fit.hpp"
 #include "kms/solver.hpp"
+#include "kms/spectral.hpp"
 #include "kms/stats.hpp"
 
 namespace kms {
@@ -34,6 +35,10 @@ std::string to_json(const IterationStats& stats);   // one line, no trailing new
 // The same with "restart": R first, for fits with several restarts.
 std::string to_json(const IterationStats& stats, int restart);
 std::string to_json(const RunSummary& summary);     // one line, no trailing newline
+// The summary of a spectral run of `data` (kmeans-cli spectral): the phases' times,
+// the eigenvalues, the eigengap, sigma, k_c; `extra_fields` (without braces, e.g.
+// "ari":..) are appended inside the object.
+std::string to_json(const SpectralResult& result, const std::string& data, const std::string& extra_fields = {});
 std::string json_escape(const std::string& text);
 // Shortest text that parses back to the same double (JSON has no NaN: null).
 std::string json_number(double value);
