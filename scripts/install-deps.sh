@@ -14,6 +14,7 @@ packages=(
   python3-matplotlib                        # the benchmark suites' plots (scripts/bench.sh)
   pybind11-dev python3-pytest libdlpack-dev # the Python module (python/) and its tests
   xvfb xauth                                # rendering tests and the studio on a machine without a display
+  liblapacke-dev libopenblas-dev            # spectral clustering's eigensolver (LAPACK dsyevr; docs/spectral.md)
 )
 for option in "$@"; do
   case "$option" in
