@@ -34,6 +34,7 @@ class IterationCharts;
 class SingleRunMode;
 class SolverPanel;
 class ScoresDock;
+class SpectralPipeline;
 
 // The bundled default data set (resources/data/default.csv), or empty if not found.
 QString find_default_dataset();
@@ -55,6 +56,9 @@ public:
     CompareTable& compare_table() { return *compare_->table(); }
     const CompareScores& compare_scores() const { return compare_->scores(); }
     bool compare_mode() const { return compare_->active(); }
+    SpectralPipeline& spectral() { return *spectral_; }
+    // The spectral pipeline's panel (a dock) and view (the centre), or back to the run's view.
+    void show_spectral(bool on);
 
     // Loads the bundled default (or the fallback generator).
     void open_default();
@@ -128,6 +132,7 @@ private:
     std::unique_ptr<RunController> controller_;
     std::unique_ptr<SingleRunMode> single_;
     std::unique_ptr<CompareMode> compare_;
+    std::unique_ptr<SpectralPipeline> spectral_;
 
     QStackedWidget* stack_ = nullptr;
     PointCloudView* view_ = nullptr;
@@ -135,6 +140,7 @@ private:
     IterationCharts* charts_ = nullptr;
     ScoresDock* scores_ = nullptr;
     QDockWidget* compare_dock_ = nullptr;
+    QDockWidget* spectral_dock_ = nullptr;
     QDockWidget* scores_dock_ = nullptr;
     QDockWidget* side_dock_ = nullptr;
     QDockWidget* charts_dock_ = nullptr;

@@ -9,6 +9,8 @@
 #include "export/animation_export.hpp"
 #include "main_window.hpp"
 #include "run/solver_panel.hpp"
+#include "spectral/spectral_panel.hpp"
+#include "spectral/spectral_pipeline.hpp"
 
 namespace kms::ui {
 
@@ -98,6 +100,28 @@ void ScriptedRun::poll() {
                 done = finished(controller);
             }
             if (!done) return;
+            if (options_.spectral_clusters) {
+                window_.show_spectral(true);
+                SpectralPipeline& spectral = window_.spectral();
+                spectral.panel()->set_values(static_cast<int>(*options_.spectral_clusters), 0,
+                                             static_cast<int>(SpectralOptions::kDefaultNeighbours), 0.0);
+                spectral.panel()->run();
+                phase_ = Phase::Spectral;
+                return;
+            }
+            phase_ = Phase::Settling;
+            settle_ticks_ = 0;
+            return;
+        }
+        case Phase::Spectral: {
+            SpectralPipeline& spectral = window_.spectral();
+            if (spectral.state() == SpectralPipeline::State::Running) return;
+            if (spectral.state() != SpectralPipeline::State::Done) {
+                fail(tr("spectral pipeline: %1").arg(spectral.state() == SpectralPipeline::State::Failed ? spectral.error()
+                                                                                                        : tr("cancelled")));
+                return;
+            }
+            if (options_.spectral_show_representatives) spectral.set_display(SpectralPipeline::Display::Representatives);
             phase_ = Phase::Settling;
             settle_ticks_ = 0;
             return;

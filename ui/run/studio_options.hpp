@@ -34,6 +34,10 @@ struct StudioOptions {
     std::string export_animation;   // --export-animation PATH.gif: after the steps, the run as an animated GIF
     bool presentation = false;      // --presentation: docks hidden, big points, markers and text
     bool half_steps = false;        // --half-steps: assignment and update as separate steps (and frames)
+    // --spectral K|auto: after the steps, run the spectral pipeline (ui/spectral) with k_c = K
+    // (0 = auto) and show it; --spectral-view which stage the screenshot shows.
+    std::optional<std::size_t> spectral_clusters;
+    bool spectral_show_representatives = false;  // --spectral-view representatives|clusters
     bool help = false;
 
     // Exits after writing its outputs (errors: stderr, exit 1).
