@@ -101,15 +101,18 @@ SpectralResult spectral_cluster(std::shared_ptr<const Matrix<double>> points, co
                                 const std::string& source_name = "data");
 
 // The pieces, for tests and the studio.
+// `threads`: OpenMP threads, 0 = OpenMP's default.
 // Each row's `count` nearest other rows (ties to the lower index), by squared distance.
-std::vector<std::vector<std::uint32_t>> nearest_neighbours(const Matrix<double>& points, std::size_t count);
+std::vector<std::vector<std::uint32_t>> nearest_neighbours(const Matrix<double>& points, std::size_t count,
+                                                           int threads = 0);
 // Gaussian similarity exp(-|xi-xj|^2 / (2 sigma^2)), zero diagonal; with neighbour lists,
 // only the pairs where either is among the other's neighbours (symmetrised).
 Matrix<double> gaussian_similarity(const Matrix<double>& points, double sigma,
-                                   const std::vector<std::vector<std::uint32_t>>* neighbours = nullptr);
+                                   const std::vector<std::vector<std::uint32_t>>* neighbours = nullptr,
+                                   int threads = 0);
 // I - D^-1/2 W D^-1/2; an isolated vertex (degree 0) gets a zero row and column:
 // a component of its own, with eigenvalue 0.
-Matrix<double> normalized_laplacian(const Matrix<double>& similarity);
+Matrix<double> normalized_laplacian(const Matrix<double>& similarity, int threads = 0);
 // --k auto: k in [2, min(max_clusters, values.size() - 1)] with the largest eigengap on a
 // log scale, λ_{k+1} / λ_k, eigenvalues below kEigenvalueFloor counted as the floor (ties:
 // the smallest k). Why relative and why not k = 1: docs/spectral.md. Needs 3 values.

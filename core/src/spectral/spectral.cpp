@@ -1,6 +1,8 @@
 // Spectral clustering through k-means representatives (kms/spectral.hpp).
 #include "kms/spectral.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -19,6 +21,8 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
+
+int thread_count(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
 
 double squared_gap(const double* a, const double* b, std::size_t d) {
     double sum = 0.0;
@@ -82,11 +86,12 @@ void SpectralOptions::validate() const {
     kmeans.solver.validate();
 }
 
-std::vector<std::vector<std::uint32_t>> nearest_neighbours(const Matrix<double>& points, std::size_t count) {
+std::vector<std::vector<std::uint32_t>> nearest_neighbours(const Matrix<double>& points, std::size_t count,
+                                                           int threads) {
     const std::size_t n = points.rows(), d = points.cols();
     count = std::min(count, n > 0 ? n - 1 : 0);
     std::vector<std::vector<std::uint32_t>> result(n);
-#pragma omp parallel
+#pragma omp parallel num_threads(thread_count(threads))
     {
         std::vector<std::pair<double, std::uint32_t>> candidates(n > 0 ? n - 1 : 0);
 #pragma omp for schedule(dynamic, 16)
@@ -104,7 +109,7 @@ std::vector<std::vector<std::uint32_t>> nearest_neighbours(const Matrix<double>&
 }
 
 Matrix<double> gaussian_similarity(const Matrix<double>& points, double sigma,
-                                   const std::vector<std::vector<std::uint32_t>>* neighbours) {
+                                   const std::vector<std::vector<std::uint32_t>>* neighbours, int threads) {
     const std::size_t n = points.rows(), d = points.cols();
     const double scale = -1.0 / (2.0 * sigma * sigma);
     Matrix<double> w(n, n, 0.0);
@@ -117,14 +122,14 @@ Matrix<double> gaussian_similarity(const Matrix<double>& points, double sigma,
             }
         return w;
     }
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(thread_count(threads))
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j)
             if (j != i) w(i, j) = std::exp(scale * squared_gap(points.row(i), points.row(j), d));
     return w;
 }
 
-Matrix<double> normalized_laplacian(const Matrix<double>& w) {
+Matrix<double> normalized_laplacian(const Matrix<double>& w, int threads) {
     const std::size_t n = w.rows();
     std::vector<double> inverse_root(n, 0.0);
     for (std::size_t i = 0; i < n; ++i) {
@@ -132,7 +137,7 @@ Matrix<double> normalized_laplacian(const Matrix<double>& w) {
         inverse_root[i] = degree > 0.0 ? 1.0 / std::sqrt(degree) : 0.0;
     }
     Matrix<double> l(n, n, 0.0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(thread_count(threads))
     for (std::size_t i = 0; i < n; ++i) {
         for (std::size_t j = 0; j < n; ++j) l(i, j) = -inverse_root[i] * w(i, j) * inverse_root[j];
         if (inverse_root[i] > 0.0) l(i, i) += 1.0;  // an isolated vertex keeps a zero row: eigenvalue 0
@@ -196,7 +201,9 @@ SpectralResult spectral_cluster(std::shared_ptr<const Matrix<double>> points, co
     result.neighbours = std::min(options.neighbours, r - 1);
     const std::size_t sigma_neighbour =
         std::min(result.neighbours ? result.neighbours : SpectralOptions::kSigmaNeighbourOfFullGraph, r - 1);
-    const auto neighbours = nearest_neighbours(centroids, std::max(result.neighbours, sigma_neighbour));
+    // The graph's threads follow the representatives' back end (--backend seq: one; --threads).
+    const int threads = options.kmeans.solver.backend == Backend::Sequential ? 1 : options.kmeans.solver.threads;
+    const auto neighbours = nearest_neighbours(centroids, std::max(result.neighbours, sigma_neighbour), threads);
     std::vector<std::vector<std::uint32_t>> graph_neighbours;
     if (result.neighbours) {
         graph_neighbours = neighbours;
@@ -217,7 +224,7 @@ SpectralResult spectral_cluster(std::shared_ptr<const Matrix<double>> points, co
                                                  " representatives; lower --representatives or give --sigma");
     }
     const Matrix<double> laplacian = normalized_laplacian(
-        gaussian_similarity(centroids, result.sigma, result.neighbours ? &graph_neighbours : nullptr));
+        gaussian_similarity(centroids, result.sigma, result.neighbours ? &graph_neighbours : nullptr, threads), threads);
     result.times.similarity_ms = ms_since(start);
     if (stop.stop_requested()) {
         result.cancelled = true;

@@ -9,14 +9,14 @@ namespace kms {
 
 namespace {
 constexpr OptionSpec kSpectralOptions[] = {
-    {"--k", "K|auto", "", "clusters k_c (1 <= K <= R), or auto: the largest eigengap among the first 20\n"
-                          "eigenvalues (docs/spectral.md)"},
+    {"--k", "K|auto", "", "clusters k_c (1 <= K <= R), or auto: the largest eigengap ratio\n"
+                          "lambda(k+1) / lambda(k), k = 2 .. 20 (docs/spectral.md)"},
     {"--representatives", "R", "", "k-means representatives (2 <= R <= n; default min(n, 1000)); their k-means\n"
                                    "takes the fit options below, with --solver auto unless given"},
     {"--neighbours", "M", "10", "similarity graph: each representative's M nearest, symmetrised\n"
                                 "(0 = the full Gaussian graph)"},
     {"--sigma", "S", "", "Gaussian width (default: the median distance of a representative to its M-th\n"
-                         "nearest, M = 10 for the full graph)"},
+                         "nearest, M = 7 for the full graph)"},
     {"--final-n-init", "R", "10", "restarts of the k-means on the spectral embedding"},
     {"--rep-weights", "size|none", "size", "the embedding's k-means weighs each representative by its points\n"
                                            "(size: as if all n points were embedded) or not"},
