@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <signal.h>
+
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -413,6 +415,33 @@ private slots:
             const CliResult r = run_cli({"spectral", "--input", path("bad.csv"), "--k", "2", "--labels-out", out});
             QVERIFY2(r.exit_code == 1 && r.err.contains("bad.csv:3"), qPrintable(r.err));
         }
+    }
+
+    // SIGTERM ends the chain after the k-means step in progress: a summary saying so,
+    // exit 143, no labels file (OpenBLAS's threads must not take the signal first).
+    void cliCancelsOnSigterm() {
+        REQUIRE_LAPACK();
+        if (kms::test::env_or_empty("KMS_CLI").empty()) QSKIP("KMS_CLI is not set (run through CTest)");
+        const QString labels = path("cancelled.txt");
+        QProcess process;
+        process.start(QString::fromStdString(kms::test::env_or_empty("KMS_CLI")),
+                      {"spectral", "--generate", "moons:n=1000000,noise=0.05", "--k", "2", "--threads", "1",
+                       "--solver", "lloyd", "--labels-out", labels});
+        QVERIFY(process.waitForStarted());
+        QString out;
+        QVERIFY(kms::test::wait_for([&] {
+            process.waitForReadyRead(10);
+            out += QString::fromUtf8(process.readAllStandardOutput());
+            return out.contains("# data");
+        }, 60000));
+        QTest::qWait(200);
+        ::kill(static_cast<pid_t>(process.processId()), SIGTERM);
+        QVERIFY(process.waitForFinished(60000));
+        out += QString::fromUtf8(process.readAllStandardOutput());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 143);
+        QVERIFY2(out.contains("# cancelled"), qPrintable(out));
+        QVERIFY(!QFileInfo::exists(labels));
     }
 
     void missingLapackSaysWhatToInstall() {
