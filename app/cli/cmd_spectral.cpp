@@ -97,8 +97,10 @@ int spectral(const Args& args) {
         }
         std::fflush(stdout);
     };
-    if (!json)
+    if (!json) {
         std::printf("# data %s: n = %zu, d = %zu\n", data.name.c_str(), points->rows(), points->cols());
+        std::fflush(stdout);  // a pipe reader sees the run start before the representatives' k-means ends
+    }
     const SpectralResult result = spectral_cluster(points, spectral_options, progress, signals.token(), data.name);
 
     std::string extra;

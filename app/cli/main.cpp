@@ -1,7 +1,4 @@
 // kmeans-cli: the engine, headless.
-#include <pthread.h>
-#include <signal.h>
-
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -10,19 +7,6 @@
 #include "kms/gpu_backends.hpp"
 
 namespace {
-// SIGINT and SIGTERM blocked before any shared library's initialiser runs: OpenBLAS (the
-// LAPACK of `spectral`) starts its thread pool there, and a thread without the mask takes
-// the signal and ends the process at once instead of SignalStop's waiting thread (seen:
-// `run` lost its summary on SIGTERM). The executable's .preinit_array runs before them.
-void block_stop_signals(int, char**, char**) {
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGINT);
-    sigaddset(&signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-}
-[[gnu::used, gnu::section(".preinit_array")]] void (*const kBlockStopSignals)(int, char**, char**) = block_stop_signals;
-
 void print_usage(std::FILE* out) {
     std::fputs(
         "usage: kmeans-cli COMMAND [OPTIONS]\n"
