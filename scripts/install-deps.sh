@@ -16,6 +16,7 @@ packages=(
   xvfb xauth                                # rendering tests and the studio on a machine without a display
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev  # the studio's MP4 export (H.264: libx264)
   libopenmpi-dev openmpi-bin                # MPI ranks (kms_mpi) and their tests
+  liblapacke-dev libopenblas-dev            # spectral clustering's eigensolver (LAPACK dsyevr; docs/spectral.md)
 )
 for option in "$@"; do
   case "$option" in

@@ -64,6 +64,8 @@
 #include "scores/scores_dock.hpp"
 #include "sweep/sweep_panel.hpp"
 #include "geo/geo_view.hpp"
+#include "spectral/spectral_panel.hpp"
+#include "spectral/spectral_pipeline.hpp"
 
 namespace kms::ui {
 
@@ -189,7 +191,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     addDockWidget(Qt::RightDockWidgetArea, sweep_dock_);
     sweep_dock_->hide();  // Run ▸ Sweep k (elbow chart)
     connect(sweep_, &SweepPanel::message, this, &MainWindow::show_error);
-    for (QDockWidget* dock : {side, scores_dock, charts_dock, compare_dock_}) {
+    // The spectral pipeline (ui/spectral): its panel in a dock, its view in the centre while the dock is open.
+    spectral_ = std::make_unique<SpectralPipeline>(*controller_);
+    stack_->addWidget(spectral_->view());
+    spectral_dock_ = new QDockWidget(tr("Spectral (k-means representatives)"), this);
+    spectral_dock_->setObjectName(QStringLiteral("spectral"));
+    auto* spectral_scroll = new QScrollArea(spectral_dock_);
+    spectral_scroll->setWidget(spectral_->panel());
+    spectral_scroll->setWidgetResizable(true);
+    spectral_scroll->setMinimumWidth(160);
+    spectral_dock_->setWidget(spectral_scroll);
+    addDockWidget(Qt::RightDockWidgetArea, spectral_dock_);
+    spectral_dock_->hide();
+    for (QDockWidget* dock : {side, scores_dock, charts_dock, compare_dock_, spectral_dock_}) {
         connect(dock, &QDockWidget::topLevelChanged, this, [this] { keep_view_share(); });
         connect(dock, &QDockWidget::dockLocationChanged, this, [this] { keep_view_share(); });
     }
@@ -552,6 +566,12 @@ void MainWindow::build_actions() {
     QAction* sweep = sweep_dock_->toggleViewAction();
     sweep->setText(tr("Sweep k (elbow chart)"));
     run->addAction(sweep);
+    auto* spectral = run->addAction(tr("&Spectral (k-means representatives)"));
+    spectral->setCheckable(true);
+    connect(spectral, &QAction::toggled, this, &MainWindow::show_spectral);
+    connect(spectral_dock_, &QDockWidget::visibilityChanged, spectral, [this, spectral](bool) {
+        if (!spectral_dock_->isVisible() && spectral->isChecked()) spectral->setChecked(false);  // closed by its ✕
+    });
     auto* view_menu = menuBar()->addMenu(tr("&View"));
     view_menu->addAction(presentation_action_);
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About kmeans-studio"), this, [this] {
@@ -601,6 +621,16 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::apply_setup(const RunSetup& setup) {
     if (compare_->active()) compare_->leave();  // a new set-up ends the comparison
     controller_->set_setup(setup);
+}
+
+void MainWindow::show_spectral(bool on) {
+    if (on && compare_->active()) compare_->leave();
+    spectral_dock_->setVisible(on);
+    // The scores follow the single run, which the spectral view replaces: the dock gives its place.
+    if (!presentation_) scores_dock_->setVisible(!on);
+    keep_view_share();
+    if (on) resizeDocks({spectral_dock_}, {spectral_dock_->maximumWidth()}, Qt::Horizontal);
+    stack_->setCurrentWidget(on ? static_cast<QWidget*>(spectral_->view()) : view_);
 }
 
 void MainWindow::start_compare(const std::vector<SolverConfig>& configs) { compare_->start(configs); }
@@ -778,6 +808,7 @@ void MainWindow::keep_view_share() {
                                                                     scroll->verticalScrollBar()->sizeHint().width());
         if (side_dock_->width() < wanted) resizeDocks({side_dock_}, {wanted}, Qt::Horizontal);
     }
+    spectral_dock_->setMaximumWidth(spectral_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(240, int(width * 0.2)));
     // The charts take at most a quarter of the height.
     charts_dock_->setMaximumHeight(std::max(140, int(height() * 0.28)));
     compare_dock_->setMaximumHeight(std::max(160, int(height() * 0.35)));

@@ -36,6 +36,7 @@ class SingleRunMode;
 class SolverPanel;
 class ScoresDock;
 class SweepPanel;
+class SpectralPipeline;
 
 // The bundled default data set (resources/data/default.csv), or empty if not found.
 QString find_default_dataset();
@@ -60,6 +61,9 @@ public:
     // The elbow chart's dock (ui/sweep/): shown, sweeping the current data.
     SweepPanel& sweep_panel() { return *sweep_; }
     void start_sweep(const KRange& range, bool hierarchy);
+    SpectralPipeline& spectral() { return *spectral_; }
+    // The spectral pipeline's panel (a dock) and view (the centre), or back to the run's view.
+    void show_spectral(bool on);
 
     // Loads the bundled default (or the fallback generator).
     void open_default();
@@ -133,6 +137,7 @@ private:
     std::unique_ptr<RunController> controller_;
     std::unique_ptr<SingleRunMode> single_;
     std::unique_ptr<CompareMode> compare_;
+    std::unique_ptr<SpectralPipeline> spectral_;
 
     QStackedWidget* stack_ = nullptr;
     PointCloudView* view_ = nullptr;
@@ -142,6 +147,7 @@ private:
     QDockWidget* compare_dock_ = nullptr;
     SweepPanel* sweep_ = nullptr;
     QDockWidget* sweep_dock_ = nullptr;
+    QDockWidget* spectral_dock_ = nullptr;
     QDockWidget* scores_dock_ = nullptr;
     QDockWidget* side_dock_ = nullptr;
     QDockWidget* charts_dock_ = nullptr;

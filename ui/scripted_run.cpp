@@ -14,6 +14,8 @@
 #include "run/solver_panel.hpp"
 #include "sweep/sweep_panel.hpp"
 #include "sweep/sweep_runner.hpp"
+#include "spectral/spectral_panel.hpp"
+#include "spectral/spectral_pipeline.hpp"
 
 namespace kms::ui {
 
@@ -104,6 +106,15 @@ void ScriptedRun::poll() {
                 done = finished(controller);
             }
             if (!done) return;
+            if (options_.spectral_clusters) {
+                window_.show_spectral(true);
+                SpectralPipeline& spectral = window_.spectral();
+                spectral.panel()->set_values(static_cast<int>(*options_.spectral_clusters), 0,
+                                             static_cast<int>(SpectralOptions::kDefaultNeighbours), 0.0);
+                spectral.panel()->run();
+                phase_ = Phase::Spectral;
+                return;
+            }
             settle_ticks_ = 0;
             if (options_.sweep && !window_.compare_mode()) {
                 connect(&window_.sweep_panel(), &SweepPanel::message, this, &ScriptedRun::fail);
@@ -111,6 +122,19 @@ void ScriptedRun::poll() {
                 phase_ = Phase::Sweeping;
                 return;
             }
+            phase_ = Phase::Settling;
+            return;
+        }
+        case Phase::Spectral: {
+            SpectralPipeline& spectral = window_.spectral();
+            if (spectral.state() == SpectralPipeline::State::Running) return;
+            if (spectral.state() != SpectralPipeline::State::Done) {
+                fail(tr("spectral pipeline: %1").arg(spectral.state() == SpectralPipeline::State::Failed ? spectral.error()
+                                                                                                        : tr("cancelled")));
+                return;
+            }
+            if (options_.spectral_show_representatives) spectral.set_display(SpectralPipeline::Display::Representatives);
+            settle_ticks_ = 0;
             phase_ = Phase::Settling;
             return;
         }

@@ -33,7 +33,7 @@ private:
     MainWindow& window_;
     StudioOptions options_;
     QTimer poll_timer_;
-    enum class Phase { Loading, Comparing, Stepping, Sweeping, Settling, Done } phase_ = Phase::Loading;
+    enum class Phase { Loading, Comparing, Stepping, Spectral, Sweeping, Settling, Done } phase_ = Phase::Loading;
     int settle_ticks_ = 0;
     int target_iteration_ = 0;  // every run must reach it (or converge) before the screenshot
 };

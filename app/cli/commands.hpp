@@ -22,6 +22,7 @@ int cmd_sweep(const Args& args);     // cmd_sweep.cpp
 
 // run's data options besides --input/--generate (--weights), shared with sweep.
 OptionTable run_input_option_table();  // cli_run.cpp
+int cmd_spectral(const Args& args);  // cmd_spectral.cpp
 
 // Runs a command body and turns what it throws into the message and exit code
 // every command uses: usage errors 2 (with a hint), anything else 1, and anything

@@ -18,6 +18,7 @@ void print_usage(std::FILE* out) {
         "  generate  write a generated data set to a file\n"
         "  score     quality scores of a labelling (silhouette, Calinski-Harabasz, ...)\n"
         "  sweep     one run per k of a range: inertia and scores against k, elbow, hierarchy\n"
+        "  spectral  spectral clustering of k-means representatives (non-convex clusters)\n"
         "\n"
         "'kmeans-cli COMMAND --help' describes a command's options.\n",
         out);
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     if (command == "generate") return kms::cli::cmd_generate(args);
     if (command == "score") return kms::cli::cmd_score(args);
     if (command == "sweep") return kms::cli::cmd_sweep(args);
+    if (command == "spectral") return kms::cli::cmd_spectral(args);
     std::fprintf(stderr, "kmeans-cli: unknown command '%s'\n", command.c_str());
     print_usage(stderr);
     return 2;

@@ -6,7 +6,7 @@ if(TARGET test_scores AND TARGET kmeans-cli)
   add_dependencies(test_scores kmeans-cli)
 endif()
 # Suites that run kmeans-cli need it built first.
-foreach(suite test_cli test_sklearn_fit)
+foreach(suite test_cli test_sklearn_fit test_spectral)
   if(TARGET ${suite} AND TARGET kmeans-cli)
     add_dependencies(${suite} kmeans-cli)
   endif()

@@ -16,6 +16,11 @@ kms_add_test(test_ui_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_wind
 set_target_properties(test_ui_window PROPERTIES AUTOMOC ON)
 set_property(TEST test_ui_window APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
 
+kms_add_test(test_ui_spectral SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_spectral.cpp
+             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+set_target_properties(test_ui_spectral PROPERTIES AUTOMOC ON)
+set_property(TEST test_ui_spectral APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+
 kms_add_test(test_ui_classroom SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_classroom.cpp
              LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
 set_target_properties(test_ui_classroom PROPERTIES AUTOMOC ON)

@@ -28,6 +28,9 @@ constexpr OptionSpec kStudioOptions[] = {
                                          "(with --screenshot: once the sweep is done)"},
     {"--sweep-hierarchy", "", "", "the --sweep as a hierarchy (each k seeded from the k above by merging)"},
     {"--half-steps", "", "", "step the assignment and the update separately (also the animation's frames)"},
+    {"--spectral", "K|auto", "", "after the steps, run the spectral pipeline (k-means representatives) with\n"
+                                 "K clusters or auto, and show it (docs/spectral.md)"},
+    {"--spectral-view", "STAGE", "clusters", "representatives | clusters: what --spectral shows"},
     {"--help", "", "", "this text"},
 };
 
@@ -88,6 +91,16 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
     options.sweep_hierarchy = has("--sweep-hierarchy");
     options.geo = geo_options_from(parsed_options);
     if (options.sweep_hierarchy && !options.sweep) throw UsageError("option --sweep-hierarchy needs --sweep");
+    if (has("--spectral")) {
+        const std::string k = get("--spectral");
+        const long long clusters = k == "auto" ? 0 : parse_number<long long>("--spectral", k);
+        if (clusters < 0 || (clusters == 0 && k != "auto")) throw UsageError("--spectral must be K >= 1 or auto");
+        options.spectral_clusters = static_cast<std::size_t>(clusters);
+    }
+    const std::string spectral_view = get("--spectral-view");
+    if (spectral_view != "representatives" && spectral_view != "clusters")
+        throw UsageError("option --spectral-view: unknown value '" + spectral_view + "' (expected representatives or clusters)");
+    options.spectral_show_representatives = spectral_view == "representatives";
 
     options.input = get("--input");
     options.generate = get("--generate");

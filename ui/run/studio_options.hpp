@@ -38,6 +38,10 @@ struct StudioOptions {
     std::optional<KRange> sweep;    // --sweep FIRST:LAST[:STEP]: after the steps, the elbow chart of this range
     bool sweep_hierarchy = false;   // --sweep-hierarchy
     GeoOptions geo;                 // --geo --lat --lon --geo-projection
+    // --spectral K|auto: after the steps, run the spectral pipeline (ui/spectral) with k_c = K
+    // (0 = auto) and show it; --spectral-view which stage the screenshot shows.
+    std::optional<std::size_t> spectral_clusters;
+    bool spectral_show_representatives = false;  // --spectral-view representatives|clusters
     bool help = false;
 
     // Exits after writing its outputs (errors: stderr, exit 1).

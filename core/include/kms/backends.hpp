@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kms/device_matrix.hpp"
+#include "kms/eigen.hpp"
 #include "kms/init.hpp"
 #include "kms/matrix.hpp"
 #include "kms/scores.hpp"
@@ -63,6 +64,12 @@ struct BackendEntry {
     std::function<SilhouetteResult(const Matrix<double>& points, std::span<const std::int32_t> labels,
                                    std::stop_token stop, const SolverConfig& config)>
         silhouette;
+    // Optional: the `count` smallest eigenpairs of a dense symmetric matrix (spectral
+    // clustering's Laplacian). The CPU entries have LAPACK's dsyevr when the build found
+    // LAPACKE; a device's eigensolver (cuSOLVER's syevd) plugs in here. Without one,
+    // spectral_cluster() runs the CPU's and says so (kms/spectral.hpp).
+    std::function<EigenPairs(const Matrix<double>& symmetric, std::size_t count, const SolverConfig& config)>
+        smallest_eigenpairs;
 
     bool has(Algorithm algorithm) const;
 };

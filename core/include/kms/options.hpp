@@ -61,8 +61,9 @@ private:
 };
 
 // The fit options of a command line, validated (FitOptions::validate). k is 0
-// when --k is absent and `k_required` is false (the studio picks one itself).
-FitOptions fit_options_from(const ParsedOptions& options, bool k_required = true);
+// when --k is absent and `k_required` is false (the studio picks one itself), and
+// when `read_k` is false (a command whose --k means something else: spectral).
+FitOptions fit_options_from(const ParsedOptions& options, bool k_required = true, bool read_k = true);
 
 // The geographic options of a command line (--lat or --lon imply --geo).
 GeoOptions geo_options_from(const ParsedOptions& options);

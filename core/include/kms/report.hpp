@@ -6,6 +6,7 @@
 
 #include "kms/fit.hpp"
 #include "kms/solver.hpp"
+#include "kms/spectral.hpp"
 #include "kms/stats.hpp"
 #include "kms/sweep.hpp"
 
@@ -45,6 +46,10 @@ std::string to_json(const RunSummary& summary);     // one line, no trailing new
 std::string to_json(const SweepLevel& level, const SweepOptions& options);
 std::string to_json(const SweepResult& result, const SweepOptions& options, const std::string& data, std::size_t n,
                     std::size_t d);
+// The summary of a spectral run of `data` (kmeans-cli spectral): the phases' times,
+// the eigenvalues, the eigengap, sigma, k_c; `extra_fields` (without braces, e.g.
+// "ari":..) are appended inside the object.
+std::string to_json(const SpectralResult& result, const std::string& data, const std::string& extra_fields = {});
 std::string json_escape(const std::string& text);
 // Shortest text that parses back to the same double (JSON has no NaN: null).
 std::string json_number(double value);

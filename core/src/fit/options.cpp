@@ -129,7 +129,7 @@ std::string ParsedOptions::get(std::string_view name, const std::string& fallbac
     return spec && !spec->fallback.empty() ? std::string(spec->fallback) : fallback;
 }
 
-FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required) {
+FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required, bool read_k) {
     const WithDefaults options{parsed};
     FitOptions fit;
     SolverConfig& config = fit.solver;
@@ -162,7 +162,9 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required) {
     config.packages = options.number<int>("--packages");
     config.cuda_device = options.number<int>("--device");
 
-    if (options.has("--k")) {
+    if (!read_k) {
+        // k is set by the caller
+    } else if (options.has("--k")) {
         const long long k = options.number<long long>("--k");
         if (k < 1) throw UsageError("--k must be at least 1");
         fit.k = static_cast<std::size_t>(k);

@@ -2,6 +2,7 @@
 // keep the engine free of dependencies.
 #include "kms/report.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -200,6 +201,51 @@ std::string to_json(const SweepResult& result, const SweepOptions& options, cons
         .field("best_davies_bouldin_k", k_or_null(result.best_davies_bouldin))
         .number("total_time_ms", total_ms)
         .str();
+}
+
+}  // namespace kms
+
+namespace kms {
+
+std::string to_json(const SpectralResult& r, const std::string& data, const std::string& extra_fields) {
+    std::string eigenvalues = "[";
+    const std::size_t shown = std::min(r.eigen.values.size(), std::max(SpectralOptions::kReportedEigenvalues, r.clusters + 1));
+    for (std::size_t i = 0; i < shown; ++i) eigenvalues += (i ? "," : "") + json_number(r.eigen.values[i]);
+    eigenvalues += "]";
+    const FitResult& reps = r.representative_fit;
+    JsonObject summary;
+    summary.string("type", "spectral")
+        .string("data", data)
+        .integer("n", static_cast<long long>(r.n))
+        .integer("d", static_cast<long long>(r.d))
+        .string("stop_reason", r.cancelled ? "cancelled" : "completed")
+        .integer("representatives", static_cast<long long>(r.representatives))
+        .string("representatives_solver", reps.solver.describe())
+        .integer("representatives_iterations", reps.iterations)
+        .string("representatives_stop_reason", std::string(to_string(reps.stop_reason)))
+        .number("representatives_inertia", reps.inertia)
+        .integer("neighbours", static_cast<long long>(r.neighbours))
+        .string("graph", r.neighbours ? "knn-symmetrised" : "full")
+        .number("sigma", r.sigma)
+        .string("sigma_rule", r.sigma_rule)
+        .string("eigensolver", r.eigen.method);
+    if (!r.eigensolver_note.empty()) summary.string("eigensolver_note", r.eigensolver_note);
+    summary.field("eigenvalues", eigenvalues)
+        .integer("k", static_cast<long long>(r.clusters))
+        .boolean("k_auto", r.clusters_chosen)
+        .number("eigengap", r.eigengap)
+        .number("eigengap_ratio", r.eigengap_ratio)
+        .integer("final_n_init", static_cast<long long>(r.final_fit.restarts.size()))
+        .number("final_inertia", r.final_fit.inertia)
+        .number("time_representatives_ms", r.times.representatives_ms)
+        .number("time_similarity_ms", r.times.similarity_ms)
+        .number("time_eigensolver_ms", r.times.eigensolver_ms)
+        .number("time_final_kmeans_ms", r.times.final_kmeans_ms)
+        .number("time_labelling_ms", r.times.labelling_ms)
+        .number("time_total_ms", r.times.total_ms());
+    std::string text = summary.str();
+    if (!extra_fields.empty()) text.insert(text.size() - 1, "," + extra_fields);
+    return text;
 }
 
 }  // namespace kms

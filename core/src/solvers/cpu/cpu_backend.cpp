@@ -141,6 +141,10 @@ BackendEntry backend_entry(Backend backend) {
     entry.availability = [] { return BackendAvailability{true, {}}; };
     entry.make_solver = make_cpu_solver;
     entry.choose_algorithm = choose_cpu_algorithm;
+    if (lapack_built())
+        entry.smallest_eigenpairs = [](const Matrix<double>& symmetric, std::size_t count, const SolverConfig&) {
+            return lapack_smallest_eigenpairs(symmetric, count);
+        };
     return entry;
 }
 
