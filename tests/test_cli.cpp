@@ -19,21 +19,8 @@
 
 namespace {
 
-struct Result {
-    int exit_code = -1;
-    QString out, err;
-};
-
-Result run_cli(const QStringList& arguments) {
-    QProcess process;
-    process.start(QString::fromStdString(kms::test::env_or_empty("KMS_CLI")), arguments);
-    Result result;
-    if (!process.waitForFinished(120000)) return result;
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-    result.out = QString::fromUtf8(process.readAllStandardOutput());
-    result.err = QString::fromUtf8(process.readAllStandardError());
-    return result;
-}
+using Result = kms::test::CliRun;
+using kms::test::run_cli;
 
 void write(const QString& path, const std::string& text) { std::ofstream(path.toStdString(), std::ios::binary) << text; }
 

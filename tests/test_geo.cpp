@@ -51,21 +51,8 @@ std::string load_error(const QString& path, const kms::GeoColumns& columns = {})
     return "(no error)";
 }
 
-struct Cli {
-    int exit_code = -1;
-    QString out, err;
-};
-
-Cli run_cli(const QStringList& arguments) {
-    QProcess process;
-    process.start(QString::fromStdString(kms::test::env_or_empty("KMS_CLI")), arguments);
-    Cli result;
-    if (!process.waitForFinished(120000)) return result;
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-    result.out = QString::fromUtf8(process.readAllStandardOutput());
-    result.err = QString::fromUtf8(process.readAllStandardError());
-    return result;
-}
+using Cli = kms::test::CliRun;
+using kms::test::run_cli;
 
 }  // namespace
 

@@ -27,21 +27,8 @@
 
 namespace {
 
-struct CliResult {
-    int exit_code = -1;
-    QString out, err;
-};
-
-CliResult run_cli(const QStringList& arguments) {
-    QProcess process;
-    process.start(QString::fromStdString(kms::test::env_or_empty("KMS_CLI")), arguments);
-    CliResult result;
-    if (!process.waitForFinished(120000)) return result;
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-    result.out = QString::fromUtf8(process.readAllStandardOutput());
-    result.err = QString::fromUtf8(process.readAllStandardError());
-    return result;
-}
+using CliResult = kms::test::CliRun;
+using kms::test::run_cli;
 
 kms::SpectralOptions small_options(std::size_t clusters, std::uint64_t seed, std::size_t representatives = 300) {
     kms::SpectralOptions options;

@@ -4,6 +4,8 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QProcess>
+#include <QStringList>
 #include <QThread>
 
 #include <cmath>
@@ -19,6 +21,27 @@ namespace kms::test {
 inline std::string env_or_empty(const char* name) {
     const char* value = std::getenv(name);
     return value ? std::string(value) : std::string();
+}
+
+// kmeans-cli ($KMS_CLI) run with `arguments`: its exit code (-1: not finished in
+// time, then killed; -2: crashed), stdout and stderr.
+struct CliRun {
+    int exit_code = -1;
+    QString out, err;
+};
+inline CliRun run_cli(const QStringList& arguments, int timeout_ms = 120000) {
+    QProcess process;
+    process.start(QString::fromStdString(env_or_empty("KMS_CLI")), arguments);
+    CliRun result;
+    if (!process.waitForFinished(timeout_ms)) {
+        process.kill();
+        process.waitForFinished();
+        return result;
+    }
+    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+    result.out = QString::fromUtf8(process.readAllStandardOutput());
+    result.err = QString::fromUtf8(process.readAllStandardError());
+    return result;
 }
 
 // ../shared/datasets (absent in a user's clone: tests that need it skip).
