@@ -9,7 +9,7 @@ fail=0; count=0
 for spec in "blobs:n=30000,k=20,d=2" "blobs:n=20000,k=7,d=3" "uniform:n=15000,d=16" "blobs:n=5000,k=50,d=64" \
             "blobs:n=40000,k=5,d=1" "uniform:n=3000,d=5,low=1000000,high=1000001" "he4d:n=20000"; do
   "$new" generate --generate "$spec" --seed 3 --out "$work/data.npy" --format npy >/dev/null 2>&1 || { echo "cannot generate $spec"; exit 2; }
-  for k in 1 5 37 120; do for solver in lloyd elkan hamerly; do for precision in f32 f64; do for backend in seq omp; do
+  for k in 1 5 37 120; do for solver in lloyd elkan hamerly yinyang exponion; do for precision in f32 f64; do for backend in seq omp; do
     args=(run --input "$work/data.npy" --k $k --init kmeans++ --seed 11 --solver $solver --precision $precision
           --backend $backend --threads 2 --max-iter 60)
     "$old" "${args[@]}" --labels-out "$work/lo.txt" --centroids-out "$work/co.csv" >/dev/null 2>&1
