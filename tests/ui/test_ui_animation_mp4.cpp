@@ -22,6 +22,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ui/gl_test_support.hpp"
 #include "export/mp4_encoder.hpp"
 #include "kms/error.hpp"
 
@@ -35,28 +36,11 @@ extern "C" {
 
 using namespace kms::ui;
 
+using kms::test::core_33;
+
 namespace {
 
-QSurfaceFormat core_33() {
-    QSurfaceFormat format;
-    format.setRenderableType(QSurfaceFormat::OpenGL);
-    format.setVersion(3, 3);
-    format.setProfile(QSurfaceFormat::CoreProfile);
-    return format;
-}
-
-bool have_gl() {
-    if (!qEnvironmentVariableIsEmpty("KMS_NO_XVFB")) return false;
-    QOpenGLContext context;
-    context.setFormat(core_33());
-    QOffscreenSurface surface;
-    surface.setFormat(core_33());
-    surface.create();
-    const bool ok = context.create() && context.makeCurrent(&surface) &&
-                    context.format().majorVersion() * 10 + context.format().minorVersion() >= 33;
-    if (ok) context.doneCurrent();
-    return ok;
-}
+using kms::test::have_gl_33;
 
 // Mean over pixels of the mean absolute difference of R, G and B (0–255).
 double mean_abs_difference(const QImage& a, const QImage& b) {
@@ -220,7 +204,7 @@ private slots:
         QVERIFY(QString::fromUtf8(refused.readAllStandardError()).contains(QStringLiteral("libavcodec-dev")));
         QVERIFY(!QFile::exists(mp4_path));
 #else
-        if (!have_gl()) QSKIP("no OpenGL 3.3 context on this display: the studio cannot render frames");
+        if (!have_gl_33()) QSKIP("no OpenGL 3.3 context on this display: the studio cannot render frames");
         const QString gif_path = dir.filePath(QStringLiteral("run.gif"));
         for (const QString& path : {gif_path, mp4_path}) {
             QProcess process;
@@ -282,7 +266,7 @@ private slots:
             refuse(dir.filePath(QStringLiteral("locked/run.mp4")), QStringLiteral("Permission denied"));
         }
 #ifdef KMS_HAVE_FFMPEG
-        if (!have_gl()) QSKIP("no OpenGL 3.3 context on this display: the symbolic-link case needs a rendered run");
+        if (!have_gl_33()) QSKIP("no OpenGL 3.3 context on this display: the symbolic-link case needs a rendered run");
         // A symbolic link is not followed: the export is refused and its target keeps its contents.
         const QString link = dir.filePath(QStringLiteral("link.mp4"));
         QVERIFY(QFile::link(plain.fileName(), link));

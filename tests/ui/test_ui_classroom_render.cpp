@@ -26,6 +26,7 @@
 #include "main_window.hpp"
 #include "run/solver_panel.hpp"
 #include "test_support.hpp"
+#include "ui/gl_test_support.hpp"
 #include "view/point_cloud_view.hpp"
 #include "view/point_colours.hpp"
 
@@ -33,15 +34,9 @@ using namespace kms;
 using namespace kms::ui;
 using kms::test::wait_for;
 
-namespace {
+using kms::test::core_33;
 
-QSurfaceFormat core_33() {
-    QSurfaceFormat format;
-    format.setRenderableType(QSurfaceFormat::OpenGL);
-    format.setVersion(3, 3);
-    format.setProfile(QSurfaceFormat::CoreProfile);
-    return format;
-}
+namespace {
 
 bool dark_grey(QRgb pixel) { return qRed(pixel) < 140 && std::abs(qRed(pixel) - qGreen(pixel)) < 8 && std::abs(qRed(pixel) - qBlue(pixel)) < 8; }
 
@@ -52,15 +47,7 @@ class TestUiClassroomRender : public QObject {
 private slots:
     void initTestCase() {
         if (!qEnvironmentVariableIsEmpty("KMS_NO_XVFB")) QSKIP("no xvfb-run when this build was configured");
-        QOpenGLContext context;
-        context.setFormat(core_33());
-        QOffscreenSurface surface;
-        surface.setFormat(core_33());
-        surface.create();
-        if (!context.create() || !context.makeCurrent(&surface) || context.format().majorVersion() < 3 ||
-            (context.format().majorVersion() == 3 && context.format().minorVersion() < 3))
-            QSKIP("no OpenGL 3.3 core context on this display: rendering not checked");
-        context.doneCurrent();
+        if (!kms::test::have_gl_33()) QSKIP("no OpenGL 3.3 core context on this display: rendering not checked");
     }
 
     void view_keeps_60_percent_after_a_million_points() {

@@ -14,21 +14,16 @@
 
 #include "kms/gl_interop.hpp"
 #include "test_support.hpp"
+#include "ui/gl_test_support.hpp"
 #include "view/point_cloud_view.hpp"
 #include "view/point_colours.hpp"
 
 using namespace kms;
 using namespace kms::ui;
 
-namespace {
+using kms::test::core_33;
 
-QSurfaceFormat core_33() {
-    QSurfaceFormat format;
-    format.setRenderableType(QSurfaceFormat::OpenGL);
-    format.setVersion(3, 3);
-    format.setProfile(QSurfaceFormat::CoreProfile);
-    return format;
-}
+namespace {
 
 bool near(QRgb pixel, PackedRgba expected, int tolerance = 2) {
     return std::abs(qRed(pixel) - red_of(expected)) <= tolerance &&
@@ -72,16 +67,9 @@ private slots:
         if (!qEnvironmentVariableIsEmpty("KMS_NO_XVFB"))
             QSKIP("no xvfb-run was found when this build was configured: no X server for an OpenGL context "
                   "(install xvfb to run the rendering test)");
-        QOpenGLContext context;
-        context.setFormat(core_33());
-        QOffscreenSurface surface;
-        surface.setFormat(core_33());
-        surface.create();
-        if (!context.create() || !context.makeCurrent(&surface) || context.format().majorVersion() < 3 ||
-            (context.format().majorVersion() == 3 && context.format().minorVersion() < 3))
+        if (!kms::test::have_gl_33())
             QSKIP("no OpenGL 3.3 core context on this display/platform (run under xvfb-run with Mesa, "
                   "or on a desktop): rendering not checked");
-        context.doneCurrent();
 
         view_ = std::make_unique<PointCloudView>();
         view_->setFixedSize(240, 240);
