@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
 carry="$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}"
 mkdir -p "$stage/bin" "$stage/lib" "$carry"
-for exe in "$build"/tests/test_cuda_solvers "$build"/tests/test_cuda_weights "$build"/tests/test_cuda_init "$build"/tests/test_gpu_scores \
+for exe in "$build"/tests/test_cuda_solvers "$build"/tests/test_cuda_devices "$build"/tests/test_cuda_weights "$build"/tests/test_cuda_init "$build"/tests/test_gpu_scores \
            "$build"/app/kmeans-cli "$build"/bench/bench_cuda* "$build"/bench/bench_ceiling "$build"/bench/bench_solvers; do
   [ -x "$exe" ] && cp "$exe" "$stage/bin/"
 done

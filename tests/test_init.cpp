@@ -8,10 +8,13 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "kms/communicator.hpp"
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
@@ -163,6 +166,67 @@ class TestInit : public QObject {
     }
 
 private slots:
+    // Memory scale-out: each rank seeds from its block of rows only (the blocks of
+    // partition_rows), and every rank gets the centroids one process chooses from
+    // all rows, bit for bit: every method, weighted or not (zero weights too), float
+    // and double, 1–4 ranks, data of several blocks and of fewer rows than one
+    // block (ranks without rows), and data with fewer distinct points than k (the
+    // fallback draw).
+    void splitRowsSeedAsOneProcess() {
+        using kms::Matrix;
+        struct Shape { std::size_t n, d, k; bool duplicates; };
+        int compared = 0;
+        for (const Shape shape : {Shape{20000, 3, 9, false}, Shape{3000, 2, 5, false}, Shape{13000, 2, 40, true}}) {
+            std::mt19937_64 random(shape.n);
+            std::normal_distribution<double> normal(0.0, 3.0);
+            Matrix<double> points(shape.n, shape.d);
+            for (std::size_t i = 0; i < shape.n; ++i)
+                for (std::size_t j = 0; j < shape.d; ++j)
+                    points(i, j) = shape.duplicates ? static_cast<double>((i % 17) + j) : normal(random);
+            std::vector<double> weights(shape.n);
+            for (std::size_t i = 0; i < shape.n; ++i) weights[i] = static_cast<double>((i * 7) % 5);  // zeros included
+            const Matrix<float> points_f = points.cast<float>();
+            for (kms::InitMethod method : {kms::InitMethod::Random, kms::InitMethod::KMeansPlusPlus,
+                                           kms::InitMethod::GreedyKMeansPlusPlus, kms::InitMethod::Maximin})
+                for (bool weighted : {false, true})
+                    for (bool as_float : {false, true}) {
+                        kms::InitOptions options;
+                        options.method = method;
+                        options.seed = 11;
+                        options.threads = 1;
+                        if (weighted) options.sample_weight = weights;
+                        const Matrix<double> one = as_float ? kms::initialize_centroids(points_f, shape.k, options)
+                                                            : kms::initialize_centroids(points, shape.k, options);
+                        for (int ranks = 1; ranks <= 4; ++ranks) {
+                            const std::vector<std::size_t> first = kms::partition_rows(shape.n, shape.k, shape.d, ranks);
+                            std::vector<Matrix<double>> results(static_cast<std::size_t>(ranks));
+                            kms::ThreadGroup group(ranks);
+                            group.run([&](std::shared_ptr<kms::Communicator> comm) {
+                                const auto r = static_cast<std::size_t>(comm->rank());
+                                const std::size_t begin = first[r], rows = first[r + 1] - first[r];
+                                const kms::RowPartition partition{comm, shape.n, begin};
+                                if (as_float) {
+                                    Matrix<float> block(rows, shape.d);
+                                    std::copy(points_f.row(begin), points_f.row(begin) + rows * shape.d, block.data());
+                                    results[r] = kms::initialize_centroids(block, shape.k, options, partition);
+                                } else {
+                                    Matrix<double> block(rows, shape.d);
+                                    std::copy(points.row(begin), points.row(begin) + rows * shape.d, block.data());
+                                    results[r] = kms::initialize_centroids(block, shape.k, options, partition);
+                                }
+                            });
+                            for (const Matrix<double>& result : results) {
+                                QVERIFY2(result == one, qPrintable(QString("n=%1 %2 weighted=%3 float=%4 ranks=%5")
+                                                                       .arg(shape.n).arg(QString::fromStdString(std::string(kms::to_string(method))))
+                                                                       .arg(weighted).arg(as_float).arg(ranks)));
+                                ++compared;
+                            }
+                        }
+                    }
+        }
+        QCOMPARE(compared, 3 * 4 * 2 * 2 * (1 + 2 + 3 + 4));
+    }
+
     void names() {
         for (auto method : {kms::InitMethod::Random, kms::InitMethod::KMeansPlusPlus,
                             kms::InitMethod::GreedyKMeansPlusPlus, kms::InitMethod::Maximin, kms::InitMethod::File})

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bit>
@@ -498,6 +499,64 @@ private slots:
             << npy_file("{\"shape\": (1L, 2L), \"fortran_order\": False, \"descr\": \"<f8\"}",
                         raw_items<double>({3, 4}))
             << 1 << 2 << QList<double>{3, 4};
+    }
+
+    // Memory scale-out: a rank reads only its rows of a .npy file (kms::load_npy_rows),
+    // every format; each sub-range equals that slice of the whole file's load.
+    void npy_rows_read_by_position_data() { npy_formats_data(); }
+    void npy_rows_read_by_position() {
+        QFETCH(QByteArray, content);
+        QFETCH(int, rows);
+        QFETCH(int, columns);
+        const std::string path = write_file(content, QString("rows_%1.npy").arg(++file_counter_));
+        const kms::Matrix<double> whole = kms::load_dataset(path).points;
+        const kms::NpyShape shape = kms::npy_shape(path);
+        QCOMPARE(shape.rows, static_cast<std::size_t>(rows));
+        QCOMPARE(shape.cols, static_cast<std::size_t>(columns));
+        for (std::size_t first = 0; first <= shape.rows; ++first)
+            for (std::size_t count = 0; first + count <= shape.rows; ++count) {
+                const kms::Matrix<double> part = kms::load_npy_rows(path, first, count);
+                QCOMPARE(part.rows(), count);
+                for (std::size_t i = 0; i < count * shape.cols; ++i)
+                    QVERIFY(same_bits(part.values()[i], whole.values()[first * shape.cols + i]));
+            }
+        QVERIFY_THROWS_EXCEPTION(kms::InputError, kms::load_npy_rows(path, 0, shape.rows + 1));
+    }
+
+    void npy_rows_refusals() {
+        // A big file, read in part: the NaN far into it is named by its element, the file's own index.
+        std::vector<double> values(3 * 70000, 1.0);
+        values[3 * 69999 + 2] = std::nan("");
+        QByteArray data(reinterpret_cast<const char*>(values.data()), static_cast<qsizetype>(values.size() * 8));
+        const std::string path = write_file(npy_file(npy_dict("<f8", "(70000, 3)"), data), "rows_nan.npy");
+        QCOMPARE(kms::load_npy_rows(path, 0, 65536).rows(), std::size_t{65536});
+        try {
+            kms::load_npy_rows(path, 65536, 70000 - 65536);
+            QFAIL("a NaN was read");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(std::string(error.what()).find("element [69999, 2]") != std::string::npos, error.what());
+        }
+        // Truncated data and trailing bytes: the whole file's messages.
+        const std::string cut = write_file(npy_file(npy_dict("<f8", "(4, 2)"), raw_items<double>({1, 2, 3})), "rows_cut.npy");
+        try {
+            kms::npy_shape(cut);
+            QFAIL("a truncated file was accepted");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(std::string(error.what()).find("truncated .npy file") != std::string::npos, error.what());
+        }
+        const std::string text = write_file("1,2\n3,4\n", "rows_text.npy");
+        QVERIFY_THROWS_EXCEPTION(kms::InputError, kms::npy_shape(text));
+        // Not a regular file: refused, never waited on.
+        const std::string fifo = (std::filesystem::temp_directory_path() / ("kms_rows_fifo_" + std::to_string(::getpid()))).string();
+        ::unlink(fifo.c_str());
+        QVERIFY(::mkfifo(fifo.c_str(), 0600) == 0);
+        try {
+            kms::load_npy_rows(fifo, 0, 1);
+            QFAIL("a FIFO was read");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(std::string(error.what()).find("regular .npy file") != std::string::npos, error.what());
+        }
+        ::unlink(fifo.c_str());
     }
 
     void npy_formats() {

@@ -9,9 +9,12 @@
 #include <sched.h>
 #endif
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <memory>
+#include <random>
 #include <string>
 
 #include "kms/communicator.hpp"
@@ -500,6 +503,116 @@ private slots:
     }
 
     // Blocks that do not fall on the update's packages are refused, not summed in another order.
+    // The package tree split over ranks (kms/communicator.hpp): each rank completes
+    // the nodes inside its packages, ships its cover, and finish_package_tree()
+    // completes the rest; in float, where the order of additions shows in the bits,
+    // the root equals the whole tree's for every package count and split tried.
+    void package_tree_split_over_ranks_adds_in_the_whole_trees_order() {
+        std::mt19937_64 random(77);
+        std::uniform_real_distribution<float> value(-1.0e3f, 1.0e3f);
+        int splits = 0;
+        for (std::size_t packages : {1, 2, 3, 5, 7, 8, 13, 64, 100, 255, 256}) {
+            std::vector<float> leaves(packages);
+            for (float& v : leaves) v = value(random) * std::ldexp(1.0f, static_cast<int>(random() % 20) - 10);
+            std::vector<float> whole = leaves;  // the CPU's loop
+            for (std::size_t stride = 1; stride < packages; stride *= 2)
+                for (std::size_t p = 0; p + stride < packages; p += 2 * stride) whole[p] += whole[p + stride];
+            for (int trial = 0; trial < 30; ++trial) {
+                const std::size_t ranks = 1 + random() % std::min<std::size_t>(packages + 1, 6);
+                std::vector<std::size_t> cuts{0, packages};
+                for (std::size_t r = 1; r < ranks; ++r) cuts.push_back(random() % (packages + 1));
+                std::sort(cuts.begin(), cuts.end());
+                std::vector<PackageSpan> covers;
+                std::vector<float> shipped;
+                for (std::size_t r = 0; r + 1 < cuts.size(); ++r) {
+                    std::vector<float> mine = leaves;  // only [cuts[r], cuts[r + 1]) is read
+                    for (const PackageTreeLevel& level : package_tree_local_levels(packages, cuts[r], cuts[r + 1]))
+                        for (std::size_t p : level.nodes) {
+                            QVERIFY(p >= cuts[r] && std::min(p + 2 * level.stride, packages) <= cuts[r + 1]);
+                            mine[p] += mine[p + level.stride];
+                        }
+                    for (const PackageSpan& span : package_tree_cover(packages, cuts[r], cuts[r + 1])) {
+                        covers.push_back(span);
+                        shipped.push_back(mine[span.first]);
+                    }
+                }
+                finish_package_tree(packages, covers, [&](std::size_t dst, std::size_t src) { shipped[dst] += shipped[src]; });
+                QCOMPARE(std::bit_cast<std::uint32_t>(shipped[0]), std::bit_cast<std::uint32_t>(whole[0]));
+                ++splits;
+            }
+        }
+        QCOMPARE(splits, 11 * 30);
+        // Covers that do not tile the packages are refused.
+        QVERIFY_THROWS_EXCEPTION(Error, finish_package_tree(8, {{0, 4}, {5, 8}}, [](std::size_t, std::size_t) {}));
+        QVERIFY_THROWS_EXCEPTION(Error, package_tree_cover(8, 3, 9));
+    }
+
+    // Memory scale-out: each rank holds only its block (fit_block), seeds over the
+    // blocks and gets one process's fit on all rows, bit for bit.
+    void fit_block_equals_one_process() {
+        const Case cases[] = {
+            {30000, 3, 12, Shape::Blobs, true, 81},
+            {9000, 2, 7, Shape::FewDistinct, false, 82},
+        };
+        for (const Case& c : cases) {
+            const auto points = make_points(c);
+            std::vector<double> weights(c.n);
+            for (std::size_t i = 0; i < c.n; ++i) weights[i] = 0.5 + static_cast<double>(i % 3);
+            for (InitMethod method : {InitMethod::KMeansPlusPlus, InitMethod::GreedyKMeansPlusPlus, InitMethod::Random})
+                for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Hamerly})
+                    for (bool weighted : {false, true}) {
+                        FitOptions options;
+                        options.k = c.k;
+                        options.init.method = method;
+                        options.init.seed = 5;
+                        options.solver.algorithm = algorithm;
+                        options.solver.backend = Backend::Sequential;
+                        options.solver.empty_policy = EmptyClusterPolicy::Farthest;
+                        if (weighted) options.sample_weight = std::make_shared<const std::vector<double>>(weights);
+                        const FitResult one = fit(points, options);
+                        for (int ranks : {2, 3}) {
+                            const std::vector<std::size_t> first = partition_rows(c.n, c.k, c.d, ranks);
+                            std::vector<FitResult> results(static_cast<std::size_t>(ranks));
+                            ThreadGroup group(ranks);
+                            group.run([&](std::shared_ptr<Communicator> comm) {
+                                const auto r = static_cast<std::size_t>(comm->rank());
+                                auto block = std::make_shared<Matrix<double>>(first[r + 1] - first[r], c.d);
+                                std::copy(points->row(first[r]), points->row(first[r]) + block->size(), block->data());
+                                FitOptions mine = options;
+                                mine.ranks = std::move(comm);
+                                results[r] = fit_block(block, c.n, first[r], mine);
+                            });
+                            for (const FitResult& result : results) {
+                                QVERIFY(result.initial_centroids == one.initial_centroids);
+                                QVERIFY(result.centroids == one.centroids);
+                                QVERIFY(result.labels == one.labels);
+                                QCOMPARE(result.iterations, one.iterations);
+                                QCOMPARE(std::bit_cast<std::uint64_t>(result.inertia), std::bit_cast<std::uint64_t>(one.inertia));
+                            }
+                        }
+                    }
+        }
+        // A rank holding rows other than its block is refused.
+        ThreadGroup group(2);
+        bool refused = false;
+        try {
+            const Case c{20000, 2, 4, Shape::Blobs, false, 83};
+            const auto points = make_points(c);
+            group.run([&](std::shared_ptr<Communicator> comm) {
+                const std::size_t begin = comm->rank() == 0 ? 0 : 5000;
+                auto block = std::make_shared<Matrix<double>>(comm->rank() == 0 ? 5000 : 15000, c.d);
+                std::copy(points->row(begin), points->row(begin) + block->size(), block->data());
+                FitOptions options;
+                options.k = c.k;
+                options.ranks = std::move(comm);
+                fit_block(block, c.n, begin, options);
+            });
+        } catch (const Error& error) {
+            refused = std::string(error.what()).find("partition_rows") != std::string::npos;
+        }
+        QVERIFY(refused);
+    }
+
     void partition_must_fall_on_packages() {
         const Case c{20000, 2, 5, Shape::Blobs, false, 71};
         const auto points = make_points(c);

@@ -46,6 +46,9 @@ inline CliRun run_cli(const QStringList& arguments, int timeout_ms = 120000) {
 
 // ../shared/datasets (absent in a user's clone: tests that need it skip).
 inline std::string datasets_dir() { return env_or_empty("KMS_DATASETS"); }
+
+// KMS_GPU_TEST_SMALL=1: the GPU suites shrink their cases (compute-sanitizer runs).
+inline bool gpu_small_mode() { return !env_or_empty("KMS_GPU_TEST_SMALL").empty(); }
 // A python3 that imports sklearn and numpy (empty when none was found at configure time).
 inline std::string python() { return env_or_empty("KMS_PYTHON"); }
 inline bool in_ci() { return !env_or_empty("CI").empty(); }

@@ -211,8 +211,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     build_actions();
     iteration_label_ = new QLabel(this);
     status_detail_ = new QLabel(this);
+    status_detail_->setObjectName(QStringLiteral("statusDetail"));
     statusBar()->addPermanentWidget(status_detail_);
     statusBar()->addPermanentWidget(iteration_label_);
+    // A temporary message ("Loaded ...", "Wrote ...") takes the line while it shows: the
+    // run's details, a permanent widget as wide as its text, would otherwise be drawn
+    // over it (seen at 1920x1080). They come back when the message times out.
+    connect(statusBar(), &QStatusBar::messageChanged, this,
+            [this](const QString& message) { status_detail_->setVisible(message.isEmpty()); });
 
     RunController* c = controller_.get();
     connect(c, &RunController::datasetChanged, this, [this] {
@@ -399,7 +405,9 @@ QWidget* MainWindow::build_side_panel() {
     colour_mode_->addItem(tr("Cluster labels"), int(ColourMode::Labels));
     colour_mode_->addItem(tr("Bounds: skipped / recomputed"), int(ColourMode::Bounds));
     colour_mode_->addItem(tr("Compare: labels that differ"), int(ColourMode::Difference));
-    colour_mode_->setToolTip(tr("Bounds: green points were skipped by this iteration's bounds, red ones recomputed"));
+    colour_mode_->setToolTip(tr("Bounds: green points needed fewer than k distances this iteration (the bounds ruled "
+                                "centroids out: Elkan's, Hamerly's and Exponion's bounds, Yinyang's global, group and "
+                                "local filters), red ones computed all k (every point in Lloyd and in iteration 1)"));
     connect(colour_mode_, &QComboBox::currentIndexChanged, this,
             [this] { set_colour_mode(ColourMode(colour_mode_->currentData().toInt())); });
     view_form->addRow(tr("Colour"), colour_mode_);
@@ -694,11 +702,16 @@ void MainWindow::refresh_status() {
         if (run.dataset().d() > 2)
             detail += run.dataset().projection.mode() == ProjectionMode::Pca ? tr(" (PCA view)") : tr(" (dims 1-2 view)");
     }
-    if (!view_->renderer().isEmpty()) detail += tr("   GL: %1").arg(view_->renderer());
+    // The renderer in the tooltip (and Help → About): its long name took a third of a
+    // 1280-pixel status bar and cut the iteration's numbers off.
+    status_detail_->setToolTip(view_->renderer().isEmpty() ? QString() : tr("OpenGL: %1").arg(view_->renderer()));
     if (!view_->interop_message().isEmpty()) detail += QStringLiteral("   ") + view_->interop_message();
     status_detail_->setText(detail);
     iteration_label_->setText(mode().status_text());
+    iteration_label_->setToolTip(iteration_label_->text());  // the whole line, where the window cuts it
 }
+
+QString MainWindow::status_line() const { return iteration_label_->text(); }
 
 void MainWindow::update_actions() {
     const RunMode::TransportState state = mode().transport_state();

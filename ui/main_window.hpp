@@ -77,6 +77,8 @@ public:
     void set_projection_mode(ProjectionMode mode);
     // Last error shown to the user (banner over the view), for tests and scripts.
     QString last_error() const { return last_error_; }
+    // The status bar's line about the shown iteration (solver, times, skips), for tests and scripts.
+    QString status_line() const;
     // The banner over the view: errors stay until dismissed, hints until replaced or dismissed.
     QString banner_text() const;
     void dismiss_banner();

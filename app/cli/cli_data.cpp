@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/io.hpp"
@@ -45,6 +48,33 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed) {
     if (options.has("--weights"))
         result.weights = std::make_shared<const std::vector<double>>(
             load_sample_weights(options.get("--weights"), result.points->rows(), load_options));
+    return result;
+}
+
+CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit) {
+    if (!fit.ranks || !options.has("--input") || geo_options_from(options).enabled) return load_cli_data(options, seed);
+    const std::string path = options.get("--input");
+    {  // Only a regular file that starts as a .npy does: the rest is loaded whole.
+        std::error_code error;
+        if (!std::filesystem::is_regular_file(path, error)) return load_cli_data(options, seed);
+        std::ifstream file(path, std::ios::binary);
+        char magic[6] = {};
+        if (!file.read(magic, 6) || std::string_view(magic, 6) != std::string_view("\x93NUMPY", 6))
+            return load_cli_data(options, seed);
+    }
+    const NpyShape shape = npy_shape(path);
+    const std::vector<std::size_t> first =
+        partition_rows(shape.rows, fit.k, shape.cols, fit.ranks->size(), fit.solver.packages);
+    const auto rank = static_cast<std::size_t>(fit.ranks->rank());
+    CliData result;
+    result.block = true;
+    result.global_rows = shape.rows;
+    result.first_row = first[rank];
+    result.data.name = path;
+    result.points = std::make_shared<const Matrix<double>>(load_npy_rows(path, first[rank], first[rank + 1] - first[rank]));
+    if (options.has("--weights"))  // every row's weight: n numbers, beside n·d coordinates
+        result.weights = std::make_shared<const std::vector<double>>(
+            load_sample_weights(options.get("--weights"), shape.rows));
     return result;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kms/dataset.hpp"
+#include "kms/fit.hpp"
 #include "kms/geo.hpp"
 #include "kms/options.hpp"
 
@@ -18,12 +19,21 @@ struct CliData {
     std::shared_ptr<const Matrix<double>> points;
     std::shared_ptr<const std::vector<double>> weights;  // --weights, else null
     std::optional<GeoData> geo;                     // --geo: the degrees and the projection (projected.points moved out)
+    // An MPI rank's block only (load_cli_block): `points` are rows [first_row,
+    // first_row + points->rows()) of global_rows; otherwise all rows.
+    bool block = false;
+    std::size_t global_rows = 0, first_row = 0;
+    std::size_t rows() const { return block ? global_rows : points->rows(); }
 };
 
 // Loads what the options name (UsageError unless exactly one of --input and
 // --generate); large files show their progress on a terminal's stderr; the
 // first SIGINT/SIGTERM cancels the load.
 CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed);
+// Under MPI ranks (fit.ranks set): a .npy --input is read by each rank only for its
+// block of rows (partition_rows; memory scale-out, docs/scale-out.md); anything
+// else (text, generated, --geo) is loaded whole by every rank, as load_cli_data.
+CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit);
 
 // " lat, lon" lines / JSON array of centroids in degrees, for geographic runs.
 std::string geo_centroids_json(const Matrix<double>& degrees);

@@ -124,13 +124,14 @@ int run(const Args& args) {
 
     const SignalStop& signals = signal_stop();
     const std::uint64_t seed = fit_options.init.seed;
-    CliData loaded = load_cli_data(options, seed);
+    // Ranks read only their block of a .npy file (unless rank 0 needs every row for --scores).
+    CliData loaded = options.has("--scores") ? load_cli_data(options, seed) : load_cli_block(options, seed, fit_options);
     const Dataset& data = loaded.data;
     const auto& points = loaded.points;
     fit_options.sample_weight = loaded.weights;
 
     const bool json = report == "json";
-    const std::string header = "# data " + data.name + ": n = " + std::to_string(points->rows()) +
+    const std::string header = "# data " + data.name + ": n = " + std::to_string(loaded.rows()) +
                                ", d = " + std::to_string(points->cols()) + "; k = " + std::to_string(fit_options.k) +
                                "; solver " + fit_options.solver.describe() + "; init " + options.get("--init") +
                                (fit_options.sample_weight ? "; weights " + options.get("--weights") : "") +
@@ -141,9 +142,12 @@ int run(const Args& args) {
                                                  loaded.geo->projection.reason + "\n"
                                            : "");
     PrintingObserver observer(json, fit_options.n_init, header);
-    const FitResult result = fit(points, fit_options, root ? &observer : nullptr, signals.token(), data.name);
+    const FitResult result =
+        loaded.block ? fit_block(points, loaded.global_rows, loaded.first_row, fit_options, root ? &observer : nullptr,
+                                 data.name)
+                     : fit(points, fit_options, root ? &observer : nullptr, signals.token(), data.name);
     if (!root) return signals.exit_status();  // rank 0 reports and writes the whole data set's results
-    const RunSummary summary = summarize(result, fit_options, data.name, points->rows(), points->cols());
+    const RunSummary summary = summarize(result, fit_options, data.name, loaded.rows(), points->cols());
 
     // Geographic runs report and write their centroids in degrees.
     Matrix<double> centroids_out = result.centroids;

@@ -1,6 +1,5 @@
 // kmeans-cli score: quality scores of a labelling (kms/scores.hpp), on the CPU or
 // with the silhouette on a CUDA device.
-#include <charconv>
 #include <cstdio>
 #include <new>
 #include <string>
@@ -132,40 +131,6 @@ int score(const Args& args) {
 }
 
 }  // namespace
-
-void parse_silhouette_mode(const std::string& option, const std::string& text, ScoreSettings& settings) {
-    if (text == "exact") {
-        settings.silhouette = SilhouetteMode::Exact;
-    } else if (text == "none") {
-        settings.silhouette = SilhouetteMode::None;
-    } else if (text == "sampled") {
-        settings.silhouette = SilhouetteMode::Sampled;
-        settings.sample_size = kRunScoresExactLimit;
-    } else if (text.rfind("sampled:", 0) == 0) {
-        settings.silhouette = SilhouetteMode::Sampled;
-        const std::string count = text.substr(8);
-        const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), settings.sample_size);
-        if (error != std::errc() || end != count.data() + count.size() || count.empty() || settings.sample_size < 1)
-            throw UsageError("option " + option + ": in '" + text + "', N must be a whole number >= 1");
-    } else {
-        throw UsageError("option " + option + ": '" + text + "' is not exact, sampled, sampled:N or none");
-    }
-}
-
-ScoreSettings run_score_settings(std::size_t n, const SolverConfig& config, std::uint64_t seed) {
-    ScoreSettings settings;
-    settings.options.threads = config.threads;
-    settings.seed = seed;
-    if (n > kRunScoresExactLimit) {
-        settings.silhouette = SilhouetteMode::Sampled;
-        settings.sample_size = kRunScoresExactLimit;
-    }
-    // The silhouette where the run ran (the GPU's for CUDA runs).
-    if (backend_availability(config.backend).available)
-        settings.exact_silhouette = [config](const Matrix<double>& p, std::span<const std::int32_t> l,
-                                             std::stop_token stop) { return silhouette_for(config, p, l, stop); };
-    return settings;
-}
 
 Scores run_scores(const Matrix<double>& points, std::span<const std::int32_t> labels, const Matrix<double>& centroids,
                   const Dataset& truth, const SolverConfig& config, std::uint64_t seed) {

@@ -4,22 +4,15 @@
 #include <span>
 #include <string>
 
+#include "kms/backends.hpp"
 #include "kms/dataset.hpp"
 #include "kms/scores.hpp"
 #include "kms/solver.hpp"
 
 namespace kms::cli {
 
-// Up to this many points the silhouette is exact; beyond, sampled on this many.
-constexpr std::size_t kRunScoresExactLimit = 20000;
-
-// The settings of `run --scores`: the silhouette exact up to kRunScoresExactLimit
-// points, else sampled on that many (seed `seed`), on the back end of `config`
-// when it has its own (the GPU for CUDA runs).
-ScoreSettings run_score_settings(std::size_t n, const SolverConfig& config, std::uint64_t seed);
-// The silhouette mode of `option`: exact | none | sampled (on kRunScoresExactLimit
-// points) | sampled:N; kms::UsageError naming the option otherwise.
-void parse_silhouette_mode(const std::string& option, const std::string& text, ScoreSettings& settings);
+// run_score_settings, parse_silhouette_mode and kRunScoresExactLimit are the
+// engine's (kms/backends.hpp, kms/scores.hpp): the Python module uses them too.
 
 // Scores of a finished run: inertia and centroid index against `centroids`, ARI/NMI
 // and CI against the data's ground truth where it has one; the silhouette on the

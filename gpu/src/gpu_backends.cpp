@@ -30,6 +30,10 @@ void register_gpu_backends() {
                                  const std::string& source_name, const SolverConfig& config) {
         return cuda_initialize_centroids(points, k, init, source_name, config.cuda_device);
     };
+    entry.device_count = cuda_device_count;
+    entry.smallest_eigenpairs = [](const Matrix<double>& symmetric, std::size_t count, const SolverConfig& config) {
+        return cuda_smallest_eigenpairs(symmetric, count, config.cuda_device);
+    };
     entry.silhouette = [](const Matrix<double>& points, std::span<const std::int32_t> labels, std::stop_token stop,
                           const SolverConfig& config) {
         return gpu_silhouette(points, labels, stop, config.cuda_device);

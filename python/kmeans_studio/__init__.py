@@ -4,14 +4,22 @@
     km = KMeans(n_clusters=8, solver="hamerly", random_state=0).fit(X, sample_weight=w)
     km.labels_, km.cluster_centers_, km.inertia_, km.history_
 
+    kmeans_studio.sweep(X, (2, 12))             # inertia and scores per k, elbow, best k
+    kmeans_studio.SpectralClustering().fit(X)   # spectral clustering of k-means representatives
+    xy, projection = kmeans_studio.geo_project(lat, lon)   # degrees -> km, and back
+
 Exact and deterministic (the same bits for any thread count), float32 and
 float64, Lloyd/Elkan/Hamerly on the CPU (seq, omp) and on CUDA, per-iteration
 statistics, sample weights. kmeans_studio.scores has the quality scores.
 """
 from . import _engine, scores
 from ._estimator import KMeans
+from ._geo import EARTH_RADIUS_KM, GeoProjection, geo_project, geo_unproject
+from ._spectral import SpectralClustering
+from ._sweep import SweepResult, sweep
 
-__all__ = ["KMeans", "scores", "backends"]
+__all__ = ["KMeans", "SpectralClustering", "sweep", "SweepResult", "geo_project", "geo_unproject", "GeoProjection",
+           "EARTH_RADIUS_KM", "scores", "backends"]
 __version__ = "0.1.0"
 
 

@@ -159,92 +159,10 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return X
 
     def _check_weights(self, sample_weight, X):
-        if sample_weight is None:
-            return None
-        if _HAVE_SKLEARN:
-            w = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        else:
-            w = np.asarray(sample_weight, dtype=np.float64)
-            if w.ndim == 0:
-                w = np.full(X.shape[0], float(w))
-            if w.shape != (X.shape[0],):
-                raise ValueError(f"sample_weight.shape == {w.shape}, expected {(X.shape[0],)}!")
-        if not np.isfinite(w).all():
-            raise ValueError("sample_weight contains NaN or infinity.")
-        if (w < 0).any():
-            raise ValueError("Negative values in data passed to `sample_weight`")
-        if not w.sum() > 0:
-            raise ValueError("sample_weight sums to zero: at least one sample needs a positive weight")
-        return np.ascontiguousarray(w)
+        return _check_weights(sample_weight, X)
 
     def _engine_args(self, X, n_samples):
-        k = self.n_clusters
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
-            raise ValueError(f"The 'n_clusters' parameter of KMeans must be an int in the range [1, inf). Got {k!r} "
-                             "instead.")
-        if n_samples < k:
-            raise ValueError(f"n_samples={n_samples} should be >= n_clusters={k}.")
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"The 'solver' parameter of KMeans must be a str among {set(_SOLVERS)}. "
-                             f"Got {self.solver!r} instead.")
-        solver = self.solver  # 'auto' is resolved by the engine's fit layer
-        if not isinstance(self.backend, str) or self.backend not in _backend_names() + ("cuda-global", "cuda-shared"):
-            raise ValueError(f"The 'backend' parameter of KMeans must be a str among "
-                             f"{set(_backend_names() + ('cuda-global', 'cuda-shared'))}. Got {self.backend!r} instead.")
-        if not isinstance(self.max_iter, numbers.Integral) or isinstance(self.max_iter, bool) or self.max_iter < 1:
-            raise ValueError(f"The 'max_iter' parameter of KMeans must be an int in the range [1, inf). "
-                             f"Got {self.max_iter!r} instead.")
-        if not isinstance(self.tol, numbers.Real) or isinstance(self.tol, bool) or not self.tol >= 0:
-            raise ValueError(f"The 'tol' parameter of KMeans must be a float in the range [0.0, inf). "
-                             f"Got {self.tol!r} instead.")
-        if self.n_threads is not None and (not isinstance(self.n_threads, numbers.Integral) or self.n_threads < 1):
-            raise ValueError(f"The 'n_threads' parameter of KMeans must be None or an int >= 1. "
-                             f"Got {self.n_threads!r} instead.")
-        if self.precision is None:
-            precision = "f32" if _dtype_of(X) == np.float32 else "f64"
-        else:
-            key = np.dtype(self.precision).name if isinstance(self.precision, type) else self.precision
-            if key not in _PRECISIONS:
-                raise ValueError(f"The 'precision' parameter of KMeans must be None, 'f32' or 'f64'. "
-                                 f"Got {self.precision!r} instead.")
-            precision = _PRECISIONS[key]
-        n_init = self.n_init
-        if n_init == "auto":
-            n_init = 1
-        if not isinstance(n_init, numbers.Integral) or isinstance(n_init, bool) or n_init < 1:
-            raise ValueError(f"The 'n_init' parameter of KMeans must be an int in the range [1, inf) or 'auto'. "
-                             f"Got {self.n_init!r} instead.")
-        if self.random_state is None or not isinstance(self.random_state, numbers.Integral):
-            seed = int(_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        elif self.random_state < 0:
-            raise ValueError(f"random_state must be a non-negative int; got {self.random_state}")
-        else:
-            seed = int(self.random_state)
-        args = ["--k", str(k), "--solver", solver, "--backend", self.backend, "--precision", precision,
-                "--max-iter", str(self.max_iter), "--tol", repr(float(self.tol)), "--seed", str(seed),
-                "--empty", "farthest",  # scikit-learn relocates empty clusters
-                "--threads", str(self.n_threads or 0)]
-        init = None
-        if isinstance(self.init, str):
-            if self.init not in _INITS:
-                raise ValueError(f"The 'init' parameter of KMeans must be a str among {set(_INITS)}, an array-like "
-                                 f"or a callable. Got {self.init!r} instead.")
-            args += ["--init", _INITS[self.init], "--n-init", str(n_init)]
-        else:
-            init = self.init(X, k, _random_state(seed)) if callable(self.init) else self.init
-            init = np.array(init, dtype=np.float64, order="C", ndmin=2)
-            if init.shape[0] != k:
-                raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of "
-                                 f"clusters {k}.")
-            if init.shape[1] != X.shape[1]:
-                raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of "
-                                 f"features of the data {X.shape[1]}.")
-            if not np.isfinite(init).all():
-                raise ValueError("The initial centers contain NaN or infinity.")
-            if n_init != 1:
-                warnings.warn("Explicit initial center position passed: performing only one init in KMeans "
-                              f"instead of n_init={n_init}.", RuntimeWarning, stacklevel=3)
-        return args, init
+        return _fit_args(self, X, n_samples, "KMeans")
 
     def _run_args(self):
         """The options of assign: the fitted run's back end and precision."""
@@ -389,6 +307,100 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 "check_sample_weights_invariance": "zero sample_weight is not equivalent to removing samples",
             },
         }
+
+
+def _check_weights(sample_weight, X):
+    """sample_weight checked as scikit-learn does: a C-contiguous float64 array of n values, or None."""
+    if sample_weight is None:
+        return None
+    if _HAVE_SKLEARN:
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.ndim == 0:
+            w = np.full(X.shape[0], float(w))
+        if w.shape != (X.shape[0],):
+            raise ValueError(f"sample_weight.shape == {w.shape}, expected {(X.shape[0],)}!")
+    if not np.isfinite(w).all():
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if (w < 0).any():
+        raise ValueError("Negative values in data passed to `sample_weight`")
+    if not w.sum() > 0:
+        raise ValueError("sample_weight sums to zero: at least one sample needs a positive weight")
+    return np.ascontiguousarray(w)
+
+
+def _fit_args(params, X, n_samples, owner, stacklevel=4):
+    """The engine's fit options (the CLI's words) and the initial centres (an array or None)
+    from `params`' n_clusters, solver, backend, init, n_init, max_iter, tol, random_state,
+    n_threads and precision, checked with scikit-learn's messages naming `owner`."""
+    k = params.n_clusters
+    if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"The 'n_clusters' parameter of {owner} must be an int in the range [1, inf). Got {k!r} "
+                         "instead.")
+    if n_samples < k:
+        raise ValueError(f"n_samples={n_samples} should be >= n_clusters={k}.")
+    if params.solver not in _SOLVERS:
+        raise ValueError(f"The 'solver' parameter of {owner} must be a str among {set(_SOLVERS)}. "
+                         f"Got {params.solver!r} instead.")
+    solver = params.solver  # 'auto' is resolved by the engine's fit layer
+    if not isinstance(params.backend, str) or params.backend not in _backend_names() + ("cuda-global", "cuda-shared"):
+        raise ValueError(f"The 'backend' parameter of {owner} must be a str among "
+                         f"{set(_backend_names() + ('cuda-global', 'cuda-shared'))}. Got {params.backend!r} instead.")
+    if not isinstance(params.max_iter, numbers.Integral) or isinstance(params.max_iter, bool) or params.max_iter < 1:
+        raise ValueError(f"The 'max_iter' parameter of {owner} must be an int in the range [1, inf). "
+                         f"Got {params.max_iter!r} instead.")
+    if not isinstance(params.tol, numbers.Real) or isinstance(params.tol, bool) or not params.tol >= 0:
+        raise ValueError(f"The 'tol' parameter of {owner} must be a float in the range [0.0, inf). "
+                         f"Got {params.tol!r} instead.")
+    if params.n_threads is not None and (not isinstance(params.n_threads, numbers.Integral) or params.n_threads < 1):
+        raise ValueError(f"The 'n_threads' parameter of {owner} must be None or an int >= 1. "
+                         f"Got {params.n_threads!r} instead.")
+    if params.precision is None:
+        precision = "f32" if _dtype_of(X) == np.float32 else "f64"
+    else:
+        key = np.dtype(params.precision).name if isinstance(params.precision, type) else params.precision
+        if key not in _PRECISIONS:
+            raise ValueError(f"The 'precision' parameter of {owner} must be None, 'f32' or 'f64'. "
+                             f"Got {params.precision!r} instead.")
+        precision = _PRECISIONS[key]
+    n_init = params.n_init
+    if n_init == "auto":
+        n_init = 1
+    if not isinstance(n_init, numbers.Integral) or isinstance(n_init, bool) or n_init < 1:
+        raise ValueError(f"The 'n_init' parameter of {owner} must be an int in the range [1, inf) or 'auto'. "
+                         f"Got {params.n_init!r} instead.")
+    if params.random_state is None or not isinstance(params.random_state, numbers.Integral):
+        seed = int(_random_state(params.random_state).randint(np.iinfo(np.int32).max))
+    elif params.random_state < 0:
+        raise ValueError(f"random_state must be a non-negative int; got {params.random_state}")
+    else:
+        seed = int(params.random_state)
+    args = ["--k", str(k), "--solver", solver, "--backend", params.backend, "--precision", precision,
+            "--max-iter", str(params.max_iter), "--tol", repr(float(params.tol)), "--seed", str(seed),
+            "--empty", "farthest",  # scikit-learn relocates empty clusters
+            "--threads", str(params.n_threads or 0)]
+    init = None
+    if isinstance(params.init, str):
+        if params.init not in _INITS:
+            raise ValueError(f"The 'init' parameter of {owner} must be a str among {set(_INITS)}, an array-like "
+                             f"or a callable. Got {params.init!r} instead.")
+        args += ["--init", _INITS[params.init], "--n-init", str(n_init)]
+    else:
+        init = params.init(X, k, _random_state(seed)) if callable(params.init) else params.init
+        init = np.array(init, dtype=np.float64, order="C", ndmin=2)
+        if init.shape[0] != k:
+            raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of "
+                             f"clusters {k}.")
+        if init.shape[1] != X.shape[1]:
+            raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of "
+                             f"features of the data {X.shape[1]}.")
+        if not np.isfinite(init).all():
+            raise ValueError("The initial centers contain NaN or infinity.")
+        if n_init != 1:
+            warnings.warn(f"Explicit initial center position passed: performing only one init in {owner} "
+                          f"instead of n_init={n_init}.", RuntimeWarning, stacklevel=stacklevel)
+    return args, init
 
 
 def _random_state(seed):

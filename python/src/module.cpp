@@ -4,7 +4,9 @@
 // the estimator logic (scikit-learn's API, input checks, conversions) is Python
 // (python/kmeans_studio/). C-contiguous float32 and float64 data is read in place
 // (Matrix::view); the engine's errors become ValueError (bad options or input)
-// or RuntimeError (anything else).
+// or RuntimeError (anything else). Besides the fit: the k-sweep (kms::sweep),
+// spectral clustering (kms::spectral_cluster) and the geographic projection
+// (kms::GeoProjection), each the engine's own function behind a thin wrapper.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -25,8 +27,11 @@
 #include "kms/device_matrix.hpp"
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
+#include "kms/geo.hpp"
 #include "kms/options.hpp"
 #include "kms/scores.hpp"
+#include "kms/spectral.hpp"
+#include "kms/sweep.hpp"
 #if KMS_PYTHON_WITH_GPU
 #include "kms/gpu_backends.hpp"
 #endif
@@ -445,6 +450,209 @@ py::dict silhouette_py(const py::array& x, const py::array& labels, const py::ob
     return out;
 }
 
+py::array_t<double> to_numpy(const std::vector<double>& v) {
+    py::array_t<double> out(v.size());
+    std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+py::object k_or_none(const KChoice& choice) { return choice.k ? py::object(py::int_(*choice.k)) : py::object(py::none()); }
+
+// --- the k-sweep (kms/sweep.hpp): what `kmeans-cli sweep` does with the same
+// options. `args` are the fit options (no --k), `k_range` "FIRST:LAST[:STEP]",
+// `scores` the CLI's --scores (auto | exact | sampled | sampled:N | none).
+py::dict sweep_py(const py::array& x, const std::vector<std::string>& args, const std::string& k_range,
+                  bool hierarchy, const std::string& scores, const py::object& sample_weight, const py::object& init) {
+    const ParsedOptions parsed(args, {fit_option_table()});
+    if (parsed.has("--k")) throw py::value_error("a sweep takes k_range, not --k");
+    SweepOptions options;
+    options.range = parse_k_range(k_range, "k_range");
+    options.hierarchy = hierarchy;
+    options.fit = fit_options_from(parsed, false);
+    if (!init.is_none()) {
+        options.fit.init.method = InitMethod::File;
+        options.fit.init.given = std::make_shared<const Matrix<double>>(copy_matrix(init, "init"));
+    }
+    options.fit.k = options.range.last;  // validated as the largest k would be (as the CLI does)
+    options.fit.validate();
+    ScoreSettings mode_only;
+    if (scores != "auto") parse_silhouette_mode("scores", scores, mode_only);
+    auto points = view_of<double>(x, "X");
+    options.fit.sample_weight = weights_of(sample_weight);
+    // The scores of `run --scores` with the silhouette mode asked for: cmd_sweep.cpp's rule.
+    options.score_settings = run_score_settings(points->rows(), options.fit.solver, options.fit.init.seed);
+    if (scores != "auto") {
+        options.score_settings.silhouette = mode_only.silhouette;
+        options.score_settings.sample_size = mode_only.sample_size;
+    }
+    std::stop_source stop;
+    SweepResult result;
+    run_interruptible(stop, [&] { result = sweep(points, options, nullptr, stop.get_token(), "X"); });
+
+    const std::size_t top = options.range.values().back();
+    py::list levels;
+    for (const SweepLevel& level : result.levels) {
+        const RestartResult* kept = level.fit.restarts.empty()
+                                        ? nullptr
+                                        : &level.fit.restarts[static_cast<std::size_t>(level.fit.best_restart)];
+        py::dict d;
+        d["k"] = level.k;
+        d["inertia"] = level.fit.inertia;
+        d["iterations"] = level.fit.iterations;
+        d["stop_reason"] = std::string(to_string(level.fit.stop_reason));
+        d["seed"] = kept ? kept->seed : options.fit.init.seed;
+        d["start"] = hierarchy && level.k != top ? std::string("merged") : std::string(to_string(options.fit.init.method));
+        d["fit_ms"] = level.fit_ms;
+        d["scores_ms"] = level.scores_ms;
+        d["silhouette"] = level.scores.silhouette;
+        d["silhouette_standard_error"] = level.scores.silhouette_standard_error;
+        d["silhouette_sample_size"] = level.scores.silhouette_points;
+        d["calinski_harabasz"] = level.scores.calinski_harabasz;
+        d["davies_bouldin"] = level.scores.davies_bouldin;
+        d["solver"] = level.fit.solver.describe();
+        d["labels"] = to_numpy(level.fit.labels);
+        d["centroids"] = to_numpy(level.fit.centroids);
+        d["initial_centroids"] = to_numpy(level.fit.initial_centroids);
+        levels.append(d);
+    }
+    py::dict out;
+    out["levels"] = levels;
+    out["k_range"] = std::to_string(options.range.first) + ":" + std::to_string(options.range.last) + ":" +
+                     std::to_string(options.range.step);
+    out["hierarchy"] = hierarchy;
+    out["solver"] = options.fit.solver.describe();
+    out["elbow_k"] = k_or_none(result.elbow);
+    out["elbow_reason"] = result.elbow.reason;
+    out["best_silhouette_k"] = k_or_none(result.best_silhouette);
+    out["best_calinski_harabasz_k"] = k_or_none(result.best_calinski_harabasz);
+    out["best_davies_bouldin_k"] = k_or_none(result.best_davies_bouldin);
+    return out;
+}
+
+// --- spectral clustering (kms/spectral.hpp): `args` are `kmeans-cli spectral`'s
+// options (--k K|auto, --representatives, --neighbours, --sigma, --final-n-init,
+// --rep-weights) and the fit options without --k (the representatives' k-means).
+py::dict spectral_py(const py::array& x, const std::vector<std::string>& args) {
+    const std::vector<OptionSpec> fit_specs = fit_options_without_k();
+    const ParsedOptions parsed(args, {spectral_option_table(), fit_specs});
+    const SpectralOptions options = spectral_options_from(parsed);
+    auto points = view_of<double>(x, "X");
+    std::stop_source stop;
+    SpectralResult r;
+    run_interruptible(stop, [&] { r = spectral_cluster(points, options, {}, stop.get_token(), "X"); });
+    if (r.cancelled) throw Error("spectral clustering was cancelled");  // a stop without a signal: not expected
+
+    const FitResult& reps = r.representative_fit;
+    py::dict out;
+    out["labels"] = to_numpy(r.labels);
+    out["k"] = r.clusters;
+    out["k_auto"] = r.clusters_chosen;
+    out["eigenvalues"] = to_numpy(r.eigen.values);
+    out["eigengap"] = r.eigengap;
+    out["eigengap_ratio"] = r.eigengap_ratio;
+    out["eigensolver"] = r.eigen.method;
+    out["eigensolver_note"] = r.eigensolver_note;
+    out["representatives"] = r.representatives;
+    out["representative_centroids"] = to_numpy(reps.centroids);
+    out["representative_of"] = to_numpy(reps.labels);
+    out["representative_sizes"] = to_numpy(r.representative_sizes);
+    out["representative_labels"] = to_numpy(r.representative_labels);
+    out["representatives_solver"] = reps.solver.describe();
+    out["representatives_iterations"] = reps.iterations;
+    out["representatives_stop_reason"] = std::string(to_string(reps.stop_reason));
+    out["representatives_inertia"] = reps.inertia;
+    out["neighbours"] = r.neighbours;
+    out["graph"] = std::string(r.neighbours ? "knn-symmetrised" : "full");
+    out["sigma"] = r.sigma;
+    out["sigma_rule"] = r.sigma_rule;
+    out["embedding"] = to_numpy(r.embedding);
+    out["final_n_init"] = r.final_fit.restarts.size();
+    out["final_inertia"] = r.final_fit.inertia;
+    py::dict times;
+    times["time_representatives_ms"] = r.times.representatives_ms;
+    times["time_similarity_ms"] = r.times.similarity_ms;
+    times["time_eigensolver_ms"] = r.times.eigensolver_ms;
+    times["time_final_kmeans_ms"] = r.times.final_kmeans_ms;
+    times["time_labelling_ms"] = r.times.labelling_ms;
+    times["time_total_ms"] = r.times.total_ms();
+    out["times"] = times;
+    return out;
+}
+
+// --- geographic data (kms/geo.hpp). Frames by --geo-projection's names.
+std::optional<GeoFrame> frame_of(const std::string& name, bool allow_auto) {
+    if (name == "equirectangular") return GeoFrame::Equirectangular;
+    if (name == "sphere") return GeoFrame::Sphere;
+    if (allow_auto && name == "auto") return std::nullopt;
+    throw py::value_error("frame must be " + std::string(allow_auto ? "'auto', " : "") +
+                          "'equirectangular' or 'sphere'; got '" + name + "'");
+}
+
+const char* frame_name(GeoFrame frame) { return frame == GeoFrame::Sphere ? "sphere" : "equirectangular"; }
+
+// The engine's errors about the coordinates (an empty set, an equirectangular map
+// centred near a pole, a centroid at the Earth's centre) are about the input: ValueError.
+template <typename Work>
+auto geo_call(Work work) {
+    try {
+        return work();
+    } catch (const InputError&) {
+        throw;
+    } catch (const Error& e) {
+        throw py::value_error(e.what());
+    }
+}
+
+// Degrees (n x 2: latitude, longitude), checked (geo_data_from_degrees: the
+// loader's range errors) and projected in the frame `frame` (auto: the engine's rule).
+py::dict geo_project_py(const py::array& degrees, const std::string& frame) {
+    const std::optional<GeoFrame> chosen = frame_of(frame, true);
+    return geo_call([&] {
+        Dataset data;
+        data.name = "lat/lon";
+        data.points = copy_matrix(degrees, "degrees");
+        GeoOptions options;
+        options.enabled = true;
+        options.frame = chosen;
+        GeoData geo = geo_data_from_degrees(std::move(data), options);
+        py::dict out;
+        out["projected"] = to_numpy(geo.projected.points);
+        out["frame"] = frame_name(geo.projection.frame);
+        out["lat0"] = geo.projection.lat0;
+        out["lon0"] = geo.projection.lon0;
+        out["reason"] = chosen ? "chosen with frame='" + frame + "'" : geo.projection.reason;
+        return out;
+    });
+}
+
+GeoProjection projection_of(const std::string& frame, double lat0, double lon0) {
+    GeoProjection projection;
+    projection.frame = *frame_of(frame, false);
+    projection.lat0 = lat0;
+    projection.lon0 = lon0;
+    return projection;
+}
+
+// More degrees in a given projection (new points to predict): the same range checks.
+py::array_t<double> geo_transform_py(const py::array& degrees, const std::string& frame, double lat0, double lon0) {
+    const GeoProjection projection = projection_of(frame, lat0, lon0);
+    return geo_call([&] {
+        Dataset data;
+        data.name = "lat/lon";
+        data.points = copy_matrix(degrees, "degrees");
+        GeoOptions check;  // the checks of geo_data_from_degrees; its frame (any) is not used
+        check.enabled = true;
+        check.frame = GeoFrame::Sphere;
+        const GeoData checked = geo_data_from_degrees(std::move(data), check);
+        return to_numpy(projection.project(checked.degrees));
+    });
+}
+
+py::array_t<double> geo_to_degrees_py(const py::array& projected, const std::string& frame, double lat0, double lon0) {
+    const GeoProjection projection = projection_of(frame, lat0, lon0);
+    return geo_call([&] { return to_numpy(projection.to_degrees(copy_matrix(projected, "projected"))); });
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_engine, m) {
@@ -511,4 +719,17 @@ PYBIND11_MODULE(_engine, m) {
     m.def("centroid_index", [](const py::array& predicted, const py::array& truth) {
         return centroid_index(copy_matrix(predicted, "predicted"), copy_matrix(truth, "truth"));
     });
+    m.def("sweep", &sweep_py, py::arg("X"), py::arg("args"), py::arg("k_range"), py::arg("hierarchy") = false,
+          py::arg("scores") = "auto", py::arg("sample_weight") = py::none(), py::arg("init") = py::none(),
+          "sweep(X, args, k_range, hierarchy, scores, sample_weight, init) -> dict; kms::sweep over C-contiguous "
+          "float64 X (read in place), args the CLI's fit options without --k");
+    m.def("spectral", &spectral_py, py::arg("X"), py::arg("args"),
+          "spectral(X, args) -> dict; kms::spectral_cluster over C-contiguous float64 X, args kmeans-cli spectral's "
+          "options");
+    m.def("geo_project", &geo_project_py, py::arg("degrees"), py::arg("frame") = "auto",
+          "geo_project(degrees n x 2, frame) -> dict(projected, frame, lat0, lon0, reason)");
+    m.def("geo_transform", &geo_transform_py, py::arg("degrees"), py::arg("frame"), py::arg("lat0"), py::arg("lon0"));
+    m.def("geo_to_degrees", &geo_to_degrees_py, py::arg("projected"), py::arg("frame"), py::arg("lat0"),
+          py::arg("lon0"));
+    m.attr("EARTH_RADIUS_KM") = kEarthRadiusKm;
 }

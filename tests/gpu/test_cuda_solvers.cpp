@@ -44,7 +44,7 @@ const Backend kCudaShared{kms::Backend::Cuda, kms::KernelVariant::Shared};
 using kms::Matrix;
 using kms::Precision;
 
-bool small_mode() { return !kms::test::env_or_empty("KMS_GPU_TEST_SMALL").empty(); }
+bool small_mode() { return kms::test::gpu_small_mode(); }
 
 struct Case {
     std::string name;

@@ -41,7 +41,7 @@ using kms::Algorithm;
 using kms::Matrix;
 using kms::Precision;
 
-bool small_mode() { return !kms::test::env_or_empty("KMS_GPU_TEST_SMALL").empty(); }
+bool small_mode() { return kms::test::gpu_small_mode(); }
 
 struct Case {
     std::string name;

@@ -14,31 +14,49 @@ awk 'BEGIN { for (i = 0; i < 30000; ++i) print (i * 7919) % 5 }' > "$dir/weights
 summary() { tail -n 1 "$1" | grep -o '"\(inertia\|iterations\|stop_reason\)":[^,}]*' | tr '\n' ' '; }
 failures=0
 runs=0
+fail() { echo "FAIL $1"; failures=$((failures + 1)); }
+# One process, then 2 and 3 ranks, with the arguments in args: the same files and summary, one report.
+# $1 describes the case; $2 (optional) is a line every rank run's report must contain.
+compare_ranks() {
+  "$cli" "${args[@]}" --labels-out "$dir/labels-1" --centroids-out "$dir/centroids-1" > "$dir/out-1"
+  for ranks in 2 3; do
+    runs=$((runs + 1))
+    "${mpi[@]}" -n "$ranks" "$cli" "${args[@]}" --labels-out "$dir/labels-$ranks" --centroids-out "$dir/centroids-$ranks" \
+      > "$dir/out-$ranks"
+    what="$1, $ranks ranks"
+    cmp -s "$dir/labels-1" "$dir/labels-$ranks" || fail "$what: labels differ"
+    cmp -s "$dir/centroids-1" "$dir/centroids-$ranks" || fail "$what: centroids differ"
+    [ "$(summary "$dir/out-1")" = "$(summary "$dir/out-$ranks")" ] ||
+      fail "$what: summary $(summary "$dir/out-$ranks") vs $(summary "$dir/out-1")"
+    [ "$(wc -l < "$dir/out-1")" = "$(wc -l < "$dir/out-$ranks")" ] ||
+      fail "$what: $(wc -l < "$dir/out-$ranks") report lines, one process prints $(wc -l < "$dir/out-1")"
+    [ -z "${2:-}" ] || grep -q "$2" "$dir/out-$ranks" || fail "$what: the report lacks $2"
+    echo "$what: $(summary "$dir/out-$ranks")"
+  done
+}
 for case in "lloyd f32 kmeans++" "hamerly f64 greedy-kmeans++" "exponion f32 random" "elkan f64 maximin weights" \
             "yinyang f64 kmeans++ weights"; do
   read -r solver precision init weighted <<<"$case"
   args=(run --generate blobs:n=30000,k=8,d=3,spread=0.08 --seed 4 --k 10 --solver "$solver" --precision "$precision"
         --init "$init" --max-iter 40 --report json --backend omp --threads 1)
   [ -n "${weighted:-}" ] && args+=(--weights "$dir/weights.txt")
-  "$cli" "${args[@]}" --labels-out "$dir/labels-1" --centroids-out "$dir/centroids-1" > "$dir/out-1"
-  for ranks in 2 3; do
-    runs=$((runs + 1))
-    "${mpi[@]}" -n "$ranks" "$cli" "${args[@]}" --labels-out "$dir/labels-$ranks" --centroids-out "$dir/centroids-$ranks" \
-      > "$dir/out-$ranks"
-    what="$case, $ranks ranks"
-    cmp -s "$dir/labels-1" "$dir/labels-$ranks" || { echo "FAIL $what: labels differ"; failures=$((failures + 1)); }
-    cmp -s "$dir/centroids-1" "$dir/centroids-$ranks" || { echo "FAIL $what: centroids differ"; failures=$((failures + 1)); }
-    [ "$(summary "$dir/out-1")" = "$(summary "$dir/out-$ranks")" ] ||
-      { echo "FAIL $what: summary $(summary "$dir/out-$ranks") vs $(summary "$dir/out-1")"; failures=$((failures + 1)); }
-    [ "$(wc -l < "$dir/out-1")" = "$(wc -l < "$dir/out-$ranks")" ] ||
-      { echo "FAIL $what: $(wc -l < "$dir/out-$ranks") report lines, one process prints $(wc -l < "$dir/out-1")"; failures=$((failures + 1)); }
-    echo "$what: $(summary "$dir/out-$ranks")"
-  done
+  compare_ranks "$case"
+done
+# Memory scale-out: a .npy input is read by each rank for its block only, the
+# seeding runs over the blocks; the same files as one process that read it all.
+"$cli" generate --generate blobs:n=23000,k=6,d=4,spread=0.1 --seed 9 --out "$dir/x.npy" > /dev/null
+awk 'BEGIN { for (i = 0; i < 23000; ++i) print (i * 31) % 4 }' > "$dir/weights-npy.txt"
+for case in "lloyd f64 kmeans++" "hamerly f32 greedy-kmeans++ weights" "elkan f64 maximin" "exponion f64 random weights"; do
+  read -r solver precision init weighted <<<"$case"
+  args=(run --input "$dir/x.npy" --k 7 --solver "$solver" --precision "$precision" --init "$init" --seed 2
+        --max-iter 40 --report json --backend omp --threads 1)
+  [ -n "${weighted:-}" ] && args+=(--weights "$dir/weights-npy.txt")
+  compare_ranks ".npy read by blocks, $case" '"n":23000'
 done
 # Other commands would run M whole copies: refused.
 if "${mpi[@]}" -n 2 "$cli" generate --generate blobs:n=100 --out "$dir/g.csv" > "$dir/gen.out" 2>&1; then
-  echo "FAIL: generate ran as 2 ranks"; failures=$((failures + 1))
+  fail "generate ran as 2 ranks"
 fi
-grep -q "does not run over MPI ranks" "$dir/gen.out" || { echo "FAIL: no refusal message"; failures=$((failures + 1)); }
+grep -q "does not run over MPI ranks" "$dir/gen.out" || fail "no refusal message"
 echo "cli_ranks: $runs runs over ranks, $failures failures: $([ "$failures" = 0 ] && echo PASS || echo FAIL)"
 [ "$failures" = 0 ]

@@ -8,13 +8,18 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
 #include <QSignalSpy>
+#include <QStatusBar>
+#include <QLocale>
+#include <QTableView>
 #include <QTemporaryDir>
 
 #include <fstream>
 
 #include "compare/compare_session.hpp"
 #include "compare/compare_table.hpp"
+#include "compare/compare_view.hpp"
 #include "kms/error.hpp"
 #include "kms/scores.hpp"
 #include "main_window.hpp"
@@ -208,6 +213,111 @@ private slots:
         for (std::size_t row = 0; row < 3; ++row) QVERIFY(!window.compare_scores().scores(row).has_value());
         window.start_compare({});
         QVERIFY(!window.compare_mode());
+    }
+
+    // A temporary status message is never drawn under the run's details: they give
+    // way while it shows and come back when it is cleared.
+    void status_message_hides_the_details_while_it_shows() {
+        MainWindow window;  // not shown (offscreen has no OpenGL): isHidden() is the label's own state
+        RunController& run = window.controller();
+        run.generate(QStringLiteral("blobs:n=2000,k=4,d=2"), 1);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        run.run_steps(2);
+        QVERIFY(wait_for([&] { return !run.running() && run.latest_iteration() >= 1; }));
+        auto* detail = window.findChild<QLabel*>(QStringLiteral("statusDetail"));
+        QVERIFY(detail);
+        window.statusBar()->clearMessage();
+        QVERIFY(wait_for([&] { return !detail->text().isEmpty() && !detail->isHidden(); }));
+        window.statusBar()->showMessage(QStringLiteral("Loaded something with a long name"), 8000);
+        QVERIFY(detail->isHidden());
+        window.statusBar()->clearMessage();
+        QVERIFY(!detail->isHidden());
+    }
+
+    void yinyang_group_skips_in_status_csv_and_compare() {
+        // Yinyang with k = 50 (t = 5 groups): its group skips in the status line,
+        // the charts' CSV, the compare captions and table; Lloyd shows none.
+        MainWindow window;
+        RunController& run = window.controller();
+        run.generate(QStringLiteral("blobs:n=3000,k=50,d=2,spread=0.3"), 4);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        RunSetup setup = run.setup();
+        setup.k = 50;
+        setup.config.algorithm = Algorithm::Yinyang;
+        window.apply_setup(setup);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy() && run.initial_centroids().rows() == 50; }));
+        QVERIFY(run.solver_description().startsWith(QStringLiteral("yinyang")));
+        run.run_steps(4);
+        QVERIFY(wait_for([&] { return !run.running() && (run.latest_iteration() == 4 || run.converged()); }));
+        QVERIFY(run.latest_iteration() >= 3);
+        QCoreApplication::processEvents();
+        const IterationStats& last = run.history()[std::size_t(run.displayed_iteration())].stats;
+        QVERIFY(last.groups >= 1 && last.groups <= 5);
+        QVERIFY(last.group_skips > 0);
+        const QLocale english(QLocale::English);
+        const QString expected = QStringLiteral("group skips %1 (%2% of n·t, t = %3)")
+                                     .arg(english.toString(static_cast<qulonglong>(last.group_skips)))
+                                     .arg(english.toString(100.0 * double(last.group_skips) /
+                                                               (double(run.dataset().n()) * last.groups), 'f', 1))
+                                     .arg(last.groups);
+        QVERIFY(wait_for([&] { return window.status_line().contains(expected); }));
+        QVERIFY2(window.status_line().contains(QStringLiteral("   skips ")), qPrintable(window.status_line()));
+
+        QTemporaryDir dir;
+        const auto group_fields = [&](const QString& path) {
+            window.export_charts(path);
+            const QStringList lines = read_lines(path);
+            const QStringList header = lines.value(0).split(QLatin1Char(','));
+            const auto column = header.indexOf(QStringLiteral("groups"));
+            QStringList fields;
+            for (int i = 1; i < lines.size(); ++i) {
+                const QStringList row = lines[i].split(QLatin1Char(','));
+                fields << row.mid(column, 3).join(QLatin1Char(','));
+            }
+            return fields;
+        };
+        const QStringList yinyang_fields = group_fields(dir.filePath(QStringLiteral("yinyang.csv")));
+        QCOMPARE(yinyang_fields.size(), run.latest_iteration());
+        QCOMPARE(yinyang_fields.last().section(QLatin1Char(','), 0, 1),
+                 QStringLiteral("%1,%2").arg(last.groups).arg(last.group_skips));
+
+        // Lloyd: no skips at all in the status line, empty group fields in the CSV.
+        setup.config.algorithm = Algorithm::Lloyd;
+        window.apply_setup(setup);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy() && run.solver_description().startsWith(QStringLiteral("lloyd")); }));
+        run.run_steps(2);
+        QVERIFY(wait_for([&] { return !run.running() && run.latest_iteration() == 2; }));
+        QVERIFY(wait_for([&] { return window.status_line().contains(QStringLiteral("iteration 2")); }));
+        QVERIFY2(!window.status_line().contains(QStringLiteral("skips")), qPrintable(window.status_line()));
+        for (const QString& fields : group_fields(dir.filePath(QStringLiteral("lloyd.csv"))))
+            QCOMPARE(fields, QStringLiteral(",,"));
+
+        // Compare Lloyd and Yinyang: captions and table.
+        std::vector<SolverConfig> configs(2, setup.config);
+        configs[1].algorithm = Algorithm::Yinyang;
+        window.start_compare(configs);
+        CompareSession& session = window.compare_session();
+        QVERIFY(wait_for([&] { return session.all_ready(); }));
+        for (int i = 1; i <= 3; ++i) {
+            session.step_all();
+            QVERIFY(wait_for([&] {
+                return !session.any_running() && session.run(0).latest_iteration() == i &&
+                       session.run(1).latest_iteration() == i;
+            }));
+        }
+        QCoreApplication::processEvents();
+        const IterationStats& compared = session.run(1).history()[3].stats;
+        QVERIFY(compared.groups > 0);
+        QVERIFY(wait_for([&] {
+            return window.compare_view().caption(1).contains(
+                QStringLiteral("group skips %1").arg(english.toString(static_cast<qulonglong>(compared.group_skips))));
+        }));
+        QVERIFY2(!window.compare_view().caption(0).contains(QStringLiteral("skips")), qPrintable(window.compare_view().caption(0)));
+        const CompareModel& model = *window.compare_table().model();
+        QCOMPARE(model.data(model.index(0, CompareModel::GroupSkipPercent)).toString(), QStringLiteral("–"));
+        QVERIFY(model.data(model.index(1, CompareModel::GroupSkipPercent), CompareModel::kValueRole).toDouble() > 0.0);
+        QVERIFY(!window.compare_table().summaryView()->isColumnHidden(CompareModel::GroupSkipPercent));
+        window.start_compare({});
     }
 };
 

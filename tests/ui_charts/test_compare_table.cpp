@@ -71,6 +71,23 @@ std::vector<IterationStats> run_solver(const kms::Dataset& data, const kms::Matr
     return stats;
 }
 
+// One compare entry per algorithm, each run to convergence from `start` (k centroids).
+std::vector<CompareEntry> compare_entries(const kms::Dataset& data, const kms::Matrix<double>& start,
+                                          std::initializer_list<kms::Algorithm> algorithms, std::size_t k) {
+    std::vector<CompareEntry> entries;
+    for (kms::Algorithm algorithm : algorithms) {
+        CompareEntry entry;
+        double inertia = 0.0;
+        entry.stats = run_solver(data, start, algorithm, &inertia);
+        entry.final_inertia = inertia;
+        entry.name = QString::fromLatin1(kms::to_string(algorithm).data()) + QStringLiteral("/seq/f64");
+        entry.n = data.n();
+        entry.k = k;
+        entries.push_back(std::move(entry));
+    }
+    return entries;
+}
+
 }  // namespace
 
 class TestCompareTable : public QObject {
@@ -191,23 +208,83 @@ private slots:
         QCOMPARE(table.selectedSolver(), -1);
     }
 
+    void yinyangGroupSkips() {
+        // Yinyang on k = 50 blobs next to Lloyd from the same start: its group skips
+        // (% of n·t) in the summary and the detail; Lloyd's read "–".
+        const kms::Dataset data = kms::generate_dataset("blobs:n=4000,k=50,d=2,spread=0.3", 11);
+        kms::InitOptions init;
+        init.seed = 5;
+        const kms::Matrix<double> start = kms::initialize_centroids(data.points, 50, init);
+        const std::vector<CompareEntry> entries =
+            compare_entries(data, start, {kms::Algorithm::Lloyd, kms::Algorithm::Yinyang}, 50);
+        const std::vector<IterationStats>& yinyang = entries[1].stats;
+        std::uint64_t group_skips = 0;
+        double pairs = 0.0;
+        for (const IterationStats& s : yinyang) {
+            group_skips += s.group_skips;
+            pairs += double(data.n()) * s.groups;
+        }
+        QVERIFY(group_skips > 0 && pairs > 0.0);
+        const kms::ui::CompareSummary summary = kms::ui::summarize(entries[1]);
+        QCOMPARE(summary.group_skips, group_skips);
+        QCOMPARE(summary.group_skip_percent, 100.0 * double(group_skips) / pairs);
+        QVERIFY(std::isnan(kms::ui::summarize(entries[0]).group_skip_percent));
+
+        CompareTable table;
+        table.setEntries(entries);
+        const CompareModel& model = *table.model();
+        QCOMPARE(text(model, 0, CompareModel::GroupSkipPercent), QStringLiteral("–"));
+        QVERIFY(std::isnan(number(model, 0, CompareModel::GroupSkipPercent)));
+        QCOMPARE(number(model, 1, CompareModel::GroupSkipPercent), summary.group_skip_percent);
+        QCOMPARE(text(model, 1, CompareModel::GroupSkipPercent),
+                 QLocale(QLocale::English).toString(summary.group_skip_percent, 'f', 1) + QLatin1Char('%'));
+        QCOMPARE(model.headerData(CompareModel::GroupSkipPercent, Qt::Horizontal).toString(), QStringLiteral("Groups skipped"));
+        QVERIFY(!table.summaryView()->isColumnHidden(CompareModel::GroupSkipPercent));
+        QVERIFY(!bold(model, 1, CompareModel::GroupSkipPercent));  // one solver with groups: nothing to compare
+
+        // Detail: Lloyd shows no group columns; Yinyang its count and % of n·t per iteration.
+        table.selectSolver(0);
+        QVERIFY(table.detailView()->isColumnHidden(IterationDetailModel::GroupSkips));
+        QVERIFY(table.detailView()->isColumnHidden(IterationDetailModel::GroupSkipPercent));
+        QCOMPARE(text(*table.detailModel(), 1, IterationDetailModel::GroupSkips), QStringLiteral("–"));
+        table.selectSolver(1);
+        QVERIFY(!table.detailView()->isColumnHidden(IterationDetailModel::GroupSkips));
+        QVERIFY(!table.detailView()->isColumnHidden(IterationDetailModel::GroupSkipPercent));
+        for (int row = 0; row < int(yinyang.size()); ++row) {
+            const IterationStats& s = yinyang[std::size_t(row)];
+            QCOMPARE(text(*table.detailModel(), row, IterationDetailModel::GroupSkips),
+                     QLocale(QLocale::English).toString(static_cast<qulonglong>(s.group_skips)));
+            QCOMPARE(number(*table.detailModel(), row, IterationDetailModel::GroupSkipPercent),
+                     100.0 * double(s.group_skips) / (double(data.n()) * s.groups));
+        }
+        table.resize(1100, 420);
+        const QString dir = qEnvironmentVariable("KMS_CHARTS_SCREENSHOT_DIR");
+        if (!dir.isEmpty()) QVERIFY(table.grab().save(dir + QStringLiteral("/compare-table-yinyang.png")));
+
+        // Live: the column appears with Yinyang's first iteration; without groups it stays hidden.
+        CompareTable live;
+        std::vector<CompareEntry> empty = entries;
+        for (CompareEntry& entry : empty) entry.stats.clear();
+        live.setEntries(empty);
+        QVERIFY(live.summaryView()->isColumnHidden(CompareModel::GroupSkipPercent));
+        live.appendIteration(0, entries[0].stats[0]);
+        QVERIFY(live.summaryView()->isColumnHidden(CompareModel::GroupSkipPercent));
+        live.selectSolver(1);
+        live.appendIteration(1, yinyang[0]);
+        QVERIFY(!live.summaryView()->isColumnHidden(CompareModel::GroupSkipPercent));
+        QVERIFY(!live.detailView()->isColumnHidden(IterationDetailModel::GroupSkips));
+        live.setEntries({entries[0]});
+        QVERIFY(live.summaryView()->isColumnHidden(CompareModel::GroupSkipPercent));
+    }
+
     void realSolvers() {
         const kms::Dataset data = kms::generate_dataset("blobs:n=6000,k=12,d=2,spread=0.15", 7);
         kms::InitOptions init;
         init.seed = 3;
         init.method = kms::InitMethod::Random;
         const kms::Matrix<double> start = kms::initialize_centroids(data.points, 12, init);
-        std::vector<CompareEntry> entries;
-        for (auto algorithm : {kms::Algorithm::Lloyd, kms::Algorithm::Elkan, kms::Algorithm::Hamerly}) {
-            CompareEntry entry;
-            double inertia = 0.0;
-            entry.stats = run_solver(data, start, algorithm, &inertia);
-            entry.final_inertia = inertia;
-            entry.name = QString::fromLatin1(kms::to_string(algorithm).data()) + QStringLiteral("/seq/f64");
-            entry.n = data.n();
-            entry.k = 12;
-            entries.push_back(std::move(entry));
-        }
+        const std::vector<CompareEntry> entries =
+            compare_entries(data, start, {kms::Algorithm::Lloyd, kms::Algorithm::Elkan, kms::Algorithm::Hamerly}, 12);
         CompareTable table;
         table.setEntries(entries);
         // Same start, exact bounds: same iterations and inertia for all three.
@@ -216,6 +293,8 @@ private slots:
         QCOMPARE(number(*table.model(), 0, CompareModel::DistancePercent), 100.0);
         QVERIFY(number(*table.model(), 1, CompareModel::DistancePercent) < 100.0);
         QVERIFY(number(*table.model(), 2, CompareModel::SkipPercent) > 0.0);
+        // No solver with groups: no group column.
+        QVERIFY(table.summaryView()->isColumnHidden(CompareModel::GroupSkipPercent));
         table.selectSolver(2);
         table.resize(1100, 420);
         const QString dir = qEnvironmentVariable("KMS_CHARTS_SCREENSHOT_DIR");

@@ -83,6 +83,15 @@ private slots:
         QCOMPARE(kms::ui::bound_skip_percent(record(1, 0, 750, 0), 1000), 75.0);
         QVERIFY(std::isnan(kms::ui::distance_percent_of_lloyd(s, 0, 10)));  // unknown n: no percentage
         QVERIFY(std::isnan(kms::ui::bound_skip_percent(s, 0)));
+        // Group skips: % of n·t for a solver with t groups, none (NaN) without groups.
+        IterationStats grouped = record(2, 0, 0, 0);
+        grouped.groups = 5;
+        grouped.group_skips = 2000;
+        QCOMPARE(kms::ui::group_skip_percent(grouped, 1000), 40.0);
+        QVERIFY(std::isnan(kms::ui::group_skip_percent(grouped, 0)));
+        QVERIFY(std::isnan(kms::ui::group_skip_percent(record(2, 0, 750, 0), 1000)));  // no groups
+        QVERIFY(kms::ui::has_groups({record(1, 0, 0, 0), grouped}));
+        QVERIFY(!kms::ui::has_groups({record(1, 0, 0, 0), record(2, 0, 5, 0)}));
     }
 
     void singleRunHoldsTheNumbers() {
@@ -161,13 +170,20 @@ private slots:
         first.empty_clusters = 1;
         charts.setRun(10, 4, {first, record(2, 20, 5, 0)}, QStringLiteral("elkan/seq/f64"));
         charts.addRun(QStringLiteral("a \"quoted\", name"), 10, 4, {record(1, 40, 0, 10, 0.1)});
+        IterationStats grouped = record(2, 20, 6, 1);
+        grouped.groups = 2;
+        grouped.group_skips = 5;
+        charts.addRun(QStringLiteral("yinyang/seq/f64"), 10, 4, {grouped});
+        // Solvers without groups: the three group fields empty; Yinyang: t, the skips, % of n·t.
         const std::string expected =
             "run,solver,n,k,iteration,time_assign_ms,time_bounds_ms,time_update_ms,time_total_ms,"
             "point_centroid_distances,centroid_centroid_distances,distance_percent_of_lloyd,bound_skips,"
-            "bound_skip_percent,labels_changed,max_shift,mean_shift,shift_sq_total,empty_clusters,inertia\n"
-            "0,elkan/seq/f64,10,4,1,1.5,0.25,0.125,2,40,6,115,0,0,10,1,0.5,0.1,1,12.5\n"
-            "0,elkan/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,5,50,0,0.5,0.25,0.1,0,\n"
-            "1,\"a \"\"quoted\"\", name\",10,4,1,1.5,0.25,0.125,2,40,0,100,0,0,10,1,0.5,0.1,0,0.1\n";
+            "bound_skip_percent,groups,group_skips,group_skip_percent,labels_changed,max_shift,mean_shift,"
+            "shift_sq_total,empty_clusters,inertia\n"
+            "0,elkan/seq/f64,10,4,1,1.5,0.25,0.125,2,40,6,115,0,0,,,,10,1,0.5,0.1,1,12.5\n"
+            "0,elkan/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,5,50,,,,0,0.5,0.25,0.1,0,\n"
+            "1,\"a \"\"quoted\"\", name\",10,4,1,1.5,0.25,0.125,2,40,0,100,0,0,,,,10,1,0.5,0.1,0,0.1\n"
+            "2,yinyang/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,6,60,2,5,25,1,0.5,0.25,0.1,0,\n";
         QCOMPARE(QString::fromStdString(charts.toCsv()), QString::fromStdString(expected));
 
         QTemporaryDir dir;
@@ -185,6 +201,84 @@ private slots:
         }
         // Empty panel: the header alone.
         QCOMPARE(QString::fromStdString(IterationCharts().toCsv()).count(QLatin1Char('\n')), 1);
+    }
+
+    void yinyangGroupSkipsCharted() {
+        // Yinyang on k = 50 blobs (t = 5 groups) against Lloyd from the same start:
+        // only Yinyang's run has a dashed group-skip line and group fields in the CSV.
+        const kms::Dataset data = kms::generate_dataset("blobs:n=4000,k=50,d=2,spread=0.3", 11);
+        kms::InitOptions init;
+        init.seed = 5;
+        const kms::Matrix<double> start = kms::initialize_centroids(data.points, 50, init);
+        const auto lloyd = run_solver(data, start, kms::Algorithm::Lloyd);
+        const auto yinyang = run_solver(data, start, kms::Algorithm::Yinyang);
+        QVERIFY(yinyang.size() >= 3);
+        QVERIFY(kms::ui::has_groups(yinyang) && !kms::ui::has_groups(lloyd));
+        std::uint64_t group_skips = 0;
+        for (const IterationStats& s : yinyang) {
+            QVERIFY(s.groups >= 1 && s.groups <= 5);
+            group_skips += s.group_skips;
+        }
+        QVERIFY(group_skips > 0);  // the group filter did rule groups out
+        QCOMPARE(yinyang.front().group_skips, std::uint64_t(0));  // iteration 1 searches every group
+
+        IterationCharts single;
+        single.setRun(data.n(), 50, yinyang, QStringLiteral("yinyang/omp/f64"));
+        const auto& skip_series = single.chart(Chart::SkipPercent)->series();
+        QCOMPARE(skip_series.size(), std::size_t(2));
+        QCOMPARE(skip_series[0].name, QStringLiteral("points (% of n)"));
+        QCOMPARE(skip_series[1].name, QStringLiteral("groups (% of n·t)"));
+        QCOMPARE(skip_series[1].pen_style, Qt::DashLine);
+        const auto& percents = values(single, Chart::SkipPercent, 1);
+        QCOMPARE(percents.size(), yinyang.size());
+        for (std::size_t i = 0; i < yinyang.size(); ++i)
+            QCOMPARE(percents[i], 100.0 * double(yinyang[i].group_skips) / (double(data.n()) * yinyang[i].groups));
+        QCOMPARE(single.chart(Chart::SkipPercent)->title(), QStringLiteral("Skipped by bounds (%)"));
+
+        // Fed one iteration at a time (the studio's live run): the group line appears too.
+        IterationCharts live;
+        live.setRun(data.n(), 50, {}, QStringLiteral("yinyang/omp/f64"));
+        for (const IterationStats& s : yinyang) live.appendIteration(s);
+        QCOMPARE(live.chart(Chart::SkipPercent)->series().size(), std::size_t(2));
+        QCOMPARE(values(live, Chart::SkipPercent, 1), percents);
+
+        // Lloyd alone: one line, no groups in the title.
+        IterationCharts plain;
+        plain.setRun(data.n(), 50, lloyd, QStringLiteral("lloyd/omp/f64"));
+        QCOMPARE(plain.chart(Chart::SkipPercent)->series().size(), std::size_t(1));
+        QCOMPARE(plain.chart(Chart::SkipPercent)->title(), QStringLiteral("Points skipped by bounds (%)"));
+
+        // Overlaid: Lloyd's solid line, Yinyang's solid and dashed ones.
+        IterationCharts compare;
+        compare.setRun(data.n(), 50, lloyd, QStringLiteral("lloyd/omp/f64"));
+        compare.addRun(QStringLiteral("yinyang/omp/f64"), data.n(), 50, yinyang);
+        const auto& overlaid = compare.chart(Chart::SkipPercent)->series();
+        QCOMPARE(overlaid.size(), std::size_t(3));
+        QCOMPARE(overlaid[2].name, QStringLiteral("yinyang/omp/f64 groups"));
+        QCOMPARE(overlaid[2].color, overlaid[1].color);
+
+        // The CSV: Lloyd's group fields empty, Yinyang's t, the count and the percentage.
+        const QStringList lines = QString::fromStdString(compare.toCsv()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(std::size_t(lines.size()), 1 + lloyd.size() + yinyang.size());
+        const QStringList header = lines[0].split(QLatin1Char(','));
+        const int groups_column = int(header.indexOf(QStringLiteral("groups")));
+        const int skips_column = int(header.indexOf(QStringLiteral("group_skips")));
+        const int percent_column = int(header.indexOf(QStringLiteral("group_skip_percent")));
+        QVERIFY(groups_column > 0 && skips_column == groups_column + 1 && percent_column == groups_column + 2);
+        for (std::size_t i = 0; i < lloyd.size(); ++i) {
+            const QStringList fields = lines[int(1 + i)].split(QLatin1Char(','));
+            QVERIFY(fields[groups_column].isEmpty() && fields[skips_column].isEmpty() && fields[percent_column].isEmpty());
+        }
+        for (std::size_t i = 0; i < yinyang.size(); ++i) {
+            const QStringList fields = lines[int(1 + lloyd.size() + i)].split(QLatin1Char(','));
+            QCOMPARE(fields[groups_column].toUInt(), yinyang[i].groups);
+            QCOMPARE(fields[skips_column].toULongLong(), static_cast<qulonglong>(yinyang[i].group_skips));
+            QCOMPARE(fields[percent_column].toDouble(), percents[i]);
+        }
+        single.resize(1200, 560);
+        const QImage image = single.grab().toImage();
+        const QString dir = qEnvironmentVariable("KMS_CHARTS_SCREENSHOT_DIR");
+        if (!dir.isEmpty()) QVERIFY(image.save(dir + QStringLiteral("/charts-yinyang.png")));
     }
 
     void realRunsRender() {

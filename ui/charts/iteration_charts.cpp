@@ -49,11 +49,20 @@ double bound_skip_percent(const IterationStats& stats, std::size_t n) {
     return 100.0 * static_cast<double>(stats.bound_skips) / static_cast<double>(n);
 }
 
+double group_skip_percent(const IterationStats& stats, std::size_t n) {
+    if (n == 0 || stats.groups == 0) return kNaN;
+    return 100.0 * static_cast<double>(stats.group_skips) / (static_cast<double>(n) * static_cast<double>(stats.groups));
+}
+
+bool has_groups(const std::vector<IterationStats>& stats) {
+    return std::any_of(stats.begin(), stats.end(), [](const IterationStats& s) { return s.groups > 0; });
+}
+
 std::string charts_csv(const std::vector<ChartRun>& runs) {
     std::string csv =
         "run,solver,n,k,iteration,time_assign_ms,time_bounds_ms,time_update_ms,time_total_ms,"
         "point_centroid_distances,centroid_centroid_distances,distance_percent_of_lloyd,bound_skips,"
-        "bound_skip_percent,labels_changed,max_shift,mean_shift,shift_sq_total,empty_clusters,inertia\n";
+        "bound_skip_percent,groups,group_skips,group_skip_percent,labels_changed,max_shift,mean_shift,shift_sq_total,empty_clusters,inertia\n";
     for (std::size_t r = 0; r < runs.size(); ++r) {
         const ChartRun& run = runs[r];
         const std::string prefix = std::to_string(r) + ',' + csv_field(run.name.toStdString()) + ',' +
@@ -66,6 +75,12 @@ std::string charts_csv(const std::vector<ChartRun>& runs) {
             csv += std::to_string(s.point_centroid_distances) + ',' + std::to_string(s.centroid_centroid_distances) +
                    ',' + csv_number(distance_percent_of_lloyd(s, run.n, run.k)) + ',';
             csv += std::to_string(s.bound_skips) + ',' + csv_number(bound_skip_percent(s, run.n)) + ',';
+            // No groups (every solver but Yinyang): empty, not a misleading 0.
+            if (s.groups > 0)
+                csv += std::to_string(s.groups) + ',' + std::to_string(s.group_skips) + ',' +
+                       csv_number(group_skip_percent(s, run.n)) + ',';
+            else
+                csv += ",,,";
             csv += std::to_string(s.labels_changed) + ',';
             csv += csv_number(s.max_shift) + ',' + csv_number(s.mean_shift) + ',' + csv_number(s.shift_sq_total) + ',';
             csv += std::to_string(s.empty_clusters) + ',' + csv_number(s.inertia) + '\n';
@@ -96,6 +111,10 @@ IterationCharts::IterationCharts(QWidget* parent) : QWidget(parent) {
     chart(Chart::SkipPercent)->setValueSuffix(QStringLiteral("%"));
     chart(Chart::SkipPercent)->setTickSuffix(QStringLiteral("%"));
     chart(Chart::SkipPercent)->setFixedYRange(std::pair{0.0, 100.0});
+    chart(Chart::SkipPercent)->setToolTip(
+        tr("Solid: points whose full search the bounds avoided, % of n. Dashed (Yinyang only): point–group pairs "
+           "its group filter ruled out whole, % of n·t for its t ≈ k/10 centroid groups; points its global filter "
+           "settled are not counted there. Solvers without groups have no dashed line."));
     chart(Chart::LabelsChanged)->setTitle(tr("Labels changed"));
     chart(Chart::Inertia)->setTitle(tr("Inertia (sum of squared distances)"), tr("Inertia"));
     chart(Chart::Inertia)->setIncludeZero(false);
@@ -145,7 +164,12 @@ void IterationCharts::appendIteration(const IterationStats& stats, int run) {
         rebuild();
         return;
     }
+    const bool had_groups = has_groups(records);
     records.push_back(stats);
+    if (stats.groups > 0 && !had_groups) {
+        rebuild();  // the run's first record with groups: its group series appears
+        return;
+    }
     plotIteration(run, stats);
 }
 
@@ -184,6 +208,13 @@ void IterationCharts::rebuild() {
     }
     const bool single = runs_.size() == 1;
     chart(Chart::PhaseTime)->setTitle(single ? tr("Time per phase (ms)") : tr("Time per iteration (ms)"), tr("Time (ms)"));
+    const bool any_groups =
+        std::any_of(runs_.begin(), runs_.end(), [](const ChartRun& run) { return has_groups(run.stats); });
+    if (any_groups)
+        // Points and groups: the legend says which is % of n and which % of n·t.
+        chart(Chart::SkipPercent)->setTitle(tr("Skipped by bounds (%)"), tr("Skipped (%)"));
+    else
+        chart(Chart::SkipPercent)->setTitle(tr("Points skipped by bounds (%)"), tr("Skipped by bounds (%)"));
 
     for (int r = 0; r < runCount(); ++r) {
         const ChartRun& run = runs_[static_cast<std::size_t>(r)];
@@ -205,8 +236,14 @@ void IterationCharts::rebuild() {
         }
         bindSeries(Chart::DistancePercent, r, name, colour, Qt::SolidLine, false,
                    [](const IterationStats& s, const ChartRun& c) { return distance_percent_of_lloyd(s, c.n, c.k); });
-        bindSeries(Chart::SkipPercent, r, name, colour, Qt::SolidLine, false,
-                   [](const IterationStats& s, const ChartRun& c) { return bound_skip_percent(s, c.n); });
+        const bool groups = has_groups(run.stats);
+        bindSeries(Chart::SkipPercent, r, single && groups ? tr("points (% of n)") : name, colour, Qt::SolidLine,
+                   false, [](const IterationStats& s, const ChartRun& c) { return bound_skip_percent(s, c.n); });
+        if (groups)
+            // Yinyang: (point, group) pairs the group filter ruled out, dashed in the run's colour.
+            bindSeries(Chart::SkipPercent, r, single ? tr("groups (% of n·t)") : name + tr(" groups"), colour,
+                       Qt::DashLine, false,
+                       [](const IterationStats& s, const ChartRun& c) { return group_skip_percent(s, c.n); });
         bindSeries(Chart::LabelsChanged, r, name, colour, Qt::SolidLine, single,
                    [](const IterationStats& s, const ChartRun&) { return static_cast<double>(s.labels_changed); });
         bindSeries(Chart::Inertia, r, name, colour, Qt::SolidLine, false,

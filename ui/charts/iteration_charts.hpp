@@ -1,6 +1,7 @@
 #pragma once
 // The per-iteration charts panel: time per phase, distance evaluations as a
-// percentage of Lloyd's n·k, bound-skip percentage, labels changed, inertia and
+// percentage of Lloyd's n·k, bound-skip percentage (and Yinyang's group skips as
+// a percentage of n·t, dashed, for runs that have groups), labels changed, inertia and
 // largest centroid shift, for one run or several overlaid (one colour per run,
 // the same series_colour() the compare table uses). Display only: it is fed the
 // IterationStats the solver produced and never calls a solver itself.
@@ -26,6 +27,12 @@ class PlotWidget;
 double distance_percent_of_lloyd(const IterationStats& stats, std::size_t n, std::size_t k);
 // Points whose full search the bounds avoided, in percent of n.
 double bound_skip_percent(const IterationStats& stats, std::size_t n);
+// Yinyang's group filter: (point, group) pairs it ruled out whole, in percent of
+// n·t (t = stats.groups). NaN for solvers without groups (stats.groups == 0).
+// Points the global filter settled are not counted (bound_skip_percent has them).
+double group_skip_percent(const IterationStats& stats, std::size_t n);
+// Whether any record comes from a solver with centroid groups (Yinyang).
+bool has_groups(const std::vector<IterationStats>& stats);
 
 struct ChartRun {
     QString name;  // solver description, e.g. "hamerly/omp/f64"
@@ -35,7 +42,8 @@ struct ChartRun {
 
 // CSV of the charts' data: a header of field names, then one row per iteration
 // and run (runs in order). Doubles are written shortest-round-trip; a NaN
-// (inertia not recorded) is an empty field.
+// (inertia not recorded) is an empty field, and so are groups, group_skips and
+// group_skip_percent for solvers without groups.
 std::string charts_csv(const std::vector<ChartRun>& runs);
 
 class IterationCharts : public QWidget {

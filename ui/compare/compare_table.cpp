@@ -72,11 +72,14 @@ CompareSummary summarize(const CompareEntry& entry) {
     summary.iterations = static_cast<int>(entry.stats.size());
     std::vector<double> step_times;
     std::uint64_t skips = 0;
+    double group_pairs = 0.0;  // Σ n·t over the iterations of a solver with groups
     for (const IterationStats& s : entry.stats) {
         summary.total_ms += s.time_total_ms;
         step_times.push_back(s.time_total_ms);
         summary.distances += s.point_centroid_distances + s.centroid_centroid_distances;
         skips += s.bound_skips;
+        summary.group_skips += s.group_skips;
+        group_pairs += static_cast<double>(entry.n) * static_cast<double>(s.groups);
     }
     summary.median_iteration_ms = median(std::move(step_times));
     if (summary.iterations > 0 && entry.n > 0) {
@@ -84,6 +87,7 @@ CompareSummary summarize(const CompareEntry& entry) {
         if (entry.k > 0)
             summary.distance_percent = 100.0 * static_cast<double>(summary.distances) / (points * static_cast<double>(entry.k));
         summary.skip_percent = 100.0 * static_cast<double>(skips) / points;
+        if (group_pairs > 0.0) summary.group_skip_percent = 100.0 * static_cast<double>(summary.group_skips) / group_pairs;
     }
     if (entry.final_inertia) summary.final_inertia = *entry.final_inertia;
     else if (!entry.stats.empty() && !std::isnan(entry.stats.back().inertia)) summary.final_inertia = entry.stats.back().inertia;
@@ -167,6 +171,7 @@ double CompareModel::value(int row, int column) const {
         case Distances: return summary.iterations > 0 ? static_cast<double>(summary.distances) : kNaN;
         case DistancePercent: return summary.distance_percent;
         case SkipPercent: return summary.skip_percent;
+        case GroupSkipPercent: return summary.group_skip_percent;
         case FinalInertia:
             return entries_[static_cast<std::size_t>(row)].converged ? summary.final_inertia : kNaN;
         case Silhouette: return score(&Scores::silhouette);
@@ -180,7 +185,8 @@ double CompareModel::value(int row, int column) const {
 
 bool CompareModel::isBest(int row, int column) const {
     if (column == Solver || rowCount() < 2) return false;
-    const bool higher_is_better = column == SpeedUp || column == SkipPercent || column == Silhouette ||
+    const bool higher_is_better = column == SpeedUp || column == SkipPercent || column == GroupSkipPercent ||
+                                  column == Silhouette ||
                                   column == CalinskiHarabasz || column == Ari || column == Nmi;
     double best = kNaN, worst = kNaN;
     for (int r = 0; r < rowCount(); ++r) {
@@ -214,7 +220,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
                     return std::isnan(v) ? dash() : english().toString(v, 'f', 2) + QStringLiteral("×");
                 case Distances: return count(v);
                 case DistancePercent:
-                case SkipPercent: return percent(v);
+                case SkipPercent:
+                case GroupSkipPercent: return percent(v);
                 case FinalInertia:
                     if (!entries_[static_cast<std::size_t>(row)].converged) return tr("running");
                     return significant(v);
@@ -250,6 +257,7 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
             case Distances: return tr("Distances");
             case DistancePercent: return tr("% of Lloyd");
             case SkipPercent: return tr("Skipped");
+            case GroupSkipPercent: return tr("Groups skipped");
             case FinalInertia: return tr("Final inertia");
             case Silhouette: return tr("Silhouette");
             case CalinskiHarabasz: return tr("Calinski–Harabasz");
@@ -267,6 +275,10 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
             case Distances: return tr("Point–centroid plus centroid–centroid distance evaluations, all iterations");
             case DistancePercent: return tr("Distance evaluations relative to Lloyd's n·k per iteration");
             case SkipPercent: return tr("Point assignments the bounds proved unchanged without a full search");
+            case GroupSkipPercent:
+                return tr("Yinyang: point–group pairs its group filter ruled out whole, % of n·t summed over the "
+                          "iterations (t ≈ k/10 centroid groups; points its global filter settled not counted). "
+                          "– for solvers without groups");
             case Silhouette: return tr("−1 … 1, higher is better");
             case CalinskiHarabasz: return tr("Higher is better");
             case DaviesBouldin: return tr("≥ 0, lower is better");
@@ -309,6 +321,11 @@ void IterationDetailModel::refresh() {
     }
 }
 
+bool IterationDetailModel::hasGroups() const {
+    const CompareEntry* shown = entry();
+    return shown && has_groups(shown->stats);
+}
+
 int IterationDetailModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_shown_; }
 int IterationDetailModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
@@ -324,6 +341,8 @@ double IterationDetailModel::value(int row, int column) const {
         case Distances: return static_cast<double>(s.point_centroid_distances + s.centroid_centroid_distances);
         case DistancePercent: return distance_percent_of_lloyd(s, shown->n, shown->k);
         case SkipPercent: return bound_skip_percent(s, shown->n);
+        case GroupSkips: return s.groups > 0 ? static_cast<double>(s.group_skips) : kNaN;
+        case GroupSkipPercent: return group_skip_percent(s, shown->n);
         case LabelsChanged: return static_cast<double>(s.labels_changed);
         case MaxShift: return s.max_shift;
         case Inertia: return s.inertia;
@@ -343,13 +362,15 @@ QVariant IterationDetailModel::data(const QModelIndex& index, int role) const {
             switch (column) {
                 case Iteration:
                 case Distances:
+                case GroupSkips:
                 case LabelsChanged: return count(v);
                 case AssignTime:
                 case BoundsTime:
                 case UpdateTime:
                 case TotalTime: return milliseconds(v);
                 case DistancePercent:
-                case SkipPercent: return percent(v);
+                case SkipPercent:
+                case GroupSkipPercent: return percent(v);
                 case MaxShift: return std::isnan(v) ? dash() : QString::number(v, 'g', 4);
                 default: return significant(v);
             }
@@ -360,7 +381,18 @@ QVariant IterationDetailModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant IterationDetailModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (orientation != Qt::Horizontal) return {};
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+            case SkipPercent: return tr("Points whose full search the bounds avoided, % of n");
+            case GroupSkips: return tr("Yinyang: point–group pairs its group filter ruled out whole");
+            case GroupSkipPercent:
+                return tr("Group skips as % of n·t (t ≈ k/10 centroid groups); points the global filter settled "
+                          "are not counted");
+            default: return {};
+        }
+    }
+    if (role != Qt::DisplayRole) return {};
     switch (section) {
         case Iteration: return tr("Iteration");
         case AssignTime: return tr("Assign");
@@ -370,6 +402,8 @@ QVariant IterationDetailModel::headerData(int section, Qt::Orientation orientati
         case Distances: return tr("Distances");
         case DistancePercent: return tr("% of Lloyd");
         case SkipPercent: return tr("Skipped");
+        case GroupSkips: return tr("Group skips");
+        case GroupSkipPercent: return tr("% of n·t");
         case LabelsChanged: return tr("Labels changed");
         case MaxShift: return tr("Max shift");
         case Inertia: return tr("Inertia");
@@ -426,6 +460,8 @@ void CompareTable::setEntries(std::vector<CompareEntry> entries) {
 void CompareTable::appendIteration(int row, const IterationStats& stats) {
     model_->appendIteration(row, stats);
     if (row == selected_) detail_->refresh();
+    if (stats.groups > 0 && summary_view_->isColumnHidden(CompareModel::GroupSkipPercent)) updateColumns();
+    else if (row == selected_) updateGroupColumns();
 }
 
 void CompareTable::setFinalInertia(int row, double inertia) {
@@ -460,6 +496,7 @@ void CompareTable::showDetail(int row) {
     detail_->setSource(model_, row);
     detail_title_->setText(row < 0 ? tr("Select a solver to see its iterations")
                                    : tr("Per iteration: %1").arg(model_->data(model_->index(row, 0)).toString()));
+    updateGroupColumns();
     detail_view_->resizeColumnsToContents();
     if (changed) emit solverSelected(row);
 }
@@ -469,8 +506,22 @@ void CompareTable::updateColumns() {
     for (int column : {CompareModel::Silhouette, CompareModel::CalinskiHarabasz, CompareModel::DaviesBouldin,
                        CompareModel::Ari, CompareModel::Nmi})
         summary_view_->setColumnHidden(column, !model_->columnHasValues(column));
+    updateGroupColumns();
     summary_view_->resizeColumnsToContents();
     fitSummaryHeight();
+}
+
+void CompareTable::updateGroupColumns() {
+    // Yinyang's group skips: a column only when some solver has centroid groups
+    // (the others' cells read –); the detail's only for a solver that has them.
+    summary_view_->setColumnHidden(CompareModel::GroupSkipPercent,
+                                   !model_->columnHasValues(CompareModel::GroupSkipPercent));
+    const bool groups = detail_->hasGroups();
+    for (int column : {IterationDetailModel::GroupSkips, IterationDetailModel::GroupSkipPercent}) {
+        if (detail_view_->isColumnHidden(column) == !groups) continue;
+        detail_view_->setColumnHidden(column, !groups);
+        if (groups) detail_view_->resizeColumnToContents(column);
+    }
 }
 
 void CompareTable::fitSummaryHeight() {

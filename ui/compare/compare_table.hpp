@@ -1,9 +1,10 @@
 #pragma once
 // Side-by-side comparison of 2–4 solvers run on the same data from the same
 // initial centroids: a summary row per solver (iterations, total and median
-// per-iteration time, speed-up, distance evaluations, bound skips, final inertia
-// and scores; best value per column in bold) and, for the selected solver, its
-// per-iteration numbers. Each solver keeps the colour it has in the charts
+// per-iteration time, speed-up, distance evaluations, bound skips, Yinyang's group
+// skips, final inertia and scores; best value per column in bold) and, for the
+// selected solver, its per-iteration numbers. Group columns read "–" for solvers
+// without centroid groups and are hidden when no solver has them. Each solver keeps the colour it has in the charts
 // (series_colour(row)). Display only.
 #include <QAbstractTableModel>
 #include <QWidget>
@@ -38,6 +39,9 @@ struct CompareSummary {
     std::uint64_t distances = 0;        // point–centroid + centroid–centroid
     double distance_percent = std::numeric_limits<double>::quiet_NaN();  // of Lloyd's iterations·n·k
     double skip_percent = std::numeric_limits<double>::quiet_NaN();      // of iterations·n
+    std::uint64_t group_skips = 0;      // Yinyang: (point, group) pairs ruled out by the group filter
+    // Of Σ over iterations of n·t; NaN for solvers without groups.
+    double group_skip_percent = std::numeric_limits<double>::quiet_NaN();
     double final_inertia = std::numeric_limits<double>::quiet_NaN();
 };
 CompareSummary summarize(const CompareEntry& entry);
@@ -47,7 +51,7 @@ class CompareModel : public QAbstractTableModel {
 public:
     enum Column {
         Solver, Iterations, TotalTime, MedianTime, SpeedUp, Distances, DistancePercent, SkipPercent,
-        FinalInertia, Silhouette, CalinskiHarabasz, DaviesBouldin, Ari, Nmi, ColumnCount
+        GroupSkipPercent, FinalInertia, Silhouette, CalinskiHarabasz, DaviesBouldin, Ari, Nmi, ColumnCount
     };
     // The unformatted number behind a cell (NaN when empty), for sorting and tests.
     static constexpr int kValueRole = Qt::UserRole + 1;
@@ -84,7 +88,7 @@ class IterationDetailModel : public QAbstractTableModel {
 public:
     enum Column {
         Iteration, AssignTime, BoundsTime, UpdateTime, TotalTime, Distances, DistancePercent, SkipPercent,
-        LabelsChanged, MaxShift, Inertia, ColumnCount
+        GroupSkips, GroupSkipPercent, LabelsChanged, MaxShift, Inertia, ColumnCount
     };
     static constexpr int kValueRole = CompareModel::kValueRole;
 
@@ -94,6 +98,8 @@ public:
     void setSource(const CompareModel* model, int row);
     void refresh();
     int sourceRow() const { return row_; }
+    // Whether the shown entry has centroid groups (Yinyang): else its group columns are hidden.
+    bool hasGroups() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -133,6 +139,7 @@ signals:
 private:
     void showDetail(int row);
     void updateColumns();
+    void updateGroupColumns();  // the group columns shown only where some solver has groups
     void fitSummaryHeight();
 
     CompareModel* model_ = nullptr;

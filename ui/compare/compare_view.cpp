@@ -65,7 +65,9 @@ void CompareView::refresh() {
         QString caption = QStringLiteral("%1   iteration %2").arg(run.solver_description()).arg(run.displayed_iteration());
         if (run.displayed_iteration() > 0) {
             const IterationStats& stats = run.history()[std::size_t(run.displayed_iteration())].stats;
-            caption += QStringLiteral("   %1 ms   skips %2").arg(stats.time_total_ms, 0, 'f', 2).arg(stats.bound_skips);
+            caption += QStringLiteral("   %1 ms").arg(stats.time_total_ms, 0, 'f', 2);
+            caption += bounds_work_text(stats, run.dataset().n(),
+                                        !run.solver_description().startsWith(QLatin1String("lloyd")));
         }
         if (run.converged() && run.displayed_iteration() == run.latest_iteration()) caption += tr("   converged");
         if (i > 0 && mode_ == ColourMode::Difference)
@@ -77,6 +79,8 @@ void CompareView::refresh() {
         fitted_ = true;
     }
 }
+
+QString CompareView::caption(std::size_t i) const { return i < captions_.size() ? captions_[i]->text() : QString(); }
 
 std::size_t CompareView::differing_points(std::size_t i) const {
     if (i >= session_->size()) return 0;

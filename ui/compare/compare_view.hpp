@@ -29,6 +29,8 @@ public:
     void fit();
     PointCloudView* panel(std::size_t i) const { return views_.at(i); }
     std::size_t panel_count() const { return views_.size(); }
+    // Panel i's caption: solver, iteration, step time, skips (and Yinyang's group skips).
+    QString caption(std::size_t i) const;
     // Points whose label differs from run 0's in panel i (shown iteration).
     std::size_t differing_points(std::size_t i) const;
 

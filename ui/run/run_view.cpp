@@ -1,5 +1,8 @@
 #include "run/run_view.hpp"
 
+#include <QLocale>
+
+#include "charts/iteration_charts.hpp"
 #include "run/run_controller.hpp"
 #include "view/point_cloud_view.hpp"
 
@@ -11,13 +14,26 @@ QColor qcolour(PackedRgba colour) { return QColor(red_of(colour), green_of(colou
 
 // The legend of the current colouring: always in presentation mode, and for the
 // colourings whose colours need explaining (bounds, differences) otherwise.
-std::vector<std::pair<QColor, QString>> legend_for(const PointCloudView& view, std::size_t k, bool assigned) {
+// `stats`: the shown iteration's record (null at iteration 0), for the bounds legend's counts.
+std::vector<std::pair<QColor, QString>> legend_for(const PointCloudView& view, std::size_t k, bool assigned,
+                                                   const IterationStats* stats, std::size_t n) {
     std::vector<std::pair<QColor, QString>> legend;
     switch (view.colour_mode()) {
-        case ColourMode::Bounds:
-            legend.emplace_back(qcolour(kSkippedColour), QObject::tr("skipped by the bounds"));
-            legend.emplace_back(qcolour(kRecomputedColour), QObject::tr("distances recomputed"));
+        case ColourMode::Bounds: {
+            // Every solver's PointStatus means the same: Skipped when the point needed fewer
+            // than k distances (bound_skips counts exactly these; for Yinyang the global
+            // filter or its group and local filters), Recomputed when it computed all k.
+            QString skipped = QObject::tr("skipped by the bounds (< k distances)");
+            QString recomputed = QObject::tr("all k distances recomputed");
+            if (stats && n >= stats->bound_skips) {
+                const QLocale english(QLocale::English);
+                skipped += QStringLiteral(": ") + english.toString(static_cast<qulonglong>(stats->bound_skips));
+                recomputed += QStringLiteral(": ") + english.toString(static_cast<qulonglong>(n - stats->bound_skips));
+            }
+            legend.emplace_back(qcolour(kSkippedColour), skipped);
+            legend.emplace_back(qcolour(kRecomputedColour), recomputed);
             break;
+        }
         case ColourMode::Difference:
             legend.emplace_back(qcolour(kAgreeColour), QObject::tr("same label as the first run"));
             legend.emplace_back(qcolour(kDifferColour), QObject::tr("label differs"));
@@ -38,6 +54,25 @@ std::vector<std::pair<QColor, QString>> legend_for(const PointCloudView& view, s
 }
 
 }  // namespace
+
+QString bounds_work_text(const IterationStats& stats, std::size_t n, bool bounded) {
+    const QLocale english(QLocale::English);
+    QString text;
+    if (bounded) {
+        text += QObject::tr("   skips %1").arg(english.toString(static_cast<qulonglong>(stats.bound_skips)));
+        if (n > 0) text += QObject::tr(" (%1%)").arg(english.toString(bound_skip_percent(stats, n), 'f', 1));
+    }
+    if (stats.groups > 0) {
+        text += QObject::tr("   group skips %1").arg(english.toString(static_cast<qulonglong>(stats.group_skips)));
+        if (n > 0)
+            text += QObject::tr(" (%1% of n·t, t = %2)")
+                        .arg(english.toString(group_skip_percent(stats, n), 'f', 1))
+                        .arg(stats.groups);
+        else
+            text += QObject::tr(" (t = %1)").arg(stats.groups);
+    }
+    return text;
+}
 
 void show_run_in_view(const RunController& run, PointCloudView& view) {
     const Projection2D& projection = run.dataset().projection;
@@ -101,7 +136,19 @@ void show_run_in_view(const RunController& run, PointCloudView& view) {
         overlay.note = QObject::tr("Cells of the projected centroids: clustering is in %1 dimensions, so a point's "
                                    "colour can differ from the cell it appears in.")
                            .arg(run.dataset().d());
-    overlay.legend = legend_for(view, run.initial_centroids().rows(), run.displayed_labels() != nullptr);
+    const IterationStats* stats =
+        shown > 0 && std::size_t(shown) < history.size() ? &history[std::size_t(shown)].stats : nullptr;
+    overlay.legend =
+        legend_for(view, run.initial_centroids().rows(), run.displayed_labels() != nullptr, stats, run.dataset().n());
+    if (view.colour_mode() == ColourMode::Bounds && stats && stats->groups > 0) {
+        // Yinyang: a green point may still have searched some groups; what the group filter spared.
+        const QLocale english(QLocale::English);
+        QString groups = QObject::tr("group filter: %1 point–group pairs (%2% of n·t, t = %3)")
+                             .arg(english.toString(static_cast<qulonglong>(stats->group_skips)))
+                             .arg(english.toString(group_skip_percent(*stats, run.dataset().n()), 'f', 1))
+                             .arg(stats->groups);
+        overlay.detail = overlay.detail.isEmpty() ? groups : overlay.detail + QStringLiteral(" · ") + groups;
+    }
     view.set_overlay(std::move(overlay));
 }
 

@@ -4,6 +4,7 @@
 
 #include "charts/iteration_charts.hpp"
 #include "run/run_controller.hpp"
+#include "run/run_view.hpp"
 #include "view/point_cloud_view.hpp"
 
 namespace kms::ui {
@@ -63,10 +64,12 @@ QString SingleRunMode::status_text() const {
                     .arg(stats.time_bounds_ms, 0, 'f', 3)
                     .arg(stats.time_update_ms, 0, 'f', 3);
         if (stats.iteration == 1) text += tr(" incl. warm-up");
+        text += tr("   %1 changed").arg(stats.labels_changed);
+        text += bounds_work_text(stats, run_.dataset().n(), !run_.solver_description().startsWith(QLatin1String("lloyd")));
+        // The studio's extras last: on a narrow window they are what the status bar cuts.
         text += tr("   + inertia for the chart %1 ms, hand-over %2 ms")
                     .arg(stats.time_inertia_ms, 0, 'f', 3)
                     .arg(entry.handover_ms, 0, 'f', 3);
-        text += tr("   %1 changed").arg(stats.labels_changed);
         if (run_.displayed_phase() == Phase::Assign) text += tr("   [assign half-step]");
     }
     if (run_.converged()) text += tr("   converged (%1)").arg(QString::fromUtf8(to_string(run_.stop_reason()).data()));

@@ -120,7 +120,7 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
             result.initial_centroids = std::move(given);
         } else if (setup.n_init > 1) {
             // Every restart to the end, by the fit layer; the studio then replays the best one.
-            FitOptions fit_options{setup.config, setup.k, setup.init, setup.n_init, nullptr, nullptr};
+            FitOptions fit_options{setup.config, setup.k, setup.init, setup.n_init, nullptr, nullptr, {}};
             FitResult fitted = fit(points(), fit_options, nullptr, fresh_stop_token(), dataset_->name);
             if (fitted.stop_reason == StopReason::Cancelled) throw Error("restarts cancelled");
             result.initial_centroids = std::move(fitted.initial_centroids);

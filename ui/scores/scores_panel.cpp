@@ -41,12 +41,24 @@ QString silhouette_text(const Scores& scores, std::size_t n) {
     return QObject::tr("%1 (exact, all %2 points)").arg(value, english.toString(static_cast<qulonglong>(n)));
 }
 
+namespace {
+// A wrapped label that never sets the dock's width (Ignored) and keeps asking for
+// the height its wrapped text needs at the width it gets: setSizePolicy() replaces
+// the height-for-width flag that setWordWrap() set, and without it a two-line hint
+// was given one line's height and drawn over the next row (seen at 1280x720).
+QSizePolicy wrapping_policy() {
+    QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    return policy;
+}
+}  // namespace
+
 ScoresPanel::ScoresPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     status_ = new QLabel(this);
     status_->setWordWrap(true);
-    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    status_->setSizePolicy(wrapping_policy());
     layout->addWidget(status_);
 
     auto* grid = new QGridLayout;
@@ -73,12 +85,12 @@ ScoresPanel::ScoresPanel(QWidget* parent) : QWidget(parent) {
         // Values wrap (a sampled silhouette's note is long) and hints go under the
         // value, so the dock's width never follows its text.
         row.value->setWordWrap(true);
-        row.value->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        row.value->setSizePolicy(wrapping_policy());
         row.name->setWordWrap(true);
         row.hint = new QLabel(names[static_cast<std::size_t>(r)].second, this);
         row.hint->setStyleSheet(QStringLiteral("color: #777;"));
         row.hint->setWordWrap(true);
-        row.hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        row.hint->setSizePolicy(wrapping_policy());
         // Name, value and hint each across the dock's width: a narrow dock wraps, never clips.
         grid->addWidget(row.name, 3 * r, 0);
         grid->addWidget(row.value, 3 * r + 1, 0);

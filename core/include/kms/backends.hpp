@@ -46,6 +46,8 @@ struct BackendEntry {
     // fit() widens float data to double once for the others.
     bool reads_host_float = false;
     std::function<BackendAvailability()> availability;
+    // Optional: how many devices it sees (back ends of devices: --devices all).
+    std::function<int()> device_count;
     // Builds a solver of an algorithm in `algorithms` (the registry checks that first).
     std::function<std::unique_ptr<Solver>(const SolverConfig&)> make_solver;
     // Optional: --solver auto's rule for this back end: an algorithm in `algorithms`
@@ -116,5 +118,10 @@ Matrix<double> initialize_centroids_for(const SolverConfig& config, const Device
 // The exact silhouette where the configuration runs (the CPU's when its back end has none).
 SilhouetteResult silhouette_for(const SolverConfig& config, const Matrix<double>& points,
                                 std::span<const std::int32_t> labels, std::stop_token stop = {});
+
+// The scores of `kmeans-cli run --scores` and `sweep`: the silhouette exact up to
+// kRunScoresExactLimit points, else sampled on that many (seed `seed`), computed
+// where `config` runs (silhouette_for: the GPU for CUDA runs) when that back end is available.
+ScoreSettings run_score_settings(std::size_t n, const SolverConfig& config, std::uint64_t seed);
 
 }  // namespace kms

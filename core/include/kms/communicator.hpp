@@ -51,6 +51,33 @@ PackageLayout package_layout(std::size_t n, std::size_t k, std::size_t d, int pa
 std::vector<std::size_t> partition_rows(std::size_t n, std::size_t k, std::size_t d, int ranks,
                                         int packages_option = 0);
 
+// The update's pairwise tree over P packages (the CPU's, cpu_solver.hpp): with
+// stride 1, 2, 4, ..., node p (a multiple of 2·stride) adds node p + stride when
+// p + stride < P; node p then spans packages [p, min(p + 2·stride, P)). A rank
+// holding packages [begin, end) can complete alone every node whose span lies
+// inside; package_tree_cover() lists the largest of them (left to right), the
+// values it ships, and finish_package_tree() completes the tree from every rank's.
+struct PackageSpan {
+    std::size_t first = 0, last = 0;  // packages [first, last)
+};
+std::vector<PackageSpan> package_tree_cover(std::size_t packages, std::size_t begin, std::size_t end);
+
+// The tree's additions a rank holding packages [begin, end) makes alone, level by
+// level: for each stride, the nodes p that add node p + stride (in any order
+// within a level; levels in increasing stride).
+struct PackageTreeLevel {
+    std::size_t stride = 1;
+    std::vector<std::size_t> nodes;
+};
+std::vector<PackageTreeLevel> package_tree_local_levels(std::size_t packages, std::size_t begin, std::size_t end);
+
+// The root (packages [0, P)) from the values of `covers` (every rank's cover,
+// ascending, together spanning [0, P) once): add(dst, src) adds cover src's value
+// into cover dst's (indices into `covers`), in the order the whole tree adds them;
+// the root's value ends in cover 0.
+void finish_package_tree(std::size_t packages, const std::vector<PackageSpan>& covers,
+                         const std::function<void(std::size_t dst, std::size_t src)>& add);
+
 // The number of ranks an MPI launcher (mpirun/mpiexec: OpenMPI, MPICH, PMI/PMIx)
 // started this process among; 1 when it was not started by one. Needs no MPI.
 int launcher_world_size();

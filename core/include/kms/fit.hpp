@@ -36,6 +36,11 @@ struct FitOptions {
     // process's. Stop requests are not taken during such a fit (every rank must run
     // the same steps): the launcher ends the job on Ctrl-C. Host data only.
     std::shared_ptr<Communicator> ranks;
+    // Several devices of a back end that has them (--devices): one rank per device,
+    // each a thread of this process solving its block of rows on its device, combined
+    // as ranks are (bitwise the result of one device run with --devices N). Host data
+    // only; not with `ranks`. A device may be listed twice (two blocks on one device).
+    std::vector<int> devices;
 
     static constexpr int kMaxRestarts = 10000;
     // Throws kms::UsageError naming the option: k, n_init, and SolverConfig::validate().
@@ -65,6 +70,7 @@ struct FitResult {
     int best_restart = 0;
     double total_time_ms = 0.0;         // step time summed over every restart
     const void* data_address = nullptr; // where the solver read the points (Solver::data_address())
+    std::size_t devices_used = 0;       // --devices: how many held rows (the first ones listed)
 
     bool converged() const {
         return stop_reason == StopReason::NoLabelChange || stop_reason == StopReason::Tolerance;
@@ -126,6 +132,18 @@ FitResult fit(std::shared_ptr<const Matrix<float>> points, const FitOptions& opt
 // The same fit of points in a device's memory (kms/device_matrix.hpp), on a back
 // end that takes device data (CUDA; others throw kms::Error): the solver reads them
 // in place and the back end's device initialiser seeds from them.
+// Memory scale-out over ranks (FitOptions::ranks required): each rank passes only
+// its block of a data set of `global_rows` rows — rows [first_row, first_row +
+// block->rows()), the block kms::partition_rows(global_rows, k, d, ranks,
+// solver.packages) gives it (read_rows() reads one from a .npy file). The
+// initialisation runs over the blocks (kms/init.hpp), so the result is bitwise
+// fit()'s on all rows in one process, labels of every row included, on every rank.
+// options.sample_weight, when set, holds every row's weight.
+FitResult fit_block(std::shared_ptr<const Matrix<double>> block, std::size_t global_rows, std::size_t first_row,
+                    const FitOptions& options, FitObserver* observer = nullptr, const std::string& source_name = "data");
+FitResult fit_block(std::shared_ptr<const Matrix<float>> block, std::size_t global_rows, std::size_t first_row,
+                    const FitOptions& options, FitObserver* observer = nullptr, const std::string& source_name = "data");
+
 FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& options, FitObserver* observer = nullptr,
               std::stop_token stop = {}, const std::string& source_name = "data");
 

@@ -54,4 +54,17 @@ Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k,
 Matrix<double> initialize_centroids(const Matrix<float>& points, std::size_t k, const InitOptions& options,
                                     const std::string& source_name = "data");
 
+// The same for a data set split over ranks, from each rank's block only (a
+// collective call; kms/communicator.hpp): rows [partition.first_row, + block.rows())
+// of partition.global_rows, the blocks in rank order covering the rows once and
+// starting on 4096-row blocks (kms::partition_rows' blocks do). The ranks combine
+// their blocks' sums in the single process's order and fetch each chosen row from
+// its owner: every rank gets the centroids one process would choose from all rows.
+// options.sample_weight holds every row's weight (all global_rows of them).
+struct RowPartition;
+Matrix<double> initialize_centroids(const Matrix<double>& block, std::size_t k, const InitOptions& options,
+                                    const RowPartition& partition, const std::string& source_name = "data");
+Matrix<double> initialize_centroids(const Matrix<float>& block, std::size_t k, const InitOptions& options,
+                                    const RowPartition& partition, const std::string& source_name = "data");
+
 }  // namespace kms

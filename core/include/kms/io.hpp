@@ -52,6 +52,16 @@ struct LoadOptions {
 Dataset load_dataset(const std::string& path, const LoadOptions& options = {});
 // Same formats, just the matrix (initial centroids, true centroids).
 Matrix<double> load_matrix(const std::string& path, const LoadOptions& options = {});
+// A .npy file's shape from its header alone (points × coordinates; a 1-D array is
+// n × 1), checked as load_dataset checks it (dtype, order, the file's size).
+struct NpyShape {
+    std::size_t rows = 0, cols = 0;
+};
+NpyShape npy_shape(const std::string& path);
+// Rows [first_row, first_row + rows) of a .npy file, read by position (only those
+// bytes): how each MPI rank reads its block (kms::fit_block). The same checks and
+// messages as load_dataset (element indices are the file's); a regular file only.
+Matrix<double> load_npy_rows(const std::string& path, std::size_t first_row, std::size_t rows);
 // One integer label per line (text) or a 1-D integer .npy. Returned as read.
 std::vector<std::int32_t> load_labels(const std::string& path, const LoadOptions& options = {});
 // Sample weights: one non-negative finite number per line (surrounding blanks

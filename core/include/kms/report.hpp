@@ -26,6 +26,7 @@ struct RunSummary {
     int n_init = 1;
     int best_restart = 0;        // index into restarts of the run kept
     std::vector<RestartResult> restarts;
+    std::vector<int> devices;    // --devices: the devices that held rows, in rank order; empty otherwise
 };
 
 // The summary of a fit of `n` × `d` points named `data`.

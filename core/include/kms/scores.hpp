@@ -110,6 +110,13 @@ struct ScoreSettings {
         exact_silhouette;
 };
 
+// Up to this many points `run --scores` (and a sweep's scores) compute the exact
+// silhouette; beyond, a sample of this many (kms::run_score_settings, kms/backends.hpp).
+inline constexpr std::size_t kRunScoresExactLimit = 20000;
+// The silhouette mode `text` names: exact | none | sampled (on kRunScoresExactLimit
+// points) | sampled:N, set in `settings`; kms::UsageError naming `option` otherwise.
+void parse_silhouette_mode(const std::string& option, const std::string& text, ScoreSettings& settings);
+
 struct ScoreInputs {
     const Matrix<double>* points = nullptr;          // required
     std::span<const std::int32_t> labels;            // required, one per point

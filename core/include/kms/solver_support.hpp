@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "kms/communicator.hpp"
 #include "kms/matrix.hpp"
 #include "kms/solver.hpp"
 
@@ -40,5 +41,39 @@ std::vector<std::size_t> empty_clusters(std::span<const Count> counts) {
         if (counts[c] == 0) empty.push_back(c);
     return empty;
 }
+
+
+// A point that leaves its cluster for an empty one: its old label, weight (1
+// when unweighted) and coordinates.
+template <typename T>
+struct RelocationMover {
+    std::size_t from = 0;
+    T w = T(1);
+    std::vector<T> x;
+};
+
+// The `count` movers of farthest_points() over a data set that may be split over
+// ranks: `distance`, `labels`, `points` (rows × d) and `weights` (nullptr:
+// unweighted) are this rank's rows, the first of them global row `first_row`.
+// With `comm` each rank offers its own farthest and every rank picks the same
+// from all offers (largest distance, lowest global row on ties); without, the
+// single process's choice. A collective call when partitioned.
+// `points` may be doubles for a float solver whose points are their values rounded
+// to float (the CUDA solvers' host data): the movers' coordinates are rounded the same.
+template <typename T, typename Point = T>
+std::vector<RelocationMover<T>> farthest_movers(std::span<const T> distance, std::span<const std::int32_t> labels,
+                                                const Point* points, std::size_t d, const T* weights,
+                                                std::size_t count, std::size_t first_row, Communicator* comm);
+
+// scikit-learn's relocation applied to the update's result, as every back end
+// that sums in the CPU's package tree does it: `sums` are the clusters' Σ w·(x −
+// previous) (k × d, double), `counts` and `weights` (empty: unweighted) theirs;
+// centroids (k × d, already updated from those sums, empty clusters kept) get the
+// i-th mover as the i-th empty cluster (`empty_ids`, increasing), and each
+// mover's old cluster is recomputed without it.
+template <typename T>
+void relocate_to_movers(const std::vector<std::size_t>& empty_ids, const std::vector<RelocationMover<T>>& movers,
+                        std::size_t d, const T* previous, T* centroids, std::vector<double> sums,
+                        std::vector<std::int64_t> counts, std::vector<double> weights);
 
 }  // namespace kms

@@ -21,6 +21,7 @@ struct IterationStats {
     std::uint64_t centroid_centroid_distances = 0;  // distance evaluations between centroids
     std::uint64_t bound_skips = 0;     // points whose full search the bounds avoided
     std::uint64_t group_skips = 0;     // Yinyang: (point, group) pairs the group filter ruled out whole
+    std::uint32_t groups = 0;          // Yinyang: t, its number of centroid groups (0: a solver without groups)
     std::uint64_t labels_changed = 0;  // points whose label differs from the previous iteration
     std::uint64_t verified_points = 0; // CUDA Lloyd GEMM filter: points it could not certify, labelled by exact distances
     double max_shift = 0.0;            // largest centroid move (Euclidean) in this update

@@ -8,6 +8,11 @@
 #include <limits>
 #include <new>
 #include <optional>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "detail/io_detail.hpp"
 #include "kms/error.hpp"
@@ -370,4 +375,134 @@ std::vector<std::int32_t> parse_npy_labels(const std::string& path, const FileBy
     return labels;
 }
 
+
+namespace {
+// An open regular file (a block read needs positioned reads: FIFOs and devices are refused).
+class RegularFile {
+public:
+    explicit RegularFile(const std::string& path) : path_(path) {
+        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd_ < 0) throw InputError::whole(path, std::string("cannot open: ") + std::strerror(errno));
+        struct stat info {};
+        if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
+            ::close(fd_);
+            throw InputError::whole(path, "a rank reads its block of rows by position: the input must be a regular "
+                                          ".npy file, not a pipe or a device");
+        }
+        size_ = static_cast<std::uint64_t>(info.st_size);
+    }
+    ~RegularFile() { ::close(fd_); }
+    RegularFile(const RegularFile&) = delete;
+    RegularFile& operator=(const RegularFile&) = delete;
+    std::uint64_t size() const { return size_; }
+    std::string read(std::uint64_t offset, std::size_t count) const {
+        std::string bytes(count, '\0');
+        std::size_t done = 0;
+        while (done < count) {
+            const ssize_t got = ::pread(fd_, bytes.data() + done, count - done, static_cast<off_t>(offset + done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0)
+                throw InputError::at_byte(path_, offset + done, got < 0 ? std::string("read failed: ") + std::strerror(errno)
+                                                                        : std::string("the file ended early"));
+            done += static_cast<std::size_t>(got);
+        }
+        return bytes;
+    }
+
+private:
+    std::string path_;
+    int fd_ = -1;
+    std::uint64_t size_ = 0;
+};
+
+// The header (read alone: at most its own length, never the data), checked as
+// parse_npy_matrix checks it, with the file's size standing in for the data.
+struct NpyLayout {
+    Header header;
+    std::uint64_t rows = 0, columns = 0;
+};
+NpyLayout npy_layout(const std::string& path, const RegularFile& file) {
+    std::string head = file.read(0, static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), 12)));
+    if (head.size() < 6 || head.compare(0, 6, "\x93NUMPY") != 0)
+        throw InputError::at_byte(path, 0, "not a NumPy .npy file (no \\x93NUMPY magic)");
+    if (head.size() < 10) throw InputError::at_byte(path, head.size(), "truncated .npy file: the header is cut short");
+    const auto* raw = reinterpret_cast<const unsigned char*>(head.data());
+    const std::uint64_t length = raw[6] == 1 ? 10 + (raw[8] | (std::uint64_t{raw[9]} << 8))
+                                             : 12 + (raw[8] | (std::uint64_t{raw[9]} << 8) |
+                                                     (std::uint64_t{raw[10]} << 16) | (std::uint64_t{raw[11]} << 24));
+    head = file.read(0, static_cast<std::size_t>(std::min(file.size(), length)));
+    NpyLayout layout;
+    layout.header = parse_header(path, head);
+    const Header& header = layout.header;
+    if (header.shape.empty() || header.shape.size() > 2)
+        throw InputError::at_byte(path, header.shape_offset,
+                                  "expected a 1-D or 2-D array (points × coordinates), the shape is " +
+                                      shape_text(header.shape));
+    layout.rows = header.shape[0];
+    layout.columns = header.shape.size() == 2 ? header.shape[1] : 1;
+    if (layout.rows == 0 || layout.columns == 0)
+        throw InputError::at_byte(path, header.shape_offset, "empty array (shape " + shape_text(header.shape) + "): no data");
+    if (layout.rows > std::numeric_limits<std::uint64_t>::max() / layout.columns / 8)
+        throw InputError::at_byte(path, header.shape_offset, "shape " + shape_text(header.shape) + " is too large");
+    const std::uint64_t expected = header.data_offset + layout.rows * layout.columns * header.dtype.item_size;
+    if (file.size() < expected)
+        throw InputError::at_byte(path, file.size(),
+                                  "truncated .npy file: shape " + shape_text(header.shape) + " of '" + header.dtype.text +
+                                      "' needs " + std::to_string(expected - header.data_offset) +
+                                      " data bytes after byte " + std::to_string(header.data_offset) + ", found " +
+                                      std::to_string(file.size() - header.data_offset));
+    if (file.size() > expected)
+        throw InputError::at_byte(path, expected,
+                                  std::to_string(file.size() - expected) + " unexpected bytes after the array data");
+    return layout;
+}
+}  // namespace
 }  // namespace kms::io_detail
+
+namespace kms {
+using io_detail::Header;
+using io_detail::Kind;
+
+NpyShape npy_shape(const std::string& path) {
+    const io_detail::RegularFile file(path);
+    const io_detail::NpyLayout layout = io_detail::npy_layout(path, file);
+    return {static_cast<std::size_t>(layout.rows), static_cast<std::size_t>(layout.columns)};
+}
+
+Matrix<double> load_npy_rows(const std::string& path, std::size_t first_row, std::size_t rows) {
+    const io_detail::RegularFile file(path);
+    const io_detail::NpyLayout layout = io_detail::npy_layout(path, file);
+    if (first_row > layout.rows || rows > layout.rows - first_row)
+        throw InputError::whole(path, "rows [" + std::to_string(first_row) + ", " + std::to_string(first_row + rows) +
+                                          ") lie outside its " + std::to_string(layout.rows) + " rows");
+    const Header& header = layout.header;
+    const std::uint64_t row_bytes = layout.columns * header.dtype.item_size;
+    const std::uint64_t offset = header.data_offset + first_row * row_bytes;
+    std::vector<double> values;
+    try {
+        values.reserve(static_cast<std::size_t>(rows * layout.columns));
+    } catch (const std::bad_alloc&) {
+        io_detail::throw_out_of_memory(path, std::to_string(rows) + " points × " + std::to_string(layout.columns));
+    }
+    const bool is_float = header.dtype.kind == Kind::Float;
+    constexpr std::size_t kRowsPerRead = std::size_t{1} << 16;
+    for (std::size_t start = 0; start < rows; start += kRowsPerRead) {
+        const std::size_t count = std::min(rows - start, kRowsPerRead);
+        const std::string bytes = file.read(offset + start * row_bytes, static_cast<std::size_t>(count * row_bytes));
+        for (std::size_t i = 0; i < count * layout.columns; ++i) {
+            const double value = io_detail::read_item<double>(bytes.data(), header.dtype, i);
+            if (is_float && !std::isfinite(value)) {
+                const std::uint64_t element = (first_row + start) * layout.columns + i;
+                throw InputError::at_byte(path, header.data_offset + element * header.dtype.item_size,
+                                          std::string(std::isnan(value) ? "NaN" : "an infinite value") +
+                                              " is not a valid coordinate (element [" +
+                                              std::to_string(element / layout.columns) + ", " +
+                                              std::to_string(element % layout.columns) + "])");
+            }
+            values.push_back(value);
+        }
+    }
+    return Matrix<double>(rows, static_cast<std::size_t>(layout.columns), std::move(values));
+}
+
+}  // namespace kms

@@ -8,6 +8,7 @@
 #include <exception>
 #include <mutex>
 #include <numeric>
+#include <string>
 #include <thread>
 
 #include "kms/communicator.hpp"
@@ -47,6 +48,64 @@ std::vector<std::size_t> partition_rows(std::size_t n, std::size_t k, std::size_
             std::min(n, units * static_cast<std::size_t>(r) / static_cast<std::size_t>(ranks) * grain);
     first.back() = n;
     return first;
+}
+
+std::vector<PackageSpan> package_tree_cover(std::size_t packages, std::size_t begin, std::size_t end) {
+    if (begin > end || end > packages) throw Error("package range [" + std::to_string(begin) + ", " +
+                                                   std::to_string(end) + ") outside the " + std::to_string(packages) +
+                                                   " packages");
+    std::vector<PackageSpan> cover;
+    for (std::size_t p = begin; p < end;) {
+        std::size_t size = 1;  // the largest aligned node starting at p that ends by `end`
+        while (size < packages && p % (2 * size) == 0 && std::min(p + 2 * size, packages) <= end) size *= 2;
+        const std::size_t last = std::min(p + size, packages);
+        cover.push_back({p, last});
+        p = last;
+    }
+    return cover;
+}
+
+std::vector<PackageTreeLevel> package_tree_local_levels(std::size_t packages, std::size_t begin, std::size_t end) {
+    std::vector<PackageTreeLevel> levels;
+    for (std::size_t stride = 1; stride < packages; stride *= 2) {
+        PackageTreeLevel level;
+        level.stride = stride;
+        for (std::size_t p = (begin + 2 * stride - 1) / (2 * stride) * (2 * stride); p + stride < packages; p += 2 * stride) {
+            if (std::min(p + 2 * stride, packages) > end) break;
+            level.nodes.push_back(p);
+        }
+        if (!level.nodes.empty()) levels.push_back(std::move(level));
+    }
+    return levels;
+}
+
+void finish_package_tree(std::size_t packages, const std::vector<PackageSpan>& covers,
+                         const std::function<void(std::size_t, std::size_t)>& add) {
+    std::vector<std::size_t> cover_at(packages + 1, covers.size());  // cover index by its first package
+    std::size_t expected = 0;
+    for (std::size_t i = 0; i < covers.size(); ++i) {
+        if (covers[i].first != expected || covers[i].last <= covers[i].first || covers[i].last > packages)
+            throw Error("the ranks' package covers do not span the " + std::to_string(packages) +
+                        " packages once each, in order");
+        cover_at[covers[i].first] = i;
+        expected = covers[i].last;
+    }
+    if (expected != packages)
+        throw Error("the ranks' package covers end at package " + std::to_string(expected) + " of " +
+                    std::to_string(packages));
+    // An addition already made by a rank lies inside one cover (covers are aligned
+    // nodes); any other adds two covers' current values (both start a node there).
+    std::vector<std::size_t> covering(packages);
+    for (std::size_t i = 0; i < covers.size(); ++i)
+        for (std::size_t p = covers[i].first; p < covers[i].last; ++p) covering[p] = i;
+    for (std::size_t stride = 1; stride < packages; stride *= 2)
+        for (std::size_t p = 0; p + stride < packages; p += 2 * stride) {
+            const PackageSpan& inside = covers[covering[p]];
+            if (std::min(p + 2 * stride, packages) <= inside.last && p >= inside.first) continue;
+            if (cover_at[p] == covers.size() || cover_at[p + stride] == covers.size())
+                throw Error("the package covers are not nodes of the update's tree");
+            add(cover_at[p], cover_at[p + stride]);
+        }
 }
 
 int launcher_world_size() {

@@ -160,18 +160,61 @@ void attach_block(Solver& solver, const std::shared_ptr<const Matrix<T>>& points
         Matrix<T>::view(rows, points->cols(), points->data() + first_row * points->cols(), points)));
 }
 
-}  // namespace
+// --devices: one rank per device, each a thread of this process (ThreadGroup);
+// the devices past the data's blocks (partition_rows) stay idle. Rank 0's result
+// (the whole data set's labels, gathered) is the fit's.
+template <typename T>
+FitResult fit_over_devices(const std::shared_ptr<const Matrix<T>>& points, const FitOptions& options,
+                           FitObserver* observer, const std::string& source_name) {
+    if (options.ranks) throw UsageError("--devices runs one rank per device in this process: not under MPI ranks");
+    const BackendEntry* entry = find_backend(options.solver.backend);
+    if (!entry || !entry->device_count)
+        throw UsageError("--devices needs a back end with devices (--backend cuda); " +
+                         options.solver.backend_name() + " has none");
+    if (points->rows() == 0) throw InputError::whole(source_name, "no points to cluster");
+    const std::vector<std::size_t> first =
+        partition_rows(points->rows(), options.k, points->cols(), static_cast<int>(options.devices.size()),
+                       options.solver.packages);
+    // Blocks are whole grains of rows: with fewer grains than devices some blocks are
+    // empty; the first `used` devices take the non-empty ones (as many ranks split them).
+    std::size_t used = 0;
+    for (std::size_t r = 0; r < options.devices.size(); ++r) used += first[r + 1] > first[r];
+    FitResult result;
+    ThreadGroup group(static_cast<int>(used));
+    group.run([&](std::shared_ptr<Communicator> comm) {
+        FitOptions mine = options;
+        mine.devices.clear();
+        mine.solver.cuda_device = options.devices[static_cast<std::size_t>(comm->rank())];
+        const bool root = comm->rank() == 0;
+        mine.ranks = std::move(comm);
+        FitResult rank_result = fit(points, mine, root ? observer : nullptr, {}, source_name);
+        if (root) result = std::move(rank_result);
+    });
+    result.devices_used = used;
+    return result;
+}
 
-FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer,
-              std::stop_token stop, const std::string& source_name) {
-    options.validate();
-    if (!points) throw InputError::whole(source_name, "no points to cluster");
+// Host points the solver reads as they are (every row, or with ranks this rank's
+// block of them, or over several devices).
+template <typename T>
+FitResult fit_host_rows(const std::shared_ptr<const Matrix<T>>& points, const FitOptions& options,
+                        FitObserver* observer, std::stop_token stop, const std::string& source_name) {
+    if (!options.devices.empty()) return fit_over_devices(points, options, observer, source_name);
     return run_fit(
         points->rows(), points->cols(), options, observer, stop, source_name,
         [&](Solver& solver, std::size_t first_row, std::size_t rows) { attach_block(solver, points, options, first_row, rows); },
         [&](const InitOptions& init) {
             return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
         });
+}
+
+}  // namespace
+
+FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer,
+              std::stop_token stop, const std::string& source_name) {
+    options.validate();
+    if (!points) throw InputError::whole(source_name, "no points to cluster");
+    return fit_host_rows(points, options, observer, stop, source_name);
 }
 
 FitResult fit(std::shared_ptr<const Matrix<float>> points, const FitOptions& options, FitObserver* observer,
@@ -182,19 +225,52 @@ FitResult fit(std::shared_ptr<const Matrix<float>> points, const FitOptions& opt
     if (!entry || !entry->reads_host_float)  // widened once; the back end copies to its device anyway
         return fit(std::make_shared<const Matrix<double>>(points->cast<double>()), options, observer, stop,
                    source_name);
+    return fit_host_rows(points, options, observer, stop, source_name);
+}
+
+namespace {
+// fit_block(): the rows this rank holds must be its partition_rows block.
+template <typename T>
+FitResult fit_block_of(const std::shared_ptr<const Matrix<T>>& block, std::size_t global_rows, std::size_t first_row,
+                       const FitOptions& options, FitObserver* observer, const std::string& source_name) {
+    options.validate();
+    if (!options.ranks) throw Error("fit_block needs FitOptions::ranks (the communicator of the ranks holding the blocks)");
+    if (!block) throw InputError::whole(source_name, "no points to cluster");
+    if (!options.devices.empty()) throw UsageError("--devices is not taken by a fit over MPI ranks");
     return run_fit(
-        points->rows(), points->cols(), options, observer, stop, source_name,
-        [&](Solver& solver, std::size_t first_row, std::size_t rows) { attach_block(solver, points, options, first_row, rows); },
+        global_rows, block->cols(), options, observer, {}, source_name,
+        [&](Solver& solver, std::size_t expected_first, std::size_t expected_rows) {
+            if (expected_first != first_row || expected_rows != block->rows())
+                throw Error("rank " + std::to_string(options.ranks->rank()) + " holds rows [" + std::to_string(first_row) +
+                            ", " + std::to_string(first_row + block->rows()) + ") but its block is [" +
+                            std::to_string(expected_first) + ", " + std::to_string(expected_first + expected_rows) +
+                            "): read the block kms::partition_rows gives");
+            solver.set_partition(RowPartition{options.ranks, global_rows, first_row});
+            solver.set_data(block);
+        },
         [&](const InitOptions& init) {
-            return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
+            return initialize_centroids(*block, options.k, init, RowPartition{options.ranks, global_rows, first_row},
+                                        source_name);
         });
+}
+}  // namespace
+
+FitResult fit_block(std::shared_ptr<const Matrix<double>> block, std::size_t global_rows, std::size_t first_row,
+                    const FitOptions& options, FitObserver* observer, const std::string& source_name) {
+    return fit_block_of(block, global_rows, first_row, options, observer, source_name);
+}
+
+FitResult fit_block(std::shared_ptr<const Matrix<float>> block, std::size_t global_rows, std::size_t first_row,
+                    const FitOptions& options, FitObserver* observer, const std::string& source_name) {
+    return fit_block_of(block, global_rows, first_row, options, observer, source_name);
 }
 
 FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& options, FitObserver* observer,
               std::stop_token stop, const std::string& source_name) {
     options.validate();
     if (!points) throw InputError::whole(source_name, "no points to cluster");
-    if (options.ranks) throw Error("a fit over ranks takes host data, not device arrays");
+    if (options.ranks || !options.devices.empty())
+        throw Error("a fit over ranks or several devices takes host data, not device arrays");
     return run_fit(
         points->rows, points->cols, options, observer, stop, source_name,
         [&](Solver& solver, std::size_t, std::size_t) { solver.set_device_data(points); },

@@ -1,6 +1,8 @@
 // The option table (kms/options.hpp).
 #include "kms/options.hpp"
 
+#include "kms/backends.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -32,6 +34,9 @@ constexpr OptionSpec kFitOptions[] = {
                              ">= 1024 points); the study of the float error, see docs/benchmarks.md"},
     {"--block-size", "B", "0", "CUDA threads per block: a multiple of 32 up to 1024, 0 = automatic"},
     {"--device", "N", "0", "CUDA device"},
+    {"--devices", "LIST", "", "CUDA: several devices in one process: all | N,M,... (rows split over\n"
+                              "them, summed in the CPU's package tree: bitwise the centroids of --devices N\n"
+                              "alone and of the CPU; docs/scale-out.md)"},
     {"--empty", "POLICY", "keep", "keep | farthest: what an empty cluster does"},
 };
 
@@ -75,6 +80,32 @@ struct WithDefaults {
         return parse_number<Number>(name, get(name));
     }
 };
+
+// --devices: "all" (every device the back end sees) or a comma-separated list.
+std::vector<int> parse_devices(const std::string& text, const SolverConfig& config) {
+    const BackendEntry* entry = find_backend(config.backend);
+    if (!entry || !entry->device_count)
+        throw UsageError("option --devices needs a back end with devices (--backend cuda), not --backend " +
+                         config.backend_name());
+    std::vector<int> devices;
+    if (text == "all") {
+        const int count = entry->device_count();
+        if (count < 1) throw UsageError("option --devices all: no " + entry->label + " device is visible");
+        for (int device = 0; device < count; ++device) devices.push_back(device);
+        return devices;
+    }
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, comma - start);
+        const int device = parse_number<int>("--devices", item);
+        if (device < 0) throw UsageError("option --devices: device numbers are 0 or more, not " + item);
+        devices.push_back(device);
+        start = comma + 1;
+    }
+    if (devices.size() > 1024) throw UsageError("option --devices: at most 1024 devices");
+    return devices;
+}
 
 }  // namespace
 
@@ -161,6 +192,11 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required, bool r
     config.cuda_block_size = options.number<int>("--block-size");
     config.packages = options.number<int>("--packages");
     config.cuda_device = options.number<int>("--device");
+
+    if (options.has("--devices")) {
+        if (options.has("--device")) throw UsageError("give --device N or --devices LIST, not both");
+        fit.devices = parse_devices(options.get("--devices"), config);
+    }
 
     if (!read_k) {
         // k is set by the caller

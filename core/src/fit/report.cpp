@@ -113,6 +113,9 @@ RunSummary summarize(const FitResult& result, const FitOptions& options, const s
     summary.n_init = options.n_init;
     summary.best_restart = result.best_restart;
     summary.restarts = result.restarts;
+    summary.devices.assign(options.devices.begin(),
+                           options.devices.begin() + static_cast<std::ptrdiff_t>(std::min(options.devices.size(),
+                                                                                           result.devices_used)));
     return summary;
 }
 
@@ -151,6 +154,11 @@ std::string to_json(const RunSummary& s) {
         .number("total_time_ms", s.total_time_ms)
         .integer("seed", static_cast<long long>(s.seed));
     if (!s.solver_choice.empty()) summary.string("solver_choice", s.solver_choice);
+    if (!s.devices.empty()) {
+        std::string list = "[";
+        for (int device : s.devices) list += (list.size() > 1 ? "," : "") + std::to_string(device);
+        summary.field("devices", list + "]");
+    }
     // Restarts only when there were several: a single run's summary stays as it was.
     if (s.n_init > 1)
         summary.integer("n_init", s.n_init).integer("best_restart", s.best_restart).field("restarts", restarts_json(s.restarts));

@@ -55,6 +55,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "kms/communicator.hpp"
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
 #include "kms/io.hpp"
@@ -108,8 +109,8 @@ std::vector<double> block_sums_of(std::size_t n, Mass mass) {
 
 // kms::squared_distance<double> of points of any precision, widened to double
 // first (exactly), so float data seeds as the same values in a double matrix do.
-template <typename T>
-double widened_squared_distance(const T* a, const T* b, std::size_t d) {
+template <typename T, typename U>
+double widened_squared_distance(const T* a, const U* b, std::size_t d) {
     double sum = 0.0;
     for (std::size_t j = 0; j < d; ++j) {
         const double diff = static_cast<double>(a[j]) - static_cast<double>(b[j]);
@@ -118,19 +119,90 @@ double widened_squared_distance(const T* a, const T* b, std::size_t d) {
     return sum;
 }
 
-// The nearest-centre weights D[i] with their fixed-order block sums.
+// The rows the seeding reads: all of them (one process), or a rank's block of a
+// data set split over ranks (RowPartition): local row i is global row first + i.
+// Every collective step below is skipped without a communicator, so one process
+// runs exactly the single-process code; with one, each rank computes its blocks'
+// share and the ranks combine them in global block order (the blocks of 4096 rows
+// never straddle ranks: partition_rows), so the choices are the single process's.
+template <typename T>
+class Rows {
+public:
+    explicit Rows(const Matrix<T>& all) : block_(all), global_(all.rows()) {}
+    Rows(const Matrix<T>& block, const RowPartition& partition)
+        : block_(block), first_(partition.first_row), global_(partition.global_rows), comm_(partition.comm.get()) {
+        if (first_ % kBlockSize != 0)
+            throw Error("a rank's block for the initialisation starts at row " + std::to_string(first_) +
+                        ", not on a block of " + std::to_string(kBlockSize) + " rows: split the rows with "
+                        "kms::partition_rows");
+        const std::int64_t mine[] = {static_cast<std::int64_t>(first_), static_cast<std::int64_t>(block.rows())};
+        const std::vector<std::int64_t> all = comm_->allgather(std::span<const std::int64_t>(mine));
+        for (std::size_t r = 0; r + 1 < all.size(); r += 2)
+            if (all[r + 1] > 0) {
+                owners_.push_back({static_cast<std::size_t>(all[r]), static_cast<std::size_t>(all[r] + all[r + 1])});
+                owner_ranks_.push_back(static_cast<int>(r / 2));
+            }
+        std::size_t expected = 0;
+        for (const auto& [begin, end] : owners_) {
+            if (begin != expected) throw Error("the ranks' blocks do not cover the data set's rows once each, in order");
+            expected = end;
+        }
+        if (expected != global_) throw Error("the ranks' blocks do not cover the data set's " + std::to_string(global_) + " rows");
+    }
+
+    const Matrix<T>& block() const { return block_; }
+    std::size_t first() const { return first_; }
+    std::size_t global() const { return global_; }
+    std::size_t local() const { return block_.rows(); }
+    bool mine(std::size_t g) const { return g >= first_ && g < first_ + block_.rows(); }
+    Communicator* comm() const { return comm_; }
+
+    // Global row g, widened to double, on every rank (its owner broadcasts it).
+    std::vector<double> row(std::size_t g) const {
+        std::vector<double> out(block_.cols(), 0.0);
+        if (mine(g)) std::copy(block_.row(g - first_), block_.row(g - first_) + block_.cols(), out.begin());
+        if (comm_) comm_->broadcast(out, owner(g));
+        return out;
+    }
+    // A value the owner of global row g computed, on every rank.
+    double from_owner(double value, std::size_t g) const {
+        if (comm_) comm_->broadcast({&value, 1}, owner(g));
+        return value;
+    }
+    // Every rank's values in rank (= row) order.
+    std::vector<double> gather(const std::vector<double>& local) const {
+        return comm_ ? comm_->allgather(std::span<const double>(local)) : local;
+    }
+
+private:
+    int owner(std::size_t g) const {
+        for (std::size_t r = 0; r < owners_.size(); ++r)
+            if (g >= owners_[r].first && g < owners_[r].second) return owner_ranks_[r];
+        throw Error("row " + std::to_string(g) + " lies in no rank's block");
+    }
+
+    const Matrix<T>& block_;
+    std::size_t first_ = 0, global_ = 0;
+    Communicator* comm_ = nullptr;
+    std::vector<std::pair<std::size_t, std::size_t>> owners_;  // the ranks with rows: their global rows [begin, end)
+    std::vector<int> owner_ranks_;                             // and their rank numbers
+};
+
+// The nearest-centre weights D[i] of this rank's rows with their fixed-order block
+// sums; the sums of every block of the data set (gathered) make the total.
 template <typename T>
 class NearestDistances {
 public:
-    NearestDistances(const Matrix<T>& points, int threads, const double* sample_weight)
-        : points_(points),
+    NearestDistances(const Rows<T>& rows, int threads, const double* sample_weight)
+        : rows_(rows),
+          points_(rows.block()),
           threads_(threads),
           sample_weight_(sample_weight),
-          weights_(points.rows(), std::numeric_limits<double>::infinity()),
-          block_sums_((points.rows() + kBlockSize - 1) / kBlockSize, 0.0) {}
+          weights_(rows.local(), std::numeric_limits<double>::infinity()),
+          block_sums_((rows.local() + kBlockSize - 1) / kBlockSize, 0.0) {}
 
     // D[i] = min(D[i], dist(i, centre)) and the block sums, in one pass.
-    void add_centre(const T* centre) {
+    void add_centre(const double* centre) {
         const std::size_t n = points_.rows(), d = points_.cols();
         const auto blocks = static_cast<std::int64_t>(block_sums_.size());
 #pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
@@ -145,20 +217,46 @@ public:
             }
             block_sums_[static_cast<std::size_t>(b)] = sum;
         }
+        all_sums_ = rows_.gather(block_sums_);
         total_ = 0.0;
-        for (double sum : block_sums_) total_ += sum;
+        for (double sum : all_sums_) total_ += sum;
     }
 
     double total() const { return total_; }
-    const std::vector<double>& weights() const { return weights_; }
 
-    // D² sampling with u in [0, 1) (see the order at the top of the file). Needs total() > 0.
+    // D² sampling with u in [0, 1) (see the order at the top of the file): the
+    // global row chosen. Needs total() > 0.
     std::size_t sample(double u) const {
-        return blocked_sample(block_sums_, total_, u, weights_.size(), [this](std::size_t i) { return mass(i); });
+        const double target = u * total_;
+        double running = 0.0;
+        for (std::size_t b = 0; b < all_sums_.size(); ++b) {
+            if (running + all_sums_[b] > target) {
+                const std::size_t begin = b * kBlockSize;  // global rows of block b
+                double pick = 0.0;
+                if (rows_.mine(begin)) {
+                    const std::size_t local_begin = begin - rows_.first();
+                    const std::size_t local_end = std::min(rows_.local(), local_begin + kBlockSize);
+                    pick = static_cast<double>(rows_.first() + last_positive(local_begin, local_end));
+                    for (std::size_t i = local_begin; i < local_end; ++i) {
+                        running += mass(i);
+                        if (running > target) {
+                            pick = static_cast<double>(rows_.first() + i);
+                            break;
+                        }
+                    }
+                }
+                return static_cast<std::size_t>(rows_.from_owner(pick, begin));
+            }
+            running += all_sums_[b];
+        }
+        // Rounding left no block: the last row of positive mass overall.
+        const std::vector<double> last = rows_.gather(
+            {rows_.local() > 0 ? static_cast<double>(rows_.first() + last_positive(0, rows_.local())) : -1.0});
+        return static_cast<std::size_t>(*std::max_element(last.begin(), last.end()));
     }
 
-    // Σ_i min(D[i], dist(i, candidate)) for each candidate, in the fixed blocked order.
-    std::vector<double> potentials(const std::vector<std::size_t>& candidates) const {
+    // Σ_i min(D[i], dist(i, candidate)) for each candidate (rows, widened), in the fixed blocked order.
+    std::vector<double> potentials(const std::vector<std::vector<double>>& candidates) const {
         const std::size_t n = points_.rows(), d = points_.cols(), count = candidates.size();
         const std::size_t blocks = block_sums_.size();
         std::vector<double> block_potentials(count * blocks, 0.0);  // [t * blocks + b]
@@ -172,23 +270,50 @@ public:
                 std::fill(sums.begin(), sums.end(), 0.0);
                 for (std::size_t i = begin; i < end; ++i)
                     for (std::size_t t = 0; t < count; ++t) {
-                        const double s = widened_squared_distance(points_.row(i), points_.row(candidates[t]), d);
+                        const double s = widened_squared_distance(points_.row(i), candidates[t].data(), d);
                         const double nearest = s < weights_[i] ? s : weights_[i];
-                        sums[t] += sample_weight_ ? sample_weight_[i] * nearest : nearest;
+                        sums[t] += sample_weight_ ? weight(i) * nearest : nearest;
                     }
                 for (std::size_t t = 0; t < count; ++t) block_potentials[t * blocks + static_cast<std::size_t>(b)] = sums[t];
             }
         }
         std::vector<double> totals(count, 0.0);
-        for (std::size_t t = 0; t < count; ++t)
-            for (std::size_t b = 0; b < blocks; ++b) totals[t] += block_potentials[t * blocks + b];
+        for (std::size_t t = 0; t < count; ++t) {
+            const std::vector<double> all = rows_.gather(std::vector<double>(
+                block_potentials.begin() + static_cast<std::ptrdiff_t>(t * blocks),
+                block_potentials.begin() + static_cast<std::ptrdiff_t>((t + 1) * blocks)));
+            for (double value : all) totals[t] += value;
+        }
         return totals;
     }
 
-    // The point with the largest D[i], ties → lowest i (weighted: of positive weight).
+    // The global row with the largest D[i], ties → lowest row (weighted: of positive weight).
     std::size_t farthest() const {
-        if (sample_weight_) return farthest_weighted();
+        const std::size_t best = sample_weight_ ? farthest_weighted() : farthest_unweighted();
+        // Each rank offers its best (distance, global row); ranks are in row order, so the first maximum is the lowest row.
+        const std::vector<double> offers = rows_.gather(
+            best < rows_.local() ? std::vector<double>{weights_[best], static_cast<double>(rows_.first() + best)}
+                                 : std::vector<double>{});
+        std::size_t chosen = 0;
+        for (std::size_t o = 2; o < offers.size(); o += 2)
+            if (offers[o] > offers[chosen]) chosen = o;
+        return static_cast<std::size_t>(offers[chosen + 1]);
+    }
+
+private:
+    double weight(std::size_t i) const { return sample_weight_[rows_.first() + i]; }
+    // What D² sampling draws by: D[i], or w[i]·D[i] with sample weights.
+    double mass(std::size_t i) const { return sample_weight_ ? weight(i) * weights_[i] : weights_[i]; }
+
+    std::size_t last_positive(std::size_t begin, std::size_t end) const {
+        for (std::size_t i = end; i > begin; --i)
+            if (mass(i - 1) > 0.0) return i - 1;
+        return end - 1;  // unreachable when the caller saw a positive sum
+    }
+
+    std::size_t farthest_unweighted() const {
         const std::size_t n = weights_.size(), blocks = block_sums_.size();
+        if (n == 0) return 0;
         std::vector<std::size_t> block_best(blocks);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
         for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
@@ -205,41 +330,43 @@ public:
         return best;
     }
 
-private:
-    // What D² sampling draws by: D[i], or w[i]·D[i] with sample weights.
-    double mass(std::size_t i) const { return sample_weight_ ? sample_weight_[i] * weights_[i] : weights_[i]; }
-
     // Sequential: maximin is O(n) per round beside the O(n·d) distance pass.
+    // weights_.size() when this rank has no row of positive weight.
     std::size_t farthest_weighted() const {
         std::size_t best = weights_.size();
         for (std::size_t i = 0; i < weights_.size(); ++i)
-            if (sample_weight_[i] > 0.0 && (best == weights_.size() || weights_[i] > weights_[best])) best = i;
-        return best;  // total() > 0 guarantees a point of positive weight
+            if (weight(i) > 0.0 && (best == weights_.size() || weights_[i] > weights_[best])) best = i;
+        return best;
     }
 
+    const Rows<T>& rows_;
     const Matrix<T>& points_;
     int threads_;
-    const double* sample_weight_;  // null: unweighted
+    const double* sample_weight_;  // every global row's weight; null: unweighted
     std::vector<double> weights_;
-    std::vector<double> block_sums_;
+    std::vector<double> block_sums_;  // this rank's blocks
+    std::vector<double> all_sums_;    // every block's, in order
     double total_ = 0.0;
 };
 
-// Chosen point indices, in order, and the centres they make.
+// Chosen global rows, in order, and the centres they make (rows fetched from their owners).
 template <typename T>
 class Selection {
 public:
-    Selection(const Matrix<T>& points, std::size_t k, const double* sample_weight = nullptr)
-        : points_(points), sample_weight_(sample_weight), chosen_(points.rows(), 0) {
+    Selection(const Rows<T>& rows, std::size_t k, const double* sample_weight = nullptr)
+        : rows_(rows), sample_weight_(sample_weight), chosen_(rows.global(), 0) {
         order_.reserve(k);
         if (sample_weight_)
             for (std::size_t i = 0; i < chosen_.size(); ++i) positive_left_ += sample_weight_[i] > 0.0;
     }
 
-    void add(std::size_t index) {
+    // Chooses global row `index`; returns its coordinates (widened), the same on every rank.
+    const std::vector<double>& add(std::size_t index) {
         chosen_[index] = 1;
         order_.push_back(index);
+        centres_.push_back(rows_.row(index));
         if (sample_weight_ && sample_weight_[index] > 0.0) --positive_left_;
+        return centres_.back();
     }
     bool chosen(std::size_t index) const { return chosen_[index] != 0; }
     std::size_t count() const { return order_.size(); }
@@ -256,28 +383,28 @@ public:
     }
 
     Matrix<double> centres() const {
-        const std::size_t d = points_.cols();
+        const std::size_t d = rows_.block().cols();
         Matrix<double> out(order_.size(), d);
-        for (std::size_t c = 0; c < order_.size(); ++c)
-            std::copy(points_.row(order_[c]), points_.row(order_[c]) + d, out.row(c));  // widened exactly
+        for (std::size_t c = 0; c < order_.size(); ++c) std::copy(centres_[c].begin(), centres_[c].end(), out.row(c));
         return out;
     }
 
 private:
-    const Matrix<T>& points_;
+    const Rows<T>& rows_;
     const double* sample_weight_;
     std::uint64_t positive_left_ = 0;  // unchosen points of positive weight
     std::vector<char> chosen_;
     std::vector<std::size_t> order_;
+    std::vector<std::vector<double>> centres_;
 };
 
 // k distinct indices, uniformly (Robert Floyd's sampling: k draws, no O(n) memory).
 template <typename T>
-Matrix<double> random_init(const Matrix<T>& points, std::size_t k, std::uint64_t seed) {
-    const std::uint64_t n = points.rows();
+Matrix<double> random_init(const Rows<T>& rows, std::size_t k, std::uint64_t seed) {
+    const std::uint64_t n = rows.global();
     std::unordered_set<std::uint64_t> taken;
     taken.reserve(k);
-    Selection<T> selection(points, k);
+    Selection<T> selection(rows, k);
     for (std::uint64_t step = 0; step < k; ++step) {
         const std::uint64_t j = n - k + step;
         const std::uint64_t t = random_below(seed, kStreamRandom, step, j + 1);
@@ -289,11 +416,12 @@ Matrix<double> random_init(const Matrix<T>& points, std::size_t k, std::uint64_t
 }
 
 // k distinct indices drawn ∝ w without replacement (numpy's choice(replace=False, p=w/Σw)).
+// Only the weights (every rank has them all) decide; the rows come from their owners.
 template <typename T>
-Matrix<double> weighted_random_init(const Matrix<T>& points, std::size_t k, std::uint64_t seed,
+Matrix<double> weighted_random_init(const Rows<T>& rows, std::size_t k, std::uint64_t seed,
                                     const double* sample_weight) {
-    const std::size_t n = points.rows();
-    Selection<T> selection(points, k, sample_weight);
+    const std::size_t n = rows.global();
+    Selection<T> selection(rows, k, sample_weight);
     const auto mass = [&](std::size_t i) { return selection.chosen(i) ? 0.0 : sample_weight[i]; };
     std::vector<double> block_sums = block_sums_of(n, mass);
     for (std::uint64_t step = 0; step < k; ++step) {
@@ -320,34 +448,34 @@ int default_greedy_trials(std::size_t k) {
 }
 
 template <typename T>
-Matrix<double> seeded_init(const Matrix<T>& points, std::size_t k, const InitOptions& options,
+Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions& options,
                            const std::string& source_name) {
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     const std::uint64_t seed = options.seed;
     const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data();
-    NearestDistances<T> nearest(points, threads, weight);
-    Selection<T> selection(points, k, weight);
+    NearestDistances<T> nearest(rows, threads, weight);
+    Selection<T> selection(rows, k, weight);
     const auto choose = [&](std::size_t index) {
-        selection.add(index);
-        nearest.add_centre(points.row(index));
+        nearest.add_centre(selection.add(index).data());
         if (!std::isfinite(nearest.total()))
             throw InputError::whole(source_name, "squared distances between points overflow (or are not numbers); "
                                                  "rescale the data");
     };
     if (weight) {
         const auto by_weight = [weight](std::size_t i) { return weight[i]; };
-        const std::vector<double> sums = block_sums_of(points.rows(), by_weight);
+        const std::vector<double> sums = block_sums_of(rows.global(), by_weight);
         double total = 0.0;
         for (double sum : sums) total += sum;
-        choose(blocked_sample(sums, total, random_uniform(seed, kStreamWeightedFirst, 0), points.rows(), by_weight));
+        choose(blocked_sample(sums, total, random_uniform(seed, kStreamWeightedFirst, 0), rows.global(), by_weight));
     } else {
-        choose(random_below(seed, kStreamFirstCentre, 0, points.rows()));
+        choose(random_below(seed, kStreamFirstCentre, 0, rows.global()));
     }
 
     const std::size_t trials = options.greedy_trials > 0 ? static_cast<std::size_t>(options.greedy_trials)
                                                           : static_cast<std::size_t>(default_greedy_trials(k));
     for (std::uint64_t round = 1; round < k; ++round) {
-        if (options.cancel.stop_requested()) throw Error(source_name + ": initialisation cancelled");
+        // (A split run takes no stop request here: every rank must make the same collective calls.)
+        if (!rows.comm() && options.cancel.stop_requested()) throw Error(source_name + ": initialisation cancelled");
         if (!(nearest.total() > 0.0)) {
             choose(selection.uniform_unchosen(seed, round));
             continue;
@@ -358,9 +486,12 @@ Matrix<double> seeded_init(const Matrix<T>& points, std::size_t k, const InitOpt
                 break;
             case InitMethod::GreedyKMeansPlusPlus: {
                 std::vector<std::size_t> candidates(trials);
-                for (std::size_t t = 0; t < trials; ++t)
+                std::vector<std::vector<double>> candidate_rows(trials);
+                for (std::size_t t = 0; t < trials; ++t) {
                     candidates[t] = nearest.sample(random_uniform(seed, kStreamGreedyCandidates, round * trials + t));
-                const std::vector<double> potentials = nearest.potentials(candidates);
+                    candidate_rows[t] = rows.row(candidates[t]);
+                }
+                const std::vector<double> potentials = nearest.potentials(candidate_rows);
                 std::size_t best = 0;
                 for (std::size_t t = 1; t < trials; ++t)
                     if (potentials[t] < potentials[best]) best = t;
@@ -415,9 +546,10 @@ std::optional<InitMethod> parse_init_method(std::string_view name) {
 
 namespace {
 template <typename T>
-Matrix<double> initialize_from(const Matrix<T>& points, std::size_t k, const InitOptions& options,
+Matrix<double> initialize_from(const Rows<T>& rows, std::size_t k, const InitOptions& options,
                                const std::string& source_name) {
-    const std::size_t n = points.rows();
+    const Matrix<T>& points = rows.block();
+    const std::size_t n = rows.global();
     if (k < 1 || k > n)
         throw InputError::whole(source_name, "k = " + std::to_string(k) + " must be between 1 and n = " +
                                                  std::to_string(n));
@@ -434,17 +566,17 @@ Matrix<double> initialize_from(const Matrix<T>& points, std::size_t k, const Ini
                     [&](double w) { return w == options.sample_weight[0]; })) {
         InitOptions unweighted = options;
         unweighted.sample_weight = {};
-        return initialize_from(points, k, unweighted, source_name);
+        return initialize_from(rows, k, unweighted, source_name);
     }
     switch (options.method) {
         case InitMethod::Random:
             if (!options.sample_weight.empty())
-                return weighted_random_init(points, k, options.seed, options.sample_weight.data());
-            return random_init(points, k, options.seed);
+                return weighted_random_init(rows, k, options.seed, options.sample_weight.data());
+            return random_init(rows, k, options.seed);
         case InitMethod::File: return file_init(points, k, options);
         case InitMethod::KMeansPlusPlus:
         case InitMethod::GreedyKMeansPlusPlus:
-        case InitMethod::Maximin: return seeded_init(points, k, options, source_name);
+        case InitMethod::Maximin: return seeded_init(rows, k, options, source_name);
     }
     throw Error("unknown initialisation method");
 }
@@ -452,12 +584,24 @@ Matrix<double> initialize_from(const Matrix<T>& points, std::size_t k, const Ini
 
 Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
                                     const std::string& source_name) {
-    return initialize_from(points, k, options, source_name);
+    return initialize_from(Rows<double>(points), k, options, source_name);
 }
 
 Matrix<double> initialize_centroids(const Matrix<float>& points, std::size_t k, const InitOptions& options,
                                     const std::string& source_name) {
-    return initialize_from(points, k, options, source_name);
+    return initialize_from(Rows<float>(points), k, options, source_name);
+}
+
+Matrix<double> initialize_centroids(const Matrix<double>& block, std::size_t k, const InitOptions& options,
+                                    const RowPartition& partition, const std::string& source_name) {
+    if (!partition.comm) return initialize_centroids(block, k, options, source_name);
+    return initialize_from(Rows<double>(block, partition), k, options, source_name);
+}
+
+Matrix<double> initialize_centroids(const Matrix<float>& block, std::size_t k, const InitOptions& options,
+                                    const RowPartition& partition, const std::string& source_name) {
+    if (!partition.comm) return initialize_centroids(block, k, options, source_name);
+    return initialize_from(Rows<float>(block, partition), k, options, source_name);
 }
 
 }  // namespace kms

@@ -538,4 +538,23 @@ KMS_SCORES_INSTANTIATE(float)
 KMS_SCORES_INSTANTIATE(double)
 #undef KMS_SCORES_INSTANTIATE
 
+void parse_silhouette_mode(const std::string& option, const std::string& text, ScoreSettings& settings) {
+    if (text == "exact") {
+        settings.silhouette = SilhouetteMode::Exact;
+    } else if (text == "none") {
+        settings.silhouette = SilhouetteMode::None;
+    } else if (text == "sampled") {
+        settings.silhouette = SilhouetteMode::Sampled;
+        settings.sample_size = kRunScoresExactLimit;
+    } else if (text.rfind("sampled:", 0) == 0) {
+        settings.silhouette = SilhouetteMode::Sampled;
+        const std::string count = text.substr(8);
+        const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), settings.sample_size);
+        if (error != std::errc() || end != count.data() + count.size() || count.empty() || settings.sample_size < 1)
+            throw UsageError("option " + option + ": in '" + text + "', N must be a whole number >= 1");
+    } else {
+        throw UsageError("option " + option + ": '" + text + "' is not exact, sampled, sampled:N or none");
+    }
+}
+
 }  // namespace kms

@@ -141,4 +141,19 @@ SilhouetteResult silhouette_for(const SolverConfig& config, const Matrix<double>
     return silhouette(points, labels, options);
 }
 
+ScoreSettings run_score_settings(std::size_t n, const SolverConfig& config, std::uint64_t seed) {
+    ScoreSettings settings;
+    settings.options.threads = config.threads;
+    settings.seed = seed;
+    if (n > kRunScoresExactLimit) {
+        settings.silhouette = SilhouetteMode::Sampled;
+        settings.sample_size = kRunScoresExactLimit;
+    }
+    // The silhouette where the run ran (the GPU's for CUDA runs).
+    if (backend_availability(config.backend).available)
+        settings.exact_silhouette = [config](const Matrix<double>& p, std::span<const std::int32_t> l,
+                                             std::stop_token stop) { return silhouette_for(config, p, l, stop); };
+    return settings;
+}
+
 }  // namespace kms

@@ -72,5 +72,90 @@ std::vector<std::size_t> farthest_points(std::span<const T> distance, std::size_
 template std::vector<std::size_t> farthest_points<float>(std::span<const float>, std::size_t);
 template std::vector<std::size_t> farthest_points<double>(std::span<const double>, std::size_t);
 
+template <typename T, typename Point>
+std::vector<RelocationMover<T>> farthest_movers(std::span<const T> distance, std::span<const std::int32_t> labels,
+                                                const Point* points, std::size_t d, const T* weights,
+                                                std::size_t count, std::size_t first_row, Communicator* comm) {
+    const std::vector<std::size_t> order = farthest_points<T>(distance, count);
+    std::vector<RelocationMover<T>> movers;
+    if (!comm) {
+        for (std::size_t i : order) {
+            RelocationMover<T> m;
+            m.from = static_cast<std::size_t>(labels[i]);
+            m.w = weights ? weights[i] : T(1);
+            for (std::size_t t = 0; t < d; ++t) m.x.push_back(static_cast<T>(points[i * d + t]));
+            movers.push_back(std::move(m));
+        }
+        return movers;
+    }
+    // Offers: distance, global row, label, weight, d coordinates (floats widen exactly).
+    const std::size_t width = 4 + d;
+    std::vector<double> offers;
+    for (std::size_t i : order) {
+        offers.insert(offers.end(), {static_cast<double>(distance[i]), static_cast<double>(first_row + i),
+                                     static_cast<double>(labels[i]), static_cast<double>(weights ? weights[i] : T(1))});
+        for (std::size_t t = 0; t < d; ++t) offers.push_back(static_cast<double>(static_cast<T>(points[i * d + t])));
+    }
+    const std::vector<double> all = comm->allgather(offers);
+    std::vector<std::size_t> rank_of(all.size() / width);
+    std::iota(rank_of.begin(), rank_of.end(), std::size_t{0});
+    std::sort(rank_of.begin(), rank_of.end(), [&](std::size_t a, std::size_t b) {
+        const double da = all[a * width], db = all[b * width];
+        return da != db ? da > db : all[a * width + 1] < all[b * width + 1];
+    });
+    for (std::size_t e = 0; e < std::min(count, rank_of.size()); ++e) {
+        const double* offer = all.data() + rank_of[e] * width;
+        RelocationMover<T> m;
+        m.from = static_cast<std::size_t>(offer[2]);
+        m.w = static_cast<T>(offer[3]);
+        for (std::size_t t = 0; t < d; ++t) m.x.push_back(static_cast<T>(offer[4 + t]));
+        movers.push_back(std::move(m));
+    }
+    return movers;
+}
+
+template <typename T>
+void relocate_to_movers(const std::vector<std::size_t>& empty_ids, const std::vector<RelocationMover<T>>& movers,
+                        std::size_t d, const T* previous, T* centroids, std::vector<double> sums,
+                        std::vector<std::int64_t> counts, std::vector<double> weights) {
+    const bool weighted = !weights.empty();
+    for (std::size_t e = 0; e < std::min(movers.size(), empty_ids.size()); ++e) {
+        const std::size_t target = empty_ids[e];
+        const std::size_t from = movers[e].from;
+        const T* x = movers[e].x.data();
+        const T w = movers[e].w;
+        const T* old = previous + from * d;
+        for (std::size_t t = 0; t < d; ++t) {
+            sums[from * d + t] -= static_cast<double>(weighted ? w * (x[t] - old[t]) : x[t] - old[t]);
+            centroids[target * d + t] = x[t];
+        }
+        counts[target] = 1;
+        bool from_left = --counts[from] > 0;
+        if (weighted) {
+            weights[target] = static_cast<double>(w);
+            weights[from] -= static_cast<double>(w);
+            from_left = weights[from] > 0.0;
+        }
+        if (from_left) {
+            const double count = weighted ? weights[from] : static_cast<double>(counts[from]);
+            for (std::size_t t = 0; t < d; ++t)
+                centroids[from * d + t] = static_cast<T>(static_cast<double>(old[t]) + sums[from * d + t] / count);
+        }
+    }
+}
+
+#define KMS_INSTANTIATE_RELOCATION(T)                                                                             \
+    template std::vector<RelocationMover<T>> farthest_movers<T, T>(std::span<const T>, std::span<const std::int32_t>, \
+                                                                   const T*, std::size_t, const T*, std::size_t,  \
+                                                                   std::size_t, Communicator*);                   \
+    template void relocate_to_movers<T>(const std::vector<std::size_t>&, const std::vector<RelocationMover<T>>&,  \
+                                        std::size_t, const T*, T*, std::vector<double>, std::vector<std::int64_t>, \
+                                        std::vector<double>);
+KMS_INSTANTIATE_RELOCATION(float)
+KMS_INSTANTIATE_RELOCATION(double)
+template std::vector<RelocationMover<float>> farthest_movers<float, double>(std::span<const float>,
+                                                                           std::span<const std::int32_t>,
+                                                                           const double*, std::size_t, const float*,
+                                                                           std::size_t, std::size_t, Communicator*);
 
 }  // namespace kms

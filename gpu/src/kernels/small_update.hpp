@@ -9,20 +9,29 @@
 
 namespace kms::cuda {
 
+// A new coordinate from its cluster's sum: the mean (sums of x), or the old
+// coordinate plus the mean deviation (sums of x − old: the package update, the CPU's formula).
+template <typename T>
+__device__ __forceinline__ T new_coordinate(T old, double sum, double divisor, bool deviations) {
+    return deviations ? static_cast<T>(static_cast<double>(old) + sum / divisor) : static_cast<T>(sum / divisor);
+}
+
 // New centroid c (when recompute), Keep policy, its shift: exact squared in double
 // and a certain upper bound in T.
 // weight_sums (weighted runs): the divisor instead of the count.
 template <typename T>
 __device__ __forceinline__ void apply_centroid(int c, const T* previous, T* next, int d, const double* sums,
                                                const long long* counts, T* shift_upper, double* shift_exact,
-                                               bool recompute, const double* weight_sums = nullptr) {
+                                               bool recompute, const double* weight_sums = nullptr,
+                                               bool deviations = false) {
     const T* old_row = previous + static_cast<long long>(c) * d;
     T* row = next + static_cast<long long>(c) * d;
     const long long count = counts[c];
     const double divisor = weight_sums ? weight_sums[c] : static_cast<double>(count);
     if (recompute)
         for (int j = 0; j < d; ++j)
-            row[j] = count > 0 ? static_cast<T>(sums[static_cast<long long>(c) * d + j] / divisor) : old_row[j];
+            row[j] = count > 0 ? new_coordinate(old_row[j], sums[static_cast<long long>(c) * d + j], divisor, deviations)
+                               : old_row[j];
     double sq = 0.0;
     for (int j = 0; j < d; ++j) {
         const double diff = static_cast<double>(row[j]) - static_cast<double>(old_row[j]);

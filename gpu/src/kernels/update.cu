@@ -255,7 +255,8 @@ __global__ void cluster_sums_kernel(const long long* piece_offsets, const double
 // apply_centroid does (same order, same values).
 template <typename T>
 __global__ void apply_block_kernel(const T* previous, T* next, int d, const double* sums, const long long* counts,
-                                   T* shift_upper, double* shift_exact, bool recompute, const double* weight_sums) {
+                                   T* shift_upper, double* shift_exact, bool recompute, const double* weight_sums,
+                                   bool deviations) {
     const int c = blockIdx.x;
     if (recompute) {
         const long long count = counts[c];
@@ -263,7 +264,8 @@ __global__ void apply_block_kernel(const T* previous, T* next, int d, const doub
         const T* old_row = previous + static_cast<long long>(c) * d;
         T* row = next + static_cast<long long>(c) * d;
         for (int j = threadIdx.x; j < d; j += blockDim.x)
-            row[j] = count > 0 ? static_cast<T>(sums[static_cast<long long>(c) * d + j] / divisor) : old_row[j];
+            row[j] = count > 0 ? new_coordinate(old_row[j], sums[static_cast<long long>(c) * d + j], divisor, deviations)
+                               : old_row[j];
     }
     __syncthreads();  // the block's global writes are visible to thread 0 after the barrier
     if (threadIdx.x == 0) apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, false);
@@ -272,10 +274,11 @@ __global__ void apply_block_kernel(const T* previous, T* next, int d, const doub
 // One thread per centroid (short rows: d ≤ 32).
 template <typename T>
 __global__ void apply_kernel(const T* previous, T* next, int k, int d, const double* sums, const long long* counts,
-                             T* shift_upper, double* shift_exact, bool recompute, const double* weight_sums) {
+                             T* shift_upper, double* shift_exact, bool recompute, const double* weight_sums,
+                             bool deviations) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= k) return;
-    apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, recompute, weight_sums);
+    apply_centroid(c, previous, next, d, sums, counts, shift_upper, shift_exact, recompute, weight_sums, deviations);
 }
 
 constexpr int kStatsThreads = 1024;  // the statistics block (its warp tree fixes the summation order)
@@ -320,14 +323,15 @@ __global__ void ordered_sum_kernel(const double* values, int count, double* resu
 
 }  // namespace
 
-void prepare_update_workspace(UpdateWorkspace& w, long long n, int k, int d, const Geometry& g, bool weighted) {
+void prepare_update_workspace(UpdateWorkspace& w, long long n, int k, int d, const Geometry& g, bool weighted,
+                              bool sorted) {
     w.sums.allocate(static_cast<std::size_t>(k) * d, "the cluster sums");
     w.counts.allocate(k, "the cluster counts");
     if (small_update_variant(k, d) >= 0) {
         w.block_partials.allocate(static_cast<std::size_t>(g.grid) * small_partial_width(k, d), "the block partial sums");
         w.ticket.allocate(1, "the update ticket");
         KMS_CUDA_CHECK(cudaMemset(w.ticket.get(), 0, sizeof(unsigned)));
-        if (!weighted) return;
+        if (!weighted && !sorted) return;
     }
     if (weighted) {
         w.piece_weights.allocate(static_cast<std::size_t>(max_pieces(n, k)), "the piece weights");
@@ -371,16 +375,21 @@ void launch_small_sums_update(const T* points, long long n, int d, const std::in
     KMS_CUDA_LAUNCH_CHECK("small-path sum and update kernel");
 }
 
-template <typename T>
-void launch_accumulate(const T* points, long long n, int d, const std::int32_t* labels, int k, UpdateWorkspace& w,
-                       cudaStream_t stream, const T* weights) {
-    // General path: stable sort of (label, index) pairs, so each cluster's points are in index order.
+void launch_sort_labels(const std::int32_t* labels, long long n, int k, UpdateWorkspace& w, cudaStream_t stream) {
+    // Stable sort of (label, index) pairs, so each cluster's points are in index order.
     std::size_t bytes = w.sort_temp_bytes;
     KMS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(w.sort_temp.get(), bytes, labels, w.keys_sorted.get(),
                                                    w.index.get(), w.index_sorted.get(), static_cast<int>(n), 0,
                                                    bits_for(k), stream));
     boundaries_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(w.keys_sorted.get(), n, k, w.offsets.get());
     KMS_CUDA_LAUNCH_CHECK("cluster boundary kernel");
+}
+
+template <typename T>
+void launch_accumulate(const T* points, long long n, int d, const std::int32_t* labels, int k, UpdateWorkspace& w,
+                       cudaStream_t stream, const T* weights) {
+    launch_sort_labels(labels, n, k, w, stream);
+    std::size_t bytes;
     counts_and_pieces_kernel<<<blocks_for(k, 256), 256, 0, stream>>>(w.offsets.get(), k, w.counts.get(),
                                                                      w.piece_offsets.get());
     KMS_CUDA_LAUNCH_CHECK("piece count kernel");
@@ -419,14 +428,16 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
 template <typename T>
 void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& w, T* shift_upper,
                          DeviceShiftStats* shift_stats, double* shift_exact, bool recompute, cudaStream_t stream,
-                         bool weighted) {
+                         bool weighted, bool deviations) {
     const double* weight_sums = weighted ? w.weight_sums.get() : nullptr;
     if (d <= 32)
         apply_kernel<T><<<blocks_for(k, 128), 128, 0, stream>>>(previous, next, k, d, w.sums.get(), w.counts.get(),
-                                                                shift_upper, shift_exact, recompute, weight_sums);
+                                                                shift_upper, shift_exact, recompute, weight_sums,
+                                                                deviations);
     else
         apply_block_kernel<T><<<k, std::min(256, (d + 31) / 32 * 32), 0, stream>>>(
-            previous, next, d, w.sums.get(), w.counts.get(), shift_upper, shift_exact, recompute, weight_sums);
+            previous, next, d, w.sums.get(), w.counts.get(), shift_upper, shift_exact, recompute, weight_sums,
+            deviations);
     KMS_CUDA_LAUNCH_CHECK("centroid update kernel");
     shift_stats_kernel<T><<<1, kStatsThreads, 0, stream>>>(shift_exact, w.counts.get(), k, shift_stats, shift_upper);
     KMS_CUDA_LAUNCH_CHECK("shift statistics kernel");
@@ -456,7 +467,7 @@ void launch_inertia(const T* points, long long n, int d, const T* centroids, con
     template void launch_accumulate<T>(const T*, long long, int, const std::int32_t*, int, UpdateWorkspace&,     \
                                        cudaStream_t, const T*);                                                  \
     template void launch_apply_update<T>(const T*, T*, int, int, UpdateWorkspace&, T*, DeviceShiftStats*,        \
-                                         double*, bool, cudaStream_t, bool);                                     \
+                                         double*, bool, cudaStream_t, bool, bool);                               \
     template void launch_label_distances<T>(const T*, long long, int, const T*, const std::int32_t*, T*,         \
                                             cudaStream_t);                                                       \
     template void launch_inertia<T>(const T*, long long, int, const T*, const std::int32_t*, double*, double*,   \

@@ -28,8 +28,14 @@ struct UpdateWorkspace {
 
 // `weighted`: the run has sample weights, which always take the general path (so
 // its buffers are allocated for small (k, d) too).
+// `sorted`: the label sort's buffers even for small (k, d) (the package update).
 void prepare_update_workspace(UpdateWorkspace& workspace, long long n, int k, int d, const Geometry& geometry,
-                              bool weighted = false);
+                              bool weighted = false, bool sorted = false);
+
+// The general path's first step: the labels stably sorted (keys_sorted,
+// index_sorted: each cluster's points in index order) and the clusters' offsets.
+void launch_sort_labels(const std::int32_t* labels, long long n, int k, UpdateWorkspace& workspace,
+                        cudaStream_t stream);
 
 // The small (k, d) path of Elkan/Hamerly: block partials from the labels, in the
 // fused Lloyd kernel's point order, and the whole update by the last block (Lloyd
@@ -51,10 +57,11 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
 // the sums, the Keep policy for empty clusters, per-centroid shifts (exact squared
 // in double, certain upper bounds in T), and the fixed-order shift statistics.
 // weighted: the sums are divided by workspace.weight_sums instead of the counts.
+// deviations: the sums are of x − previous (the package update): c = T(previous + Σ / count).
 template <typename T>
 void launch_apply_update(const T* previous, T* next, int k, int d, UpdateWorkspace& workspace,
                          T* shift_upper, DeviceShiftStats* shift_stats, double* shift_exact, bool recompute,
-                         cudaStream_t stream, bool weighted = false);
+                         cudaStream_t stream, bool weighted = false, bool deviations = false);
 
 // Squared distance of every point to its labelled centroid (T arithmetic), for
 // the Farthest empty-cluster policy.

@@ -2,6 +2,7 @@
 #include "solvers/cuda_solver_base.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -68,7 +69,19 @@ void CudaSolverBase<T>::set_data(std::shared_ptr<const Matrix<double>> points) {
     source_ = std::move(points);
     n_ = static_cast<long long>(source_->rows());
     d_ = static_cast<int>(source_->cols());
-    tol_absolute_ = absolute_tolerance(*source_, config_.tol);
+    first_row_ = 0;
+    global_n_ = n_;
+    if (package_update()) {  // a block of a partitioned data set
+        first_row_ = static_cast<long long>(partition_.first_row);
+        global_n_ = static_cast<long long>(partition_.global_rows);
+        if (first_row_ + n_ > global_n_)
+            throw Error("rank " + std::to_string(partition_.comm->rank()) + "'s block (rows " +
+                        std::to_string(first_row_) + " + " + std::to_string(n_) + ") runs past the data set's " +
+                        std::to_string(global_n_) + " rows");
+        tol_absolute_ = absolute_tolerance(*source_, config_.tol, partition_);  // collective
+    } else {
+        tol_absolute_ = absolute_tolerance(*source_, config_.tol);
+    }
     points_.allocate(static_cast<std::size_t>(n_) * d_, "the data points");
     if constexpr (std::is_same_v<T, double>) {
         KMS_CUDA_CHECK(cudaMemcpy(points_.get(), source_->data(), source_->size() * sizeof(T),
@@ -103,6 +116,7 @@ void CudaSolverBase<T>::set_device_data(std::shared_ptr<const DeviceMatrix> poin
     if (points->rows > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         throw Error("the CUDA back end takes at most 2^31 - 1 points; this data set has " +
                     std::to_string(points->rows));
+    if (package_update()) throw Error("a CUDA run over ranks or several devices takes host data");
     if (points->device >= 0 && points->device != config_.cuda_device)
         throw Error("the data are on CUDA device " + std::to_string(points->device) + ", the solver runs on device " +
                     std::to_string(config_.cuda_device));
@@ -132,6 +146,8 @@ void CudaSolverBase<T>::set_device_data(std::shared_ptr<const DeviceMatrix> poin
                     "): rescale the data" + (config_.precision == Precision::F32 ? " or use --precision f64" : ""));
     n_ = n;
     d_ = d;
+    first_row_ = 0;
+    global_n_ = n;
     // absolute_tolerance()'s formula over the device's fixed-order sums.
     if (config_.tol == 0.0) {
         tol_absolute_ = 0.0;
@@ -163,7 +179,8 @@ void CudaSolverBase<T>::set_device_data(std::shared_ptr<const DeviceMatrix> poin
 template <typename T>
 void CudaSolverBase<T>::set_initial_centroids(const Matrix<double>& centroids) {
     if (!has_data()) throw Error("set the data before the initial centroids");
-    check_initial_centroids(centroids, static_cast<std::size_t>(n_), static_cast<std::size_t>(d_), config_.precision);
+    check_initial_centroids(centroids, static_cast<std::size_t>(global_n_), static_cast<std::size_t>(d_),
+                            config_.precision);
     activate();
     initial_ = centroids;
     k_ = static_cast<int>(centroids.rows());
@@ -221,12 +238,15 @@ IterationStats CudaSolverBase<T>::step() {
     // Small (k, d): the update runs in the last block of the kernel that sums
     // (Lloyd: the assignment itself; its time then counts as assignment).
     // Weighted runs always take the general path.
-    const bool small = !weighted() && small_update_variant(k_, d_) >= 0;
+    const bool packages = package_update();
+    const bool small = !packages && !weighted() && small_update_variant(k_, d_) >= 0;
     const bool fused = small && fuses_small_update();
     assign(fused, stats);
     KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
 
-    if (small && !fused) {
+    if (packages) {
+        update_by_packages();
+    } else if (small && !fused) {
         launch_small_sums_update<T>(points(), n_, d_, labels_.get(), k_, current(), small_update(), workspace_,
                                     geometry_, stream_);
     } else if (!small) {
@@ -239,13 +259,14 @@ IterationStats CudaSolverBase<T>::step() {
         KMS_CUDA_CHECK(cudaMemcpyAsync(&shifts, &record_.get()->shifts, sizeof(shifts), cudaMemcpyDeviceToHost,
                                        stream_));
         KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        if (shifts.empty_clusters > 0) stats.point_centroid_distances += relocate_empty();
+        if (shifts.empty_clusters > 0)
+            stats.point_centroid_distances += packages ? relocate_empty_by_packages() : relocate_empty();
     }
     centroid_buffer_ ^= 1;
     after_update();
     KMS_CUDA_CHECK(cudaEventRecord(ev_update_.get(), stream_));
 
-    if (config_.compute_inertia)
+    if (config_.compute_inertia && !packages)
         launch_inertia<T>(points(), n_, d_, current(), labels_.get(), inertia_blocks_.get(),
                           &record_.get()->inertia, geometry_, stream_, weights_.get());
     KMS_CUDA_CHECK(cudaEventRecord(ev_end_.get(), stream_));
@@ -270,6 +291,15 @@ IterationStats CudaSolverBase<T>::step() {
     if (config_.compute_inertia) stats.inertia = host.inertia;
     stats.verified_points = host.counters.gemm_unsettled;
     after_record(host.counters);
+    if (packages) {
+        if (config_.compute_inertia) {
+            const auto start = std::chrono::steady_clock::now();
+            stats.inertia = package_inertia();
+            stats.time_inertia_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        }
+        sum_over_ranks(stats);
+    }
 
     labels_cached_ = status_cached_ = false;
     ++iteration_;
@@ -290,7 +320,9 @@ std::uint64_t CudaSolverBase<T>::finalize_labels() {
                                    stream_));
     KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     labels_cached_ = status_cached_ = false;
-    return counters.labels_changed;
+    std::uint64_t changed = counters.labels_changed;
+    if (package_update()) partition_.comm->sum({&changed, 1});
+    return changed;
 }
 
 template <typename T>
@@ -334,6 +366,7 @@ template <typename T>
 double CudaSolverBase<T>::inertia() const {
     if (!has_data() || k_ == 0) return 0.0;
     activate();
+    if (package_update()) return package_inertia();
     launch_inertia<T>(points(), n_, d_, current(), labels_.get(), inertia_blocks_.get(), scalar_.get(),
                       geometry_, stream_, weights_.get());
     double value = 0.0;
@@ -359,6 +392,32 @@ void CudaSolverBase<T>::allocate() {
     shift_upper_.allocate(k, "the centroid shifts");
     shift_exact_.allocate(k, "the centroid shifts");
     inertia_blocks_.allocate(static_cast<std::size_t>(geometry_.grid), "the inertia partial sums");
+    if (package_update()) {
+        // The whole data set's packages (the CPU's layout); this block holds whole ones.
+        const PackageLayout layout = package_layout(static_cast<std::size_t>(global_n_), k, static_cast<std::size_t>(d_),
+                                                    config_.packages);
+        packages_ = layout.packages;
+        PackageGeometry& g = package_geometry_;
+        g.first_row = first_row_;
+        g.package_size = static_cast<long long>(layout.package_size);
+        g.package_begin = std::min<long long>(static_cast<long long>(packages_), first_row_ / g.package_size);
+        g.package_end = std::min<long long>(static_cast<long long>(packages_),
+                                            (first_row_ + n_ + g.package_size - 1) / g.package_size);
+        if (first_row_ % g.package_size != 0 || (first_row_ + n_ != global_n_ && (first_row_ + n_) % g.package_size != 0))
+            throw Error("rank " + std::to_string(partition_.comm->rank()) + "'s rows [" + std::to_string(first_row_) +
+                        ", " + std::to_string(first_row_ + n_) + ") do not start and end on the update's packages of " +
+                        std::to_string(g.package_size) + " points: split the rows with kms::partition_rows");
+        const auto begin = static_cast<std::size_t>(g.package_begin), end = static_cast<std::size_t>(g.package_end);
+        cover_ = package_tree_cover(packages_, begin, end);
+        local_levels_ = package_tree_local_levels(packages_, begin, end);
+        std::vector<std::int64_t> mine;
+        for (const PackageSpan& span : cover_)
+            mine.insert(mine.end(), {static_cast<std::int64_t>(span.first), static_cast<std::int64_t>(span.last)});
+        const std::vector<std::int64_t> all = partition_.comm->allgather(std::span<const std::int64_t>(mine));
+        all_covers_.clear();
+        for (std::size_t i = 0; i + 1 < all.size(); i += 2)
+            all_covers_.push_back({static_cast<std::size_t>(all[i]), static_cast<std::size_t>(all[i + 1])});
+    }
     prepare_workspace();
     allocate_state();
     KMS_CUDA_CHECK(cudaDeviceSynchronize());  // set-up work ran outside the solver's stream
@@ -391,6 +450,156 @@ void CudaSolverBase<T>::set_grid() {
         std::max<long long>(1, std::min<long long>(by_size, static_cast<long long>(geometry_.sm_count) * per_sm)));
 }
 
+template <typename T>
+void CudaSolverBase<T>::set_partition(const RowPartition& partition) {
+    if (!partition.comm) throw Error("a row partition needs a communicator");
+    partition_ = partition;
+}
+
+template <typename T>
+void CudaSolverBase<T>::prepare_workspace() {
+    prepare_update_workspace(workspace_, n_, k_, d_, geometry_, weighted(),
+                             package_update() && !direct_package_path(k_, d_, weighted()));
+    if (package_update())
+        prepare_package_workspace(package_workspace_, n_, k_, d_, sizeof(T), package_geometry_, weighted());
+}
+
+// The CPU's update (kernels/package_update.hpp): this block's packages summed and
+// combined as far as they go alone, their tree's cover to the host, every rank's
+// cover combined in the tree's order (finish_package_tree), the root back to the
+// device, then c = T(old + Σ / count).
+template <typename T>
+void CudaSolverBase<T>::update_by_packages() {
+    const PackageGeometry& g = package_geometry_;
+    const std::size_t k = static_cast<std::size_t>(k_), kd = k * static_cast<std::size_t>(d_);
+    const bool with_weights = weighted();
+    launch_package_sums<T>(points(), n_, d_, labels_.get(), current(), k_, with_weights ? update_weights() : nullptr,
+                           workspace_, package_workspace_, g, stream_);
+    for (const PackageTreeLevel& level : local_levels_)
+        launch_package_tree_level(package_workspace_, k_, d_, with_weights,
+                                  static_cast<long long>(level.nodes.front()) - g.package_begin,
+                                  static_cast<long long>(level.nodes.size()), static_cast<long long>(level.stride),
+                                  stream_);
+    const std::size_t width = kd + (with_weights ? k : 0);  // doubles per cover node
+    std::vector<double> values(cover_.size() * width);
+    std::vector<std::int64_t> counts(cover_.size() * k);
+    static_assert(sizeof(long long) == sizeof(std::int64_t));
+    for (std::size_t i = 0; i < cover_.size(); ++i) {
+        const std::size_t local = cover_[i].first - static_cast<std::size_t>(g.package_begin);
+        KMS_CUDA_CHECK(cudaMemcpyAsync(values.data() + i * width, package_workspace_.package_sums.get() + local * kd,
+                                       kd * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+        if (with_weights)
+            KMS_CUDA_CHECK(cudaMemcpyAsync(values.data() + i * width + kd,
+                                           package_workspace_.package_weights.get() + local * k, k * sizeof(double),
+                                           cudaMemcpyDeviceToHost, stream_));
+        KMS_CUDA_CHECK(cudaMemcpyAsync(counts.data() + i * k, package_workspace_.package_counts.get() + local * k,
+                                       k * sizeof(long long), cudaMemcpyDeviceToHost, stream_));
+    }
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::vector<double> all_values = partition_.comm->allgather(std::span<const double>(values));
+    std::vector<std::int64_t> all_counts = partition_.comm->allgather(std::span<const std::int64_t>(counts));
+    if (all_values.size() != all_covers_.size() * width || all_counts.size() != all_covers_.size() * k)
+        throw Error("the ranks' package sums do not match their covers");
+    finish_package_tree(packages_, all_covers_, [&](std::size_t dst, std::size_t src) {
+        for (std::size_t e = 0; e < width; ++e) all_values[dst * width + e] += all_values[src * width + e];
+        for (std::size_t c = 0; c < k; ++c) all_counts[dst * k + c] += all_counts[src * k + c];
+    });
+    root_sums_.assign(all_values.begin(), all_values.begin() + static_cast<std::ptrdiff_t>(kd));
+    root_weights_.assign(all_values.begin() + static_cast<std::ptrdiff_t>(kd),
+                         all_values.begin() + static_cast<std::ptrdiff_t>(width));
+    root_counts_.assign(all_counts.begin(), all_counts.begin() + static_cast<std::ptrdiff_t>(k));
+    // The update's counts: a cluster of no positive weight is empty (scikit-learn's rule).
+    upload_counts_.resize(k);
+    for (std::size_t c = 0; c < k; ++c)
+        upload_counts_[c] = with_weights && !(root_weights_[c] > 0.0) ? 0 : root_counts_[c];
+    KMS_CUDA_CHECK(cudaMemcpyAsync(workspace_.sums.get(), root_sums_.data(), kd * sizeof(double),
+                                   cudaMemcpyHostToDevice, stream_));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(workspace_.counts.get(), upload_counts_.data(), k * sizeof(long long),
+                                   cudaMemcpyHostToDevice, stream_));
+    if (with_weights)
+        KMS_CUDA_CHECK(cudaMemcpyAsync(workspace_.weight_sums.get(), root_weights_.data(), k * sizeof(double),
+                                       cudaMemcpyHostToDevice, stream_));
+    launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                           shift_exact_.get(), true, stream_, with_weights, true);
+}
+
+// Both relocations' inputs: each point's squared distance to its (previous) centroid
+// and its label, copies to the host queued on the stream (the returned buffer must
+// live until the stream is synchronised).
+template <typename T>
+DeviceBuffer<T> CudaSolverBase<T>::queue_relocation_inputs(std::vector<T>& distance, std::vector<std::int32_t>& label) {
+    const std::size_t n = static_cast<std::size_t>(n_);
+    DeviceBuffer<T> distances;
+    distances.allocate(n, "the relocation distances");
+    launch_label_distances<T>(points(), n_, d_, current(), labels_.get(), distances.get(), stream_);
+    distance.resize(n);
+    label.resize(n);
+    KMS_CUDA_CHECK(cudaMemcpyAsync(distance.data(), distances.get(), n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(label.data(), labels_.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_));
+    return distances;
+}
+
+// The CPU's relocation (solver_support.hpp) over every rank's rows, from the
+// package update's root on the host.
+template <typename T>
+std::uint64_t CudaSolverBase<T>::relocate_empty_by_packages() {
+    const std::size_t n = static_cast<std::size_t>(n_), k = static_cast<std::size_t>(k_),
+                      d = static_cast<std::size_t>(d_);
+    const bool with_weights = weighted();
+    std::vector<T> distance, previous(k * d), next_rows(k * d);
+    std::vector<std::int32_t> label;
+    DeviceBuffer<T> distances = queue_relocation_inputs(distance, label);
+    KMS_CUDA_CHECK(cudaMemcpyAsync(previous.data(), current(), previous.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                   stream_));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(next_rows.data(), next(), next_rows.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                   stream_));
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const std::vector<std::size_t> empty_ids =
+        with_weights ? empty_clusters<double>(root_weights_) : empty_clusters<std::int64_t>(root_counts_);
+    first_empty_count_ = static_cast<int>(empty_ids.size());
+    // The weights as the update used them (in T).
+    std::vector<T> weights;
+    if (with_weights) weights.assign(weight_source_->begin(), weight_source_->end());
+    const std::vector<RelocationMover<T>> movers = farthest_movers<T, double>(
+        distance, label, source_->data(), d, with_weights ? weights.data() : nullptr, empty_ids.size(),
+        static_cast<std::size_t>(first_row_), partition_.comm.get());
+    relocate_to_movers<T>(empty_ids, movers, d, previous.data(), next_rows.data(), root_sums_, root_counts_,
+                          with_weights ? root_weights_ : std::vector<double>());
+    KMS_CUDA_CHECK(cudaMemcpyAsync(next(), next_rows.data(), next_rows.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                   stream_));
+    launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                           shift_exact_.get(), false, stream_);
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors must outlive the copy
+    return static_cast<std::uint64_t>(n);
+}
+
+// Each package's inertia on the device, then every rank's packages in order on the host.
+template <typename T>
+double CudaSolverBase<T>::package_inertia() const {
+    launch_package_inertia<T>(points(), n_, d_, current(), labels_.get(), weights_.get(), package_workspace_,
+                              package_geometry_, stream_);
+    std::vector<double> mine(static_cast<std::size_t>(package_geometry_.local_packages()));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(mine.data(), package_workspace_.package_inertia.get(), mine.size() * sizeof(double),
+                                   cudaMemcpyDeviceToHost, stream_));
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const std::vector<double> all = partition_.comm->allgather(std::span<const double>(mine));
+    double total = 0.0;
+    for (double value : all) total += value;
+    return total;
+}
+
+// The per-point counts of a step, summed over the ranks (exact).
+template <typename T>
+void CudaSolverBase<T>::sum_over_ranks(IterationStats& stats) const {
+    std::uint64_t counts[] = {stats.point_centroid_distances, stats.bound_skips, stats.labels_changed,
+                              stats.verified_points};
+    partition_.comm->sum(counts);
+    stats.point_centroid_distances = counts[0];
+    stats.bound_skips = counts[1];
+    stats.labels_changed = counts[2];
+    stats.verified_points = counts[3];
+}
+
 // scikit-learn's relocation, as the CPU solver does it: each empty cluster takes
 // one of the points farthest from their previous centroid (largest first,
 // lowest index on ties), which leaves its own cluster's sum. Weighted runs: the
@@ -402,17 +611,13 @@ std::uint64_t CudaSolverBase<T>::relocate_empty() {
     const std::size_t n = static_cast<std::size_t>(n_), k = static_cast<std::size_t>(k_),
                       d = static_cast<std::size_t>(d_);
     const bool with_weights = weighted();
-    DeviceBuffer<T> distances;
-    distances.allocate(n, "the relocation distances");
-    launch_label_distances<T>(points(), n_, d_, current(), labels_.get(), distances.get(), stream_);
-    std::vector<T> distance(n);
-    std::vector<std::int32_t> label(n);
+    std::vector<T> distance;
+    std::vector<std::int32_t> label;
+    DeviceBuffer<T> distances = queue_relocation_inputs(distance, label);
     std::vector<double> sums(k * d);
     std::vector<long long> counts(k);
     std::vector<double> cluster_weight(with_weights ? k : 0);
     std::vector<T> next_rows(k * d);
-    KMS_CUDA_CHECK(cudaMemcpyAsync(distance.data(), distances.get(), n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
-    KMS_CUDA_CHECK(cudaMemcpyAsync(label.data(), labels_.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_));
     KMS_CUDA_CHECK(cudaMemcpyAsync(sums.data(), workspace_.sums.get(), sums.size() * sizeof(double),
                                    cudaMemcpyDeviceToHost, stream_));
     KMS_CUDA_CHECK(cudaMemcpyAsync(counts.data(), workspace_.counts.get(), k * sizeof(long long),

@@ -16,6 +16,8 @@
 
 #include "cuda_common.hpp"
 #include "kernels/lloyd_gemm.hpp"
+#include "kernels/package_update.hpp"
+#include "kms/communicator.hpp"
 #include "kernels/update.hpp"
 #include "kms/device_matrix.hpp"
 #include "kms/matrix.hpp"
@@ -26,7 +28,12 @@ namespace kms::cuda {
 
 class Event {
 public:
-    Event() { KMS_CUDA_CHECK(cudaEventCreate(&event_)); }
+    // On `device`: an event belongs to the device current when it is made, and the
+    // solver's members are made before its constructor makes its device current.
+    explicit Event(int device) {
+        KMS_CUDA_CHECK(cudaSetDevice(device));
+        KMS_CUDA_CHECK(cudaEventCreate(&event_));
+    }
     ~Event() { cudaEventDestroy(event_); }
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
@@ -46,6 +53,10 @@ public:
     using Solver::set_data;  // float host data: widened once (Solver::set_data(Matrix<float>)), then the double path
     void set_data(std::shared_ptr<const Matrix<double>> points) override;
     void set_device_data(std::shared_ptr<const DeviceMatrix> points) override;
+    // A block of rows (one device of --devices, or an MPI rank): the update then
+    // sums in the CPU's package tree (kernels/package_update.hpp), combined over
+    // the ranks in its fixed order, so every split gives the same bits.
+    void set_partition(const RowPartition& partition) override;
     const void* data_address() const override { return points_data_; }
     void set_initial_centroids(const Matrix<double>& centroids) override;
     void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) override;
@@ -140,16 +151,34 @@ private:
     void set_grid();
     std::uint64_t relocate_empty();
     void forget_data();
-    void prepare_workspace() {
-        prepare_update_workspace(workspace_, n_, k_, d_, geometry_, weighted());
-    }
+    void prepare_workspace();
+    // The package update (partitioned runs).
+    bool package_update() const { return partition_.comm != nullptr; }
+    void update_by_packages();
+    std::uint64_t relocate_empty_by_packages();
+    DeviceBuffer<T> queue_relocation_inputs(std::vector<T>& distance, std::vector<std::int32_t>& label);
+    double package_inertia() const;
+    void sum_over_ranks(IterationStats& stats) const;
+
+    RowPartition partition_;
+    long long first_row_ = 0, global_n_ = 0;  // the block's first row, the data set's rows
+    PackageGeometry package_geometry_;
+    std::size_t packages_ = 1;
+    mutable PackageWorkspace package_workspace_;
+    std::vector<PackageTreeLevel> local_levels_;
+    std::vector<PackageSpan> cover_, all_covers_;  // this block's cover; every rank's, in order
+    // The last package update's root on the host: Σ (x − old), counts, weights (relocation).
+    std::vector<double> root_sums_, root_weights_;
+    std::vector<std::int64_t> root_counts_;
+    std::vector<long long> upload_counts_;  // the update's counts (outlives its asynchronous copy)
 
     std::shared_ptr<const std::vector<double>> weight_source_;
     DeviceBuffer<double> weights_;
     DeviceBuffer<float> weights_float_;  // float solvers: the weights rounded to float
 
     int blocks_per_sm_ = 1;
-    Event ev_start_, ev_bounds_, ev_assign_, ev_update_, ev_end_;
+    Event ev_start_{config_.cuda_device}, ev_bounds_{config_.cuda_device}, ev_assign_{config_.cuda_device},
+        ev_update_{config_.cuda_device}, ev_end_{config_.cuda_device};
     double tol_absolute_ = 0.0;
     DeviceBuffer<T> centroids_[2];
     int centroid_buffer_ = 0;

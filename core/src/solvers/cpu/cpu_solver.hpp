@@ -585,87 +585,13 @@ private:
             distance[i] = squared_distance(points_ + i * d_, previous.row(static_cast<std::size_t>(labels_[i])), d_);
         const std::vector<std::size_t> empty_ids =
             weight_sums ? empty_clusters<double>({weight_sums, k_}) : empty_clusters<std::int64_t>({counts, k_});
-        const std::vector<Mover> movers = farthest_movers(distance, empty_ids.size(), weight_sums != nullptr);
-        const std::size_t take = movers.size();
-        std::vector<double> cluster_sum(sums, sums + k_ * d_);
-        std::vector<std::int64_t> cluster_count(counts, counts + k_);
-        std::vector<double> cluster_weight = weight_sums ? std::vector<double>(weight_sums, weight_sums + k_)
-                                                         : std::vector<double>();
-        for (std::size_t e = 0; e < take; ++e) {
-            const std::size_t target = empty_ids[e];
-            const std::size_t from = movers[e].from;
-            const T* x = movers[e].x.data();
-            const T w = movers[e].w;
-            for (std::size_t t = 0; t < d_; ++t) {
-                cluster_sum[from * d_ + t] -= static_cast<double>(weight_sums ? w * (x[t] - previous(from, t))
-                                                                              : x[t] - previous(from, t));
-                centroids_(target, t) = x[t];
-            }
-            cluster_count[target] = 1;
-            bool from_left = --cluster_count[from] > 0;
-            if (weight_sums) {
-                cluster_weight[target] = static_cast<double>(w);
-                cluster_weight[from] -= static_cast<double>(w);
-                from_left = cluster_weight[from] > 0.0;
-            }
-            if (from_left) {
-                const double count = weight_sums ? cluster_weight[from] : static_cast<double>(cluster_count[from]);
-                for (std::size_t t = 0; t < d_; ++t)
-                    centroids_(from, t) =
-                        static_cast<T>(static_cast<double>(previous(from, t)) + cluster_sum[from * d_ + t] / count);
-            }
-        }
+        const std::vector<RelocationMover<T>> movers = farthest_movers<T>(
+            distance, labels_, points_, d_, weight_sums ? weights_ : nullptr, empty_ids.size(), first_row_,
+            partition_.comm.get());
+        relocate_to_movers<T>(empty_ids, movers, d_, previous.data(), centroids_.data(),
+                              std::vector<double>(sums, sums + k_ * d_), std::vector<std::int64_t>(counts, counts + k_),
+                              weight_sums ? std::vector<double>(weight_sums, weight_sums + k_) : std::vector<double>());
         return n_;
-    }
-
-    // A point that leaves its cluster for an empty one: its old label, weight, coordinates.
-    struct Mover {
-        std::size_t from = 0;
-        T w = T(1);
-        std::vector<T> x;
-    };
-    // The `count` points farthest from their own centroid (`distance`, one per
-    // block row), largest first, the lowest (global) index on ties: of the whole
-    // data set when partitioned (each rank offers its own farthest, every rank
-    // picks the same from all offers).
-    std::vector<Mover> farthest_movers(const std::vector<T>& distance, std::size_t count, bool weighted) const {
-        const std::vector<std::size_t> order = farthest_points<T>(distance, count);
-        const auto mover_of = [&](std::size_t i) {
-            Mover m;
-            m.from = static_cast<std::size_t>(labels_[i]);
-            m.w = weighted ? weights_[i] : T(1);
-            m.x.assign(points_ + i * d_, points_ + (i + 1) * d_);
-            return m;
-        };
-        std::vector<Mover> movers;
-        if (!partition_.comm) {
-            for (std::size_t i : order) movers.push_back(mover_of(i));
-            return movers;
-        }
-        // Offers: distance, global index, label, weight, d coordinates (floats widen exactly).
-        const std::size_t width = 4 + d_;
-        std::vector<double> offers;
-        for (std::size_t i : order) {
-            offers.insert(offers.end(), {static_cast<double>(distance[i]), static_cast<double>(first_row_ + i),
-                                         static_cast<double>(labels_[i]), static_cast<double>(weighted ? weights_[i] : T(1))});
-            for (std::size_t t = 0; t < d_; ++t) offers.push_back(static_cast<double>(points_[i * d_ + t]));
-        }
-        const std::vector<double> all = partition_.comm->allgather(offers);
-        std::vector<std::size_t> rank_of(all.size() / width);
-        std::iota(rank_of.begin(), rank_of.end(), std::size_t{0});
-        std::sort(rank_of.begin(), rank_of.end(), [&](std::size_t a, std::size_t b) {
-            const double da = all[a * width], db = all[b * width];
-            return da != db ? da > db : all[a * width + 1] < all[b * width + 1];
-        });
-        for (std::size_t e = 0; e < std::min(count, rank_of.size()); ++e) {
-            const double* offer = all.data() + rank_of[e] * width;
-            Mover m;
-            m.from = static_cast<std::size_t>(offer[2]);
-            m.w = static_cast<T>(offer[3]);
-            for (std::size_t t = 0; t < d_; ++t) m.x.push_back(static_cast<T>(offer[4 + t]));
-            movers.push_back(std::move(m));
-        }
-        return movers;
     }
 
     // Every rank's packages [package_begin_, package_end_) of `values` (`width`

@@ -244,6 +244,7 @@ protected:
                 for (std::size_t g = 0; g < t; ++g) drift[g] = bounds.grow(drift[g], group_shift_[g]);
         }
         stats.group_skips += group_skips;
+        stats.groups = static_cast<std::uint32_t>(t);
         return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
     }
 
@@ -307,6 +308,7 @@ private:
                 }
             }
         }
+        stats.groups = static_cast<std::uint32_t>(t);  // every group searched: no group skips yet
         return this->finish_bounded_assignment(stats, changed, static_cast<std::uint64_t>(n) * k, 0, start);
     }
 

@@ -1,0 +1,376 @@
+// The CPU's package update on the device (package_update.hpp). No floating-point
+// atomics; every sum has one fixed order, the CPU's.
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+
+#include "cuda_device.hpp"
+#include "kernels/package_update.hpp"
+
+namespace kms::cuda {
+
+namespace {
+
+constexpr long long kSubPackage = 256;  // the CPU update's sub-package (cpu_solver.hpp)
+
+// A segment starts where the cluster or the (global) sub-package changes along the sorted positions.
+__global__ void segment_flags_kernel(const std::int32_t* keys, const std::int32_t* index, long long n,
+                                     long long first_row, int* flags) {
+    const long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (q >= n) return;
+    flags[q] = q == 0 || keys[q] != keys[q - 1] ||
+               (index[q] + first_row) / kSubPackage != (index[q - 1] + first_row) / kSubPackage;
+}
+
+// ends[q]: the segments starting at or before sorted position q (an inclusive
+// scan of the flags), so position q lies in segment ends[q] − 1.
+__global__ void segment_begin_kernel(const int* flags, const int* ends, long long n, long long* segment_begin,
+                                     int* segment_count) {
+    const long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (q >= n) return;
+    if (flags[q]) segment_begin[ends[q] - 1] = q;
+    if (q == n - 1) {
+        segment_begin[ends[q]] = n;
+        *segment_count = ends[q];
+    }
+}
+
+// One thread per (segment, coordinate): the segment's points in index order, in T,
+// each w·(x − old) (w = 1 unweighted) added to a sum that starts at 0 (the CPU's
+// sub-package row; see cpu_solver.hpp on why 0 + v is v there).
+template <typename T>
+__global__ void segment_sums_kernel(const T* __restrict__ points, int d, const T* __restrict__ previous,
+                                    const std::int32_t* __restrict__ keys, const std::int32_t* __restrict__ index,
+                                    const long long* __restrict__ segment_begin, const int* segment_count,
+                                    const T* __restrict__ weights, long long entries, T* out) {
+    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= entries) return;
+    const long long segment = e / d;
+    const int j = static_cast<int>(e - segment * d);
+    if (segment >= *segment_count) return;
+    const long long begin = segment_begin[segment], end = segment_begin[segment + 1];
+    const T old = previous[static_cast<long long>(keys[begin]) * d + j];
+    T sum = T(0);
+    long long q = begin;
+    // Four rows' loads in flight at a time; the additions stay in order.
+    for (; q + 4 <= end; q += 4) {
+        long long row[4];
+        T v[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) row[r] = index[q + r];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) v[r] = points[row[r] * d + j] - old;
+        if (weights)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) v[r] = weights[row[r]] * v[r];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) sum = sum + v[r];
+    }
+    for (; q < end; ++q) {
+        const long long row = index[q];
+        T v = points[row * d + j] - old;
+        if (weights) v = weights[row] * v;
+        sum = sum + v;
+    }
+    out[segment * d + j] = sum;
+}
+
+// One thread per (local package, cluster, coordinate): the cluster's segments in
+// that package, in order, widened and added in double (the CPU's package sum);
+// coordinate 0 also counts the points and (weighted) adds their weights in order.
+template <typename T>
+__global__ void package_fold_kernel(const T* __restrict__ segment_sums, const long long* __restrict__ segment_begin,
+                                    const int* __restrict__ segment_of, const long long* __restrict__ offsets,
+                                    const std::int32_t* __restrict__ index, const T* __restrict__ weights, int k, int d,
+                                    PackageGeometry g, double* package_sums, long long* package_counts,
+                                    double* package_weights) {
+    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long kd = static_cast<long long>(k) * d;
+    if (e >= g.local_packages() * kd) return;
+    const long long local = e / kd;
+    const int c = static_cast<int>((e - local * kd) / d);
+    const int j = static_cast<int>(e - local * kd - static_cast<long long>(c) * d);
+    const long long package = g.package_begin + local;
+    double sum = 0.0, weight = 0.0;
+    long long count = 0;
+    const long long first = offsets[c], last = offsets[c + 1];
+    if (first < last) {
+        const auto package_of = [&](long long segment) {
+            return (index[segment_begin[segment]] + g.first_row) / g.package_size;
+        };
+        long long lo = segment_of[first] - 1, hi = segment_of[last - 1];  // the cluster's segments (inclusive scan)
+        const long long end_segment = hi;
+        while (lo < hi) {  // the first segment in this package or a later one
+            const long long mid = (lo + hi) / 2;
+            if (package_of(mid) < package) lo = mid + 1;
+            else hi = mid;
+        }
+        for (long long s = lo; s < end_segment && package_of(s) == package; ++s) {
+            sum += static_cast<double>(segment_sums[s * d + j]);
+            if (j == 0) {
+                count += segment_begin[s + 1] - segment_begin[s];
+                if (weights)
+                    for (long long q = segment_begin[s]; q < segment_begin[s + 1]; ++q)
+                        weight += static_cast<double>(weights[index[q]]);
+            }
+        }
+    }
+    package_sums[e] = sum;
+    if (j == 0) {
+        package_counts[local * k + c] = count;
+        if (weights) package_weights[local * k + c] = weight;
+    }
+}
+
+// Small k·d, unweighted (the direct path, no sort): one thread per (sub-package,
+// cluster, coordinate) walks the sub-package's rows in order adding x − old where
+// the label is its cluster and +0 elsewhere (a sum that starts at +0 and adds
+// +0 is unchanged: the CPU's skipped rows), so the sums are the sorted path's.
+template <typename T>
+__global__ void sub_package_sums_kernel(const T* __restrict__ points, long long n, int d, const T* __restrict__ previous,
+                                        const std::int32_t* __restrict__ labels, int k, long long sub_packages,
+                                        T* sub_sums, int* sub_counts) {
+    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long kd = static_cast<long long>(k) * d;
+    if (e >= sub_packages * kd) return;
+    const long long sub = e / kd;
+    const int c = static_cast<int>((e - sub * kd) / d);
+    const int j = static_cast<int>(e - sub * kd - static_cast<long long>(c) * d);
+    const T old = previous[static_cast<long long>(c) * d + j];
+    const long long begin = sub * kSubPackage, end = min(n, begin + kSubPackage);
+    T sum = T(0);
+    int count = 0;
+#pragma unroll 8
+    for (long long i = begin; i < end; ++i) {
+        const bool mine = labels[i] == c;
+        const T x = points[i * d + j];
+        sum = sum + (mine ? x - old : T(0));
+        count += mine;
+    }
+    sub_sums[e] = sum;
+    if (j == 0) sub_counts[sub * k + c] = count;
+}
+
+// The same for k ≤ 8: one thread per (sub-package, coordinate) keeps the k sums in
+// registers and reads each row once (the kernel above reads it k times); per
+// (cluster, coordinate) the additions are the same, in the same order.
+template <typename T, int K>
+__global__ void sub_package_sums_registers_kernel(const T* __restrict__ points, long long n, int d,
+                                                  const T* __restrict__ previous,
+                                                  const std::int32_t* __restrict__ labels, long long sub_packages,
+                                                  T* sub_sums, int* sub_counts) {
+    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= sub_packages * d) return;
+    const long long sub = e / d;
+    const int j = static_cast<int>(e - sub * d);
+    T old[K], sum[K];
+    int count[K];
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        old[c] = previous[static_cast<long long>(c) * d + j];
+        sum[c] = T(0);
+        count[c] = 0;
+    }
+    const long long begin = sub * kSubPackage, end = min(n, begin + kSubPackage);
+#pragma unroll 4
+    for (long long i = begin; i < end; ++i) {
+        const int label = labels[i];
+        const T x = points[i * d + j];
+#pragma unroll
+        for (int c = 0; c < K; ++c) {
+            const bool mine = label == c;
+            sum[c] = sum[c] + (mine ? x - old[c] : T(0));
+            count[c] += mine;
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        sub_sums[(sub * K + c) * d + j] = sum[c];
+        if (j == 0) sub_counts[sub * K + c] = count[c];
+    }
+}
+
+// The direct path's package sums: each package's sub-packages in order, widened, in double.
+template <typename T>
+__global__ void direct_package_fold_kernel(const T* __restrict__ sub_sums, const int* __restrict__ sub_counts, int k,
+                                           int d, long long sub_packages, PackageGeometry g, double* package_sums,
+                                           long long* package_counts) {
+    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long kd = static_cast<long long>(k) * d;
+    if (e >= g.local_packages() * kd) return;
+    const long long local = e / kd, item = e - local * kd;
+    const int c = static_cast<int>(item / d);
+    const int j = static_cast<int>(item - static_cast<long long>(c) * d);
+    // The block starts on a package, so its local sub-packages are aligned as the global ones.
+    const long long per_package = g.package_size / kSubPackage;
+    const long long first = local * per_package, last = min(sub_packages, first + per_package);
+    double sum = 0.0;
+    long long count = 0;
+    long long t = first;
+    for (; t + 8 <= last; t += 8) {
+        T v[8];
+#pragma unroll
+        for (int r = 0; r < 8; ++r) v[r] = sub_sums[(t + r) * kd + item];
+#pragma unroll
+        for (int r = 0; r < 8; ++r) sum += static_cast<double>(v[r]);
+        if (j == 0)
+#pragma unroll
+            for (int r = 0; r < 8; ++r) count += sub_counts[(t + r) * k + c];
+    }
+    for (; t < last; ++t) {
+        sum += static_cast<double>(sub_sums[t * kd + item]);
+        if (j == 0) count += sub_counts[t * k + c];
+    }
+    package_sums[e] = sum;
+    if (j == 0) package_counts[local * k + c] = count;
+}
+
+__global__ void package_tree_level_kernel(double* sums, long long* counts, double* weights, long long kd, int k,
+                                          long long first, long long count, long long stride) {
+    const long long width = kd + k + (weights ? k : 0);
+    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= count * width) return;
+    const long long op = e / width, item = e - op * width;
+    const long long dst = first + op * 2 * stride, src = dst + stride;
+    if (item < kd) sums[dst * kd + item] += sums[src * kd + item];
+    else if (item < kd + k) counts[dst * k + item - kd] += counts[src * k + item - kd];
+    else weights[dst * k + item - kd - k] += weights[src * k + item - kd - k];
+}
+
+template <typename T>
+__global__ void __launch_bounds__(256) package_inertia_kernel(const T* points, long long n, int d, const T* centroids,
+                                                              const std::int32_t* labels, const double* weights,
+                                                              PackageGeometry g, double* out) {
+    __shared__ double scratch[32];
+    const long long package = g.package_begin + blockIdx.x;
+    const long long begin = max(0ll, package * g.package_size - g.first_row);
+    const long long end = min(n, (package + 1) * g.package_size - g.first_row);
+    double sum = 0.0;
+    for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) {
+        if (labels[i] < 0) continue;
+        const double distance = static_cast<double>(
+            exact_squared_distance(points + i * d, centroids + static_cast<long long>(labels[i]) * d, d));
+        sum += weights ? weights[i] * distance : distance;
+    }
+    const double total = block_sum_fixed(sum, scratch);
+    if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+}  // namespace
+
+bool direct_package_path(int k, int d, bool weighted) { return !weighted && static_cast<long long>(k) * d <= 64; }
+
+void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, std::size_t element_size,
+                               const PackageGeometry& g, bool weighted) {
+    if (direct_package_path(k, d, weighted)) {  // no sort: per-sub-package sums and counts
+        const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
+        w.segment_sums.allocate(static_cast<std::size_t>(sub_packages) * k * d * element_size, "the sub-package sums");
+        w.flags.allocate(static_cast<std::size_t>(sub_packages) * k, "the sub-package counts");
+        const std::size_t local = static_cast<std::size_t>(g.local_packages());
+        w.package_sums.allocate(local * k * d, "the package sums");
+        w.package_counts.allocate(local * k, "the package counts");
+        w.package_inertia.allocate(local, "the package inertia");
+        return;
+    }
+    // Segments: at most one per point, and per (cluster, sub-package touched by the block).
+    const long long sub_packages = (g.first_row + n + kSubPackage - 1) / kSubPackage - g.first_row / kSubPackage;
+    w.max_segments = std::max(1ll, std::min(n, sub_packages * static_cast<long long>(k)));
+    const std::size_t local = static_cast<std::size_t>(g.local_packages());
+    w.flags.allocate(static_cast<std::size_t>(n), "the update's segment starts");
+    w.segment_of.allocate(static_cast<std::size_t>(n), "the update's segment index");
+    w.segment_begin.allocate(static_cast<std::size_t>(w.max_segments) + 1, "the update's segments");
+    w.segment_count.allocate(1, "the update's segment count");
+    w.segment_sums.allocate(static_cast<std::size_t>(w.max_segments) * d * element_size, "the sub-package sums");
+    w.package_sums.allocate(local * k * d, "the package sums");
+    w.package_counts.allocate(local * k, "the package counts");
+    if (weighted) w.package_weights.allocate(local * k, "the package weights");
+    w.package_inertia.allocate(local, "the package inertia");
+    std::size_t bytes = 0;
+    KMS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<const int*>(nullptr),
+                                                 static_cast<int*>(nullptr), static_cast<int>(n)));
+    w.scan_temp_bytes = bytes;
+    w.scan_temp.allocate(bytes, "the segment scan");
+}
+
+template <typename T>
+void launch_package_sums(const T* points, long long n, int d, const std::int32_t* labels, const T* previous, int k,
+                         const T* weights, UpdateWorkspace& sorted, PackageWorkspace& w, const PackageGeometry& g,
+                         cudaStream_t stream) {
+    if (direct_package_path(k, d, weights != nullptr)) {
+        const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
+        T* sub_sums = reinterpret_cast<T*>(w.segment_sums.get());
+        const long long entries = sub_packages * k * d;
+        const auto registers = [&](auto kernel) {
+            kernel<<<blocks_for(sub_packages * d, 256), 256, 0, stream>>>(points, n, d, previous, labels, sub_packages,
+                                                                         sub_sums, w.flags.get());
+        };
+        switch (k) {
+            case 1: registers(sub_package_sums_registers_kernel<T, 1>); break;
+            case 2: registers(sub_package_sums_registers_kernel<T, 2>); break;
+            case 3: registers(sub_package_sums_registers_kernel<T, 3>); break;
+            case 4: registers(sub_package_sums_registers_kernel<T, 4>); break;
+            case 5: registers(sub_package_sums_registers_kernel<T, 5>); break;
+            case 6: registers(sub_package_sums_registers_kernel<T, 6>); break;
+            case 7: registers(sub_package_sums_registers_kernel<T, 7>); break;
+            case 8: registers(sub_package_sums_registers_kernel<T, 8>); break;
+            default:
+                sub_package_sums_kernel<T><<<blocks_for(entries, 256), 256, 0, stream>>>(
+                    points, n, d, previous, labels, k, sub_packages, sub_sums, w.flags.get());
+        }
+        KMS_CUDA_LAUNCH_CHECK("sub-package sum kernel (direct)");
+        const long long folds = g.local_packages() * k * d;
+        direct_package_fold_kernel<T><<<blocks_for(folds, 256), 256, 0, stream>>>(
+            sub_sums, w.flags.get(), k, d, sub_packages, g, w.package_sums.get(), w.package_counts.get());
+        KMS_CUDA_LAUNCH_CHECK("package sum kernel (direct)");
+        return;
+    }
+    launch_sort_labels(labels, n, k, sorted, stream);
+    segment_flags_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(sorted.keys_sorted.get(), sorted.index_sorted.get(),
+                                                                 n, g.first_row, w.flags.get());
+    KMS_CUDA_LAUNCH_CHECK("segment start kernel");
+    std::size_t bytes = w.scan_temp_bytes;
+    KMS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(w.scan_temp.get(), bytes, w.flags.get(), w.segment_of.get(),
+                                                 static_cast<int>(n), stream));
+    segment_begin_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(w.flags.get(), w.segment_of.get(), n,
+                                                                 w.segment_begin.get(), w.segment_count.get());
+    KMS_CUDA_LAUNCH_CHECK("segment kernel");
+    T* segment_sums = reinterpret_cast<T*>(w.segment_sums.get());
+    const long long entries = w.max_segments * d;
+    segment_sums_kernel<T><<<blocks_for(entries, 256), 256, 0, stream>>>(
+        points, d, previous, sorted.keys_sorted.get(), sorted.index_sorted.get(), w.segment_begin.get(),
+        w.segment_count.get(), weights, entries, segment_sums);
+    KMS_CUDA_LAUNCH_CHECK("sub-package sum kernel");
+    const long long folds = g.local_packages() * k * d;
+    package_fold_kernel<T><<<blocks_for(folds, 256), 256, 0, stream>>>(
+        segment_sums, w.segment_begin.get(), w.segment_of.get(), sorted.offsets.get(), sorted.index_sorted.get(),
+        weights, k, d, g, w.package_sums.get(), w.package_counts.get(), weights ? w.package_weights.get() : nullptr);
+    KMS_CUDA_LAUNCH_CHECK("package sum kernel");
+}
+
+void launch_package_tree_level(PackageWorkspace& w, int k, int d, bool weighted, long long first, long long count,
+                               long long stride, cudaStream_t stream) {
+    const long long kd = static_cast<long long>(k) * d;
+    const long long items = count * (kd + k + (weighted ? k : 0));
+    package_tree_level_kernel<<<blocks_for(items, 256), 256, 0, stream>>>(
+        w.package_sums.get(), w.package_counts.get(), weighted ? w.package_weights.get() : nullptr, kd, k, first, count,
+        stride);
+    KMS_CUDA_LAUNCH_CHECK("package tree kernel");
+}
+
+template <typename T>
+void launch_package_inertia(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
+                            const double* weights, PackageWorkspace& w, const PackageGeometry& g, cudaStream_t stream) {
+    package_inertia_kernel<T><<<static_cast<unsigned>(g.local_packages()), 256, 0, stream>>>(
+        points, n, d, centroids, labels, weights, g, w.package_inertia.get());
+    KMS_CUDA_LAUNCH_CHECK("package inertia kernel");
+}
+
+#define KMS_INSTANTIATE_PACKAGES(T)                                                                              \
+    template void launch_package_sums<T>(const T*, long long, int, const std::int32_t*, const T*, int, const T*,    \
+                                         UpdateWorkspace&, PackageWorkspace&, const PackageGeometry&, cudaStream_t); \
+    template void launch_package_inertia<T>(const T*, long long, int, const T*, const std::int32_t*, const double*, \
+                                            PackageWorkspace&, const PackageGeometry&, cudaStream_t);
+KMS_INSTANTIATE_PACKAGES(float)
+KMS_INSTANTIATE_PACKAGES(double)
+
+}  // namespace kms::cuda

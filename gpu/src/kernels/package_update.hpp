@@ -1,0 +1,70 @@
+#pragma once
+// The CPU's centroid update on the device (cpu_solver.hpp, kms/communicator.hpp):
+// rows in packages of the CPU's layout, each package the sum of its 256-row
+// sub-packages, a sub-package's sum per cluster taken in T over its points in
+// index order as deviations from the old centroid, widened and added to the
+// package's double sum in sub-package order; packages added in the fixed pairwise
+// tree; then c = T(old + Σ / count). The same bits as the CPU solvers, and the
+// same whatever the split of the rows over devices or ranks (each holds whole
+// packages). Runs after launch_sort_labels (update.hpp): the stable label sort
+// gives each cluster's points in index order, cut at sub-package boundaries into
+// segments, each summed by one thread per coordinate.
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda_common.hpp"
+#include "kernels/update.hpp"
+
+namespace kms::cuda {
+
+// This block's rows within the whole data set's packages.
+struct PackageGeometry {
+    long long first_row = 0;       // the block's first row (global)
+    long long package_size = 1;    // rows per package (a multiple of 256)
+    long long package_begin = 0;   // the block's packages: [package_begin, package_end)
+    long long package_end = 1;
+    __host__ __device__ long long local_packages() const { return package_end - package_begin; }
+};
+
+struct PackageWorkspace {
+    DeviceBuffer<int> flags;                 // n: 1 where a segment starts
+    DeviceBuffer<int> segment_of;            // n: segments started up to each sorted position (inclusive scan)
+    DeviceBuffer<long long> segment_begin;   // max_segments + 1
+    DeviceBuffer<int> segment_count;         // 1
+    DeviceBuffer<unsigned char> segment_sums;  // max_segments × d values of T
+    DeviceBuffer<double> package_sums;       // local packages × k × d
+    DeviceBuffer<long long> package_counts;  // local packages × k
+    DeviceBuffer<double> package_weights;    // local packages × k (weighted runs)
+    DeviceBuffer<double> package_inertia;    // local packages
+    DeviceBuffer<unsigned char> scan_temp;
+    std::size_t scan_temp_bytes = 0;
+    long long max_segments = 0;
+};
+
+void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, std::size_t element_size,
+                               const PackageGeometry& g, bool weighted);
+
+// Whether the package sums skip the label sort: unweighted, k·d ≤ 64 (one thread
+// per sub-package, cluster and coordinate scans the sub-package's rows).
+bool direct_package_path(int k, int d, bool weighted);
+
+// Every local package's Σ w·(x − previous) per cluster (package_sums), its counts
+// and (weights non-null) Σ w; the sorted path sorts the labels into `sorted`.
+template <typename T>
+void launch_package_sums(const T* points, long long n, int d, const std::int32_t* labels, const T* previous, int k,
+                         const T* weights, UpdateWorkspace& sorted, PackageWorkspace& w, const PackageGeometry& g,
+                         cudaStream_t stream);
+
+// One level of the tree inside this block: local package (first + i·2·stride)
+// adds local package (first + i·2·stride + stride), i < count (sums, counts, weights).
+void launch_package_tree_level(PackageWorkspace& w, int k, int d, bool weighted, long long first, long long count,
+                               long long stride, cudaStream_t stream);
+
+// Σ w·||x − c(label)||² of each local package (double; a fixed order within the
+// package) into w.package_inertia: summed over packages in order by the caller,
+// the inertia is the same for any split of the rows.
+template <typename T>
+void launch_package_inertia(const T* points, long long n, int d, const T* centroids, const std::int32_t* labels,
+                            const double* weights, PackageWorkspace& w, const PackageGeometry& g, cudaStream_t stream);
+
+}  // namespace kms::cuda

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# On a CUDA machine (issue 17: several devices): unpack the carried binaries
+# (scripts/device_pack.sh), run the multi-device suite (with compute-sanitizer on
+# its small cases) and the regression suites, then time one device against all of
+# them on a large data set and check that the centroid and label files are equal
+# byte for byte. Logs go to ${OUT:-./device-out}.
+# Usage: scripts/device_devices.sh [tests] [sanitize] [bench]   (default: all three)
+# Environment: KMS_SCALE_N (points, default 10^8), KMS_SCALE_D (4), KMS_SCALE_K ("4 100"), KMS_SCALE_ITER (20),
+# KMS_SCALE_DEVICE ("1": also time the single-device default, --device 0).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/device-out}
+mkdir -p "$out"
+work=$(mktemp -d)
+tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"
+export LD_LIBRARY_PATH="$work/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="/usr/local/cuda/bin:$PATH"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(tests sanitize bench)
+nvidia-smi --query-gpu=index,name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$out/device.txt"
+nvidia-smi topo -m 2>/dev/null | tee -a "$out/device.txt"
+cli="$work/bin/kmeans-cli"
+for step in "${steps[@]}"; do
+  case "$step" in
+    tests)
+      "$work/bin/test_cuda_devices" 2>&1 | tee "$out/tests-devices.log" | grep -E "PASS|FAIL|QINFO|Totals|SKIP|Loc" | cut -c1-400
+      for suite in test_cuda_solvers test_cuda_weights test_cuda_init; do
+        "$work/bin/$suite" > "$out/tests-$suite.log" 2>&1
+        echo "$suite: exit $?"; grep -E "FAIL|Totals" "$out/tests-$suite.log" | head -8
+      done ;;
+    sanitize)
+      KMS_GPU_TEST_SMALL=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        "$work/bin/test_cuda_devices" splitsGiveOneDevicesBits > "$out/sanitizer-memcheck-devices.log" 2>&1
+      echo "compute-sanitizer memcheck test_cuda_devices: exit $?"; tail -2 "$out/sanitizer-memcheck-devices.log" ;;
+    bench)
+      n=${KMS_SCALE_N:-100000000}; d=${KMS_SCALE_D:-4}; iters=${KMS_SCALE_ITER:-20}
+      count=$(nvidia-smi -L | wc -l)
+      all=$(seq -s, 0 $((count - 1)))
+      start=$(date +%s.%N)
+      "$cli" generate --generate "uniform:n=$n,d=$d" --seed 7 --out "$work/x.npy" > /dev/null || exit 1
+      echo "generated $n x $d in $(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 2))" "$(date +%s.%N)" "$start") s"
+      for k in ${KMS_SCALE_K:-4 100}; do
+        hows=("--devices 0" "--devices $all")
+        [ "${KMS_SCALE_DEVICE:-1}" = 1 ] && hows+=("--device 0")
+        for how in "${hows[@]}"; do
+          tag=$(echo "$how" | tr -d ' -' | tr ',' '_')
+          start=$(date +%s.%N)
+          "$cli" run --input "$work/x.npy" --k "$k" --init random --seed 3 --backend cuda --precision f32 $how \
+            --max-iter "$iters" --tol 0 --report json --centroids-out "$work/c-$k-$tag.csv" \
+            --labels-out "$work/l-$k-$tag.txt" > "$work/r-$k-$tag.json" 2>&1
+          rc=$?
+          wall=$(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 2))" "$(date +%s.%N)" "$start")
+          python3 - "$work/r-$k-$tag.json" "$k" "$how" "$wall" "$rc" <<'PY' | tee -a "$out/scale.txt"
+import json, sys
+path, k, how, wall, rc = sys.argv[1:]
+lines = [l for l in open(path) if l.startswith('{')]
+it = [json.loads(l) for l in lines if '"iteration"' in l]
+s = [json.loads(l) for l in lines if '"summary"' in l]
+if not s:
+    print(f"k={k} {how}: exit {rc}: " + open(path).read()[-600:]); sys.exit()
+s = s[-1]
+steps = sorted(x.get("time_ms", x.get("time_total_ms", 0)) for x in it) if it else []
+med = steps[len(steps)//2] if steps else s["total_time_ms"] / max(1, s["iterations"])
+print(f"k={k} {how}: devices={s.get('devices')} iterations={s['iterations']} total {s['total_time_ms']:.1f} ms, "
+      f"median step {med:.3f} ms, mean {s['total_time_ms']/max(1,s['iterations']):.3f} ms, wall {float(wall):.1f} s, inertia {s['inertia']!r}")
+PY
+        done
+        cmp "$work/c-$k-devices0.csv" "$work/c-$k-devices$(echo $all | tr ',' '_').csv" && \
+          cmp "$work/l-$k-devices0.txt" "$work/l-$k-devices$(echo $all | tr ',' '_').txt" && \
+          echo "k=$k: --devices 0 and --devices $all wrote byte-identical centroids and labels" | tee -a "$out/scale.txt"
+        if [ -f "$work/c-$k-device0.csv" ]; then
+          cmp -s "$work/c-$k-devices0.csv" "$work/c-$k-device0.csv" && echo "k=$k: --device 0 (default update) wrote the same centroid file" | tee -a "$out/scale.txt" \
+            || echo "k=$k: --device 0 (default update) centroids differ in the last bits, as documented" | tee -a "$out/scale.txt"
+        fi
+      done ;;
+  esac
+done

@@ -1,0 +1,223 @@
+// Several devices (--devices, FitOptions::devices): the rows split over devices
+// (or over blocks of one device listed more than once), the update summed in the
+// CPU's package tree and combined across them in its fixed order. Checked: every
+// split gives bitwise the same labels, centroids, inertia and iterations as one
+// device's --devices run; and that run's centroids are bitwise the CPU's whenever
+// the labels agree (always in double on these data; float labels may differ from
+// the CPU's on distance-rounding ties, counted). Skips without a CUDA device.
+// KMS_GPU_TEST_SMALL=1 shrinks the cases (compute-sanitizer runs).
+#include <QtTest>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kms/backends.hpp"
+#include "kms/error.hpp"
+#include "kms/fit.hpp"
+#include "kms/generate.hpp"
+#include "kms/gpu_backends.hpp"
+#include "kms/scores.hpp"
+#include "kms/spectral.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using kms::Algorithm;
+using kms::Matrix;
+using kms::Precision;
+using kms::test::gpu_small_mode;
+
+// Fits with several devices (FitOptions::devices) against one.
+struct Case {
+    std::string name;
+    std::size_t n, d, k;
+    bool duplicates = false;  // every point twice, pairs of equal initial centroids: empty clusters
+    bool weighted = false;
+    kms::EmptyClusterPolicy policy = kms::EmptyClusterPolicy::Keep;
+};
+
+std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::uniform_real_distribution<double> uniform(-20.0, 20.0);
+    const std::size_t centers = std::max<std::size_t>(1, std::min<std::size_t>(c.k, 16));
+    std::vector<double> center(centers * c.d);
+    for (double& v : center) v = uniform(rng);
+    auto points = std::make_shared<Matrix<double>>(c.n, c.d);
+    for (std::size_t i = 0; i < c.n; ++i)
+        for (std::size_t j = 0; j < c.d; ++j)
+            (*points)(i, j) = c.duplicates && i % 2 == 1 ? (*points)(i - 1, j)
+                                                         : center[(i % centers) * c.d + j] + 2.0 * normal(rng);
+    return points;
+}
+
+Matrix<double> initial_centroids(const Case& c, const Matrix<double>& points) {
+    Matrix<double> out(c.k, c.d);
+    for (std::size_t r = 0; r < c.k; ++r) {
+        const std::size_t row = ((c.duplicates ? r / 2 : r) * 7919) % points.rows();
+        for (std::size_t j = 0; j < c.d; ++j) out(r, j) = points(row, j);
+    }
+    return out;
+}
+
+bool same_bits(const Matrix<double>& a, const Matrix<double>& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::bit_cast<std::uint64_t>(a.data()[i]) != std::bit_cast<std::uint64_t>(b.data()[i])) return false;
+    return true;
+}
+
+}  // namespace
+
+class TestCudaDevices : public QObject {
+    Q_OBJECT
+
+    int devices_ = 0;
+
+    std::vector<Case> cases() const {
+        auto n = [](std::size_t big, std::size_t tiny) { return gpu_small_mode() ? tiny : big; };
+        return {
+            {"d=2 k=5", n(300000, 5000), 2, 5},
+            {"d=2 k=100", n(200000, 5000), 2, 100},
+            {"d=3 k=7 weighted", n(60000, 3000), 3, 7, false, true},
+            {"d=16 k=64", n(50000, 3000), 16, 64},
+            {"d=70 k=30 weighted", n(20000, 2000), 70, 30, false, true},
+            {"duplicates farthest", n(40000, 3000), 3, 10, true, false, kms::EmptyClusterPolicy::Farthest},
+            {"duplicates farthest weighted", n(40000, 3000), 2, 8, true, true, kms::EmptyClusterPolicy::Farthest},
+            {"n < one package per device", 3000, 2, 4},
+        };
+    }
+
+private slots:
+    void initTestCase() {
+        kms::register_gpu_backends();
+        const kms::BackendAvailability availability = kms::backend_availability(kms::Backend::Cuda);
+        if (!availability.available) QSKIP(qPrintable(QString("no CUDA device: ") + availability.reason.c_str()));
+        devices_ = kms::find_backend(kms::Backend::Cuda)->device_count();
+        qInfo("%d CUDA device(s) visible", devices_);
+    }
+
+    void splitsGiveOneDevicesBits() {
+        // Device lists: one block; two and three blocks on device 0; and across devices when there are several.
+        std::vector<std::vector<int>> splits = {{0}, {0, 0}, {0, 0, 0}};
+        if (devices_ >= 2) splits.insert(splits.end(), {{0, 1}, {1, 0}, {0, 1, 0, 1}});
+        int compared = 0, cpu_bitwise = 0, cpu_label_differences = 0;
+        for (const Case& c : cases()) {
+            const auto points = make_points(c, 17);
+            std::vector<double> weights(c.n);
+            for (std::size_t i = 0; i < c.n; ++i) weights[i] = 0.25 + static_cast<double>((i * 37) % 11) / 4.0;
+            for (Precision p : {Precision::F64, Precision::F32})
+                for (Algorithm a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly})
+                    for (kms::KernelVariant v : {kms::KernelVariant::Global, kms::KernelVariant::Shared}) {
+                        if (a != Algorithm::Lloyd && v == kms::KernelVariant::Shared) continue;
+                        kms::FitOptions options;
+                        options.k = c.k;
+                        options.init.method = kms::InitMethod::KMeansPlusPlus;
+                        options.init.seed = 3;
+                        options.solver.algorithm = a;
+                        options.solver.precision = p;
+                        options.solver.variant = v;
+                        options.solver.max_iterations = 25;
+                        options.solver.tol = 0.0;
+                        options.solver.empty_policy = c.policy;
+                        if (c.duplicates) {
+                            options.init.method = kms::InitMethod::File;  // equal initial centroids: empty clusters
+                            options.init.given = std::make_shared<const Matrix<double>>(initial_centroids(c, *points));
+                        }
+                        if (c.weighted) options.sample_weight = std::make_shared<const std::vector<double>>(weights);
+                        options.solver.backend = kms::Backend::Cuda;
+                        const std::string label = c.name + " " + options.solver.describe();
+                        kms::FitResult one;
+                        for (const std::vector<int>& split : splits) {
+                            options.devices = split;
+                            const kms::FitResult result = kms::fit(points, options);
+                            if (split.size() == 1) {
+                                one = result;
+                                QVERIFY2(!one.labels.empty(), label.c_str());
+                                continue;
+                            }
+                            QVERIFY2(result.labels == one.labels, label.c_str());
+                            QVERIFY2(same_bits(result.centroids, one.centroids), label.c_str());
+                            QVERIFY2(std::bit_cast<std::uint64_t>(result.inertia) == std::bit_cast<std::uint64_t>(one.inertia),
+                                     label.c_str());
+                            QCOMPARE(result.iterations, one.iterations);
+                            ++compared;
+                        }
+                        // The CPU (OpenMP) with the same options: the same tree, so the same bits when the labels agree.
+                        options.devices.clear();
+                        options.solver.backend = kms::Backend::OpenMP;
+                        options.solver.variant = kms::KernelVariant::Auto;
+                        const kms::FitResult cpu = kms::fit(points, options);
+                        if (cpu.labels == one.labels && cpu.iterations == one.iterations) {
+                            QVERIFY2(same_bits(cpu.centroids, one.centroids), label.c_str());
+                            QVERIFY2(std::abs(cpu.inertia - one.inertia) <= 1e-12 * cpu.inertia, label.c_str());
+                            ++cpu_bitwise;
+                        } else {
+                            QVERIFY2(p == Precision::F32, ("double labels differ from the CPU's: " + label).c_str());
+                            ++cpu_label_differences;
+                        }
+                    }
+        }
+        qInfo("%d split runs bitwise equal to one device's; %d configurations bitwise the CPU's centroids, %d (float) "
+              "with labels differing from the CPU's on rounding ties",
+              compared, cpu_bitwise, cpu_label_differences);
+        QVERIFY(compared > 0 && cpu_bitwise > 0);
+    }
+
+    // Spectral clustering's eigen-path on the device (cuSOLVER syevd) against the
+    // CPU's (LAPACK dsyevr): the same eigenvalues to round-off, the same clusters.
+    void spectralEigenPathAgreesWithCpu() {
+        for (const char* spec : {"moons:n=20000,noise=0.05", "circles:n=20000,noise=0.05,factor=0.5"}) {
+            const kms::Dataset data = kms::generate_dataset(spec, 1);
+            const auto points = std::make_shared<const Matrix<double>>(data.points);
+            kms::SpectralOptions options;
+            options.kmeans.init.seed = 1;
+            options.representatives = gpu_small_mode() ? 300 : 1000;
+            options.kmeans.solver.backend = kms::Backend::OpenMP;
+            const kms::SpectralResult cpu = kms::spectral_cluster(points, options);
+            options.kmeans.solver.backend = kms::Backend::Cuda;
+            const kms::SpectralResult gpu = kms::spectral_cluster(points, options);
+            QVERIFY2(gpu.eigen.method.find("cuSOLVER") != std::string::npos, gpu.eigen.method.c_str());
+            QVERIFY2(gpu.eigensolver_note.empty(), gpu.eigensolver_note.c_str());
+            QCOMPARE(gpu.eigen.values.size(), cpu.eigen.values.size());
+            for (std::size_t i = 0; i < cpu.eigen.values.size(); ++i)
+                QVERIFY2(std::abs(gpu.eigen.values[i] - cpu.eigen.values[i]) <= 1e-9, spec);
+            QCOMPARE(gpu.clusters, std::size_t{2});
+            QCOMPARE(cpu.clusters, std::size_t{2});
+            const double agreement = kms::adjusted_rand_index(cpu.labels, gpu.labels);
+            const double truth = kms::adjusted_rand_index(data.truth_labels, gpu.labels);
+            qInfo("%s: ARI(GPU eigen-path, CPU) = %.6f, ARI(GPU, truth) = %.4f; eigensolver %.1f ms (GPU) vs %.1f ms "
+                  "(CPU) for %zu representatives",
+                  spec, agreement, truth, gpu.times.eigensolver_ms, cpu.times.eigensolver_ms, gpu.representatives);
+            QVERIFY(agreement >= 0.999);
+            QVERIFY(truth >= 0.95);
+        }
+    }
+
+    // Refusals: a device that does not exist, device data, a back end without devices.
+    void refusals() {
+        const Case c{"refusals", 5000, 2, 4};
+        const auto points = make_points(c, 5);
+        kms::FitOptions options;
+        options.k = c.k;
+        options.solver.backend = kms::Backend::Cuda;
+        options.devices = {0, 999};
+        QVERIFY_THROWS_EXCEPTION(kms::Error, kms::fit(points, options));
+        options.solver.backend = kms::Backend::OpenMP;
+        options.devices = {0};
+        try {
+            kms::fit(points, options);
+            QFAIL("--devices accepted on the CPU");
+        } catch (const kms::Error& error) {
+            QVERIFY2(std::string(error.what()).find("--devices") != std::string::npos, error.what());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCudaDevices)
+#include "test_cuda_devices.moc"
