@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/io.hpp"
 #include "test_support.hpp"
@@ -143,6 +144,106 @@ private:
         }
         if (file_lines) *file_lines = line;
         return text;
+    }
+
+    // ---------------------------------------------------------------- text by blocks (MPI ranks)
+    // Each rank's block, or what it threw (1: InputError, 2: ReportedByAnotherRank, 3: other).
+    struct BlockOutcome {
+        std::vector<kms::RowBlock> blocks;
+        std::vector<int> kinds;
+        std::vector<std::string> errors;
+    };
+    static BlockOutcome load_blocks(const std::string& path, int ranks, const kms::RowSplit& split) {
+        BlockOutcome out{std::vector<kms::RowBlock>(static_cast<std::size_t>(ranks)),
+                         std::vector<int>(static_cast<std::size_t>(ranks), 0),
+                         std::vector<std::string>(static_cast<std::size_t>(ranks))};
+        kms::ThreadGroup group(ranks);
+        group.run([&](std::shared_ptr<kms::Communicator> comm) {
+            const auto r = static_cast<std::size_t>(comm->rank());
+            try {
+                out.blocks[r] = kms::load_text_block(path, *comm, split);
+            } catch (const kms::ReportedByAnotherRank& error) {
+                out.kinds[r] = 2;
+                out.errors[r] = error.what();
+            } catch (const kms::InputError& error) {
+                out.kinds[r] = 1;
+                out.errors[r] = error.what();
+            } catch (const std::exception& error) {
+                out.kinds[r] = 3;
+                out.errors[r] = error.what();
+            }
+        });
+        return out;
+    }
+    // Splits of n rows over M ranks: as equal as can be, all on the last rank, all on the first.
+    static std::vector<std::pair<const char*, kms::RowSplit>> splits(int ranks) {
+        const auto m = static_cast<std::size_t>(ranks);
+        return {{"equal", [m](std::size_t n, std::size_t) {
+                     std::vector<std::size_t> first(m + 1);
+                     for (std::size_t r = 0; r <= m; ++r) first[r] = n * r / m;
+                     return first;
+                 }},
+                {"all on the last", [m](std::size_t n, std::size_t) {
+                     std::vector<std::size_t> first(m + 1, 0);
+                     first[m] = n;
+                     return first;
+                 }},
+                {"all on the first", [m](std::size_t n, std::size_t) {
+                     std::vector<std::size_t> first(m + 1, n);
+                     first[0] = 0;
+                     return first;
+                 }}};
+    }
+    // The blocks of every split over 1, 2, 3, 5 and 8 ranks are, in order, load_dataset's rows bit for bit.
+    static void verify_blocks_equal_whole_load(const std::string& path) {
+        const kms::Matrix<double> whole = kms::load_dataset(path).points;
+        for (const int ranks : {1, 2, 3, 5, 8}) {
+            for (const auto& [name, split] : splits(ranks)) {
+                const BlockOutcome out = load_blocks(path, ranks, split);
+                const std::vector<std::size_t> first = split(whole.rows(), whole.cols());
+                for (int r = 0; r < ranks; ++r) {
+                    const auto rank = static_cast<std::size_t>(r);
+                    const QString where = QString("%1 ranks, split %2, rank %3").arg(ranks).arg(name).arg(r);
+                    QVERIFY2(out.kinds[rank] == 0, qPrintable(where + ": " + QString::fromStdString(out.errors[rank])));
+                    const kms::RowBlock& block = out.blocks[rank];
+                    QCOMPARE(block.global_rows, whole.rows());
+                    QCOMPARE(block.first_row, first[rank]);
+                    QCOMPARE(block.points.rows(), first[rank + 1] - first[rank]);
+                    if (block.points.rows() == 0) continue;
+                    QCOMPARE(block.points.cols(), whole.cols());
+                    QVERIFY2(std::memcmp(block.points.values().data(), whole.values().data() + first[rank] * whole.cols(),
+                                         block.points.values().size() * sizeof(double)) == 0,
+                             qPrintable(where + ": values differ"));
+                }
+            }
+        }
+    }
+    // Over 1, 3 and 4 ranks (equal split): exactly one rank reports load_dataset's own
+    // message; the others stop with ReportedByAnotherRank.
+    static void verify_block_error_equals_whole_load(const std::string& path) {
+        std::string expected;
+        try {
+            kms::load_dataset(path);
+            QFAIL("the whole load accepted the file");
+        } catch (const kms::InputError& error) {
+            expected = error.what();
+        }
+        for (const int ranks : {1, 3, 4}) {
+            const BlockOutcome out = load_blocks(path, ranks, splits(ranks)[0].second);
+            int reporters = 0;
+            for (int r = 0; r < ranks; ++r) {
+                const auto rank = static_cast<std::size_t>(r);
+                if (out.kinds[rank] == 1) {
+                    ++reporters;
+                    QCOMPARE(QString::fromStdString(out.errors[rank]), QString::fromStdString(expected));
+                } else {
+                    QVERIFY2(out.kinds[rank] == 2, qPrintable(QString("rank %1 of %2: kind %3: %4")
+                                                                 .arg(r).arg(ranks).arg(out.kinds[rank])
+                                                                 .arg(QString::fromStdString(out.errors[rank]))));
+                }
+            }
+            QCOMPARE(reporters, 1);
+        }
     }
 
 private slots:
@@ -330,6 +431,58 @@ private slots:
                                static_cast<std::uint64_t>(position), words);
         KMS_EXPECT_INPUT_ERROR([&] { kms::load_matrix(path); }, path, static_cast<Where>(where),
                                static_cast<std::uint64_t>(position), words);
+    }
+
+    // A rank reads only the lines that start in its share of the bytes, then its block's rows.
+    void text_blocks_equal_the_whole_load_data() { text_formats_data(); }
+    void text_blocks_equal_the_whole_load() {
+        QFETCH(QByteArray, content);
+        verify_blocks_equal_whole_load(write_file(content));
+    }
+    void text_blocks_of_large_files_equal_the_whole_load() {
+        // Several parse chunks per block, comment and blank lines at share boundaries, CRLF.
+        QByteArray text = many_lines(120'000, nullptr, nullptr);
+        verify_blocks_equal_whole_load(write_file(text));
+        text.replace("\n", "\r\n");
+        verify_blocks_equal_whole_load(write_file("x,y\r\n" + text));
+        // Comments longer than the first look at the file (1 MiB): a header after 1.5 MiB of
+        // comment lines, and data after one 3 MiB comment line.
+        QByteArray comments;
+        while (comments.size() < 3 * (1 << 19)) comments += "# a comment line of the kind exports write at the top\n";
+        verify_blocks_equal_whole_load(write_file(comments + "x,y\n" + many_lines(5000, nullptr, nullptr)));
+        verify_blocks_equal_whole_load(write_file("#" + QByteArray(3 << 20, 'c') + "\n" + many_lines(5000, nullptr, nullptr)));
+    }
+    void text_block_errors_equal_the_whole_load_data() { text_errors_data(); }
+    void text_block_errors_equal_the_whole_load() {
+        QFETCH(QByteArray, content);
+        verify_block_error_equals_whole_load(write_file(content));
+    }
+    void text_block_errors_deep_in_a_file_name_their_line() {
+        // One bad row in the first, a middle or the last block, and two bad rows (the first one is named).
+        const QByteArray text = many_lines(40'000, nullptr, nullptr);
+        const QList<QList<qsizetype>> bad_rows{{3}, {17'000}, {39'999}, {25'000, 12'000}, {39'000, 38'999}};
+        for (const QList<qsizetype>& rows : bad_rows) {
+            QByteArray broken = text;
+            for (const qsizetype row : rows) {  // "ROW.25,-ROW.5" becomes "ROW.25,-ROW.5,1": three values
+                const QByteArray line = QByteArray::number(row) + ".25,-" + QByteArray::number(row) + ".5\n";
+                const qsizetype at = broken.indexOf("\n" + line);
+                QVERIFY(at >= 0);
+                broken.insert(at + line.size(), ",1");
+            }
+            verify_block_error_equals_whole_load(write_file(broken));
+        }
+    }
+    void text_blocks_refuse_what_cannot_be_read_by_position() {
+        const std::string fifo = (std::filesystem::temp_directory_path() / ("kms_block_fifo_" + std::to_string(::getpid()))).string();
+        ::unlink(fifo.c_str());
+        QVERIFY(::mkfifo(fifo.c_str(), 0600) == 0);
+        const BlockOutcome out = load_blocks(fifo, 2, splits(2)[0].second);
+        ::unlink(fifo.c_str());
+        QCOMPARE(out.kinds, (std::vector<int>{1, 2}));
+        QVERIFY2(out.errors[0].find("must be a regular text or .npy file") != std::string::npos, out.errors[0].c_str());
+        const BlockOutcome missing = load_blocks(dir_.filePath("no-such-file.csv").toStdString(), 3, splits(3)[0].second);
+        QCOMPARE(missing.kinds, (std::vector<int>{1, 2, 2}));
+        QVERIFY2(missing.errors[0].find("cannot open") != std::string::npos, missing.errors[0].c_str());
     }
 
     void missing_file_is_refused_with_the_os_reason() {

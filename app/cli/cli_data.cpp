@@ -54,27 +54,54 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed) {
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit) {
     if (!fit.ranks || !options.has("--input") || geo_options_from(options).enabled) return load_cli_data(options, seed);
     const std::string path = options.get("--input");
-    {  // Only a regular file that starts as a .npy does: the rest is loaded whole.
-        std::error_code error;
-        if (!std::filesystem::is_regular_file(path, error)) return load_cli_data(options, seed);
+    Communicator& comm = *fit.ranks;
+    const auto rank = static_cast<std::size_t>(comm.rank());
+    const auto split = [&](std::size_t rows, std::size_t cols) {
+        return partition_rows(rows, fit.k, cols, comm.size(), fit.solver.packages);
+    };
+    // The format by content, as load_dataset decides it: the .npy magic, else text
+    // (a file named .npy without the magic is refused by load_cli_data, as without ranks).
+    bool npy = false;
+    {
         std::ifstream file(path, std::ios::binary);
         char magic[6] = {};
-        if (!file.read(magic, 6) || std::string_view(magic, 6) != std::string_view("\x93NUMPY", 6))
-            return load_cli_data(options, seed);
+        npy = file.read(magic, 6) && std::string_view(magic, 6) == std::string_view("\x93NUMPY", 6);
+        if (!npy && std::filesystem::path(path).extension() == ".npy") return load_cli_data(options, seed);
     }
-    const NpyShape shape = npy_shape(path);
-    const std::vector<std::size_t> first =
-        partition_rows(shape.rows, fit.k, shape.cols, fit.ranks->size(), fit.solver.packages);
-    const auto rank = static_cast<std::size_t>(fit.ranks->rank());
     CliData result;
     result.block = true;
-    result.global_rows = shape.rows;
-    result.first_row = first[rank];
     result.data.name = path;
-    result.points = std::make_shared<const Matrix<double>>(load_npy_rows(path, first[rank], first[rank + 1] - first[rank]));
-    if (options.has("--weights"))  // every row's weight: n numbers, beside n·d coordinates
-        result.weights = std::make_shared<const std::vector<double>>(
-            load_sample_weights(options.get("--weights"), shape.rows));
+    LoadOptions load_options;
+    load_options.cancel = signal_stop().token();
+    if (npy) {
+        std::exception_ptr failure;
+        try {
+            const NpyShape shape = npy_shape(path);
+            const std::vector<std::size_t> first = split(shape.rows, shape.cols);
+            result.global_rows = shape.rows;
+            result.first_row = first[rank];
+            result.points = std::make_shared<const Matrix<double>>(
+                load_npy_rows(path, first[rank], first[rank + 1] - first[rank]));
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        agree_on_failure(comm, failure);  // a bad value in one rank's block must not leave the others waiting
+    } else {
+        RowBlock block = load_text_block(path, comm, split, load_options);
+        result.global_rows = block.global_rows;
+        result.first_row = block.first_row;
+        result.points = std::make_shared<const Matrix<double>>(std::move(block.points));
+    }
+    if (options.has("--weights")) {  // every row's weight: n numbers, beside n·d coordinates
+        std::exception_ptr failure;
+        try {
+            result.weights = std::make_shared<const std::vector<double>>(
+                load_sample_weights(options.get("--weights"), result.global_rows, load_options));
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        agree_on_failure(comm, failure);
+    }
     return result;
 }
 

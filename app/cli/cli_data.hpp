@@ -30,9 +30,11 @@ struct CliData {
 // --generate); large files show their progress on a terminal's stderr; the
 // first SIGINT/SIGTERM cancels the load.
 CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed);
-// Under MPI ranks (fit.ranks set): a .npy --input is read by each rank only for its
-// block of rows (partition_rows; memory scale-out, docs/scale-out.md); anything
-// else (text, generated, --geo) is loaded whole by every rank, as load_cli_data.
+// Under MPI ranks (fit.ranks set): an --input file is read by each rank only for
+// its block of rows (partition_rows; memory scale-out, docs/scale-out.md): a .npy
+// by offset, delimited text by byte ranges split at line boundaries
+// (load_text_block); a failure on one rank is reported once and ends every rank.
+// Generated data and --geo tables are loaded whole by every rank, as load_cli_data.
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit);
 
 // " lat, lon" lines / JSON array of centroids in degrees, for geographic runs.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/options.hpp"
 #include "signal_stop.hpp"
@@ -34,6 +35,8 @@ int run_command(const char* name, const Args& args, Body body) {
     } catch (const UsageError& error) {
         std::fprintf(stderr, "kmeans-cli %s: %s\n(see 'kmeans-cli %s --help')\n", name, error.what(), name);
         return 2;
+    } catch (const ReportedByAnotherRank&) {
+        return 1;  // one rank of an MPI job: the failing rank prints the reason
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "kmeans-cli %s: not enough memory\n", name);
         return 1;

@@ -53,6 +53,42 @@ for case in "lloyd f64 kmeans++" "hamerly f32 greedy-kmeans++ weights" "elkan f6
   [ -n "${weighted:-}" ] && args+=(--weights "$dir/weights-npy.txt")
   compare_ranks ".npy read by blocks, $case" '"n":23000'
 done
+# Text input: each rank scans the lines that start in its share of the bytes and
+# parses its block only (load_text_block); a header, comments and blank lines.
+"$cli" generate --generate blobs:n=21000,k=5,d=3,spread=0.1 --seed 5 --out "$dir/plain.csv" > /dev/null
+awk 'BEGIN { print "# exported points"; print "x,y,z" } { print } NR % 997 == 0 { print "" } NR % 1500 == 0 { print "# block " NR }' \
+  "$dir/plain.csv" > "$dir/x.csv"
+for case in "hamerly f64 kmeans++" "yinyang f32 random"; do
+  read -r solver precision init <<<"$case"
+  args=(run --input "$dir/x.csv" --k 6 --solver "$solver" --precision "$precision" --init "$init" --seed 3
+        --max-iter 40 --report json --backend omp --threads 1)
+  compare_ranks "text read by byte ranges, $case" '"n":21000'
+done
+# A bad value in the last rank's block: one message, the one process's, and every rank
+# stops (no rank left waiting in a collective: timeout).
+awk 'NR == 20500 { $0 = $0 ",7" } { print }' "$dir/x.csv" > "$dir/bad.csv"
+# x.npy with a NaN at [22000, 1] (float64, 4 columns; the header's length is bytes 8-9, little-endian).
+cp "$dir/x.npy" "$dir/bad.npy"
+read -r low high < <(od -An -tu1 -j8 -N2 "$dir/bad.npy")
+printf '\000\000\000\000\000\000\370\177' |
+  dd of="$dir/bad.npy" bs=1 seek=$((10 + low + 256 * high + (22000 * 4 + 1) * 8)) conv=notrunc status=none
+for bad in "$dir/bad.csv" "$dir/bad.npy"; do
+  "$cli" run --input "$bad" --k 4 --backend omp --threads 1 > /dev/null 2> "$dir/err-1" && fail "$bad accepted"
+  for ranks in 2 3; do
+    runs=$((runs + 1))
+    status=0
+    timeout 120 "${mpi[@]}" -n "$ranks" "$cli" run --input "$bad" --k 4 --backend omp --threads 1 > /dev/null 2> "$dir/err-$ranks" ||
+      status=$?
+    [ "$status" = 124 ] && fail "$bad, $ranks ranks: hung (killed after 120 s)"
+    [ "$status" = 0 ] && fail "$bad, $ranks ranks: accepted"
+    expected=$(grep -c "kmeans-cli run: " "$dir/err-1")
+    [ "$(grep -c "kmeans-cli run: " "$dir/err-$ranks")" = "$expected" ] ||
+      fail "$bad, $ranks ranks: $(grep -c "kmeans-cli run: " "$dir/err-$ranks") messages: $(cat "$dir/err-$ranks")"
+    grep -qF "$(grep "kmeans-cli run: " "$dir/err-1")" "$dir/err-$ranks" ||
+      fail "$bad, $ranks ranks: not the one process's message $(cat "$dir/err-1"): $(cat "$dir/err-$ranks")"
+    echo "$(basename "$bad"), $ranks ranks: exit $status, $(grep "kmeans-cli run: " "$dir/err-$ranks")"
+  done
+done
 # Other commands would run M whole copies: refused.
 if "${mpi[@]}" -n 2 "$cli" generate --generate blobs:n=100 --out "$dir/g.csv" > "$dir/gen.out" 2>&1; then
   fail "generate ran as 2 ranks"

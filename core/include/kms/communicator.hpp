@@ -7,10 +7,13 @@
 // run gives the single process's bits (docs/scale-out.md says how).
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <span>
 #include <vector>
+
+#include "kms/error.hpp"
 
 namespace kms {
 
@@ -77,6 +80,21 @@ std::vector<PackageTreeLevel> package_tree_local_levels(std::size_t packages, st
 // the root's value ends in cover 0.
 void finish_package_tree(std::size_t packages, const std::vector<PackageSpan>& covers,
                          const std::function<void(std::size_t dst, std::size_t src)>& add);
+
+// On one rank of a partitioned run: another rank failed and reports why (the job
+// prints one message, not one per rank); this rank stops quietly with exit status 1.
+class ReportedByAnotherRank : public Error {
+public:
+    using Error::Error;
+};
+
+// Collective: every rank passes what its part of a step threw (or nothing). When
+// no rank failed it returns; otherwise the lowest failing rank rethrows its own
+// exception (for a load split in row order: the first error in the file, the one a
+// single process reports) and every other rank throws ReportedByAnotherRank. Called
+// before the next collective, it keeps one rank's failure from leaving the others
+// waiting in that collective for ever.
+void agree_on_failure(Communicator& comm, std::exception_ptr failure);
 
 // The number of ranks an MPI launcher (mpirun/mpiexec: OpenMPI, MPICH, PMI/PMIx)
 // started this process among; 1 when it was not started by one. Needs no MPI.

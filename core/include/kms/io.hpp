@@ -62,6 +62,25 @@ NpyShape npy_shape(const std::string& path);
 // bytes): how each MPI rank reads its block (kms::fit_block). The same checks and
 // messages as load_dataset (element indices are the file's); a regular file only.
 Matrix<double> load_npy_rows(const std::string& path, std::size_t first_row, std::size_t rows);
+// A rank's block of a delimited-text file, read without any rank reading the
+// whole file (kms::fit_block under mpirun). Collective: every rank of `comm` calls
+// it. Each rank scans about 1/M of the bytes (the lines that start in its share)
+// and counts their rows; `split(rows, cols)` then gives the blocks' first rows
+// (partition_rows; ranks + 1 numbers, the same on every rank), the rank holding
+// each block's first row finds where that row starts, and each rank parses its
+// block's bytes: the same values and the same "PATH:LINE: REASON" messages (global
+// line numbers) as load_dataset. A failure on any rank is reported once, by the
+// rank with the first bad line (agree_on_failure); the others throw
+// ReportedByAnotherRank. A regular file only: pipes and devices are refused.
+class Communicator;
+struct RowBlock {
+    Matrix<double> points;       // this rank's rows
+    std::size_t global_rows = 0; // the file's rows
+    std::size_t first_row = 0;   // the index of points' first row in the file
+};
+using RowSplit = std::function<std::vector<std::size_t>(std::size_t rows, std::size_t cols)>;
+RowBlock load_text_block(const std::string& path, Communicator& comm, const RowSplit& split,
+                         const LoadOptions& options = {});
 // One integer label per line (text) or a 1-D integer .npy. Returned as read.
 std::vector<std::int32_t> load_labels(const std::string& path, const LoadOptions& options = {});
 // Sample weights: one non-negative finite number per line (surrounding blanks

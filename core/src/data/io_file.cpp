@@ -212,6 +212,39 @@ std::string quote_token(std::string_view token) {
     return out;
 }
 
+RegularFile::RegularFile(const std::string& path, const char* what) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd_ < 0) throw InputError::whole(path, "cannot open: " + os_reason(errno));
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd_);
+        throw InputError::whole(path, std::string("a rank reads its block of rows by position: the input must be a ") +
+                                          what + ", not a pipe, a device or a folder");
+    }
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+    size_ = static_cast<std::uint64_t>(info.st_size);
+}
+
+RegularFile::~RegularFile() { ::close(fd_); }
+
+std::string RegularFile::read(std::uint64_t offset, std::size_t count) const {
+    std::string bytes(count, '\0');
+    read_into(bytes.data(), offset, count);
+    return bytes;
+}
+
+void RegularFile::read_into(char* destination, std::uint64_t offset, std::size_t count) const {
+    std::size_t done = 0;
+    while (done < count) {
+        const ssize_t got = ::pread(fd_, destination + done, count - done, static_cast<off_t>(offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0)
+            throw InputError::at_byte(path_, offset + done,
+                                      got < 0 ? "read failed: " + os_reason(errno) : std::string("the file ended early"));
+        done += static_cast<std::size_t>(got);
+    }
+}
+
 FileBytes read_whole_file(const std::string& path, const LoadOptions& options) {
     // O_NOCTTY: a terminal named as input must not become our controlling terminal.
     const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);

@@ -377,44 +377,6 @@ std::vector<std::int32_t> parse_npy_labels(const std::string& path, const FileBy
 
 
 namespace {
-// An open regular file (a block read needs positioned reads: FIFOs and devices are refused).
-class RegularFile {
-public:
-    explicit RegularFile(const std::string& path) : path_(path) {
-        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd_ < 0) throw InputError::whole(path, std::string("cannot open: ") + std::strerror(errno));
-        struct stat info {};
-        if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
-            ::close(fd_);
-            throw InputError::whole(path, "a rank reads its block of rows by position: the input must be a regular "
-                                          ".npy file, not a pipe or a device");
-        }
-        size_ = static_cast<std::uint64_t>(info.st_size);
-    }
-    ~RegularFile() { ::close(fd_); }
-    RegularFile(const RegularFile&) = delete;
-    RegularFile& operator=(const RegularFile&) = delete;
-    std::uint64_t size() const { return size_; }
-    std::string read(std::uint64_t offset, std::size_t count) const {
-        std::string bytes(count, '\0');
-        std::size_t done = 0;
-        while (done < count) {
-            const ssize_t got = ::pread(fd_, bytes.data() + done, count - done, static_cast<off_t>(offset + done));
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0)
-                throw InputError::at_byte(path_, offset + done, got < 0 ? std::string("read failed: ") + std::strerror(errno)
-                                                                        : std::string("the file ended early"));
-            done += static_cast<std::size_t>(got);
-        }
-        return bytes;
-    }
-
-private:
-    std::string path_;
-    int fd_ = -1;
-    std::uint64_t size_ = 0;
-};
-
 // The header (read alone: at most its own length, never the data), checked as
 // parse_npy_matrix checks it, with the file's size standing in for the data.
 struct NpyLayout {
@@ -464,13 +426,13 @@ using io_detail::Header;
 using io_detail::Kind;
 
 NpyShape npy_shape(const std::string& path) {
-    const io_detail::RegularFile file(path);
+    const io_detail::RegularFile file(path, "regular .npy file");
     const io_detail::NpyLayout layout = io_detail::npy_layout(path, file);
     return {static_cast<std::size_t>(layout.rows), static_cast<std::size_t>(layout.columns)};
 }
 
 Matrix<double> load_npy_rows(const std::string& path, std::size_t first_row, std::size_t rows) {
-    const io_detail::RegularFile file(path);
+    const io_detail::RegularFile file(path, "regular .npy file");
     const io_detail::NpyLayout layout = io_detail::npy_layout(path, file);
     if (first_row > layout.rows || rows > layout.rows - first_row)
         throw InputError::whole(path, "rows [" + std::to_string(first_row) + ", " + std::to_string(first_row + rows) +

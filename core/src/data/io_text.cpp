@@ -16,6 +16,7 @@
 #include <system_error>
 
 #include "detail/io_detail.hpp"
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 
 namespace kms::io_detail {
@@ -345,6 +346,7 @@ struct Layout {
     std::uint64_t first_data_line;
     Separator separator;
     std::size_t columns;
+    std::uint64_t columns_line;  // the line that fixed the column count (named in count mismatches)
 };
 
 template <class Value>
@@ -357,7 +359,7 @@ Layout find_layout(const std::string& path, const char* begin, const char* end, 
     const Separator first_separator = detect_separator(path, *first);
     RowIssue issue;
     const std::size_t count = parse_row<Value>(first->begin, first->end, first_separator, nullptr, 0, issue);
-    if (issue.kind == RowIssue::Kind::None) return {first->begin, first->number, first_separator, count};
+    if (issue.kind == RowIssue::Kind::None) return {first->begin, first->number, first_separator, count, first->number};
 
     if (!looks_like_header(*first, first_separator))
         throw InputError::at_line(path, first->number, describe<Value>(issue));
@@ -374,7 +376,7 @@ Layout find_layout(const std::string& path, const char* begin, const char* end, 
                                   "the header row has " + std::to_string(names) + " names but line " +
                                       std::to_string(second->number) + " has " + std::to_string(columns) +
                                       " values (separated by " + describe(separator) + ")");
-    return {second->begin, second->number, separator, columns};
+    return {second->begin, second->number, separator, columns, second->number};
 }
 
 // Chunks of about this size are parsed in parallel; progress is reported after each.
@@ -484,7 +486,7 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
                 errors[c].reason = issue.kind != RowIssue::Kind::None ? describe<Value>(issue)
                                    : beyond_bound ? "internal error: more rows than the size bound allows"
                                                   : count_mismatch(columns, count, layout.separator,
-                                                                   layout.first_data_line, unit);
+                                                                   layout.columns_line, unit);
                 std::size_t seen = first_failed_chunk.load();
                 while (c < seen && !first_failed_chunk.compare_exchange_weak(seen, c)) {
                 }
@@ -587,6 +589,137 @@ TextStart text_start(const std::string& path, const FileBytes& bytes) {
 
 }  // namespace
 
+// ---------------------------------------------------------------- a rank's block (load_text_block)
+namespace {
+
+// Reads a file forward by position through a window of bytes: the scans of
+// load_text_block look at each byte of their share once or twice.
+class ForwardScan {
+public:
+    explicit ForwardScan(const RegularFile& file) : file_(file), size_(file.size()) {}
+    std::uint64_t size() const noexcept { return size_; }
+    char at(std::uint64_t pos) {
+        fill(pos);
+        return window_[static_cast<std::size_t>(pos - base_)];
+    }
+    // The position of the first '\n' at or after pos; size() if there is none.
+    std::uint64_t newline_from(std::uint64_t pos) {
+        while (pos < size_) {
+            fill(pos);
+            const char* from = window_.data() + (pos - base_);
+            const std::size_t left = window_.size() - static_cast<std::size_t>(pos - base_);
+            if (const auto* found = static_cast<const char*>(std::memchr(from, '\n', left)))
+                return pos + static_cast<std::uint64_t>(found - from);
+            pos += left;
+        }
+        return size_;
+    }
+    std::uint64_t next_line(std::uint64_t line_start) {
+        const std::uint64_t newline = newline_from(line_start);
+        return newline < size_ ? newline + 1 : size_;
+    }
+    // has_content()'s rule for the line starting at pos: something besides blanks
+    // (and a final '\r' before the '\n'), not a '#' comment.
+    bool has_content_at(std::uint64_t pos) {
+        while (pos < size_ && is_blank(at(pos))) ++pos;
+        if (pos == size_) return false;
+        const char c = at(pos);
+        if (c == '\n' || c == '#') return false;
+        return !(c == '\r' && (pos + 1 == size_ || at(pos + 1) == '\n'));
+    }
+
+private:
+    static constexpr std::size_t kWindowBytes = std::size_t{8} << 20;
+    void fill(std::uint64_t pos) {
+        if (pos >= base_ && pos - base_ < window_.size()) return;
+        base_ = pos;
+        window_ = file_.read(pos, static_cast<std::size_t>(std::min<std::uint64_t>(kWindowBytes, size_ - pos)));
+    }
+    const RegularFile& file_;
+    std::uint64_t size_;
+    std::uint64_t base_ = 0;
+    std::string window_;
+};
+
+// The layout (separator, columns, header) from the file's first lines, read alone:
+// a prefix cut after its last '\n' (only whole lines), grown until it holds two
+// content lines or is the whole file, so that find_layout sees what it would see
+// in the whole file. data_offset: where the first data row starts in the file.
+struct FileLayout {
+    std::uint64_t data_offset = 0;
+    std::uint64_t first_data_line = 0;
+    Separator separator = Separator::Whitespace;
+    std::size_t columns = 0;
+    std::uint64_t columns_line = 0;
+};
+
+FileLayout file_layout(const std::string& path, const RegularFile& file) {
+    const std::uint64_t size = file.size();
+    for (std::uint64_t prefix = std::min<std::uint64_t>(size, std::uint64_t{1} << 20);; prefix = std::min(size, 2 * prefix)) {
+        FileBytes head = FileBytes::copy_of(file.read(0, static_cast<std::size_t>(prefix)));
+        const TextStart start = text_start(path, head);
+        const bool whole = prefix == size;
+        const char* end = head.data.get() + head.size;
+        if (!whole) {
+            const char* last_newline = static_cast<const char*>(memrchr(head.data.get(), '\n', head.size));
+            if (!last_newline || last_newline + 1 <= start.begin) continue;
+            end = last_newline + 1;
+            const std::optional<Line> first = next_content_line(start.begin, end, 1);
+            if (!first || !next_content_line(first->next, end, first->number + 1)) continue;
+        }
+        const Layout layout = find_layout<CoordinateValue>(path, start.begin, end, start.empty);
+        return {static_cast<std::uint64_t>(layout.data_begin - head.data.get()), layout.first_data_line,
+                layout.separator, layout.columns, layout.columns_line};
+    }
+}
+
+// Every 1024th row a rank's scan meets: where it starts and on which of the rank's
+// lines, so that finding a block's first row rescans at most 1024 rows.
+struct RowMark {
+    std::uint64_t row = 0, offset = 0, line = 0;  // row and line: counted from the rank's first line
+};
+constexpr std::uint64_t kRowsPerMark = 1024;
+
+// The rows (content lines) that start in [from, to) of the data region, which starts at data_offset.
+struct ShareScan {
+    std::uint64_t rows = 0, lines = 0;
+    std::vector<RowMark> marks;
+};
+
+ShareScan scan_share(ForwardScan& scan, std::uint64_t data_offset, std::uint64_t from, std::uint64_t to,
+                     const std::stop_token& cancel, const std::string& path) {
+    ShareScan share;
+    if (from >= to) return share;
+    // A line belongs to the share its first byte lies in.
+    std::uint64_t pos = from == data_offset || scan.at(from - 1) == '\n' ? from : scan.next_line(from);
+    while (pos < to) {
+        if (scan.has_content_at(pos)) {
+            if (share.rows % kRowsPerMark == 0) share.marks.push_back({share.rows, pos, share.lines});
+            ++share.rows;
+        }
+        ++share.lines;
+        pos = scan.next_line(pos);
+        if ((share.lines & 0xffff) == 0 && cancel.stop_requested()) throw_cancelled(path);
+    }
+    return share;
+}
+
+// Where the share's row `row` starts, and on which of the share's lines.
+std::pair<std::uint64_t, std::uint64_t> locate_row(ForwardScan& scan, const ShareScan& share, std::uint64_t row) {
+    const RowMark& mark = share.marks[static_cast<std::size_t>(row / kRowsPerMark)];
+    std::uint64_t pos = mark.offset, line = mark.line, at_row = mark.row;
+    for (;;) {
+        if (scan.has_content_at(pos)) {
+            if (at_row == row) return {pos, line};
+            ++at_row;
+        }
+        ++line;
+        pos = scan.next_line(pos);
+    }
+}
+
+}  // namespace
+
 void set_text_chunk_bytes(std::size_t bytes) noexcept { chunk_bytes_in_use.store(bytes ? bytes : kChunkBytes); }
 
 Matrix<double> parse_text_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options) {
@@ -608,3 +741,102 @@ std::vector<std::int32_t> parse_text_labels(const std::string& path, FileBytes& 
 }
 
 }  // namespace kms::io_detail
+
+namespace kms {
+
+RowBlock load_text_block(const std::string& path, Communicator& comm, const RowSplit& split,
+                         const LoadOptions& options) {
+    using namespace io_detail;
+    const auto ranks = static_cast<std::size_t>(comm.size());
+    const auto rank = static_cast<std::size_t>(comm.rank());
+    std::exception_ptr failure;
+    std::optional<RegularFile> file;
+    std::optional<ForwardScan> scan;
+    FileLayout layout;
+    ShareScan share;
+    try {
+        file.emplace(path, "regular text or .npy file");
+        if (file->size() == 0) throw InputError::whole(path, "empty file: no data rows");
+        layout = file_layout(path, *file);
+        scan.emplace(*file);
+        const std::uint64_t data_bytes = file->size() - layout.data_offset;
+        const auto share_start = [&](std::size_t r) {
+            // floor(data_bytes · r / ranks) without overflow
+            return layout.data_offset + data_bytes / ranks * r + data_bytes % ranks * r / ranks;
+        };
+        share = scan_share(*scan, layout.data_offset, share_start(rank), share_start(rank + 1), options.cancel, path);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    agree_on_failure(comm, failure);
+
+    // Every share's rows and lines, in file order: the file's rows and where each share starts.
+    const std::int64_t counts[2] = {static_cast<std::int64_t>(share.rows), static_cast<std::int64_t>(share.lines)};
+    const std::vector<std::int64_t> all_counts = comm.allgather(std::span<const std::int64_t>(counts, 2));
+    std::vector<std::uint64_t> rows_before(ranks + 1, 0), lines_before(ranks + 1, 0);
+    for (std::size_t r = 0; r < ranks; ++r) {
+        rows_before[r + 1] = rows_before[r] + static_cast<std::uint64_t>(all_counts[2 * r]);
+        lines_before[r + 1] = lines_before[r] + static_cast<std::uint64_t>(all_counts[2 * r + 1]);
+    }
+    RowBlock block;
+    block.global_rows = static_cast<std::size_t>(rows_before[ranks]);
+    const std::vector<std::size_t> first = split(block.global_rows, layout.columns);
+    if (first.size() != ranks + 1 || first.front() != 0 || first.back() != block.global_rows)
+        throw Error("load_text_block: the split must give ranks + 1 row indices from 0 to the rows");
+
+    // Each block's first row: found by the rank whose share holds it (offset and line, by block).
+    std::vector<std::int64_t> found;
+    try {
+        for (std::size_t b = 1; b < ranks; ++b) {
+            const std::uint64_t row = first[b];
+            if (row >= block.global_rows || row < rows_before[rank] || row >= rows_before[rank + 1]) continue;
+            const auto [offset, line] = locate_row(*scan, share, row - rows_before[rank]);
+            found.insert(found.end(), {static_cast<std::int64_t>(b), static_cast<std::int64_t>(offset),
+                                       static_cast<std::int64_t>(layout.first_data_line + lines_before[rank] + line)});
+        }
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    agree_on_failure(comm, failure);
+    std::vector<std::uint64_t> block_offset(ranks + 1, file->size()), block_line(ranks + 1, 0);
+    block_offset[0] = layout.data_offset;
+    block_line[0] = layout.first_data_line;
+    const std::vector<std::int64_t> all_found = comm.allgather(std::span<const std::int64_t>(found));
+    for (std::size_t i = 0; i + 2 < all_found.size(); i += 3) {
+        block_offset[static_cast<std::size_t>(all_found[i])] = static_cast<std::uint64_t>(all_found[i + 1]);
+        block_line[static_cast<std::size_t>(all_found[i])] = static_cast<std::uint64_t>(all_found[i + 2]);
+    }
+
+    // This rank's block: its bytes parsed as load_dataset parses the whole file.
+    block.first_row = first[rank];
+    const std::size_t rows = first[rank + 1] - first[rank];
+    try {
+        std::vector<double> values;
+        if (rows > 0) {
+            const std::uint64_t begin = block_offset[rank], end = block_offset[rank + 1];
+            FileBytes bytes;
+            bytes.data.reset(static_cast<char*>(std::malloc(static_cast<std::size_t>(end - begin) + 1)));
+            if (!bytes.data) throw_out_of_memory(path, end - begin);
+            bytes.size = static_cast<std::size_t>(end - begin);
+            file->read_into(bytes.data.get(), begin, bytes.size);
+            const Layout local{bytes.data.get(), block_line[rank], layout.separator, layout.columns, layout.columns_line};
+            LoadOptions parse_options;
+            parse_options.cancel = options.cancel;
+            try {
+                values = parse_rows<CoordinateValue>(path, bytes, local, parse_options, "value");
+            } catch (const std::bad_alloc&) {
+                throw_out_of_memory(path, std::to_string(rows) + " points × " + std::to_string(layout.columns));
+            }
+            if (values.size() != rows * layout.columns)
+                throw Error(path + ": internal error: block of " + std::to_string(rows) + " rows parsed as " +
+                            std::to_string(values.size() / layout.columns));
+        }
+        block.points = Matrix<double>(rows, layout.columns, std::move(values));
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    agree_on_failure(comm, failure);
+    return block;
+}
+
+}  // namespace kms

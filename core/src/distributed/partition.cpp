@@ -108,6 +108,16 @@ void finish_package_tree(std::size_t packages, const std::vector<PackageSpan>& c
         }
 }
 
+void agree_on_failure(Communicator& comm, std::exception_ptr failure) {
+    const std::int64_t mine = failure ? 1 : 0;
+    const std::vector<std::int64_t> failed = comm.allgather(std::span<const std::int64_t>(&mine, 1));
+    const auto first = std::find(failed.begin(), failed.end(), std::int64_t{1});
+    if (first == failed.end()) return;
+    const auto rank = static_cast<int>(first - failed.begin());
+    if (rank == comm.rank()) std::rethrow_exception(failure);
+    throw ReportedByAnotherRank("rank " + std::to_string(rank) + " failed and reports why");
+}
+
 int launcher_world_size() {
     for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"})
         if (const char* value = std::getenv(name)) {

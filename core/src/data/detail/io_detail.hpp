@@ -37,6 +37,27 @@ struct FileBytes {
 // when cancelled or out of memory.
 FileBytes read_whole_file(const std::string& path, const LoadOptions& options);
 
+// An open regular file read by position: how a rank reads its block of rows
+// (load_npy_rows, load_text_block). FIFOs, devices and folders are refused, naming
+// `what` the input must be ("regular .npy file", "regular text file").
+class RegularFile {
+public:
+    RegularFile(const std::string& path, const char* what);
+    ~RegularFile();
+    RegularFile(const RegularFile&) = delete;
+    RegularFile& operator=(const RegularFile&) = delete;
+    std::uint64_t size() const noexcept { return size_; }
+    // Exactly `count` bytes from `offset`; InputError "PATH: byte N: REASON" when the
+    // read fails or the file ends early (it shrank since it was opened).
+    std::string read(std::uint64_t offset, std::size_t count) const;
+    void read_into(char* destination, std::uint64_t offset, std::size_t count) const;
+
+private:
+    std::string path_;
+    int fd_ = -1;
+    std::uint64_t size_ = 0;
+};
+
 // kms::Error "PATH: not enough memory to load N bytes" / "PATH: not enough memory to load WHAT".
 [[noreturn]] void throw_out_of_memory(const std::string& path, std::uint64_t bytes);
 [[noreturn]] void throw_out_of_memory(const std::string& path, const std::string& what);
