@@ -113,6 +113,11 @@ int run(const Args& args) {
     if (const int ranks = launcher_world_size(); ranks > 1) {
 #if KMS_HAVE_MPI
         fit_options.ranks = mpi_world();
+        // A CUDA back end: the ranks of one machine spread over its GPUs (unless --device names one).
+        if (const BackendEntry* entry = find_backend(fit_options.solver.backend);
+            entry && entry->device_count && !options.has("--device"))
+            if (const int count = entry->device_count(); count > 0)
+                fit_options.solver.cuda_device = launcher_local_rank() % count;
 #else
         throw Error("kmeans-cli was started by an MPI launcher as one of " + std::to_string(ranks) +
                     " ranks, but was built without MPI (Debian: libopenmpi-dev): each rank would run the whole job");

@@ -5,7 +5,11 @@
 //  - the parse is repeated with a parallel chunk size of 1..64 bytes instead of
 //    4 MiB, so that even small inputs take the multi-chunk path (chunk bounds, row
 //    bounds, gap closing); the result, or the error message, must be identical;
-//  - a loaded matrix written back (centroids_csv_text) must load bit-identically.
+//  - a loaded matrix written back (centroids_csv_text) must load bit-identically;
+//  - (one input in four) the input loaded as a file over 1..4 thread ranks by byte ranges
+//    (load_text_block, a first look of 1..64 bytes at the head) must give the
+//    whole parse's rows block by block, or exactly one rank must report the whole
+//    parse's error (the others: ReportedByAnotherRank).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -15,8 +19,12 @@
 #include <string_view>
 #include <variant>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "detail/io_detail.hpp"
 #include "fuzz_common.hpp"
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/io.hpp"
 
@@ -61,6 +69,70 @@ bool same_bits(const kms::Matrix<double>& a, const kms::Matrix<double>& b) {
            std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
+// The input as a file (a memfd: no disk), loaded by `ranks` thread ranks with an
+// equal split; compared with the whole parse.
+void check_blocks(std::string_view bytes, const Outcome& whole, int ranks, std::size_t first_look) {
+    if (kms::io_detail::has_npy_magic(bytes)) return;  // the whole parse read it as .npy
+    const int fd = memfd_create("fuzz-blocks", MFD_CLOEXEC);
+    if (fd < 0) return;
+    for (std::size_t done = 0; done < bytes.size();) {
+        const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (wrote <= 0) std::abort();
+        done += static_cast<std::size_t>(wrote);
+    }
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);
+    const auto count = static_cast<std::size_t>(ranks);
+    std::vector<kms::RowBlock> blocks(count);
+    std::vector<std::string> errors(count);
+    std::vector<int> kinds(count, 0);  // 1: the reporting rank, 2: ReportedByAnotherRank
+    kms::io_detail::set_text_prefix_bytes(first_look);
+    const kms::RowSplit split = [count](std::size_t n, std::size_t) {
+        std::vector<std::size_t> first(count + 1);
+        for (std::size_t r = 0; r <= count; ++r) first[r] = n * r / count;
+        return first;
+    };
+    kms::ThreadGroup group(ranks);
+    group.run([&](std::shared_ptr<kms::Communicator> comm) {
+        const auto r = static_cast<std::size_t>(comm->rank());
+        try {
+            blocks[r] = kms::load_text_block(path, *comm, split);
+        } catch (const kms::ReportedByAnotherRank&) {
+            kinds[r] = 2;
+        } catch (const kms::Error& error) {
+            kinds[r] = 1;
+            errors[r] = error.what();
+        }
+    });
+    kms::io_detail::set_text_prefix_bytes(0);
+    ::close(fd);
+    if (const auto* error = std::get_if<std::string>(&whole)) {
+        const std::string expected = path + error->substr(std::strlen("fuzz.txt"));
+        int reporters = 0;
+        for (std::size_t r = 0; r < count; ++r) {
+            if (kinds[r] == 0) finding("a rank loaded its block of a file the whole parse refuses", *error, "");
+            if (kinds[r] == 1) {
+                ++reporters;
+                if (errors[r] != expected) finding("block error differs", expected, errors[r]);
+            }
+        }
+        if (reporters != 1) finding("not exactly one rank reports", *error, std::to_string(reporters));
+        return;
+    }
+    const auto& matrix = std::get<kms::Matrix<double>>(whole);
+    std::size_t row = 0;
+    for (std::size_t r = 0; r < count; ++r) {
+        if (kinds[r] != 0) finding("block load failed where the whole parse succeeded", describe(whole), errors[r]);
+        const kms::Matrix<double>& points = blocks[r].points;
+        if (blocks[r].global_rows != matrix.rows() || blocks[r].first_row != row ||
+            (points.size() > 0 && (points.cols() != matrix.cols() ||
+                                   std::memcmp(points.data(), matrix.data() + row * matrix.cols(),
+                                               points.size() * sizeof(double)) != 0)))
+            finding("block differs from the whole parse", describe(whole), "rank " + std::to_string(r));
+        row += points.rows();
+    }
+    if (row != matrix.rows()) finding("blocks do not cover the rows", describe(whole), std::to_string(row));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -81,6 +153,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!std::holds_alternative<kms::Matrix<double>>(again) || !same_bits(matrix, std::get<kms::Matrix<double>>(again)))
             finding("written matrix does not load back bit-identically", describe(again), written.substr(0, 200));
     }
+
+    // One input in four (by its first byte, so that mutations keep the choice): the
+    // thread ranks cost ~5 ms an input under ASan, 30 times the parse itself.
+    if (size > 1 && data[0] % 4 == 0) check_blocks(bytes, whole, 1 + data[0] / 4 % 4, 1 + data[1] % 64);
 
     const LabelOutcome labels = parse_labels(bytes, 0);
     const LabelOutcome labels_chunked = parse_labels(bytes, small_chunk);

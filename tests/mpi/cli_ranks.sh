@@ -42,6 +42,14 @@ for case in "lloyd f32 kmeans++" "hamerly f64 greedy-kmeans++" "exponion f32 ran
   [ -n "${weighted:-}" ] && args+=(--weights "$dir/weights.txt")
   compare_ranks "$case"
 done
+# Ranks with OpenMP threads each: the same bits as one process with one thread.
+args=(run --generate blobs:n=30000,k=8,d=3,spread=0.08 --seed 4 --k 10 --solver elkan --precision f32
+      --max-iter 40 --report json --backend omp --threads 1)
+"$cli" "${args[@]}" --labels-out "$dir/labels-t1" --centroids-out "$dir/centroids-t1" > /dev/null
+args[${#args[@]}-1]=2
+compare_ranks "elkan f32, 2 threads per rank"
+cmp -s "$dir/labels-t1" "$dir/labels-1" && cmp -s "$dir/centroids-t1" "$dir/centroids-1" ||
+  fail "elkan f32: 2 threads differ from 1 thread"
 # Memory scale-out: a .npy input is read by each rank for its block only, the
 # seeding runs over the blocks; the same files as one process that read it all.
 "$cli" generate --generate blobs:n=23000,k=6,d=4,spread=0.1 --seed 9 --out "$dir/x.npy" > /dev/null

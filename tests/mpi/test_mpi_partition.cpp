@@ -54,6 +54,10 @@ int main() {
         ++failures;
         if (failures <= 5) std::fprintf(stderr, "rank %d: %s\n", rank, what.c_str());
     };
+    // One machine: the launcher's local rank is the world rank (how ranks pick their GPU).
+    ++checks;
+    if (launcher_local_rank() != rank)
+        fail("launcher_local_rank() " + std::to_string(launcher_local_rank()) + ", world rank " + std::to_string(rank));
     const Shape shapes[] = {
         {"blobs:n=18000,k=7,d=2,spread=0.05", 9, 3},
         {"uniform:n=9000,d=5", 16, 4},

@@ -100,6 +100,12 @@ void agree_on_failure(Communicator& comm, std::exception_ptr failure);
 // started this process among; 1 when it was not started by one. Needs no MPI.
 int launcher_world_size();
 
+// This process's index among the ranks the launcher started on this machine
+// (OpenMPI's OMPI_COMM_WORLD_LOCAL_RANK, MPICH/Hydra's MPI_LOCALRANKID, Slurm's
+// SLURM_LOCALID); 0 when none is set. MPI ranks with a CUDA back end take device
+// local_rank mod the devices visible, so the ranks of one machine spread over its GPUs.
+int launcher_local_rank();
+
 // `ranks` threads of this process as ranks, for tests and for comparing a
 // partitioned run with the single process in one program: run(body) calls
 // body(comm) on each thread with that thread's communicator and returns when all

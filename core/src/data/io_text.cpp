@@ -653,9 +653,14 @@ struct FileLayout {
     std::uint64_t columns_line = 0;
 };
 
+// The first look's size: 1 MiB, except in tests and fuzzers (set_text_prefix_bytes).
+constexpr std::uint64_t kPrefixBytes = std::uint64_t{1} << 20;
+std::atomic<std::uint64_t> prefix_bytes_in_use{kPrefixBytes};
+
 FileLayout file_layout(const std::string& path, const RegularFile& file) {
     const std::uint64_t size = file.size();
-    for (std::uint64_t prefix = std::min<std::uint64_t>(size, std::uint64_t{1} << 20);; prefix = std::min(size, 2 * prefix)) {
+    const std::uint64_t first_look = prefix_bytes_in_use.load(std::memory_order_relaxed);
+    for (std::uint64_t prefix = std::min(size, first_look);; prefix = std::min(size, 2 * prefix)) {
         FileBytes head = FileBytes::copy_of(file.read(0, static_cast<std::size_t>(prefix)));
         const TextStart start = text_start(path, head);
         const bool whole = prefix == size;
@@ -721,6 +726,7 @@ std::pair<std::uint64_t, std::uint64_t> locate_row(ForwardScan& scan, const Shar
 }  // namespace
 
 void set_text_chunk_bytes(std::size_t bytes) noexcept { chunk_bytes_in_use.store(bytes ? bytes : kChunkBytes); }
+void set_text_prefix_bytes(std::size_t bytes) noexcept { prefix_bytes_in_use.store(bytes ? bytes : kPrefixBytes); }
 
 Matrix<double> parse_text_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options) {
     const TextStart start = text_start(path, bytes);

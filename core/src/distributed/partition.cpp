@@ -118,6 +118,15 @@ void agree_on_failure(Communicator& comm, std::exception_ptr failure) {
     throw ReportedByAnotherRank("rank " + std::to_string(rank) + " failed and reports why");
 }
 
+int launcher_local_rank() {
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+        if (const char* value = std::getenv(name)) {
+            const int rank = std::atoi(value);
+            if (rank >= 0) return rank;
+        }
+    return 0;
+}
+
 int launcher_world_size() {
     for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"})
         if (const char* value = std::getenv(name)) {

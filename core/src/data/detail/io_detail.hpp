@@ -79,6 +79,9 @@ std::vector<std::int32_t> parse_text_labels(const std::string& path, FileBytes& 
 // Tests and fuzzers only: the text parser's parallel chunk size (default 4 MiB; 0
 // restores it), so that small inputs take the multi-chunk path too.
 void set_text_chunk_bytes(std::size_t bytes) noexcept;
+// Tests and fuzzers only: the size of load_text_block's first look at a file's head
+// (default 1 MiB, doubled until two content lines are in it; 0 restores it).
+void set_text_prefix_bytes(std::size_t bytes) noexcept;
 
 // NumPy .npy, versions 1.0, 2.0, 3.0, C order, 1-D or 2-D.
 Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes, const LoadOptions& options);
