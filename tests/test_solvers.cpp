@@ -13,6 +13,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -636,6 +637,85 @@ private slots:
             refused = std::string(e.what()).find("packages") != std::string::npos;
         }
         QVERIFY(refused);
+    }
+
+    // A failure under ranks is reported once: every rank meets it alike (k > n,
+    // initial centroids of the wrong shape) -> rank 0 reports, the others stop with
+    // ReportedByAnotherRank; a rank's own failure wins over echoes of it, in
+    // agree_on_failure and in ThreadGroup::run's rethrow; nobody is left waiting.
+    void ranks_report_a_failure_once() {
+        const Case c{9000, 2, 4, Shape::Blobs, false, 91};
+        const auto points = make_points(c);
+        const auto run_ranks = [&](int ranks, const std::function<void(FitOptions&)>& adjust) {
+            std::vector<std::string> own(static_cast<std::size_t>(ranks)), echo(own);
+            ThreadGroup group(ranks);
+            group.run([&](std::shared_ptr<Communicator> comm) {
+                const auto r = static_cast<std::size_t>(comm->rank());
+                const std::vector<std::size_t> first = partition_rows(c.n, c.k, c.d, ranks);
+                auto block = std::make_shared<Matrix<double>>(first[r + 1] - first[r], c.d);
+                std::copy(points->row(first[r]), points->row(first[r + 1]), block->data());
+                FitOptions options;
+                options.k = c.k;
+                options.ranks = std::move(comm);
+                adjust(options);
+                try {
+                    fit_block(block, c.n, first[r], options, nullptr, "data.csv");
+                } catch (const ReportedByAnotherRank& error) {
+                    echo[r] = error.what();
+                } catch (const Error& error) {
+                    own[r] = error.what();
+                }
+            });
+            return std::pair{own, echo};
+        };
+        for (const int ranks : {1, 2, 3}) {
+            const auto [too_many, echoes] = run_ranks(ranks, [&](FitOptions& o) { o.k = c.n + 1; });
+            QVERIFY2(too_many[0].find("data.csv: k = 9001 must be between 1 and the number of points n = 9000") == 0,
+                     too_many[0].c_str());
+            for (int r = 1; r < ranks; ++r) QVERIFY(too_many[static_cast<std::size_t>(r)].empty() && !echoes[static_cast<std::size_t>(r)].empty());
+            const auto [shape, shape_echoes] = run_ranks(ranks, [&](FitOptions& o) {
+                o.init.method = InitMethod::File;
+                o.init.given = std::make_shared<const Matrix<double>>(c.k, c.d + 1);
+            });
+            QVERIFY2(shape[0].find("expected k = 4 rows") != std::string::npos, shape[0].c_str());
+            for (int r = 1; r < ranks; ++r) QVERIFY(shape[static_cast<std::size_t>(r)].empty() && !shape_echoes[static_cast<std::size_t>(r)].empty());
+        }
+        // ThreadGroup::run rethrows the failing rank's own error, never an echo (races: 30 tries).
+        for (int attempt = 0; attempt < 30; ++attempt) {
+            ThreadGroup group(3);
+            try {
+                group.run([&](std::shared_ptr<Communicator> comm) {
+                    std::exception_ptr failure;
+                    if (comm->rank() == 2) failure = std::make_exception_ptr(InputError::at_line("x.csv", 7, "bad"));
+                    agree_on_failure(*comm, failure);
+                });
+                QFAIL("no failure");
+            } catch (const ReportedByAnotherRank& error) {
+                QFAIL(error.what());
+            } catch (const InputError& error) {
+                QCOMPARE(std::string(error.what()), std::string("x.csv:7: bad"));
+            }
+        }
+        // A second agreement after the first: the rank with its own failure still reports.
+        ThreadGroup group(3);
+        std::vector<int> own_after(3, 0);
+        group.run([&](std::shared_ptr<Communicator> comm) {
+            std::exception_ptr failure;
+            try {
+                agreed(comm.get(), [&] {
+                    if (comm->rank() == 1) throw InputError::at_line("y.csv", 3, "bad");
+                });
+            } catch (...) {
+                failure = std::current_exception();
+            }
+            try {
+                agree_on_failure(*comm, failure);
+            } catch (const ReportedByAnotherRank&) {
+            } catch (const InputError&) {
+                own_after[static_cast<std::size_t>(comm->rank())] = 1;
+            }
+        });
+        QCOMPARE(own_after, (std::vector<int>{0, 1, 0}));
     }
 
     // Float data (a float32 NumPy array) fits exactly as its values widened to

@@ -74,34 +74,25 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
     LoadOptions load_options;
     load_options.cancel = signal_stop().token();
     if (npy) {
-        std::exception_ptr failure;
-        try {
+        agreed(&comm, [&] {  // a bad value in one rank's block must not leave the others waiting
             const NpyShape shape = npy_shape(path);
             const std::vector<std::size_t> first = split(shape.rows, shape.cols);
             result.global_rows = shape.rows;
             result.first_row = first[rank];
             result.points = std::make_shared<const Matrix<double>>(
                 load_npy_rows(path, first[rank], first[rank + 1] - first[rank]));
-        } catch (...) {
-            failure = std::current_exception();
-        }
-        agree_on_failure(comm, failure);  // a bad value in one rank's block must not leave the others waiting
+        });
     } else {
         RowBlock block = load_text_block(path, comm, split, load_options);
         result.global_rows = block.global_rows;
         result.first_row = block.first_row;
         result.points = std::make_shared<const Matrix<double>>(std::move(block.points));
     }
-    if (options.has("--weights")) {  // every row's weight: n numbers, beside n·d coordinates
-        std::exception_ptr failure;
-        try {
+    if (options.has("--weights"))  // every row's weight: n numbers, beside n·d coordinates
+        agreed(&comm, [&] {
             result.weights = std::make_shared<const std::vector<double>>(
                 load_sample_weights(options.get("--weights"), result.global_rows, load_options));
-        } catch (...) {
-            failure = std::current_exception();
-        }
-        agree_on_failure(comm, failure);
-    }
+        });
     return result;
 }
 

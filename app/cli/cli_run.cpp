@@ -105,9 +105,6 @@ int run(const Args& args) {
         return 0;
     }
     FitOptions fit_options = fit_options_from(options);
-    // Every destination checked before any work: a run that cannot write its results does not start.
-    for (const char* option : {"--labels-out", "--centroids-out"})
-        if (options.has(option)) check_output_path(options.get(option));
     fit_options.solver.compute_inertia = options.has("--inertia");
     // Started by mpirun/mpiexec: each rank solves its block of rows; rank 0 prints and writes.
     if (const int ranks = launcher_world_size(); ranks > 1) {
@@ -125,12 +122,21 @@ int run(const Args& args) {
     }
     const bool root = !fit_options.ranks || fit_options.ranks->rank() == 0;
     const std::string report = options.get("--report");
-    if (report != "table" && report != "json") throw UsageError("--report must be table or json");
+    // Every destination checked before any work: a run that cannot write its results does not start.
+    agreed(fit_options.ranks.get(), [&] {
+        if (report != "table" && report != "json") throw UsageError("--report must be table or json");
+        if (root)  // rank 0 writes the outputs
+            for (const char* option : {"--labels-out", "--centroids-out"})
+                if (options.has(option)) check_output_path(options.get(option));
+    });
 
     const SignalStop& signals = signal_stop();
     const std::uint64_t seed = fit_options.init.seed;
-    // Ranks read only their block of a .npy file (unless rank 0 needs every row for --scores).
-    CliData loaded = options.has("--scores") ? load_cli_data(options, seed) : load_cli_block(options, seed, fit_options);
+    // Ranks read only their block of the --input file (unless rank 0 needs every row for --scores).
+    CliData loaded;
+    agreed(fit_options.ranks.get(), [&] {
+        loaded = options.has("--scores") ? load_cli_data(options, seed) : load_cli_block(options, seed, fit_options);
+    });
     const Dataset& data = loaded.data;
     const auto& points = loaded.points;
     fit_options.sample_weight = loaded.weights;

@@ -33,6 +33,7 @@ int run_command(const char* name, const Args& args, Body body) {
     try {
         return body(args);
     } catch (const UsageError& error) {
+        if (launcher_world_rank() > 0) return 2;  // every MPI rank parsed the same arguments: rank 0 says it
         std::fprintf(stderr, "kmeans-cli %s: %s\n(see 'kmeans-cli %s --help')\n", name, error.what(), name);
         return 2;
     } catch (const ReportedByAnotherRank&) {

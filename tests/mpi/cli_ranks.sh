@@ -80,23 +80,38 @@ cp "$dir/x.npy" "$dir/bad.npy"
 read -r low high < <(od -An -tu1 -j8 -N2 "$dir/bad.npy")
 printf '\000\000\000\000\000\000\370\177' |
   dd of="$dir/bad.npy" bs=1 seek=$((10 + low + 256 * high + (22000 * 4 + 1) * 8)) conv=notrunc status=none
-for bad in "$dir/bad.csv" "$dir/bad.npy"; do
-  "$cli" run --input "$bad" --k 4 --backend omp --threads 1 > /dev/null 2> "$dir/err-1" && fail "$bad accepted"
+# One process's failure, then over 2 and 3 ranks: a non-zero exit within the timeout
+# (no rank left waiting in a collective) and exactly the one process's message, once.
+# $1 describes the case; the rest are run's arguments.
+compare_failure() {
+  local what=$1 status expected
+  shift
+  "$cli" run "$@" > /dev/null 2> "$dir/err-1" && fail "$what: accepted"
+  expected=$(grep "kmeans-cli run: " "$dir/err-1")
+  [ -n "$expected" ] || fail "$what: one process printed no message"
   for ranks in 2 3; do
     runs=$((runs + 1))
     status=0
-    timeout 120 "${mpi[@]}" -n "$ranks" "$cli" run --input "$bad" --k 4 --backend omp --threads 1 > /dev/null 2> "$dir/err-$ranks" ||
-      status=$?
-    [ "$status" = 124 ] && fail "$bad, $ranks ranks: hung (killed after 120 s)"
-    [ "$status" = 0 ] && fail "$bad, $ranks ranks: accepted"
-    expected=$(grep -c "kmeans-cli run: " "$dir/err-1")
-    [ "$(grep -c "kmeans-cli run: " "$dir/err-$ranks")" = "$expected" ] ||
-      fail "$bad, $ranks ranks: $(grep -c "kmeans-cli run: " "$dir/err-$ranks") messages: $(cat "$dir/err-$ranks")"
-    grep -qF "$(grep "kmeans-cli run: " "$dir/err-1")" "$dir/err-$ranks" ||
-      fail "$bad, $ranks ranks: not the one process's message $(cat "$dir/err-1"): $(cat "$dir/err-$ranks")"
-    echo "$(basename "$bad"), $ranks ranks: exit $status, $(grep "kmeans-cli run: " "$dir/err-$ranks")"
+    timeout 120 "${mpi[@]}" -n "$ranks" "$cli" run "$@" > /dev/null 2> "$dir/err-$ranks" || status=$?
+    [ "$status" = 124 ] && fail "$what, $ranks ranks: hung (killed after 120 s)"
+    [ "$status" = 0 ] && fail "$what, $ranks ranks: accepted"
+    [ "$(grep "kmeans-cli run: " "$dir/err-$ranks")" = "$expected" ] ||
+      fail "$what, $ranks ranks: not the one process's message, once: $(grep "kmeans-cli run: " "$dir/err-$ranks")"
+    echo "$what, $ranks ranks: exit $status, $(grep "kmeans-cli run: " "$dir/err-$ranks")"
   done
-done
+}
+# A bad row or value in the last rank's block: reported by that rank.
+compare_failure "bad.csv" --input "$dir/bad.csv" --k 4 --backend omp --threads 1
+compare_failure "bad.npy" --input "$dir/bad.npy" --k 4 --backend omp --threads 1
+# Met by every rank alike: reported by rank 0 only.
+echo "1,2" > "$dir/init-2d.csv"
+compare_failure "k > n" --input "$dir/x.csv" --k 30000 --backend omp --threads 1
+compare_failure "--init of the wrong shape" --input "$dir/x.csv" --k 3 --init "$dir/init-2d.csv" --backend omp --threads 1
+compare_failure "generated, --init of the wrong shape" --generate blobs:n=9000 --k 3 --init "$dir/init-2d.csv"
+compare_failure "unwritable output" --input "$dir/x.csv" --k 3 --labels-out "$dir/no-such-folder/labels.txt"
+compare_failure "bad option value" --input "$dir/x.csv" --k 3 --report yaml
+compare_failure "bad option" --input "$dir/x.csv" --k three
+compare_failure "missing input" --input "$dir/no-such-file.csv" --k 3
 # Other commands would run M whole copies: refused.
 if "${mpi[@]}" -n 2 "$cli" generate --generate blobs:n=100 --out "$dir/g.csv" > "$dir/gen.out" 2>&1; then
   fail "generate ran as 2 ranks"

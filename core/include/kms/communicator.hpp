@@ -89,16 +89,37 @@ public:
 };
 
 // Collective: every rank passes what its part of a step threw (or nothing). When
-// no rank failed it returns; otherwise the lowest failing rank rethrows its own
-// exception (for a load split in row order: the first error in the file, the one a
-// single process reports) and every other rank throws ReportedByAnotherRank. Called
-// before the next collective, it keeps one rank's failure from leaving the others
-// waiting in that collective for ever.
+// no rank failed it returns; otherwise the lowest rank with a failure of its own
+// (not a ReportedByAnotherRank from an earlier agreement) rethrows it — for a load
+// split in row order, the first error in the file, the one a single process
+// reports; for a failure every rank meets alike, rank 0 — and every other rank
+// throws ReportedByAnotherRank. Called before the next collective, it keeps one
+// rank's failure from leaving the others waiting in that collective for ever.
 void agree_on_failure(Communicator& comm, std::exception_ptr failure);
 
 // The number of ranks an MPI launcher (mpirun/mpiexec: OpenMPI, MPICH, PMI/PMIx)
 // started this process among; 1 when it was not started by one. Needs no MPI.
 int launcher_world_size();
+
+// Runs `body` and, with a communicator, agrees on its failure (agree_on_failure):
+// every rank must call it at the same point. Without one (a single process), just
+// runs it and lets its exception through.
+template <typename Body>
+void agreed(Communicator* comm, Body&& body) {
+    if (!comm) return body();
+    std::exception_ptr failure;
+    try {
+        body();
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    agree_on_failure(*comm, failure);
+}
+
+// This process's rank among those an MPI launcher started (OMPI_COMM_WORLD_RANK,
+// PMI_RANK, PMIX_RANK); 0 when it was not started as one of several. Needs no MPI:
+// errors every rank meets before MPI starts (a bad option) are printed by rank 0 only.
+int launcher_world_rank();
 
 // This process's index among the ranks the launcher started on this machine
 // (OpenMPI's OMPI_COMM_WORLD_LOCAL_RANK, MPICH/Hydra's MPI_LOCALRANKID, Slurm's

@@ -755,12 +755,11 @@ RowBlock load_text_block(const std::string& path, Communicator& comm, const RowS
     using namespace io_detail;
     const auto ranks = static_cast<std::size_t>(comm.size());
     const auto rank = static_cast<std::size_t>(comm.rank());
-    std::exception_ptr failure;
     std::optional<RegularFile> file;
     std::optional<ForwardScan> scan;
     FileLayout layout;
     ShareScan share;
-    try {
+    agreed(&comm, [&] {
         file.emplace(path, "regular text or .npy file");
         if (file->size() == 0) throw InputError::whole(path, "empty file: no data rows");
         layout = file_layout(path, *file);
@@ -771,10 +770,7 @@ RowBlock load_text_block(const std::string& path, Communicator& comm, const RowS
             return layout.data_offset + data_bytes / ranks * r + data_bytes % ranks * r / ranks;
         };
         share = scan_share(*scan, layout.data_offset, share_start(rank), share_start(rank + 1), options.cancel, path);
-    } catch (...) {
-        failure = std::current_exception();
-    }
-    agree_on_failure(comm, failure);
+    });
 
     // Every share's rows and lines, in file order: the file's rows and where each share starts.
     const std::int64_t counts[2] = {static_cast<std::int64_t>(share.rows), static_cast<std::int64_t>(share.lines)};
@@ -792,7 +788,7 @@ RowBlock load_text_block(const std::string& path, Communicator& comm, const RowS
 
     // Each block's first row: found by the rank whose share holds it (offset and line, by block).
     std::vector<std::int64_t> found;
-    try {
+    agreed(&comm, [&] {
         for (std::size_t b = 1; b < ranks; ++b) {
             const std::uint64_t row = first[b];
             if (row >= block.global_rows || row < rows_before[rank] || row >= rows_before[rank + 1]) continue;
@@ -800,10 +796,7 @@ RowBlock load_text_block(const std::string& path, Communicator& comm, const RowS
             found.insert(found.end(), {static_cast<std::int64_t>(b), static_cast<std::int64_t>(offset),
                                        static_cast<std::int64_t>(layout.first_data_line + lines_before[rank] + line)});
         }
-    } catch (...) {
-        failure = std::current_exception();
-    }
-    agree_on_failure(comm, failure);
+    });
     std::vector<std::uint64_t> block_offset(ranks + 1, file->size()), block_line(ranks + 1, 0);
     block_offset[0] = layout.data_offset;
     block_line[0] = layout.first_data_line;
@@ -816,7 +809,7 @@ RowBlock load_text_block(const std::string& path, Communicator& comm, const RowS
     // This rank's block: its bytes parsed as load_dataset parses the whole file.
     block.first_row = first[rank];
     const std::size_t rows = first[rank + 1] - first[rank];
-    try {
+    agreed(&comm, [&] {
         std::vector<double> values;
         if (rows > 0) {
             const std::uint64_t begin = block_offset[rank], end = block_offset[rank + 1];
@@ -838,10 +831,7 @@ RowBlock load_text_block(const std::string& path, Communicator& comm, const RowS
                             std::to_string(values.size() / layout.columns));
         }
         block.points = Matrix<double>(rows, layout.columns, std::move(values));
-    } catch (...) {
-        failure = std::current_exception();
-    }
-    agree_on_failure(comm, failure);
+    });
     return block;
 }
 

@@ -109,13 +109,34 @@ void finish_package_tree(std::size_t packages, const std::vector<PackageSpan>& c
 }
 
 void agree_on_failure(Communicator& comm, std::exception_ptr failure) {
-    const std::int64_t mine = failure ? 1 : 0;
-    const std::vector<std::int64_t> failed = comm.allgather(std::span<const std::int64_t>(&mine, 1));
-    const auto first = std::find(failed.begin(), failed.end(), std::int64_t{1});
-    if (first == failed.end()) return;
-    const auto rank = static_cast<int>(first - failed.begin());
-    if (rank == comm.rank()) std::rethrow_exception(failure);
+    // 0: no failure; 1: an echo (this rank stopped for another's failure, agreed earlier); 2: its own.
+    std::int64_t mine = 0;
+    if (failure) {
+        mine = 2;
+        try {
+            std::rethrow_exception(failure);
+        } catch (const ReportedByAnotherRank&) {
+            mine = 1;
+        } catch (...) {
+        }
+    }
+    const std::vector<std::int64_t> flags = comm.allgather(std::span<const std::int64_t>(&mine, 1));
+    if (std::all_of(flags.begin(), flags.end(), [](std::int64_t flag) { return flag == 0; })) return;
+    const auto own = std::find(flags.begin(), flags.end(), std::int64_t{2});
+    const auto rank = static_cast<int>((own != flags.end() ? own : std::find(flags.begin(), flags.end(), std::int64_t{1})) -
+                                       flags.begin());
+    if (rank == comm.rank() && own != flags.end()) std::rethrow_exception(failure);
     throw ReportedByAnotherRank("rank " + std::to_string(rank) + " failed and reports why");
+}
+
+int launcher_world_rank() {
+    if (launcher_world_size() < 2) return 0;
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+        if (const char* value = std::getenv(name)) {
+            const int rank = std::atoi(value);
+            if (rank >= 0) return rank;
+        }
+    return 0;
 }
 
 int launcher_local_rank() {
@@ -142,7 +163,11 @@ struct ThreadGroup::Shared {
         : ranks(ranks), barrier(ranks), doubles(static_cast<std::size_t>(ranks)), integers(static_cast<std::size_t>(ranks)) {}
     int ranks;
     std::barrier<> barrier;
-    std::atomic<bool> failed{false};
+    // The fewest barriers a failed rank had passed: a later barrier completed without
+    // it (arrive_and_drop), so what it gathered is incomplete. Barriers up to this
+    // one were whole: a rank that passes one of them sees no failure, even if a
+    // faster rank has failed just after it.
+    std::atomic<std::uint64_t> failed_after{UINT64_MAX};
     std::vector<std::vector<double>> doubles;
     std::vector<std::vector<std::int64_t>> integers;
 };
@@ -178,7 +203,8 @@ private:
     ThreadGroup::Shared& group() const { return *static_cast<ThreadGroup::Shared*>(shared_); }
     void sync() {
         group().barrier.arrive_and_wait();
-        if (group().failed) throw Error("another rank of the thread group failed");
+        if (++syncs_ > group().failed_after.load())
+            throw ReportedByAnotherRank("another rank of the thread group failed");
     }
     template <typename V>
     std::vector<V> gather(std::vector<std::vector<V>>& slots, std::span<const V> values) {
@@ -191,6 +217,10 @@ private:
     }
     void* shared_;
     int rank_;
+    std::uint64_t syncs_ = 0;  // barriers passed
+
+public:
+    std::uint64_t syncs() const noexcept { return syncs_; }
 };
 }  // namespace
 
@@ -204,19 +234,34 @@ void ThreadGroup::run_impl(const std::function<void(std::shared_ptr<Communicator
     shared_ = std::make_unique<Shared>(shared_->ranks);  // a fresh barrier: the last run dropped every thread
     Shared& shared = *shared_;
     std::exception_ptr failure;
+    bool failure_is_echo = false;
     std::mutex mutex;
     std::vector<std::thread> threads;
     for (int r = 0; r < shared.ranks; ++r)
         threads.emplace_back([&, r] {
+            const auto comm = std::make_shared<ThreadCommunicator>(&shared, r);
             try {
-                body(std::make_shared<ThreadCommunicator>(&shared, r));
+                body(comm);
             } catch (...) {
                 {
+                    // A rank's own failure is rethrown, not another's echo of it.
+                    bool echo = false;
+                    try {
+                        throw;
+                    } catch (const ReportedByAnotherRank&) {
+                        echo = true;
+                    } catch (...) {
+                    }
                     std::lock_guard lock(mutex);
-                    if (!failure) failure = std::current_exception();
+                    if (!failure || (failure_is_echo && !echo)) {
+                        failure = std::current_exception();
+                        failure_is_echo = echo;
+                    }
                 }
-                shared.failed = true;
-                shared.barrier.arrive_and_drop();  // the others pass their barriers and see `failed`
+                std::uint64_t after = shared.failed_after.load();
+                while (comm->syncs() < after && !shared.failed_after.compare_exchange_weak(after, comm->syncs())) {
+                }
+                shared.barrier.arrive_and_drop();  // the others pass their next barrier and see the failure
                 return;
             }
             shared.barrier.arrive_and_drop();

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "../solvers/cpu/cpu_backend.hpp"
 #include "kms/backends.hpp"
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 
 namespace kms {
@@ -53,34 +55,40 @@ namespace {
 template <typename Attach, typename Seed>
 FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer, std::stop_token stop,
                   const std::string& source_name, Attach attach, Seed seed) {
-    if (n == 0) throw InputError::whole(source_name, "no points to cluster");
-    if (options.k > n)
-        throw InputError::whole(source_name, "k = " + std::to_string(options.k) +
-                                                 " must be between 1 and the number of points n = " +
-                                                 std::to_string(n));
-    if (options.sample_weight) check_sample_weight(*options.sample_weight, n, source_name);
+    // Under ranks, a failure of the set-up or of a seeding (k > n, initial centroids
+    // of the wrong shape: every rank meets it alike) is agreed on before the next
+    // collective, so that it is reported once and no rank is left waiting.
     FitResult result;
-    const SolverChoice choice = choose_solver(options.solver, n, d, options.k);
-    result.solver = options.solver;
-    result.solver.algorithm = choice.algorithm;
-    result.solver_choice = choice.reason;
-    KMeansRun run(make_solver(result.solver));
-    // A rank's block: whole packages of the update (partition_rows).
-    std::size_t first_row = 0, rows = n;
-    if (options.ranks) {
-        const std::vector<std::size_t> first =
-            partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
-        first_row = first[static_cast<std::size_t>(options.ranks->rank())];
-        rows = first[static_cast<std::size_t>(options.ranks->rank()) + 1] - first_row;
-        stop = {};  // every rank runs the same steps (kms/fit.hpp)
-    }
-    attach(run.solver(), first_row, rows);
-    if (options.sample_weight)
-        run.solver().set_sample_weight(
-            options.ranks ? std::make_shared<const std::vector<double>>(
-                                options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row),
-                                options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row + rows))
-                          : options.sample_weight);
+    std::optional<KMeansRun> run_holder;
+    std::size_t first_row = 0, rows = n;  // a rank's block: whole packages of the update (partition_rows)
+    agreed(options.ranks.get(), [&] {
+        if (n == 0) throw InputError::whole(source_name, "no points to cluster");
+        if (options.k > n)
+            throw InputError::whole(source_name, "k = " + std::to_string(options.k) +
+                                                     " must be between 1 and the number of points n = " +
+                                                     std::to_string(n));
+        if (options.sample_weight) check_sample_weight(*options.sample_weight, n, source_name);
+        const SolverChoice choice = choose_solver(options.solver, n, d, options.k);
+        result.solver = options.solver;
+        result.solver.algorithm = choice.algorithm;
+        result.solver_choice = choice.reason;
+        run_holder.emplace(make_solver(result.solver));
+        if (options.ranks) {
+            const std::vector<std::size_t> first =
+                partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
+            first_row = first[static_cast<std::size_t>(options.ranks->rank())];
+            rows = first[static_cast<std::size_t>(options.ranks->rank()) + 1] - first_row;
+        }
+        attach(run_holder->solver(), first_row, rows);
+        if (options.sample_weight)
+            run_holder->solver().set_sample_weight(
+                options.ranks ? std::make_shared<const std::vector<double>>(
+                                    options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row),
+                                    options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row + rows))
+                              : options.sample_weight);
+    });
+    KMeansRun& run = *run_holder;
+    if (options.ranks) stop = {};  // every rank runs the same steps (kms/fit.hpp)
     result.data_address = run.solver().data_address();
 
     bool have_best = false;
@@ -94,12 +102,16 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
         if (options.sample_weight) init.sample_weight = *options.sample_weight;
         if (!init.cancel.stop_possible()) init.cancel = stop;
         Matrix<double> initial;
-        try {
-            initial = seed(init);
-        } catch (const Error&) {
-            if (stop.stop_requested()) break;  // cancelled while choosing centroids
-            throw;
-        }
+        bool cancelled = false;
+        agreed(options.ranks.get(), [&] {
+            try {
+                initial = seed(init);
+            } catch (const Error&) {
+                cancelled = stop.stop_requested();  // cancelled while choosing centroids
+                if (!cancelled) throw;
+            }
+        });
+        if (cancelled) break;
         run.solver().set_initial_centroids(initial);
         run.reset();
         if (observer) observer->restart_started(r, init.seed, initial);
