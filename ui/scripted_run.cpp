@@ -143,9 +143,11 @@ void ScriptedRun::poll() {
             phase_ = Phase::Settling;
             return;
         case Phase::Settling:
-            // A few event-loop turns so every view has painted the last frame.
-            // and the scores of the last iteration are in (up to 20 s: a screenshot without them beats none).
-            if (++settle_ticks_ < 5 || (!window_.scores_idle() && settle_ticks_ < 1000)) return;
+            // A few event-loop turns so every view has painted the last frame,
+            // and the scores of the last iteration are in (up to 20 s: a screenshot without them beats none),
+            // and a few turns more after they came, for the docks' layouts to take them in.
+            idle_ticks_ = window_.scores_idle() ? idle_ticks_ + 1 : 0;
+            if (++settle_ticks_ < 5 || (idle_ticks_ < 5 && settle_ticks_ < 1000)) return;
             if (options_.scripted()) save_and_finish();
             else {
                 phase_ = Phase::Done;

@@ -35,6 +35,7 @@ private:
     QTimer poll_timer_;
     enum class Phase { Loading, Comparing, Stepping, Spectral, Sweeping, Settling, Done } phase_ = Phase::Loading;
     int settle_ticks_ = 0;
+    int idle_ticks_ = 0;  // consecutive settling ticks with every score in
     int target_iteration_ = 0;  // every run must reach it (or converge) before the screenshot
 };
 

@@ -54,6 +54,9 @@ void SingleRunMode::refresh_charts() {
 QString SingleRunMode::status_text() const {
     QString text = tr("%1   iteration %2 / %3").arg(run_.solver_description()).arg(run_.displayed_iteration()).arg(
         std::max(0, run_.latest_iteration()));
+    // The run's state before the studio's extras, which a narrow window's status bar cuts.
+    const QString converged =
+        run_.converged() ? tr("   converged (%1)").arg(QString::fromUtf8(to_string(run_.stop_reason()).data())) : QString();
     if (run_.displayed_iteration() > 0) {
         const HistoryEntry& entry = run_.history()[std::size_t(run_.displayed_iteration())];
         const IterationStats& stats = entry.stats;
@@ -66,14 +69,15 @@ QString SingleRunMode::status_text() const {
         if (stats.iteration == 1) text += tr(" incl. warm-up");
         text += tr("   %1 changed").arg(stats.labels_changed);
         text += bounds_work_text(stats, run_.dataset().n(), !run_.solver_description().startsWith(QLatin1String("lloyd")));
+        if (run_.displayed_phase() == Phase::Assign) text += tr("   [assign half-step]");
+        text += converged;
         // The studio's extras last: on a narrow window they are what the status bar cuts.
         text += tr("   + inertia for the chart %1 ms, hand-over %2 ms")
                     .arg(stats.time_inertia_ms, 0, 'f', 3)
                     .arg(entry.handover_ms, 0, 'f', 3);
-        if (run_.displayed_phase() == Phase::Assign) text += tr("   [assign half-step]");
+        return text;
     }
-    if (run_.converged()) text += tr("   converged (%1)").arg(QString::fromUtf8(to_string(run_.stop_reason()).data()));
-    return text;
+    return text + converged;
 }
 
 }  // namespace kms::ui
