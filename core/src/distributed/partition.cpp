@@ -6,6 +6,7 @@
 #include <barrier>
 #include <cstdlib>
 #include <exception>
+#include <initializer_list>
 #include <mutex>
 #include <numeric>
 #include <string>
@@ -129,32 +130,30 @@ void agree_on_failure(Communicator& comm, std::exception_ptr failure) {
     throw ReportedByAnotherRank("rank " + std::to_string(rank) + " failed and reports why");
 }
 
+namespace {
+// The first of the launcher's variables `names` that is set to a number of at
+// least `least`; `otherwise` when none is.
+int launcher_number(std::initializer_list<const char*> names, int least, int otherwise) {
+    for (const char* name : names)
+        if (const char* value = std::getenv(name)) {
+            const int number = std::atoi(value);
+            if (number >= least) return number;
+        }
+    return otherwise;
+}
+}  // namespace
+
+int launcher_world_size() {
+    return launcher_number({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"}, 2, 1);
+}
+
 int launcher_world_rank() {
     if (launcher_world_size() < 2) return 0;
-    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-        if (const char* value = std::getenv(name)) {
-            const int rank = std::atoi(value);
-            if (rank >= 0) return rank;
-        }
-    return 0;
+    return launcher_number({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}, 0, 0);
 }
 
 int launcher_local_rank() {
-    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-        if (const char* value = std::getenv(name)) {
-            const int rank = std::atoi(value);
-            if (rank >= 0) return rank;
-        }
-    return 0;
-}
-
-int launcher_world_size() {
-    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"})
-        if (const char* value = std::getenv(name)) {
-            const int size = std::atoi(value);
-            if (size > 1) return size;
-        }
-    return 1;
+    return launcher_number({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}, 0, 0);
 }
 
 // ---- ThreadGroup: a barrier and one slot per rank.
