@@ -21,23 +21,41 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CX
   -DKMS_FUZZ=ON -DKMS_WITH_CUDA=OFF -DKMS_WITH_QT=OFF -DKMS_BUILD_TESTS=OFF -DKMS_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"
 
-status=0
-for target in "${targets[@]}"; do
-  corpus="$build_dir/corpus-$target"
+# One process, one thread per target, $jobs targets at a time (the 2-core CI box
+# runs two side by side: the same time per target in half the wall time). The
+# loaders are fast enough that one worker per target suffices. -rss_limit_mb: the
+# 4 GiB stream bound is never reached by fuzz inputs; a large allocation is a finding.
+run_target() {  # TARGET: its log says what it found
+  local target=$1 corpus="$build_dir/corpus-$1" seeds=tests/corpus
   mkdir -p "$corpus"
+  [ "$target" = fuzz_options ] && seeds=tests/fuzz/options-seeds
+  OMP_NUM_THREADS=1 ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
+    "$build_dir/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -artifact_prefix="$build_dir/crash-$target-" -print_final_stats=1 \
+      "$corpus" "$seeds" >"$build_dir/$target.log" 2>&1
+}
+
+status=0
+declare -A pid_of status_of
+finish() {  # TARGET: waits for it once, keeps its exit status
+  local code=0
+  wait "${pid_of[$1]}" || code=$?
+  status_of[$1]=$code
+}
+running=()
+for target in "${targets[@]}"; do
+  if [ ${#running[@]} -ge "$jobs" ]; then finish "${running[0]}"; running=("${running[@]:1}"); fi
+  run_target "$target" &
+  pid_of[$target]=$!
+  running+=("$target")
+done
+for target in "${targets[@]}"; do  # reported in the order asked, each with its own exit status
   seeds=tests/corpus
   [ "$target" = fuzz_options ] && seeds=tests/fuzz/options-seeds
   log="$build_dir/$target.log"
-  echo "== $target: $seconds s, seeds $seeds ($(ls "$seeds" | wc -l) files) + $corpus"
-  # One process, one thread: the loaders are fast enough that the 2-core CI box is
-  # better spent on one worker per target. -rss_limit_mb: the 4 GiB stream bound
-  # is never reached by fuzz inputs; a large allocation is a finding.
-  if OMP_NUM_THREADS=1 ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
-     "$build_dir/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-       -artifact_prefix="$build_dir/crash-$target-" -print_final_stats=1 \
-       "$corpus" "$seeds" >"$log" 2>&1; then
-    :
-  else
+  echo "== $target: $seconds s, seeds $seeds ($(ls "$seeds" | wc -l) files) + $build_dir/corpus-$target"
+  [ -n "${status_of[$target]:-}" ] || finish "$target"
+  if [ "${status_of[$target]}" != 0 ]; then
     status=1
     echo "!! $target found a problem: see $log and $build_dir/crash-$target-*" >&2
   fi
