@@ -130,6 +130,16 @@ private slots:
         QTest::newRow("variant without cuda")
             << QStringList{"run", "--generate", "blobs", "--k", "2", "--variant", "shared"} << 2
             << "--variant shared needs a CUDA back end";
+        QTest::newRow("stream-chunk without cuda")
+            << QStringList{"run", "--generate", "blobs", "--k", "2", "--stream-chunk", "4096"} << 2
+            << "--stream-chunk streams the points to a CUDA device: it needs --backend cuda, not omp";
+        QTest::newRow("stream-chunk negative")
+            << QStringList{"run", "--generate", "blobs", "--k", "2", "--backend", "cuda", "--stream-chunk", "-1"} << 2
+            << "--stream-chunk must be 0";
+        QTest::newRow("stream-chunk elkan")
+            << QStringList{"run", "--generate", "blobs", "--k", "2", "--backend", "cuda", "--solver", "elkan",
+                           "--stream-chunk", "4096"}
+            << 2 << "--stream-chunk streams Lloyd only";
         QTest::newRow("variant twice")
             << QStringList{"run", "--generate", "blobs", "--k", "2", "--backend", "cuda-global", "--variant", "shared"}
             << 2 << "give the CUDA variant once";

@@ -66,6 +66,58 @@ private:
     std::size_t count_ = 0;
 };
 
+// Page-locked host memory for the copies that overlap kernels (streamed points):
+// allocated here (cudaHostAlloc), or the caller's memory registered in place
+// (cudaHostRegister, released before the caller frees it). Failure is a
+// kms::Error naming what and how much.
+class PinnedHostMemory {
+public:
+    PinnedHostMemory() = default;
+    PinnedHostMemory(const PinnedHostMemory&) = delete;
+    PinnedHostMemory& operator=(const PinnedHostMemory&) = delete;
+    ~PinnedHostMemory() { release(); }
+
+    void allocate(std::size_t bytes, const char* what) {
+        release();
+        void* raw = nullptr;
+        const cudaError_t status = cudaHostAlloc(&raw, bytes, cudaHostAllocDefault);
+        if (status != cudaSuccess) {
+            (void)cudaGetLastError();
+            throw Error(std::string("CUDA: cannot allocate ") + std::to_string(bytes >> 20) +
+                        " MiB of page-locked host memory for " + what + ": " + cudaGetErrorString(status));
+        }
+        ptr_ = raw;
+        allocated_ = true;
+    }
+    void register_memory(const void* address, std::size_t bytes, const char* what) {
+        release();
+        const cudaError_t status = cudaHostRegister(const_cast<void*>(address), bytes, cudaHostRegisterDefault);
+        if (status == cudaErrorHostMemoryAlreadyRegistered) {  // another solver's (several blocks of one array)
+            (void)cudaGetLastError();
+            ptr_ = const_cast<void*>(address);
+            return;
+        }
+        if (status != cudaSuccess) {
+            (void)cudaGetLastError();
+            throw Error(std::string("CUDA: cannot page-lock ") + std::to_string(bytes >> 20) + " MiB of host memory for " +
+                        what + ": " + cudaGetErrorString(status));
+        }
+        ptr_ = const_cast<void*>(address);
+        registered_ = true;
+    }
+    void release() noexcept {
+        if (ptr_ && allocated_) cudaFreeHost(ptr_);
+        if (ptr_ && registered_) cudaHostUnregister(ptr_);
+        ptr_ = nullptr;
+        allocated_ = registered_ = false;
+    }
+    void* get() const noexcept { return ptr_; }
+
+private:
+    void* ptr_ = nullptr;
+    bool allocated_ = false, registered_ = false;  // neither: registered by another owner
+};
+
 // Integer counters written by the kernels (integer atomics: order-independent).
 struct DeviceCounters {
     unsigned long long point_centroid_distances;

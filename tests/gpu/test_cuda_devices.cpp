@@ -106,6 +106,7 @@ private slots:
         // Device lists: one block; two and three blocks on device 0; and across devices when there are several.
         std::vector<std::vector<int>> splits = {{0}, {0, 0}, {0, 0, 0}};
         if (devices_ >= 2) splits.insert(splits.end(), {{0, 1}, {1, 0}, {0, 1, 0, 1}});
+        if (devices_ >= 4) splits.insert(splits.end(), {{0, 1, 2, 3}, {3, 2, 1, 0}});
         int compared = 0, cpu_bitwise = 0, cpu_label_differences = 0;
         for (const Case& c : cases()) {
             const auto points = make_points(c, 17);
@@ -167,6 +168,90 @@ private slots:
               "with labels differing from the CPU's on rounding ties",
               compared, cpu_bitwise, cpu_label_differences);
         QVERIFY(compared > 0 && cpu_bitwise > 0);
+    }
+
+    // Streamed points (--stream-chunk): Lloyd on chunks of whole packages copied from
+    // page-locked host memory while the previous chunk is assigned, summed in the
+    // package tree: bitwise one device's --devices run (the CPU's bits), alone and
+    // under a split; the smallest chunk (one package) and a chunk of about a third.
+    void streamedChunksGiveOneDevicesBits() {
+        int compared = 0;
+        for (const Case& c : cases()) {
+            const auto points = make_points(c, 23);
+            std::vector<double> weights(c.n);
+            for (std::size_t i = 0; i < c.n; ++i) weights[i] = 0.5 + static_cast<double>((i * 13) % 7) / 2.0;
+            for (Precision p : {Precision::F64, Precision::F32})
+                for (kms::KernelVariant v : {kms::KernelVariant::Global, kms::KernelVariant::Shared}) {
+                    kms::FitOptions options;
+                    options.k = c.k;
+                    options.init.method = kms::InitMethod::KMeansPlusPlus;
+                    options.init.seed = 5;
+                    options.solver.algorithm = Algorithm::Lloyd;
+                    options.solver.backend = kms::Backend::Cuda;
+                    options.solver.precision = p;
+                    options.solver.variant = v;
+                    options.solver.max_iterations = 20;
+                    options.solver.tol = 0.0;
+                    options.solver.empty_policy = c.policy;
+                    if (c.duplicates) {
+                        options.init.method = kms::InitMethod::File;
+                        options.init.given = std::make_shared<const Matrix<double>>(initial_centroids(c, *points));
+                    }
+                    if (c.weighted) options.sample_weight = std::make_shared<const std::vector<double>>(weights);
+                    const std::string label = c.name + " " + options.solver.describe();
+                    options.devices = {0};
+                    const kms::FitResult one = kms::fit(points, options);
+                    QVERIFY2(!one.labels.empty(), label.c_str());
+                    for (long long chunk : {1ll, static_cast<long long>(c.n / 3)})
+                        for (const std::vector<int>& split : {std::vector<int>{}, std::vector<int>{0, 0}}) {
+                            options.devices = split;
+                            options.solver.stream_chunk = chunk;
+                            const kms::FitResult streamed = kms::fit(points, options);
+                            const std::string what = label + " chunk " + std::to_string(chunk) + " over " +
+                                                     std::to_string(split.size()) + " block(s)";
+                            QVERIFY2(streamed.labels == one.labels, what.c_str());
+                            QVERIFY2(same_bits(streamed.centroids, one.centroids), what.c_str());
+                            QVERIFY2(std::bit_cast<std::uint64_t>(streamed.inertia) ==
+                                         std::bit_cast<std::uint64_t>(one.inertia),
+                                     what.c_str());
+                            QCOMPARE(streamed.iterations, one.iterations);
+                            ++compared;
+                        }
+                    options.solver.stream_chunk = 0;
+                }
+        }
+        qInfo("%d streamed runs bitwise equal to one device's --devices run", compared);
+        QVERIFY(compared > 0);
+    }
+
+    // A streamed solver copies every point once per step (the statistic says so) and
+    // keeps no copy of them on the device; device data and the bounded solvers are refused.
+    void streamedStepCopiesEveryPoint() {
+        const Case c{"d=4 k=9", gpu_small_mode() ? 4000u : 100000u, 4, 9};
+        const auto points = make_points(c, 29);
+        for (Precision p : {Precision::F64, Precision::F32}) {
+            kms::SolverConfig config;
+            config.backend = kms::Backend::Cuda;
+            config.precision = p;
+            config.stream_chunk = 10000;
+            config.tol = 0.0;
+            auto solver = kms::make_solver(config);
+            solver->set_data(points);
+            // Double points are page-locked in place; float ones rounded into a page-locked copy.
+            QCOMPARE(solver->data_address() == points->data(), p == Precision::F64);
+            QVERIFY(solver->data_address() != nullptr);
+            solver->set_initial_centroids(initial_centroids(c, *points));
+            const kms::IterationStats stats = solver->step();
+            const std::size_t element = p == Precision::F64 ? 8 : 4;
+            QCOMPARE(stats.streamed_bytes, static_cast<std::uint64_t>(c.n * c.d * element));
+            QCOMPARE(stats.point_centroid_distances, static_cast<std::uint64_t>(c.n * c.k));
+            QCOMPARE(stats.labels_changed, static_cast<std::uint64_t>(c.n));
+        }
+        kms::SolverConfig elkan;
+        elkan.backend = kms::Backend::Cuda;
+        elkan.algorithm = Algorithm::Elkan;
+        elkan.stream_chunk = 10000;
+        QVERIFY_THROWS_EXCEPTION(kms::UsageError, kms::make_solver(elkan));
     }
 
     // Spectral clustering's eigen-path on the device (cuSOLVER syevd) against the

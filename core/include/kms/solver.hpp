@@ -69,6 +69,11 @@ struct SolverConfig {
     bool int8_filter = true;           // CUDA Lloyd, shared variant, d >= 16, k >= 64: certify labels with int8 tensor cores
     int cuda_block_size = 0;           // CUDA threads per block; 0 = automatic
     int cuda_device = 0;
+    // CUDA Lloyd, host data: stream the points from page-locked host memory in chunks
+    // of this many rows (rounded up to whole update packages), each chunk's copy
+    // overlapping the previous chunk's assignment. 0 = only when the points do not fit
+    // on the device. Streamed runs sum in the CPU's package tree: the CPU's bits.
+    long long stream_chunk = 0;
 
     std::string describe() const;      // e.g. "hamerly/omp/f32", "lloyd/cuda-shared/f32"
     std::string backend_name() const;  // "omp", "cuda", "cuda-global", ...

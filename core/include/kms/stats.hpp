@@ -24,6 +24,7 @@ struct IterationStats {
     std::uint32_t groups = 0;          // Yinyang: t, its number of centroid groups (0: a solver without groups)
     std::uint64_t labels_changed = 0;  // points whose label differs from the previous iteration
     std::uint64_t verified_points = 0; // CUDA Lloyd GEMM filter: points it could not certify, labelled by exact distances
+    std::uint64_t streamed_bytes = 0;  // CUDA, streamed points: bytes copied from host memory in this step
     double max_shift = 0.0;            // largest centroid move (Euclidean) in this update
     double mean_shift = 0.0;           // mean centroid move
     double shift_sq_total = 0.0;       // Σ squared moves: scikit-learn's convergence quantity

@@ -34,6 +34,9 @@ constexpr OptionSpec kFitOptions[] = {
                              ">= 1024 points); the study of the float error, see docs/benchmarks.md"},
     {"--block-size", "B", "0", "CUDA threads per block: a multiple of 32 up to 1024, 0 = automatic"},
     {"--device", "N", "0", "CUDA device"},
+    {"--stream-chunk", "ROWS", "0", "CUDA Lloyd: stream the points from page-locked host memory in chunks\n"
+                                    "of ROWS (rounded up to whole update packages), copies overlapping the\n"
+                                    "assignment; 0 = only when they do not fit on the device (docs/scale-out.md)"},
     {"--devices", "LIST", "", "CUDA: several devices in one process: all | N,M,... (rows split over\n"
                               "them, summed in the CPU's package tree: bitwise the centroids of --devices N\n"
                               "alone and of the CPU; docs/scale-out.md)"},
@@ -192,6 +195,7 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required, bool r
     config.cuda_block_size = options.number<int>("--block-size");
     config.packages = options.number<int>("--packages");
     config.cuda_device = options.number<int>("--device");
+    config.stream_chunk = options.number<long long>("--stream-chunk");
 
     if (options.has("--devices")) {
         if (options.has("--device")) throw UsageError("give --device N or --devices LIST, not both");

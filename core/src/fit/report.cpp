@@ -69,7 +69,7 @@ private:
 
 namespace {
 std::string iteration_json(JsonObject object, const IterationStats& s) {
-    return object
+    object
         .integer("iteration", s.iteration)
         .number("time_assign_ms", s.time_assign_ms)
         .number("time_bounds_ms", s.time_bounds_ms)
@@ -85,8 +85,9 @@ std::string iteration_json(JsonObject object, const IterationStats& s) {
         .number("mean_shift", s.mean_shift)
         .number("shift_sq_total", s.shift_sq_total)
         .integer("empty_clusters", s.empty_clusters)
-        .number("inertia", s.inertia)
-        .str();
+        .number("inertia", s.inertia);
+    if (s.streamed_bytes > 0) object.integer("streamed_bytes", static_cast<long long>(s.streamed_bytes));
+    return object.str();
 }
 }  // namespace
 

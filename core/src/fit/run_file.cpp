@@ -258,6 +258,7 @@ std::string run_file_text(const RunFile& run) {
     option("--threads", std::to_string(config.threads));
     option("--block-size", std::to_string(config.cuda_block_size));
     option("--device", std::to_string(config.cuda_device));
+    if (config.stream_chunk > 0) option("--stream-chunk", std::to_string(config.stream_chunk));
     if (run.options.init.method != InitMethod::File) option("--init", std::string(to_string(run.options.init.method)));
     option("--seed", std::to_string(run.options.init.seed));
     option("--n-init", std::to_string(run.options.n_init));

@@ -87,6 +87,8 @@ std::unique_ptr<Solver> make_solver(const SolverConfig& config) {
 SolverChoice choose_solver(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k) {
     if (config.algorithm != Algorithm::Auto) return {config.algorithm, {}};
     const BackendEntry& entry = usable_entry(config);
+    if (config.stream_chunk > 0)
+        return {Algorithm::Lloyd, "lloyd: the only solver that streams its points (--stream-chunk)"};
     const std::string shape = " (n = " + std::to_string(n) + ", d = " + std::to_string(d) + ", k = " + std::to_string(k) + ")";
     if (!entry.choose_algorithm)
         return {Algorithm::Lloyd, "lloyd: back end " + config.backend_name() + " has no rule for auto" + shape};

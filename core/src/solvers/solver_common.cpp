@@ -123,6 +123,13 @@ void SolverConfig::validate() const {
     if (binding != ThreadBinding::None && backend != Backend::OpenMP)
         throw UsageError("--bind " + std::string(to_string(binding)) + " places OpenMP threads: it needs --backend omp, not " +
                          std::string(to_string(backend)));
+    if (stream_chunk < 0) throw UsageError("--stream-chunk must be 0 (stream only what does not fit) or a number of rows");
+    if (stream_chunk > 0 && backend != Backend::Cuda)
+        throw UsageError("--stream-chunk streams the points to a CUDA device: it needs --backend cuda, not " +
+                         std::string(to_string(backend)));
+    if (stream_chunk > 0 && algorithm != Algorithm::Lloyd && algorithm != Algorithm::Auto)
+        throw UsageError("--stream-chunk streams Lloyd only (the bounded solvers keep per-point bounds beside the "
+                         "points), not --solver " + std::string(to_string(algorithm)));
     if (backend != Backend::Cuda && variant != KernelVariant::Auto)
         throw UsageError("--variant " + std::string(to_string(variant)) + " needs a CUDA back end, not " +
                          std::string(to_string(backend)));

@@ -98,21 +98,34 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
         const auto package_of = [&](long long segment) {
             return (index[segment_begin[segment]] + g.first_row) / g.package_size;
         };
-        long long lo = segment_of[first] - 1, hi = segment_of[last - 1];  // the cluster's segments (inclusive scan)
-        const long long end_segment = hi;
-        while (lo < hi) {  // the first segment in this package or a later one
-            const long long mid = (lo + hi) / 2;
-            if (package_of(mid) < package) lo = mid + 1;
-            else hi = mid;
-        }
-        for (long long s = lo; s < end_segment && package_of(s) == package; ++s) {
-            sum += static_cast<double>(segment_sums[s * d + j]);
-            if (j == 0) {
-                count += segment_begin[s + 1] - segment_begin[s];
-                if (weights)
-                    for (long long q = segment_begin[s]; q < segment_begin[s + 1]; ++q)
-                        weight += static_cast<double>(weights[index[q]]);
+        const long long cluster_first = segment_of[first] - 1, cluster_end = segment_of[last - 1];  // inclusive scan
+        // The package's segments [begin, end): two binary searches, so that the fold
+        // below reads its values without a dependent load deciding each step.
+        const auto first_at_or_after = [&](long long target) {
+            long long lo = cluster_first, hi = cluster_end;
+            while (lo < hi) {
+                const long long mid = (lo + hi) / 2;
+                if (package_of(mid) < target) lo = mid + 1;
+                else hi = mid;
             }
+            return lo;
+        };
+        const long long begin = first_at_or_after(package), end = first_at_or_after(package + 1);
+        // In segment order, as before; eight loads in flight, then their additions in order.
+        long long s = begin;
+        for (; s + 8 <= end; s += 8) {
+            T v[8];
+#pragma unroll
+            for (int r = 0; r < 8; ++r) v[r] = segment_sums[(s + r) * d + j];
+#pragma unroll
+            for (int r = 0; r < 8; ++r) sum += static_cast<double>(v[r]);
+        }
+        for (; s < end; ++s) sum += static_cast<double>(segment_sums[s * d + j]);
+        if (j == 0 && begin < end) {
+            count = segment_begin[end] - segment_begin[begin];  // the segments are consecutive runs of sorted points
+            if (weights)
+                for (long long q = segment_begin[begin]; q < segment_begin[end]; ++q)
+                    weight += static_cast<double>(weights[index[q]]);
         }
     }
     package_sums[e] = sum;

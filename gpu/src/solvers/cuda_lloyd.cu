@@ -50,8 +50,9 @@ private:
             launch_gemm_lloyd<T>(gemm, this->stream_);
             return;
         }
-        LloydArgs<T> args{this->points(), this->n_, this->d_, this->current(), this->k_,
-                          this->labels_.get(), this->status_.get(), &this->record_.get()->counters,
+        // The rows in view: all of them, or a streamed chunk (its labels' slice).
+        LloydArgs<T> args{this->view_points(), this->view_rows(), this->d_, this->current(), this->k_,
+                          this->view_labels(), this->view_status(), &this->record_.get()->counters,
                           fused ? this->workspace_.block_partials.get() : nullptr,
                           fused ? this->small_update() : SmallUpdate<T>{}};
         launch_lloyd<T>(args, this->shared_variant(), this->geometry_, this->stream_);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -21,6 +22,19 @@ float elapsed(const Event& from, const Event& to) {
     KMS_CUDA_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
     return ms;
 }
+
+std::string gib(double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+    return text;
+}
+
+// Device bytes a run keeps per point besides its coordinates, at most: the label,
+// the point status, and the update's sort (sorted keys, index, sorted index,
+// segment flags and their scan).
+constexpr double kStatePerPoint = 4 + 1 + 20;
+// Streamed: what stays on the device per point (label, status).
+constexpr double kStreamedStatePerPoint = 4 + 1;
 }  // namespace
 
 template <typename T>
@@ -40,11 +54,24 @@ CudaSolverBase<T>::CudaSolverBase(const SolverConfig& config) : config_(config) 
 template <typename T>
 CudaSolverBase<T>::~CudaSolverBase() {
     cudaSetDevice(config_.cuda_device);
+    if (copy_stream_) {
+        cudaStreamSynchronize(copy_stream_);
+        cudaStreamDestroy(copy_stream_);
+    }
     if (stream_) cudaStreamDestroy(stream_);
+    host_points_.release();  // after the last copy that read it
 }
 
 template <typename T>
 void CudaSolverBase<T>::forget_data() {
+    if (copy_stream_) KMS_CUDA_CHECK(cudaStreamSynchronize(copy_stream_));
+    host_points_.release();  // unregistered before its owner may free it
+    chunk_buffers_[0].release();
+    chunk_buffers_[1].release();
+    streamed_ = false;
+    chunks_.clear();
+    view_points_ = nullptr;
+    view_rows_ = view_first_ = 0;
     source_.reset();
     device_source_.reset();
     points_data_ = nullptr;
@@ -71,7 +98,7 @@ void CudaSolverBase<T>::set_data(std::shared_ptr<const Matrix<double>> points) {
     d_ = static_cast<int>(source_->cols());
     first_row_ = 0;
     global_n_ = n_;
-    if (package_update()) {  // a block of a partitioned data set
+    if (partition_.comm) {  // a block of a partitioned data set
         first_row_ = static_cast<long long>(partition_.first_row);
         global_n_ = static_cast<long long>(partition_.global_rows);
         if (first_row_ + n_ > global_n_)
@@ -82,16 +109,44 @@ void CudaSolverBase<T>::set_data(std::shared_ptr<const Matrix<double>> points) {
     } else {
         tol_absolute_ = absolute_tolerance(*source_, config_.tol);
     }
-    points_.allocate(static_cast<std::size_t>(n_) * d_, "the data points");
-    if constexpr (std::is_same_v<T, double>) {
-        KMS_CUDA_CHECK(cudaMemcpy(points_.get(), source_->data(), source_->size() * sizeof(T),
-                                  cudaMemcpyHostToDevice));
+    decide_streaming();
+    if (streamed_) {
+        // The points stay on the host, page-locked so their copies overlap the kernels:
+        // double data of a whole data set registered in place; float data rounded once,
+        // and a block of --devices copied, into page-locked memory of the solver's own
+        // (the blocks are views of one array, whose pageable copies other ranks' seeding
+        // is making while a block would be registered: the driver refuses such copies).
+        const std::size_t values = source_->size();
+        if (values == 0) {  // a rank without rows: nothing to copy
+        } else if (std::is_same_v<T, double> && !partition_.comm) {
+            host_points_.register_memory(source_->data(), values * sizeof(double), "the streamed points");
+        } else {
+            host_points_.allocate(values * sizeof(T), "the streamed points");
+            T* out = static_cast<T*>(host_points_.get());
+            const double* in = source_->data();
+            for (std::size_t i = 0; i < values; ++i) out[i] = static_cast<T>(in[i]);
+        }
+        if (!copy_stream_) KMS_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+        for (int b = 0; b < 2; ++b) {
+            if (!uploaded_[b]) uploaded_[b] = std::make_unique<Event>(config_.cuda_device);
+            if (!released_[b]) released_[b] = std::make_unique<Event>(config_.cuda_device);
+        }
+        points_.release();
+        points_data_ = nullptr;
     } else {
-        const Matrix<float> converted = source_->template cast<float>();
-        KMS_CUDA_CHECK(cudaMemcpy(points_.get(), converted.data(), converted.size() * sizeof(float),
-                                  cudaMemcpyHostToDevice));
+        points_.allocate(static_cast<std::size_t>(n_) * d_, "the data points");
+        if constexpr (std::is_same_v<T, double>) {
+            KMS_CUDA_CHECK(cudaMemcpy(points_.get(), source_->data(), source_->size() * sizeof(T),
+                                      cudaMemcpyHostToDevice));
+        } else {
+            const Matrix<float> converted = source_->template cast<float>();
+            KMS_CUDA_CHECK(cudaMemcpy(points_.get(), converted.data(), converted.size() * sizeof(float),
+                                      cudaMemcpyHostToDevice));
+        }
+        points_data_ = points_.get();
+        view_points_ = points_data_;
+        view_rows_ = n_;
     }
-    points_data_ = points_.get();
     set_grid();
     data_low_.assign(d_, std::numeric_limits<double>::infinity());
     data_high_.assign(d_, -std::numeric_limits<double>::infinity());
@@ -116,7 +171,9 @@ void CudaSolverBase<T>::set_device_data(std::shared_ptr<const DeviceMatrix> poin
     if (points->rows > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         throw Error("the CUDA back end takes at most 2^31 - 1 points; this data set has " +
                     std::to_string(points->rows));
-    if (package_update()) throw Error("a CUDA run over ranks or several devices takes host data");
+    if (partition_.comm) throw Error("a CUDA run over ranks or several devices takes host data");
+    if (config_.stream_chunk > 0)
+        throw Error("--stream-chunk streams host data to the device; these points are in device memory already");
     if (points->device >= 0 && points->device != config_.cuda_device)
         throw Error("the data are on CUDA device " + std::to_string(points->device) + ", the solver runs on device " +
                     std::to_string(config_.cuda_device));
@@ -171,6 +228,8 @@ void CudaSolverBase<T>::set_device_data(std::shared_ptr<const DeviceMatrix> poin
         points_data_ = points_.get();
     }
     device_source_ = std::move(points);
+    view_points_ = points_data_;
+    view_rows_ = n_;
     set_grid();
     prepare_data();
     clear_run();
@@ -241,18 +300,32 @@ IterationStats CudaSolverBase<T>::step() {
     const bool packages = package_update();
     const bool small = !packages && !weighted() && small_update_variant(k_, d_) >= 0;
     const bool fused = small && fuses_small_update();
-    assign(fused, stats);
-    KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
-
-    if (packages) {
-        update_by_packages();
-    } else if (small && !fused) {
-        launch_small_sums_update<T>(points(), n_, d_, labels_.get(), k_, current(), small_update(), workspace_,
-                                    geometry_, stream_);
-    } else if (!small) {
-        launch_accumulate<T>(points(), n_, d_, labels_.get(), k_, workspace_, stream_, update_weights());
-        launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
-                               shift_exact_.get(), true, stream_, weighted());
+    if (streamed_) {
+        // Each chunk is assigned and summed while the next one is copied: the
+        // assignment phase's time holds the copies and the chunks' package sums.
+        begin_package_update();
+        for_each_chunk([&](const Chunk& chunk, const T* chunk_points) {
+            set_view(chunk, chunk_points);
+            assign(false, stats);
+            queue_chunk_sums(chunk, chunk_points);
+        });
+        KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
+        finish_package_update();
+    } else {
+        assign(fused, stats);
+        KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
+        if (packages) {  // a block of --devices or MPI ranks: one chunk
+            begin_package_update();
+            queue_chunk_sums(chunks_.front(), points());
+            finish_package_update();
+        } else if (small && !fused) {
+            launch_small_sums_update<T>(points(), n_, d_, labels_.get(), k_, current(), small_update(), workspace_,
+                                        geometry_, stream_);
+        } else if (!small) {
+            launch_accumulate<T>(points(), n_, d_, labels_.get(), k_, workspace_, stream_, update_weights());
+            launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                                   shift_exact_.get(), true, stream_, weighted());
+        }
     }
     if (config_.empty_policy == EmptyClusterPolicy::Farthest) {
         DeviceShiftStats shifts{};
@@ -290,6 +363,7 @@ IterationStats CudaSolverBase<T>::step() {
     first_empty_count_ = -1;
     if (config_.compute_inertia) stats.inertia = host.inertia;
     stats.verified_points = host.counters.gemm_unsettled;
+    if (streamed_) stats.streamed_bytes = static_cast<std::uint64_t>(n_) * d_ * sizeof(T);
     after_record(host.counters);
     if (packages) {
         if (config_.compute_inertia) {
@@ -314,14 +388,21 @@ std::uint64_t CudaSolverBase<T>::finalize_labels() {
     KMS_CUDA_CHECK(cudaMemsetAsync(record_.get(), 0, sizeof(DeviceIterationRecord), stream_));
     IterationStats unused;  // a relabelling is not an iteration
     before_assign(unused);
-    assign(false, unused);
+    if (streamed_) {
+        for_each_chunk([&](const Chunk& chunk, const T* chunk_points) {
+            set_view(chunk, chunk_points);
+            assign(false, unused);
+        });
+    } else {
+        assign(false, unused);
+    }
     DeviceCounters counters{};
     KMS_CUDA_CHECK(cudaMemcpyAsync(&counters, &record_.get()->counters, sizeof(counters), cudaMemcpyDeviceToHost,
                                    stream_));
     KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     labels_cached_ = status_cached_ = false;
     std::uint64_t changed = counters.labels_changed;
-    if (package_update()) partition_.comm->sum({&changed, 1});
+    if (partition_.comm) partition_.comm->sum({&changed, 1});
     return changed;
 }
 
@@ -404,19 +485,22 @@ void CudaSolverBase<T>::allocate() {
         g.package_end = std::min<long long>(static_cast<long long>(packages_),
                                             (first_row_ + n_ + g.package_size - 1) / g.package_size);
         if (first_row_ % g.package_size != 0 || (first_row_ + n_ != global_n_ && (first_row_ + n_) % g.package_size != 0))
-            throw Error("rank " + std::to_string(partition_.comm->rank()) + "'s rows [" + std::to_string(first_row_) +
-                        ", " + std::to_string(first_row_ + n_) + ") do not start and end on the update's packages of " +
-                        std::to_string(g.package_size) + " points: split the rows with kms::partition_rows");
-        const auto begin = static_cast<std::size_t>(g.package_begin), end = static_cast<std::size_t>(g.package_end);
-        cover_ = package_tree_cover(packages_, begin, end);
-        local_levels_ = package_tree_local_levels(packages_, begin, end);
-        std::vector<std::int64_t> mine;
-        for (const PackageSpan& span : cover_)
-            mine.insert(mine.end(), {static_cast<std::int64_t>(span.first), static_cast<std::int64_t>(span.last)});
-        const std::vector<std::int64_t> all = partition_.comm->allgather(std::span<const std::int64_t>(mine));
-        all_covers_.clear();
-        for (std::size_t i = 0; i + 1 < all.size(); i += 2)
-            all_covers_.push_back({static_cast<std::size_t>(all[i]), static_cast<std::size_t>(all[i + 1])});
+            throw Error("rank " + std::to_string(partition_.comm ? partition_.comm->rank() : 0) + "'s rows [" +
+                        std::to_string(first_row_) + ", " + std::to_string(first_row_ + n_) +
+                        ") do not start and end on the update's packages of " + std::to_string(g.package_size) +
+                        " points: split the rows with kms::partition_rows");
+        plan_chunks(layout);
+        if (partition_.comm) {
+            std::vector<std::int64_t> mine;
+            for (const PackageSpan& span : cover_)
+                mine.insert(mine.end(), {static_cast<std::int64_t>(span.first), static_cast<std::int64_t>(span.last)});
+            const std::vector<std::int64_t> all = partition_.comm->allgather(std::span<const std::int64_t>(mine));
+            all_covers_.clear();
+            for (std::size_t i = 0; i + 1 < all.size(); i += 2)
+                all_covers_.push_back({static_cast<std::size_t>(all[i]), static_cast<std::size_t>(all[i + 1])});
+        } else {
+            all_covers_ = cover_;
+        }
     }
     prepare_workspace();
     allocate_state();
@@ -458,46 +542,188 @@ void CudaSolverBase<T>::set_partition(const RowPartition& partition) {
 
 template <typename T>
 void CudaSolverBase<T>::prepare_workspace() {
-    prepare_update_workspace(workspace_, n_, k_, d_, geometry_, weighted(),
-                             package_update() && !direct_package_path(k_, d_, weighted()));
-    if (package_update())
-        prepare_package_workspace(package_workspace_, n_, k_, d_, sizeof(T), package_geometry_, weighted());
+    // The package update's buffers serve one chunk at a time (the first is the largest).
+    const bool packages = package_update() && !chunks_.empty();
+    const long long rows = packages ? chunks_.front().rows : n_;
+    prepare_update_workspace(workspace_, rows, k_, d_, geometry_, weighted(),
+                             packages && !direct_package_path(k_, d_, weighted()));
+    if (packages)
+        prepare_package_workspace(package_workspace_, rows, k_, d_, sizeof(T), chunks_.front().geometry, weighted());
 }
 
-// The CPU's update (kernels/package_update.hpp): this block's packages summed and
-// combined as far as they go alone, their tree's cover to the host, every rank's
-// cover combined in the tree's order (finish_package_tree), the root back to the
+// Whether the points fit on the device beside what a run keeps per point (at most);
+// if not, or when asked (--stream-chunk), Lloyd streams them from host memory and
+// the other solvers refuse, naming the sizes.
+template <typename T>
+void CudaSolverBase<T>::decide_streaming() {
+    streamed_ = false;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const double rows = static_cast<double>(n_), usable = 0.9 * static_cast<double>(free_bytes);
+    const double point_bytes = rows * d_ * sizeof(T), state_bytes = rows * kStatePerPoint;
+    const std::string device = "CUDA device " + std::to_string(config_.cuda_device);
+    if (config_.stream_chunk == 0) {
+        if (point_bytes + state_bytes <= usable) return;
+        if (config_.algorithm != Algorithm::Lloyd)
+            throw Error("the " + std::to_string(n_) + " points need " + gib(point_bytes) + " of device memory (" +
+                        gib(point_bytes + state_bytes) + " with the run's per-point state) and " + device + " has " +
+                        gib(static_cast<double>(free_bytes)) + " free; only Lloyd streams its points from host "
+                        "memory (--stream-chunk): use --solver lloyd, --precision f32, or spread the rows over "
+                        "several devices (--devices) or MPI ranks");
+    }
+    if (rows * kStreamedStatePerPoint > usable)
+        throw Error("even streamed, the labels of " + std::to_string(n_) + " points need " +
+                    gib(rows * kStreamedStatePerPoint) + " of device memory and " + device + " has " +
+                    gib(static_cast<double>(free_bytes)) + " free: spread the rows over several devices (--devices) "
+                    "or MPI ranks");
+    streamed_ = true;
+}
+
+// The block's chunks: one (the block) unless streamed; streamed, chunks of whole
+// packages, --stream-chunk rows rounded up, or (automatic) as large as a quarter
+// of the free device memory allows for two buffers and a chunk's update.
+template <typename T>
+void CudaSolverBase<T>::plan_chunks(const PackageLayout& layout) {
+    chunk_buffers_[0].release();
+    chunk_buffers_[1].release();
+    const long long package_size = static_cast<long long>(layout.package_size);
+    long long rows = std::max<long long>(n_, 1);
+    if (streamed_) {
+        long long asked = config_.stream_chunk;
+        if (asked == 0) {
+            std::size_t free_bytes = 0, total_bytes = 0;
+            KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+            const double per_row = 2.0 * d_ * sizeof(T) + kStatePerPoint;
+            asked = static_cast<long long>(0.25 * static_cast<double>(free_bytes) / per_row);
+        }
+        rows = std::min(rows, std::max<long long>(1, (asked + package_size - 1) / package_size) * package_size);
+    }
+    chunk_rows_ = std::min(rows, n_);
+    chunks_.clear();
+    cover_.clear();
+    const long long packages = static_cast<long long>(layout.packages);
+    for (long long first = 0; first == 0 || first < n_; first += rows) {
+        Chunk chunk;
+        chunk.first = first;
+        chunk.rows = std::min(rows, n_ - first);
+        PackageGeometry& g = chunk.geometry;
+        g.first_row = first_row_ + first;
+        g.package_size = package_size;
+        g.package_begin = std::min(packages, g.first_row / package_size);
+        g.package_end = std::min(packages, (g.first_row + chunk.rows + package_size - 1) / package_size);
+        const auto begin = static_cast<std::size_t>(g.package_begin), end = static_cast<std::size_t>(g.package_end);
+        const std::vector<PackageSpan> cover = package_tree_cover(layout.packages, begin, end);
+        chunk.cover_begin = cover_.size();
+        cover_.insert(cover_.end(), cover.begin(), cover.end());
+        chunk.cover_end = cover_.size();
+        chunk.levels = package_tree_local_levels(layout.packages, begin, end);
+        chunks_.push_back(std::move(chunk));
+    }
+    if (streamed_ && chunk_rows_ > 0)
+        for (DeviceBuffer<T>& buffer : chunk_buffers_)
+            buffer.allocate(static_cast<std::size_t>(chunk_rows_) * d_, "a streamed chunk of the points");
+}
+
+template <typename T>
+void CudaSolverBase<T>::set_view(const Chunk& chunk, const T* chunk_points) const {
+    view_points_ = chunk_points;
+    view_rows_ = chunk.rows;
+    view_first_ = chunk.first;
+}
+
+template <typename T>
+template <typename Body>
+void CudaSolverBase<T>::for_each_chunk(Body&& body) const {
+    if (!streamed_) {
+        for (const Chunk& chunk : chunks_) body(chunk, points_data_ + chunk.first * d_);
+        return;
+    }
+    const T* host = static_cast<const T*>(host_points_.get());
+    // Chunk c goes to buffer c % 2 once the kernels of chunk c − 2 (the buffer's last
+    // reader) are done; the kernels of chunk c wait for its copy.
+    const auto upload = [&](std::size_t c) {
+        const Chunk& chunk = chunks_[c];
+        const std::size_t b = c % 2;
+        KMS_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, released_[b]->get(), 0));
+        if (chunk.rows > 0)
+            KMS_CUDA_CHECK(cudaMemcpyAsync(chunk_buffers_[b].get(), host + chunk.first * d_,
+                                           static_cast<std::size_t>(chunk.rows) * d_ * sizeof(T),
+                                           cudaMemcpyHostToDevice, copy_stream_));
+        KMS_CUDA_CHECK(cudaEventRecord(uploaded_[b]->get(), copy_stream_));
+    };
+    upload(0);
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        if (c + 1 < chunks_.size()) upload(c + 1);
+        const std::size_t b = c % 2;
+        KMS_CUDA_CHECK(cudaStreamWaitEvent(stream_, uploaded_[b]->get(), 0));
+        body(chunks_[c], static_cast<const T*>(chunk_buffers_[b].get()));
+        KMS_CUDA_CHECK(cudaEventRecord(released_[b]->get(), stream_));
+    }
+}
+
+// The CPU's update (kernels/package_update.hpp): each chunk's packages summed and
+// combined as far as they go alone, their tree's cover to the host; every rank's
+// covers combined in the tree's order (finish_package_tree), the root back to the
 // device, then c = T(old + Σ / count).
 template <typename T>
-void CudaSolverBase<T>::update_by_packages() {
-    const PackageGeometry& g = package_geometry_;
+void CudaSolverBase<T>::begin_package_update() {
+    const std::size_t k = static_cast<std::size_t>(k_), width = k * d_ + (weighted() ? k : 0);
+    const std::size_t bytes = std::max<std::size_t>(1, cover_.size() * width) * sizeof(double);
+    if (bytes > cover_capacity_) {
+        cover_values_.allocate(bytes, "the package covers' sums");
+        cover_counts_.allocate(bytes, "the package covers' counts");  // k ≤ width values of 8 bytes
+        cover_capacity_ = bytes;
+    }
+}
+
+template <typename T>
+void CudaSolverBase<T>::queue_chunk_sums(const Chunk& chunk, const T* chunk_points) {
+    const PackageGeometry& g = chunk.geometry;
     const std::size_t k = static_cast<std::size_t>(k_), kd = k * static_cast<std::size_t>(d_);
     const bool with_weights = weighted();
-    launch_package_sums<T>(points(), n_, d_, labels_.get(), current(), k_, with_weights ? update_weights() : nullptr,
-                           workspace_, package_workspace_, g, stream_);
-    for (const PackageTreeLevel& level : local_levels_)
+    launch_package_sums<T>(chunk_points, chunk.rows, d_, labels_.get() + chunk.first, current(), k_,
+                           with_weights ? update_weights() + chunk.first : nullptr, workspace_, package_workspace_, g,
+                           stream_);
+    for (const PackageTreeLevel& level : chunk.levels)
         launch_package_tree_level(package_workspace_, k_, d_, with_weights,
                                   static_cast<long long>(level.nodes.front()) - g.package_begin,
                                   static_cast<long long>(level.nodes.size()), static_cast<long long>(level.stride),
                                   stream_);
     const std::size_t width = kd + (with_weights ? k : 0);  // doubles per cover node
-    std::vector<double> values(cover_.size() * width);
-    std::vector<std::int64_t> counts(cover_.size() * k);
     static_assert(sizeof(long long) == sizeof(std::int64_t));
-    for (std::size_t i = 0; i < cover_.size(); ++i) {
+    double* values = static_cast<double*>(cover_values_.get());
+    std::int64_t* counts = static_cast<std::int64_t*>(cover_counts_.get());
+    for (std::size_t i = chunk.cover_begin; i < chunk.cover_end; ++i) {
         const std::size_t local = cover_[i].first - static_cast<std::size_t>(g.package_begin);
-        KMS_CUDA_CHECK(cudaMemcpyAsync(values.data() + i * width, package_workspace_.package_sums.get() + local * kd,
-                                       kd * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+        KMS_CUDA_CHECK(cudaMemcpyAsync(values + i * width,
+                                       package_workspace_.package_sums.get() + local * kd, kd * sizeof(double),
+                                       cudaMemcpyDeviceToHost, stream_));
         if (with_weights)
-            KMS_CUDA_CHECK(cudaMemcpyAsync(values.data() + i * width + kd,
+            KMS_CUDA_CHECK(cudaMemcpyAsync(values + i * width + kd,
                                            package_workspace_.package_weights.get() + local * k, k * sizeof(double),
                                            cudaMemcpyDeviceToHost, stream_));
-        KMS_CUDA_CHECK(cudaMemcpyAsync(counts.data() + i * k, package_workspace_.package_counts.get() + local * k,
+        KMS_CUDA_CHECK(cudaMemcpyAsync(counts + i * k, package_workspace_.package_counts.get() + local * k,
                                        k * sizeof(long long), cudaMemcpyDeviceToHost, stream_));
     }
+}
+
+template <typename T>
+void CudaSolverBase<T>::finish_package_update() {
+    const std::size_t k = static_cast<std::size_t>(k_), kd = k * static_cast<std::size_t>(d_);
+    const bool with_weights = weighted();
+    const std::size_t width = kd + (with_weights ? k : 0);
     KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::vector<double> all_values = partition_.comm->allgather(std::span<const double>(values));
-    std::vector<std::int64_t> all_counts = partition_.comm->allgather(std::span<const std::int64_t>(counts));
+    const std::span<const double> values(static_cast<const double*>(cover_values_.get()), cover_.size() * width);
+    const std::span<const std::int64_t> counts(static_cast<const std::int64_t*>(cover_counts_.get()), cover_.size() * k);
+    std::vector<double> all_values;
+    std::vector<std::int64_t> all_counts;
+    if (partition_.comm) {
+        all_values = partition_.comm->allgather(values);
+        all_counts = partition_.comm->allgather(counts);
+    } else {
+        all_values.assign(values.begin(), values.end());
+        all_counts.assign(counts.begin(), counts.end());
+    }
     if (all_values.size() != all_covers_.size() * width || all_counts.size() != all_covers_.size() * k)
         throw Error("the ranks' package sums do not match their covers");
     finish_package_tree(packages_, all_covers_, [&](std::size_t dst, std::size_t src) {
@@ -530,11 +756,22 @@ template <typename T>
 DeviceBuffer<T> CudaSolverBase<T>::queue_relocation_inputs(std::vector<T>& distance, std::vector<std::int32_t>& label) {
     const std::size_t n = static_cast<std::size_t>(n_);
     DeviceBuffer<T> distances;
-    distances.allocate(n, "the relocation distances");
-    launch_label_distances<T>(points(), n_, d_, current(), labels_.get(), distances.get(), stream_);
     distance.resize(n);
     label.resize(n);
-    KMS_CUDA_CHECK(cudaMemcpyAsync(distance.data(), distances.get(), n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    if (streamed_) {  // chunk by chunk into the host vector (the copy to pageable memory waits)
+        distances.allocate(static_cast<std::size_t>(chunk_rows_), "the relocation distances");
+        for_each_chunk([&](const Chunk& chunk, const T* chunk_points) {
+            launch_label_distances<T>(chunk_points, chunk.rows, d_, current(), labels_.get() + chunk.first,
+                                      distances.get(), stream_);
+            KMS_CUDA_CHECK(cudaMemcpyAsync(distance.data() + chunk.first, distances.get(), chunk.rows * sizeof(T),
+                                           cudaMemcpyDeviceToHost, stream_));
+        });
+    } else {
+        distances.allocate(n, "the relocation distances");
+        launch_label_distances<T>(points(), n_, d_, current(), labels_.get(), distances.get(), stream_);
+        KMS_CUDA_CHECK(cudaMemcpyAsync(distance.data(), distances.get(), n * sizeof(T), cudaMemcpyDeviceToHost,
+                                       stream_));
+    }
     KMS_CUDA_CHECK(cudaMemcpyAsync(label.data(), labels_.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream_));
     return distances;
 }
@@ -573,16 +810,23 @@ std::uint64_t CudaSolverBase<T>::relocate_empty_by_packages() {
     return static_cast<std::uint64_t>(n);
 }
 
-// Each package's inertia on the device, then every rank's packages in order on the host.
+// Each package's inertia on the device (chunk by chunk), then every rank's packages
+// in order on the host.
 template <typename T>
 double CudaSolverBase<T>::package_inertia() const {
-    launch_package_inertia<T>(points(), n_, d_, current(), labels_.get(), weights_.get(), package_workspace_,
-                              package_geometry_, stream_);
     std::vector<double> mine(static_cast<std::size_t>(package_geometry_.local_packages()));
-    KMS_CUDA_CHECK(cudaMemcpyAsync(mine.data(), package_workspace_.package_inertia.get(), mine.size() * sizeof(double),
-                                   cudaMemcpyDeviceToHost, stream_));
+    for_each_chunk([&](const Chunk& chunk, const T* chunk_points) {
+        launch_package_inertia<T>(chunk_points, chunk.rows, d_, current(), labels_.get() + chunk.first,
+                                  weights_ ? weights_.get() + chunk.first : nullptr, package_workspace_,
+                                  chunk.geometry, stream_);
+        KMS_CUDA_CHECK(cudaMemcpyAsync(mine.data() + (chunk.geometry.package_begin - package_geometry_.package_begin),
+                                       package_workspace_.package_inertia.get(),
+                                       chunk.geometry.local_packages() * sizeof(double), cudaMemcpyDeviceToHost,
+                                       stream_));
+    });
     KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const std::vector<double> all = partition_.comm->allgather(std::span<const double>(mine));
+    const std::vector<double> all =
+        partition_.comm ? partition_.comm->allgather(std::span<const double>(mine)) : mine;
     double total = 0.0;
     for (double value : all) total += value;
     return total;
@@ -591,13 +835,15 @@ double CudaSolverBase<T>::package_inertia() const {
 // The per-point counts of a step, summed over the ranks (exact).
 template <typename T>
 void CudaSolverBase<T>::sum_over_ranks(IterationStats& stats) const {
+    if (!partition_.comm) return;
     std::uint64_t counts[] = {stats.point_centroid_distances, stats.bound_skips, stats.labels_changed,
-                              stats.verified_points};
+                              stats.verified_points, stats.streamed_bytes};
     partition_.comm->sum(counts);
     stats.point_centroid_distances = counts[0];
     stats.bound_skips = counts[1];
     stats.labels_changed = counts[2];
     stats.verified_points = counts[3];
+    stats.streamed_bytes = counts[4];
 }
 
 // scikit-learn's relocation, as the CPU solver does it: each empty cluster takes

@@ -57,7 +57,8 @@ public:
     // sums in the CPU's package tree (kernels/package_update.hpp), combined over
     // the ranks in its fixed order, so every split gives the same bits.
     void set_partition(const RowPartition& partition) override;
-    const void* data_address() const override { return points_data_; }
+    // Streamed: the page-locked host memory the chunks are copied from (double data: the caller's own).
+    const void* data_address() const override { return streamed_ ? host_points_.get() : points_data_; }
     void set_initial_centroids(const Matrix<double>& centroids) override;
     void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) override;
     void reset() override;
@@ -106,13 +107,20 @@ protected:
     // Lloyd, filter on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.
     bool int8_filter_possible() const {
         return config_.algorithm == Algorithm::Lloyd && config_.int8_filter && compute_major_ >= 8 &&
-               config_.variant != KernelVariant::Global;
+               config_.variant != KernelVariant::Global && !streamed_;
     }
 
     void activate() const { KMS_CUDA_CHECK(cudaSetDevice(config_.cuda_device)); }
+    // The rows the assignment reads now: all of them, or (streamed) the chunk on the
+    // device; their labels and status are the view's slices of the run's.
+    bool streamed() const { return streamed_; }
+    const T* view_points() const { return view_points_; }
+    long long view_rows() const { return view_rows_; }
+    std::int32_t* view_labels() const { return labels_.get() + view_first_; }
+    std::uint8_t* view_status() const { return status_ ? status_.get() + view_first_ : nullptr; }
     // The points in T on the device: the solver's copy, or the caller's device memory read in place.
     const T* points() const { return points_data_; }
-    bool has_data() const { return points_data_ != nullptr; }
+    bool has_data() const { return points_data_ != nullptr || streamed_; }
     // Sample weights on the device (nullptr: unweighted): in T for the update (as the
     // CPU solver multiplies in T), in double for the inertia.
     bool weighted() const { return weights_.get() != nullptr; }
@@ -146,6 +154,22 @@ protected:
     UpdateWorkspace workspace_;
 
 private:
+    // Rows summed as one unit of the package tree: the block, or a streamed chunk of
+    // whole packages. Its cover's values are cover_[cover_begin, cover_end).
+    struct Chunk {
+        long long first = 0, rows = 0;  // within the block
+        PackageGeometry geometry;
+        std::size_t cover_begin = 0, cover_end = 0;
+        std::vector<PackageTreeLevel> levels;
+    };
+    void decide_streaming();
+    void plan_chunks(const PackageLayout& layout);
+    // body(chunk, its points on the device) for every chunk in order: streamed, the
+    // next chunk's copy runs on copy_stream_ while this one's kernels run.
+    template <typename Body>
+    void for_each_chunk(Body&& body) const;
+    void set_view(const Chunk& chunk, const T* points) const;
+    void queue_chunk_sums(const Chunk& chunk, const T* chunk_points);
     void allocate();
     void clear_run();
     void set_grid();
@@ -153,8 +177,9 @@ private:
     void forget_data();
     void prepare_workspace();
     // The package update (partitioned runs).
-    bool package_update() const { return partition_.comm != nullptr; }
-    void update_by_packages();
+    bool package_update() const { return partition_.comm != nullptr || streamed_; }
+    void begin_package_update();
+    void finish_package_update();
     std::uint64_t relocate_empty_by_packages();
     DeviceBuffer<T> queue_relocation_inputs(std::vector<T>& distance, std::vector<std::int32_t>& label);
     double package_inertia() const;
@@ -165,8 +190,22 @@ private:
     PackageGeometry package_geometry_;
     std::size_t packages_ = 1;
     mutable PackageWorkspace package_workspace_;
-    std::vector<PackageTreeLevel> local_levels_;
-    std::vector<PackageSpan> cover_, all_covers_;  // this block's cover; every rank's, in order
+    std::vector<PackageSpan> cover_, all_covers_;  // this block's covers (its chunks'); every rank's, in order
+    std::vector<Chunk> chunks_;
+    // The covers' sums (and weights) and counts, filled chunk by chunk: page-locked, so
+    // their copies are queued without the host waiting for each chunk's kernels.
+    PinnedHostMemory cover_values_, cover_counts_;
+    std::size_t cover_capacity_ = 0;  // bytes of each
+    // Streaming: the points in page-locked host memory (in T), two device buffers of
+    // chunk_rows_, the copy stream and the events that order buffer reuse.
+    bool streamed_ = false;
+    long long chunk_rows_ = 0;
+    PinnedHostMemory host_points_;
+    DeviceBuffer<T> chunk_buffers_[2];
+    cudaStream_t copy_stream_ = nullptr;
+    std::unique_ptr<Event> uploaded_[2], released_[2];
+    mutable const T* view_points_ = nullptr;
+    mutable long long view_rows_ = 0, view_first_ = 0;
     // The last package update's root on the host: Σ (x − old), counts, weights (relocation).
     std::vector<double> root_sums_, root_weights_;
     std::vector<std::int64_t> root_counts_;
