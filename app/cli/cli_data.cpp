@@ -52,13 +52,36 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed) {
 }
 
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit) {
-    if (!fit.ranks || !options.has("--input") || geo_options_from(options).enabled) return load_cli_data(options, seed);
-    const std::string path = options.get("--input");
+    if (!fit.ranks || options.has("--input") == options.has("--generate") || geo_options_from(options).enabled)
+        return load_cli_data(options, seed);
     Communicator& comm = *fit.ranks;
     const auto rank = static_cast<std::size_t>(comm.rank());
     const auto split = [&](std::size_t rows, std::size_t cols) {
         return partition_rows(rows, fit.k, cols, comm.size(), fit.solver.packages);
     };
+    if (options.has("--generate")) {  // each rank makes only its rows (every value is a function of its index)
+        CliData result;
+        result.block = true;
+        agreed(&comm, [&] {  // a bad spec fails alike on every rank: reported once
+            const std::string spec = options.get("--generate");
+            const GeneratedShape shape = generated_shape(spec);
+            const std::vector<std::size_t> first = split(shape.rows, shape.cols);
+            result.global_rows = shape.rows;
+            result.first_row = first[rank];
+            Dataset block = generate_rows(spec, seed, first[rank], first[rank + 1] - first[rank], signal_stop().token());
+            result.data.name = block.name;
+            result.points = std::make_shared<const Matrix<double>>(std::move(block.points));
+        });
+        if (options.has("--weights"))
+            agreed(&comm, [&] {
+                LoadOptions load_options;
+                load_options.cancel = signal_stop().token();
+                result.weights = std::make_shared<const std::vector<double>>(
+                    load_sample_weights(options.get("--weights"), result.global_rows, load_options));
+            });
+        return result;
+    }
+    const std::string path = options.get("--input");
     // The format by content, as load_dataset decides it: the .npy magic, else text
     // (a file named .npy without the magic is refused by load_cli_data, as without ranks).
     bool npy = false;

@@ -34,7 +34,8 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed);
 // its block of rows (partition_rows; memory scale-out, docs/scale-out.md): a .npy
 // by offset, delimited text by byte ranges split at line boundaries
 // (load_text_block); a failure on one rank is reported once and ends every rank.
-// Generated data and --geo tables are loaded whole by every rank, as load_cli_data.
+// Generated data: each rank makes only its rows (generate_rows). --geo tables are
+// loaded whole by every rank, as load_cli_data.
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit);
 
 // " lat, lon" lines / JSON array of centroids in degrees, for geographic runs.

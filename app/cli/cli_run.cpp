@@ -49,7 +49,8 @@ void print_help() {
                 options_help(geo_option_table()).c_str(), options_help(fit_option_table()).c_str(),
                 options_help(kRunOutputOptions).c_str());
     std::printf("\nUnder mpirun/mpiexec each rank reads only its block of rows of an --input file (.npy by\n"
-                "offset, text by byte ranges; all of it with --scores or --geo) and solves it; rank 0\n"
+                "offset, text by byte ranges) or makes only its rows of --generate data (all of it with\n"
+                "--scores or --geo) and solves it; rank 0\n"
                 "prints the report and writes the outputs. Labels and centroids are bitwise those of one\n"
                 "process. With --backend cuda the ranks of a machine spread over its GPUs (local rank mod\n"
                 "devices; --device N pins one). See docs/scale-out.md.\n");

@@ -82,14 +82,22 @@ private:
 }  // namespace
 
 std::shared_ptr<Communicator> mpi_world() {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized) {
-        int provided = 0;
-        check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "Init_thread");
-        if (provided < MPI_THREAD_FUNNELED) throw Error("this MPI library does not support MPI_THREAD_FUNNELED");
-    }
-    return std::make_shared<MpiCommunicator>();
+    // One for the process, finalized at its exit: after a failing rank has printed why.
+    // (Finalized with the command's last reference, the ranks that only echo a failure
+    // left MPI_Finalize and exited while the failing rank was still unwinding to its
+    // message, and the launcher, seeing a rank exit with status 1, aborted the job
+    // before the message came out.)
+    static const std::shared_ptr<Communicator> world = [] {
+        int initialized = 0;
+        MPI_Initialized(&initialized);
+        if (!initialized) {
+            int provided = 0;
+            check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "Init_thread");
+            if (provided < MPI_THREAD_FUNNELED) throw Error("this MPI library does not support MPI_THREAD_FUNNELED");
+        }
+        return std::shared_ptr<Communicator>(std::make_shared<MpiCommunicator>());
+    }();
+    return world;
 }
 
 }  // namespace kms

@@ -7,9 +7,9 @@
 
 namespace kms {
 
-// Initialises MPI (MPI_THREAD_FUNNELED: only the thread that made it calls MPI;
-// the solvers call their collectives from the OpenMP master thread) and finalises
-// it when the last reference goes.
+// The process's one communicator: initialises MPI on the first call
+// (MPI_THREAD_FUNNELED: only the thread that made it calls MPI; the solvers call
+// their collectives from the OpenMP master thread) and finalises it at exit.
 std::shared_ptr<Communicator> mpi_world();
 
 }  // namespace kms

@@ -108,6 +108,8 @@ echo "1,2" > "$dir/init-2d.csv"
 compare_failure "k > n" --input "$dir/x.csv" --k 30000 --backend omp --threads 1
 compare_failure "--init of the wrong shape" --input "$dir/x.csv" --k 3 --init "$dir/init-2d.csv" --backend omp --threads 1
 compare_failure "generated, --init of the wrong shape" --generate blobs:n=9000 --k 3 --init "$dir/init-2d.csv"
+compare_failure "generated, a bad spec" --generate blobs:n=9000,colour=3 --k 3
+compare_failure "generated, k > n" --generate uniform:n=500,d=2 --k 600
 compare_failure "unwritable output" --input "$dir/x.csv" --k 3 --labels-out "$dir/no-such-folder/labels.txt"
 compare_failure "bad option value" --input "$dir/x.csv" --k 3 --report yaml
 compare_failure "bad option" --input "$dir/x.csv" --k three

@@ -17,6 +17,17 @@ Dataset generate_dataset(std::string_view spec, std::uint64_t seed);
 // The same, checking `cancel` between chunks of points: a stop request aborts with
 // kms::Error("generate:SPEC seed=S: generation cancelled").
 Dataset generate_dataset(std::string_view spec, std::uint64_t seed, std::stop_token cancel);
+// The rows and columns generate_dataset(spec, ...) makes, from the spec alone
+// (InputError for a bad spec, as generate_dataset).
+struct GeneratedShape {
+    std::uint64_t rows = 0, cols = 0;
+};
+GeneratedShape generated_shape(std::string_view spec);
+// Rows [first_row, first_row + rows) of generate_dataset(spec, seed), bit for bit
+// (every value is a function of the seed and its index), the others never made:
+// an MPI rank's block. Truth labels are the block's; truth centroids whole.
+Dataset generate_rows(std::string_view spec, std::uint64_t seed, std::uint64_t first_row, std::uint64_t rows,
+                      std::stop_token cancel = {});
 // One line per generator with its keys and defaults, for --help and the GUI.
 std::string generator_help();
 

@@ -429,15 +429,29 @@ struct Job {
     KeyValues values;
     std::uint64_t seed;
     std::stop_token cancel;
+    // The rows made: [first, first + block) of the data set's (generate_rows), the
+    // others never computed; the output's row r is the data set's row first + r.
+    std::uint64_t first = 0;
+    std::uint64_t block = UINT64_MAX;
 
+    std::uint64_t begin_of(std::uint64_t count) const { return std::min(count, first); }
+    std::uint64_t end_of(std::uint64_t count) const {
+        const std::uint64_t begin = begin_of(count);
+        return block > count - begin ? count : begin + block;
+    }
+    std::uint64_t rows_of(std::uint64_t count) const { return end_of(count) - begin_of(count); }
+    std::uint64_t local(std::uint64_t index) const { return index - first; }
+
+    // body(index) for the data set's indexes in the block (all of them by default).
     template <typename Body>
     void for_each_point(std::uint64_t count, Body body) const {
         constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
-        for (std::uint64_t begin = 0; begin < count; begin += kChunk) {
+        const std::uint64_t end = end_of(count);
+        for (std::uint64_t begin = begin_of(count); begin < end; begin += kChunk) {
             if (cancel.stop_requested())
                 throw Error("generate:" + source + " seed=" + std::to_string(seed) + ": generation cancelled");
             const auto first = static_cast<std::int64_t>(begin);
-            const auto last = static_cast<std::int64_t>(std::min(count, begin + kChunk));
+            const auto last = static_cast<std::int64_t>(std::min(end, begin + kChunk));
 #pragma omp parallel for schedule(static)
             for (std::int64_t i = first; i < last; ++i) body(static_cast<std::uint64_t>(i));
         }
@@ -450,18 +464,18 @@ struct Job {
 Dataset gaussian_blobs(const Job& job, std::uint64_t n, std::uint64_t d, const Matrix<double>& centres,
                        const std::vector<double>& stds, const Layout& layout) {
     Dataset dataset;
-    dataset.points = Matrix<double>(n, d);
-    dataset.truth_labels.assign(n, 0);
+    dataset.points = Matrix<double>(job.rows_of(n), d);
+    dataset.truth_labels.assign(job.rows_of(n), 0);
     dataset.truth_centroids = centres;
     const IndexPermutation permute(n, job.seed);
     job.for_each_point(n, [&](std::uint64_t index) {
         const std::int32_t cluster = layout.cluster_of(permute(index));
-        double* row = dataset.points.row(index);
+        double* row = dataset.points.row(job.local(index));
         fill_normals(job.seed, kStreamNoise, index, d, row);
         const double* centre = centres.row(static_cast<std::size_t>(cluster));
         const double std_dev = stds[static_cast<std::size_t>(cluster)];
         for (std::uint64_t j = 0; j < d; ++j) row[j] = centre[j] + std_dev * row[j];
-        dataset.truth_labels[index] = cluster;
+        dataset.truth_labels[job.local(index)] = cluster;
     });
     return dataset;
 }
@@ -486,10 +500,10 @@ Dataset make_uniform(const Job& job) {
         throw InputError::whole(job.source, "keys 'low' and 'high': the width high - low overflows");
     require_size(job.source, n, d);
     Dataset dataset;
-    dataset.points = Matrix<double>(n, d);
+    dataset.points = Matrix<double>(job.rows_of(n), d);
     const double below_high = std::nextafter(high, low);
     job.for_each_point(n, [&](std::uint64_t index) {
-        double* row = dataset.points.row(index);
+        double* row = dataset.points.row(job.local(index));
         for (std::uint64_t j = 0; j < d; ++j) {
             const double x = low + width * random_uniform(job.seed, kStreamUniform, index * d + j);
             row[j] = std::min(x, below_high);  // rounding must not reach `high`
@@ -509,7 +523,7 @@ Dataset make_anisotropic(const Job& job) {
         row[0] = 0.6 * x - 0.4 * y;
         row[1] = -0.6 * x + 0.8 * y;
     };
-    job.for_each_point(n, [&](std::uint64_t index) { shear(dataset.points.row(index)); });
+    job.for_each_point(n, [&](std::uint64_t index) { shear(dataset.points.row(job.local(index))); });
     for (std::size_t c = 0; c < k; ++c) shear(dataset.truth_centroids.row(c));  // the map is linear: means follow
     return dataset;
 }
@@ -537,13 +551,13 @@ Dataset make_curves(const Job& job, CurvePoint curve_point) {
     const double noise = job.number("noise");
     const std::uint64_t n_outer = n / 2;
     Dataset dataset;
-    dataset.points = Matrix<double>(n, 2);
-    dataset.truth_labels.assign(n, 0);
+    dataset.points = Matrix<double>(job.rows_of(n), 2);
+    dataset.truth_labels.assign(job.rows_of(n), 0);
     const IndexPermutation permute(n, job.seed);
     job.for_each_point(n, [&](std::uint64_t index) {
         const std::uint64_t slot = permute(index);
         const bool outer = slot < n_outer;
-        double* row = dataset.points.row(index);
+        double* row = dataset.points.row(job.local(index));
         curve_point(outer, outer ? slot : slot - n_outer, outer ? n_outer : n - n_outer, row);
         if (noise > 0.0) {
             double z[2];
@@ -551,7 +565,7 @@ Dataset make_curves(const Job& job, CurvePoint curve_point) {
             row[0] += noise * z[0];
             row[1] += noise * z[1];
         }
-        dataset.truth_labels[index] = outer ? 0 : 1;
+        dataset.truth_labels[job.local(index)] = outer ? 0 : 1;
     });
     return dataset;
 }
@@ -591,8 +605,8 @@ Dataset make_he4d(const Job& job) {
     const Matrix<double> centres(4, 4, std::vector<double>{40, 40, 60, 60, 40, 60, 60, 40, 60, 40, 40, 60, 60, 60, 40, 40});
     const Layout layout = equal_layout(n, 4);
     Dataset dataset;
-    dataset.points = Matrix<double>(n, 4);
-    dataset.truth_labels.assign(n, 0);
+    dataset.points = Matrix<double>(job.rows_of(n), 4);
+    dataset.truth_labels.assign(job.rows_of(n), 0);
     dataset.truth_centroids = centres;
     const IndexPermutation permute(n, job.seed);
     job.for_each_point(n, [&](std::uint64_t index) {
@@ -607,9 +621,9 @@ Dataset make_he4d(const Job& job) {
         }
         const double radius = kRadius * std::sqrt(std::sqrt(random_uniform(job.seed, kStreamBallRadius, index)));
         const double scale = radius / std::sqrt(norm_sq);
-        double* row = dataset.points.row(index);
+        double* row = dataset.points.row(job.local(index));
         for (std::size_t j = 0; j < 4; ++j) row[j] = centres(static_cast<std::size_t>(ball), j) + scale * direction[j];
-        dataset.truth_labels[index] = ball;
+        dataset.truth_labels[job.local(index)] = ball;
     });
     return dataset;
 }
@@ -651,8 +665,8 @@ Dataset make_geo_cities(const Job& job) {
     }
     const double spread = job.number("spread_km") / kEarthRadiusKm;  // radians per unit of offset
     const Layout layout = equal_layout(n, k);
-    dataset.points = Matrix<double>(n, 2);
-    dataset.truth_labels.assign(n, 0);
+    dataset.points = Matrix<double>(job.rows_of(n), 2);
+    dataset.truth_labels.assign(job.rows_of(n), 0);
     const IndexPermutation permute(n, job.seed);
     job.for_each_point(n, [&](std::uint64_t index) {
         const std::int32_t cluster = layout.cluster_of(permute(index));
@@ -671,19 +685,21 @@ Dataset make_geo_cities(const Job& job) {
             py = turn.cos * c.y + turn.sin * ty / angle;
             pz = turn.cos * c.z + turn.sin * tz / angle;
         }
-        double* row = dataset.points.row(index);
+        double* row = dataset.points.row(job.local(index));
         row[0] = portable_atan2(pz, std::sqrt(px * px + py * py)) * kDegrees;
         row[1] = portable_atan2(py, px) * kDegrees;
-        dataset.truth_labels[index] = cluster;
+        dataset.truth_labels[job.local(index)] = cluster;
     });
     return dataset;
 }
 
 }  // namespace
 
-Dataset generate_dataset(std::string_view spec, std::uint64_t seed, std::stop_token cancel) {
+namespace {
+Dataset generate_block(std::string_view spec, std::uint64_t seed, std::stop_token cancel, std::uint64_t first,
+                       std::uint64_t block) {
     ParsedSpec parsed = parse_spec(spec);
-    const Job job{std::string(spec), std::move(parsed.values), seed, std::move(cancel)};
+    const Job job{std::string(spec), std::move(parsed.values), seed, std::move(cancel), first, block};
     const std::string name = parsed.generator->name;
     Dataset dataset;
     if (name == "blobs") dataset = make_blobs(job);
@@ -696,6 +712,30 @@ Dataset generate_dataset(std::string_view spec, std::uint64_t seed, std::stop_to
     else dataset = make_he4d(job);
     dataset.name = "generate:" + job.source + " seed=" + std::to_string(seed);
     return dataset;
+}
+}  // namespace
+
+Dataset generate_dataset(std::string_view spec, std::uint64_t seed, std::stop_token cancel) {
+    return generate_block(spec, seed, std::move(cancel), 0, UINT64_MAX);
+}
+
+GeneratedShape generated_shape(std::string_view spec) {
+    const ParsedSpec parsed = parse_spec(spec);
+    const std::string name = parsed.generator->name;
+    const auto value = [&](const char* key) { return static_cast<std::uint64_t>(parsed.values.at(key)); };
+    GeneratedShape shape;
+    shape.rows = value("n");
+    shape.cols = name == "he4d" ? 4 : parsed.values.count("d") ? value("d") : 2;
+    return shape;
+}
+
+Dataset generate_rows(std::string_view spec, std::uint64_t seed, std::uint64_t first_row, std::uint64_t rows,
+                      std::stop_token cancel) {
+    const GeneratedShape shape = generated_shape(spec);
+    if (first_row > shape.rows || rows > shape.rows - first_row)
+        throw Error("generate:" + std::string(spec) + ": rows [" + std::to_string(first_row) + ", " +
+                    std::to_string(first_row + rows) + ") outside its " + std::to_string(shape.rows) + " rows");
+    return generate_block(spec, seed, std::move(cancel), first_row, rows);
 }
 
 Dataset generate_dataset(std::string_view spec, std::uint64_t seed) { return generate_dataset(spec, seed, {}); }
