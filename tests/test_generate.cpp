@@ -142,11 +142,12 @@ private slots:
 
     // A block of rows (an MPI rank's, generate_rows) is bitwise those rows of the whole
     // data set, with their truth labels, for every generator; blocks at the start, in
-    // the middle across OpenMP chunks, at the end and empty; the shape comes from the
+    // the middle, across OpenMP chunks, at the end and empty; the shape comes from the
     // spec alone; a block outside the rows is refused.
     void rowBlocksAreTheWholesRows_data() {
         QTest::addColumn<QString>("spec");
-        for (const char* spec : {"blobs:n=3000000,k=7,d=3", "uniform:n=3000000,d=2", "anisotropic:n=40000",
+        // uniform: more rows than one OpenMP chunk of 2^20, so that a block spans several.
+        for (const char* spec : {"blobs:n=40000,k=7,d=3", "uniform:n=1100000,d=2", "anisotropic:n=40000",
                                  "varied:n=40000,d=5", "circles:n=40000", "moons:n=40000", "he4d:n=40000",
                                  "geo-cities:n=40000,k=9"})
             QTest::newRow(spec) << spec;
@@ -160,19 +161,22 @@ private slots:
         QCOMPARE(shape.cols, static_cast<std::uint64_t>(whole.d()));
         const std::uint64_t n = shape.rows;
         const std::pair<std::uint64_t, std::uint64_t> blocks[] = {
-            {0, 1}, {0, n / 3}, {n / 3, n / 2}, {(1u << 20) - 5, 11}, {n - 7, 7}, {n, 0}, {n / 2, 0}};
+            {0, 1}, {0, n / 3}, {n / 3, n / 2}, {(1u << 20) - 5, 11}, {1, n - 1}, {n - 7, 7}, {n, 0}, {n / 2, 0}};
         for (const auto& [first, rows] : blocks) {
             if (first + rows > n) continue;
             const kms::Dataset block = kms::generate_rows(text, 13, first, rows);
             QCOMPARE(block.n(), static_cast<std::size_t>(rows));
             QCOMPARE(block.name, whole.name);
-            for (std::uint64_t r = 0; r < rows; ++r) {
+            std::uint64_t differing = rows;  // the first row that differs from the whole set's
+            for (std::uint64_t r = 0; r < rows && differing == rows; ++r) {
                 for (std::size_t j = 0; j < whole.d(); ++j)
-                    QVERIFY2(std::bit_cast<std::uint64_t>(block.points(r, j)) ==
-                                 std::bit_cast<std::uint64_t>(whole.points(first + r, j)),
-                             qPrintable(QString("%1: row %2 of block [%3, +%4)").arg(spec).arg(r).arg(first).arg(rows)));
-                if (!whole.truth_labels.empty()) QCOMPARE(block.truth_labels[r], whole.truth_labels[first + r]);
+                    if (std::bit_cast<std::uint64_t>(block.points(r, j)) !=
+                        std::bit_cast<std::uint64_t>(whole.points(first + r, j)))
+                        differing = r;
+                if (!whole.truth_labels.empty() && block.truth_labels[r] != whole.truth_labels[first + r]) differing = r;
             }
+            QVERIFY2(differing == rows,
+                     qPrintable(QString("%1: row %2 of block [%3, +%4)").arg(spec).arg(differing).arg(first).arg(rows)));
             QVERIFY(block.truth_centroids == whole.truth_centroids);
         }
         QVERIFY_THROWS_EXCEPTION(kms::Error, kms::generate_rows(text, 13, n - 1, 2));
