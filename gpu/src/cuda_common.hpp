@@ -118,14 +118,21 @@ private:
     bool allocated_ = false, registered_ = false;  // neither: registered by another owner
 };
 
+// Where a search over all k centroids runs register-tiled (kernels/tiled_search.cuh)
+// rather than a thread per point (or per warp) walking every centroid row: from 33
+// centroids on.
+inline bool tiled_search_pays(int k) { return k > 32; }
+
 // Integer counters written by the kernels (integer atomics: order-independent).
 struct DeviceCounters {
     unsigned long long point_centroid_distances;
     unsigned long long centroid_centroid_distances;
     unsigned long long bound_skips;
     unsigned long long labels_changed;
-    unsigned long long gemm_unsettled;      // Lloyd GEMM filter: points it could not certify (verified exactly)
-    unsigned long long gemm_full_searches;  // ... of which needed all k exact distances (not just two candidates)
+    // Lloyd's int8 filter: the points it could not certify (verified exactly), as two
+    // lists: those left with two candidates, and those that need all k distances.
+    unsigned long long gemm_pairs;
+    unsigned long long gemm_full_searches;
 };
 
 // Shift statistics of one update, reduced on the device in a fixed order.

@@ -344,8 +344,9 @@ private slots:
     // MMA step, and k over two centroid tiles); with every initial centroid
     // duplicated no point can be certified, yet most are settled by two candidates;
     // far from the origin, or with one far outlier, the quantisation is too coarse
-    // to certify anything, so the run falls back to the exact kernel after its first
-    // step. Labels and centroids equal CUDA Lloyd global (the exact kernel) at every step.
+    // to certify anything, so the run times the exact kernel on its second step (and
+    // keeps it for good when the filter left over 90% of the points to full searches).
+    // Labels and centroids equal CUDA Lloyd global (the exact kernel) at every step.
     void gemmFilterPath() {
         const bool small = small_mode();
         enum Outcome { MostlyCertified, TwoCandidates, FallsBack };
@@ -379,6 +380,7 @@ private slots:
                 s->set_initial_centroids(start);
             }
             const std::uint64_t nk = static_cast<std::uint64_t>(c.n) * c.k;
+            double first_full_share = 0.0;  // of the points searched over all k by the first step
             for (int it = 1; it <= c.iterations; ++it) {
                 const kms::IterationStats stats = gemm->step();
                 const kms::IterationStats reference = exact->step();
@@ -395,6 +397,8 @@ private slots:
                 QCOMPARE(reference.verified_points, std::uint64_t{0});
                 if (it == 1) {
                     QVERIFY2(stats.verified_points > 0, ("nothing was verified: " + where).c_str());
+                    first_full_share = static_cast<double>(stats.point_centroid_distances - nk - 2 * stats.verified_points) /
+                                       static_cast<double>(c.k - 2) / static_cast<double>(c.n);
                     if (e.outcome == FallsBack)
                         QVERIFY2(stats.point_centroid_distances > nk + nk / 4, ("too few full searches: " + where).c_str());
                     else if (e.outcome == MostlyCertified)
@@ -402,9 +406,10 @@ private slots:
                     else
                         QVERIFY2(stats.verified_points == c.n && stats.point_centroid_distances < nk + nk / 2,
                                  ("not settled by two candidates: " + where).c_str());
-                } else if (e.outcome == FallsBack) {
+                } else if (e.outcome == FallsBack && (it == 2 || first_full_share > 0.9)) {
                     QVERIFY2(stats.point_centroid_distances == nk && stats.verified_points == 0,
-                             ("no fallback to the exact kernel: " + where).c_str());
+                             ("no fallback to the exact kernel: " + where + ", first step's full searches " +
+                              std::to_string(first_full_share)).c_str());
                 }
             }
             gemm->reset();  // a reset run uses the filter again

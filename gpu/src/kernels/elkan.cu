@@ -2,6 +2,7 @@
 // CPU Lloyd (kms::squared_distance() arithmetic, ties to the lowest index, bounds
 // in kms::BoundArithmetic).
 #include "kernels/bounded_assign.hpp"
+#include "kernels/tiled_search.cuh"
 
 namespace kms::cuda {
 namespace {
@@ -111,12 +112,59 @@ __global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_
     block_count_add(changed, &a.counters->labels_changed, uscratch);
 }
 
+// The search that builds the bounds (first iteration, and after the shift table
+// fills), large k: the tiled search, recording every distance as a lower bound and
+// the nearest as the upper one, as elkan_kernel's first pass does. A thread per
+// point walking every centroid took 260 ms at n = 10^6, d = 64, k = 1000 (H200).
+template <typename T>
+struct ElkanBuildFinish {
+    static constexpr bool kRecordsDistances = true;
+    using Lower = typename ElkanLowerStorage<T>::type;
+    std::int32_t* labels;
+    std::uint8_t* status;
+    T* upper;
+    std::int32_t* stamp;
+    Lower* lower_k;
+    long long n;
+    int now;
+    int d;
+    float lower_scale;
+    __device__ __forceinline__ void record(long long i, int c, T dist) const {
+        lower_k[static_cast<long long>(c) * n + i] = store_lower(BoundArithmetic<T>(d).lower(device_sqrt(dist)), lower_scale);
+    }
+    __device__ __forceinline__ int operator()(long long i, const Nearest<T>& nearest) const {
+        upper[i] = BoundArithmetic<T>(d).upper(device_sqrt(nearest.best));
+        stamp[i] = now;
+        if (status) status[i] = 0;
+        if (labels[i] == nearest.best_c) return 0;
+        labels[i] = nearest.best_c;
+        return 1;
+    }
+};
+
 }  // namespace
 
 template <typename T>
 void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
-    launch_bounded<T>(elkan_kernel<T, true>, elkan_kernel<T, false>, "Elkan assignment kernel", args, shared_variant,
-                      g, stream);
+    if (!args.first || !tiled_search_pays(args.k)) {
+        launch_bounded<T>(elkan_kernel<T, true>, elkan_kernel<T, false>, "Elkan assignment kernel", args,
+                          shared_variant, g, stream);
+        return;
+    }
+    const TiledRows rows{args.n, nullptr, nullptr, false};
+    const ElkanBuildFinish<T> finish{args.labels, args.status, args.upper, args.stamp, args.lower_k,
+                                     args.n,      args.now,    args.d,     args.lower_scale};
+    const bool vector_rows = vector_rows_possible(args.points, args.d) && vector_rows_possible(args.centroids, args.d);
+    const unsigned blocks = tiled_search_blocks(args.n, false, g.sm_count);
+    if (shared_variant)
+        tiled_search_kernel<T, true, false><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
+                                                                         vector_rows, finish, &args.counters->labels_changed,
+                                                                          &args.counters->point_centroid_distances);
+    else
+        tiled_search_kernel<T, false, false><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
+                                                                          vector_rows, finish, &args.counters->labels_changed,
+                                                                          &args.counters->point_centroid_distances);
+    KMS_CUDA_LAUNCH_CHECK("Elkan bound-building search kernel");
 }
 
 template void launch_elkan<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);

@@ -2,6 +2,7 @@
 // CPU Lloyd (kms::squared_distance() arithmetic, ties to the lowest index, bounds
 // in kms::BoundArithmetic).
 #include "kernels/bounded_assign.hpp"
+#include "kernels/tiled_search.cuh"
 
 namespace kms::cuda {
 namespace {
@@ -9,7 +10,13 @@ namespace {
 // --- Hamerly: one upper and one lower bound per point, kept lazily: the bounds
 // are stored with the row of the cumulative shift table they were written at,
 // and a point the bounds skip writes nothing.
-template <typename T, bool Shared>
+//
+// Large k (Defer): a point the bounds leave for a full search is appended to
+// a.search_list instead, and the register-tiled search (tiled_search.cuh) finds its
+// nearest and second nearest centroids in a second kernel: a thread per point walking
+// every centroid row took 49–56 ms at d = 64, k = 1000 on the H100, 8–10x Lloyd.
+// The list's order varies from run to run; what each point gets does not.
+template <typename T, bool Shared, bool Defer = false>
 __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int tile_rows) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
@@ -53,6 +60,17 @@ __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int til
             if (a.status) a.status[i] = skips ? 1 : 0;
         }
     }
+    if constexpr (Defer) {
+        const unsigned wanted = __ballot_sync(0xffffffffu, full);
+        if (wanted) {  // one atomic per warp
+            const int lane = threadIdx.x & 31, leader = __ffs(wanted) - 1;
+            unsigned long long base = 0;
+            if (lane == leader) base = atomicAdd(a.search_count, static_cast<unsigned long long>(__popc(wanted)));
+            base = __shfl_sync(0xffffffffu, base, leader);
+            if (full) a.search_list[base + __popc(wanted & ((1u << lane) - 1u))] = static_cast<std::int32_t>(i);
+        }
+        full = false;
+    }
     T best = infinity_of<T>(), second = infinity_of<T>();
     int best_c = 0;
     auto visit = [&](int c, const T* row) {
@@ -81,12 +99,54 @@ __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int til
     block_count_add(changed, &a.counters->labels_changed, uscratch);
 }
 
+// The tiled search's result for a listed point: what the full search above writes.
+template <typename T>
+struct HamerlyFinish {
+    static constexpr bool kRecordsDistances = false;
+    std::int32_t* labels;
+    std::uint8_t* status;
+    T* upper;
+    T* lower;
+    std::int32_t* stamp;
+    int now;
+    int d;
+    __device__ __forceinline__ int operator()(long long i, const Nearest<T>& nearest) const {
+        const BoundArithmetic<T> bounds(d);
+        upper[i] = bounds.upper(device_sqrt(nearest.best));
+        lower[i] = nearest.second == infinity_of<T>() ? nearest.second : bounds.lower(device_sqrt(nearest.second));
+        stamp[i] = now;
+        if (status) status[i] = 0;
+        if (nearest.best_c == labels[i]) return 0;
+        labels[i] = nearest.best_c;
+        return 1;
+    }
+};
+
 }  // namespace
 
 template <typename T>
 void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
-    launch_bounded<T>(hamerly_kernel<T, true>, hamerly_kernel<T, false>, "Hamerly assignment kernel", args,
-                      shared_variant, g, stream);
+    if (!tiled_search_pays(args.k)) {
+        launch_bounded<T>(hamerly_kernel<T, true>, hamerly_kernel<T, false>, "Hamerly assignment kernel", args,
+                          shared_variant, g, stream);
+        return;
+    }
+    // The bounds kernel reads no centroid rows of its own beyond the assigned one, so
+    // it runs without a tile; the searches then run tiled.
+    KMS_CUDA_CHECK(cudaMemsetAsync(args.search_count, 0, sizeof(*args.search_count), stream));
+    launch_bounded<T>(hamerly_kernel<T, false, true>, hamerly_kernel<T, false, true>, "Hamerly bounds kernel", args,
+                      false, g, stream);
+    const TiledRows rows{args.n, args.search_list, args.search_count, false};
+    const unsigned blocks = tiled_search_blocks(args.n, true, g.sm_count);
+    const HamerlyFinish<T> finish{args.labels, args.status, args.upper, args.lower, args.stamp, args.now, args.d};
+    const bool vector_rows = vector_rows_possible(args.points, args.d) && vector_rows_possible(args.centroids, args.d);
+    if (shared_variant)
+        tiled_search_kernel<T, true, true><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
+                                                                        vector_rows, finish, &args.counters->labels_changed);
+    else
+        tiled_search_kernel<T, false, true><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
+                                                                         vector_rows, finish, &args.counters->labels_changed);
+    KMS_CUDA_LAUNCH_CHECK("Hamerly tiled search kernel");
 }
 
 template void launch_hamerly<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);

@@ -32,10 +32,15 @@ constexpr int kQuantStep = 32;
 inline int quantised_width(int d) { return (d + kQuantStep - 1) / kQuantStep * kQuantStep; }
 inline bool gemm_filter_applies(int k, int d) { return d >= kGemmMinD && d <= kGemmMaxD && k >= kGemmMinK; }
 
-// A run stops using the filter after an iteration in which more than this share
-// of the points needed an exact search over all k (the quantisation is too coarse
-// for the data: one far outlier makes s huge) and goes back to the exact kernel.
-constexpr double kGemmMaxUnsettledShare = 0.25;
+// When the filter leaves more than kGemmProbeShare of the points to exact searches
+// over all k, the run times the exact kernel on its next step and from then on uses
+// whichever assigns faster, timing the other again after kGemmRetrySteps steps; above
+// kGemmHopelessShare (the quantisation is too coarse for the data: one far outlier
+// makes s huge) it uses the exact kernel for the rest of the run. The searches over
+// all k run tiled, so a filter that leaves even two thirds of the points to them can
+// still be the faster (1M × 64, k = 1000, uniform: 7.5 ms against 12.0 ms, H200).
+constexpr double kGemmProbeShare = 0.25, kGemmHopelessShare = 0.9;
+constexpr int kGemmRetrySteps = 8;
 
 // The data side of the filter, made once per data set (launch_quantise_points).
 struct QuantisedPoints {
@@ -54,8 +59,9 @@ struct GemmLloydArgs {
     std::int8_t* centroid_rows;      // k × padded_d, rewritten every step
     std::int32_t* centroid_norms;    // k
     float* centroid_slack;           // k + 1: δ_c per centroid, then their maximum (as bits, ∞ if any is not finite)
-    std::int32_t* unsettled;         // n: indices of the points the filter could not certify
-    int2* candidates;                // n: their two candidate labels, or (best, −1): search all k
+    std::int32_t* unsettled;         // n: the points with two candidates from the front, those
+                                     // needing all k from the back (unsettled[n − 1], ...)
+    int2* candidates;                // n: the two candidate labels of the front list
     int sm_count;
 };
 
@@ -68,10 +74,11 @@ template <typename T>
 void launch_quantise_points(const T* points, long long n, int d, const T* shift, double scale, std::int8_t* rows,
                             std::int32_t* norms, float* slack, cudaStream_t stream);
 
-// Centroid quantisation, filter + certification, exact verification of the rest.
-// counters: point_centroid_distances += 2 or k per verified point (the filter's
-// n·k are counted by the caller), labels_changed, gemm_unsettled = verified
-// points, gemm_full_searches = those searched over all k.
+// Centroid quantisation, filter + certification, exact verification of the rest:
+// the points with two candidates one warp each, those needing all k by the
+// register-tiled search (kernels/tiled_search.cuh). counters:
+// point_centroid_distances += 2 or k per verified point (the filter's n·k are
+// counted by the caller), labels_changed, gemm_pairs and gemm_full_searches.
 template <typename T>
 void launch_gemm_lloyd(const GemmLloydArgs<T>& args, cudaStream_t stream);
 

@@ -16,14 +16,25 @@ public:
     using CudaBoundedSolver<T>::CudaBoundedSolver;
 
 private:
-    void allocate_lower_bounds() override { lower_.allocate(static_cast<std::size_t>(this->n_), "the lower bounds"); }
+    void allocate_lower_bounds() override {
+        const std::size_t n = static_cast<std::size_t>(this->n_);
+        lower_.allocate(n, "the lower bounds");
+        if (tiled_search_pays(this->k_)) {
+            search_list_.allocate(n, "the list of points to search");
+            search_count_.allocate(1, "the count of points to search");
+        }
+    }
 
     void launch_assign(BoundedArgs<T>& args) override {
         args.lower = lower_.get();
+        args.search_list = search_list_.get();
+        args.search_count = search_count_.get();
         launch_hamerly<T>(args, this->shared_variant(), this->geometry_, this->stream_);
     }
 
     DeviceBuffer<T> lower_;
+    DeviceBuffer<std::int32_t> search_list_;  // large k: the points the bounds leave to the tiled search
+    DeviceBuffer<unsigned long long> search_count_;
 };
 
 }  // namespace

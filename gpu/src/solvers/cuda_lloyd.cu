@@ -32,7 +32,12 @@ private:
         candidates_.allocate(n, "the candidates of uncertified points");
     }
 
-    void restart() override { gemm_active_ = uses_gemm_filter(); }
+    void restart() override {
+        gemm_active_ = uses_gemm_filter();
+        gemm_hopeless_ = false;
+        filter_ms_ = exact_ms_ = -1.0;
+        steps_since_switch_ = 0;
+    }
 
     bool fuses_small_update() const override { return true; }
 
@@ -58,11 +63,35 @@ private:
         launch_lloyd<T>(args, this->shared_variant(), this->geometry_, this->stream_);
     }
 
-    // Too many searches over all k (the bound certifies little on this data): the exact kernel from now on.
-    void after_record(const DeviceCounters& counters) override {
-        if (gemm_active_ &&
-            static_cast<double>(counters.gemm_full_searches) > kGemmMaxUnsettledShare * static_cast<double>(this->n_))
-            gemm_active_ = false;
+    // Filter or exact kernel, by the run's own assignment times (the labels are the
+    // same either way). A filtered step that leaves more than kGemmProbeShare of the
+    // points to searches over all k makes the next step a probe of the exact kernel;
+    // from then on the faster of the two runs, and the other is timed again after
+    // kGemmRetrySteps steps (the filter certifies more as a run settles; a first
+    // launch's one-time costs fade). A filter that certifies almost nothing
+    // (kGemmHopelessShare) is left for good.
+    void after_record(const DeviceCounters& counters, const IterationStats& stats) override {
+        if (gemm_hopeless_ || !uses_gemm_filter()) return;
+        const double ms = stats.time_assign_ms;
+        if (gemm_active_) {
+            filter_ms_ = ms;
+            ++steps_since_switch_;
+            const double share = static_cast<double>(counters.gemm_full_searches) / static_cast<double>(this->n_);
+            gemm_hopeless_ = share > kGemmHopelessShare;
+            const bool slower = exact_ms_ < 0.0 ? share > kGemmProbeShare
+                                                : filter_ms_ > exact_ms_ || steps_since_switch_ >= kGemmRetrySteps;
+            if (gemm_hopeless_ || slower) {
+                gemm_active_ = false;
+                steps_since_switch_ = 0;
+            }
+        } else {
+            exact_ms_ = ms;
+            ++steps_since_switch_;
+            if (filter_ms_ < exact_ms_ || steps_since_switch_ >= kGemmRetrySteps) {
+                gemm_active_ = true;
+                steps_since_switch_ = 0;
+            }
+        }
     }
 
     // --- cuda-shared, large d and k: the int8 filter-and-verify assignment.
@@ -119,7 +148,10 @@ private:
     double quantisation_scale_ = 1.0;
     DeviceBuffer<std::int32_t> unsettled_;
     DeviceBuffer<int2> candidates_;
-    bool gemm_active_ = false;  // this run still uses the filter
+    bool gemm_active_ = false;    // the next step uses the filter
+    bool gemm_hopeless_ = false;  // the filter certified almost nothing: not again this run
+    double filter_ms_ = -1.0, exact_ms_ = -1.0;  // the last assignment time of each (−1: not timed yet)
+    int steps_since_switch_ = 0;
 };
 
 }  // namespace

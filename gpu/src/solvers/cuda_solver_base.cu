@@ -362,9 +362,9 @@ IterationStats CudaSolverBase<T>::step() {
     stats.empty_clusters = first_empty_count_ >= 0 ? first_empty_count_ : host.shifts.empty_clusters;
     first_empty_count_ = -1;
     if (config_.compute_inertia) stats.inertia = host.inertia;
-    stats.verified_points = host.counters.gemm_unsettled;
+    stats.verified_points = host.counters.gemm_pairs + host.counters.gemm_full_searches;
     if (streamed_) stats.streamed_bytes = static_cast<std::uint64_t>(n_) * d_ * sizeof(T);
-    after_record(host.counters);
+    after_record(host.counters, stats);
     if (packages) {
         if (config_.compute_inertia) {
             const auto start = std::chrono::steady_clock::now();

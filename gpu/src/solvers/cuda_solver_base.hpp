@@ -95,14 +95,16 @@ protected:
     // The new centroids are current() (bounded: the cumulative shift row).
     virtual void after_update() {}
     // The iteration's counters are back on the host.
-    virtual void after_record(const DeviceCounters&) {}
+    virtual void after_record(const DeviceCounters&, const IterationStats&) {}
 
-    // Shared-memory or global-memory kernels: as configured; Auto picks what the H100
-    // measured faster (docs/gpu-benchmark.md): shared for Lloyd with k >= 64 (many
-    // centroids to stage; there the int8 filter applies too), global elsewhere.
+    // Shared-memory or global-memory kernels: as configured; Auto picks what measured
+    // faster (docs/gpu-benchmark.md): shared for Lloyd with k >= 64 (many centroids to
+    // stage; there the int8 filter applies too) or k > 32 and d >= 16, and for Hamerly
+    // with k > 32 (the tiled searches stage centroids), global elsewhere.
     bool shared_variant() const {
         if (config_.variant != KernelVariant::Auto) return config_.variant == KernelVariant::Shared;
-        return config_.algorithm == Algorithm::Lloyd && k_ >= kGemmMinK;
+        if (config_.algorithm == Algorithm::Hamerly) return tiled_search_pays(k_);
+        return config_.algorithm == Algorithm::Lloyd && (k_ >= kGemmMinK || (tiled_search_pays(k_) && d_ >= kGemmMinD));
     }
     // Lloyd, filter on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.
     bool int8_filter_possible() const {

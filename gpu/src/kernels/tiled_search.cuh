@@ -1,0 +1,236 @@
+#pragma once
+// The register-tiled nearest-centroid search, shared by Lloyd's assignment (every
+// point) and Hamerly's (the points its bounds could not settle, as a list).
+//
+// GEMM-like blocking, but each distance is still Σ_j (x_j − c_j)² summed over j in
+// order (kms::squared_distance()'s arithmetic, no FMA): a block takes 64 points × 64
+// centroids at a time and each thread owns 4 points × 4 centroids. Two ways to feed
+// the registers:
+//   Staged (cuda-shared): the block stages chunks of kSearchChunkD coordinates of both
+//     tiles through shared memory;
+//   direct (cuda-global): each thread reads its own rows from global memory through
+//     L1, 16 bytes per load where every row is 16-byte aligned.
+// Candidates are merged by (distance, index), so the result is the lowest index
+// among the smallest, as a sequential scan finds it; with Second, the second
+// smallest distance too (Hamerly's lower bound), which does not depend on order.
+// Included by .cu files only.
+#include <cstdint>
+
+#include "cuda_common.hpp"
+#include "cuda_device.hpp"
+
+namespace kms::cuda {
+
+constexpr int kSearchPoints = 64, kSearchCentroids = 64, kSearchChunkD = 16;
+
+// The rows a tiled search visits: rows 0..n-1, or the *list_count indices of a list
+// (its first ones, or with from_end its last ones: list[n-1], list[n-2], ...).
+struct TiledRows {
+    long long n;                          // rows (without a list), or the list's capacity
+    const std::int32_t* list;             // nullable: the point indices to search
+    const unsigned long long* list_count; // with list: how many it holds (device memory)
+    bool from_end;
+};
+
+template <typename T>
+__device__ __forceinline__ void load4(const T* p, T out[4]) {
+    if constexpr (sizeof(T) == 4) {
+        const float4 v = __ldg(reinterpret_cast<const float4*>(p));
+        out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    } else {
+        const double2 v0 = __ldg(reinterpret_cast<const double2*>(p)), v1 = __ldg(reinterpret_cast<const double2*>(p + 2));
+        out[0] = v0.x, out[1] = v0.y, out[2] = v1.x, out[3] = v1.y;
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void load4_shared(const T* p, T out[4]) {
+    if constexpr (sizeof(T) == 4) {
+        const float4 v = *reinterpret_cast<const float4*>(p);
+        out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    } else {
+        const double2 v0 = *reinterpret_cast<const double2*>(p), v1 = *reinterpret_cast<const double2*>(p + 2);
+        out[0] = v0.x, out[1] = v0.y, out[2] = v1.x, out[3] = v1.y;
+    }
+}
+
+template <typename T>
+struct Nearest {
+    T best;
+    int best_c;
+    T second;
+};
+
+// finish(i, nearest) → 1 when point i's label changed; called once per point by one
+// thread. The changed labels are added to *changed_counter, and k distances per
+// point searched to *distance_counter when given. A Finish with
+// kRecordsDistances also gets finish.record(i, c, distance) for every pair.
+template <typename T, bool Staged, bool Second, class Finish>
+__global__ void __launch_bounds__(256)
+    tiled_search_kernel(const T* __restrict__ points, int d, const T* __restrict__ centroids, int k, TiledRows rows,
+                        bool vector_rows /* vector_rows_possible() of both arrays */, Finish finish,
+                        unsigned long long* changed_counter, unsigned long long* distance_counter = nullptr) {
+    __shared__ __align__(16) T xs[Staged ? kSearchChunkD : 1][kSearchPoints];
+    __shared__ __align__(16) T cs[Staged ? kSearchChunkD : 1][kSearchCentroids];
+    __shared__ unsigned long long uscratch[32];
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;  // centroid group, point group
+    const long long count = rows.list ? static_cast<long long>(*rows.list_count) : rows.n;
+    const bool points_resident = Staged && d <= kSearchChunkD;
+    unsigned long long changed = 0, searched = 0;
+    // Blocks stride over the point tiles (a list's length is known only on the device).
+    for (long long tile0 = static_cast<long long>(blockIdx.x) * kSearchPoints; tile0 < count;
+         tile0 += static_cast<long long>(gridDim.x) * kSearchPoints) {
+        auto row_of = [&](long long p) -> long long {  // p < count
+            if (!rows.list) return p;
+            return static_cast<long long>(rows.list[rows.from_end ? rows.n - 1 - p : p]);
+        };
+        T best[4], second[4];
+        int best_c[4];
+        long long my_points[4];  // this thread's 4 points (−1 past the end)
+        const T* my_rows[4];     // direct: their rows (the last valid one past the end)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            best[r] = infinity_of<T>();
+            second[r] = infinity_of<T>();
+            best_c[r] = 0;
+            const long long p = tile0 + ty * 4 + r;
+            my_points[r] = p < count ? row_of(p) : -1;
+            my_rows[r] = points + row_of(p < count ? p : count - 1) * d;
+        }
+        auto load_points = [&](int j0, int width) {
+            for (int e = threadIdx.x; e < kSearchPoints * width; e += blockDim.x) {
+                const int p = e / width, j = e - p * width;
+                const long long at = tile0 + p;
+                xs[j][p] = at < count ? points[row_of(at) * d + j0 + j] : T(0);
+            }
+        };
+        if (points_resident) {
+            __syncthreads();  // the previous tile's readers are done
+            load_points(0, d);
+        }
+        for (int c0 = 0; c0 < k; c0 += kSearchCentroids) {
+            T acc[4][4];
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) acc[r][q] = T(0);
+            if constexpr (Staged) {
+                for (int j0 = 0; j0 < d; j0 += kSearchChunkD) {
+                    const int width = min(kSearchChunkD, d - j0);
+                    __syncthreads();
+                    if (!points_resident) load_points(j0, width);
+                    for (int e = threadIdx.x; e < kSearchCentroids * width; e += blockDim.x) {
+                        const int c = e / width, j = e - c * width;
+                        const int centroid = c0 + c;
+                        cs[j][c] = centroid < k ? centroids[static_cast<long long>(centroid) * d + j0 + j] : T(0);
+                    }
+                    __syncthreads();
+#pragma unroll 4
+                    for (int j = 0; j < width; ++j) {
+                        T xv[4], cv[4];
+                        load4_shared(&xs[j][ty * 4], xv);
+                        load4_shared(&cs[j][tx * 4], cv);
+#pragma unroll
+                        for (int r = 0; r < 4; ++r)
+#pragma unroll
+                            for (int q = 0; q < 4; ++q) acc[r][q] = sq_step(acc[r][q], xv[r], cv[q]);
+                    }
+                }
+            } else {
+                const T* my_centroids[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q)
+                    my_centroids[q] = centroids + static_cast<long long>(min(c0 + tx * 4 + q, k - 1)) * d;
+                if (vector_rows) {  // d % 4 == 0, rows 16-byte aligned: 4 coordinates per load
+                    for (int j = 0; j < d; j += 4) {
+                        T xv[4][4], cv[4][4];
+#pragma unroll
+                        for (int r = 0; r < 4; ++r) load4(my_rows[r] + j, xv[r]);
+#pragma unroll
+                        for (int q = 0; q < 4; ++q) load4(my_centroids[q] + j, cv[q]);
+#pragma unroll
+                        for (int jj = 0; jj < 4; ++jj)
+#pragma unroll
+                            for (int r = 0; r < 4; ++r)
+#pragma unroll
+                                for (int q = 0; q < 4; ++q) acc[r][q] = sq_step(acc[r][q], xv[r][jj], cv[q][jj]);
+                    }
+                } else {
+#pragma unroll 2
+                    for (int j = 0; j < d; ++j) {
+                        T xv[4], cv[4];
+#pragma unroll
+                        for (int r = 0; r < 4; ++r) xv[r] = __ldg(my_rows[r] + j);
+#pragma unroll
+                        for (int q = 0; q < 4; ++q) cv[q] = __ldg(my_centroids[q] + j);
+#pragma unroll
+                        for (int r = 0; r < 4; ++r)
+#pragma unroll
+                            for (int q = 0; q < 4; ++q) acc[r][q] = sq_step(acc[r][q], xv[r], cv[q]);
+                    }
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    const int c = c0 + tx * 4 + q;
+                    if (c >= k) continue;
+                    if constexpr (Finish::kRecordsDistances)
+                        if (my_points[r] >= 0) finish.record(my_points[r], c, acc[r][q]);
+                    if (acc[r][q] < best[r]) {
+                        if constexpr (Second) second[r] = best[r];
+                        best[r] = acc[r][q];
+                        best_c[r] = c;
+                    } else if (Second && acc[r][q] < second[r]) {
+                        second[r] = acc[r][q];
+                    }
+                }
+        }
+        // Merge across the 16 threads of a point group: (distance, index) order for
+        // the nearest; the second smallest of the union is the smaller of the two
+        // seconds and the larger of the two nearest.
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+            for (int offset = 8; offset > 0; offset >>= 1) {
+                const T other = __shfl_xor_sync(0xffffffffu, best[r], offset);
+                const int other_c = __shfl_xor_sync(0xffffffffu, best_c[r], offset);
+                if constexpr (Second) {
+                    const T other_second = __shfl_xor_sync(0xffffffffu, second[r], offset);
+                    const T larger_best = other < best[r] ? best[r] : other;
+                    T s = second[r] < other_second ? second[r] : other_second;
+                    second[r] = larger_best < s ? larger_best : s;
+                }
+                if (other < best[r] || (other == best[r] && other_c < best_c[r])) {
+                    best[r] = other;
+                    best_c[r] = other_c;
+                }
+            }
+        if (tx == 0)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                if (my_points[r] >= 0) {
+                    changed += finish(my_points[r], Nearest<T>{best[r], best_c[r], second[r]});
+                    ++searched;
+                }
+    }
+    block_count_add(changed, changed_counter, uscratch);
+    if (distance_counter) block_count_add(searched * static_cast<unsigned long long>(k), distance_counter, uscratch);
+}
+
+// Blocks for a tiled search over at most `rows` rows: one per point tile, at most
+// eight waves' worth when the rows are a list whose length only the device knows.
+inline unsigned tiled_search_blocks(long long rows, bool listed, int sm_count) {
+    long long blocks = (rows + kSearchPoints - 1) / kSearchPoints;
+    if (listed) blocks = blocks < 8LL * sm_count ? blocks : 8LL * sm_count;
+    return static_cast<unsigned>(blocks > 0 ? blocks : 1);
+}
+
+// Whether the direct search may read 4 coordinates at a time from a row-major T array
+// with d columns starting at `base`: d a multiple of 4 and every row 16-byte aligned.
+template <typename T>
+bool vector_rows_possible(const T* base, int d) {
+    return d % 4 == 0 && reinterpret_cast<std::uintptr_t>(base) % 16 == 0;
+}
+
+}  // namespace kms::cuda
