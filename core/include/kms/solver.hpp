@@ -21,7 +21,8 @@ enum class Algorithm { Lloyd, Elkan, Hamerly, Yinyang, Exponion, Auto };
 // The device a solver runs on; back ends register themselves in kms/backends.hpp.
 enum class Backend { Sequential, OpenMP, Cuda };
 // Which CUDA kernels: global memory, or centroids staged in shared memory. Auto
-// picks per shape (shared for Lloyd with k >= 64, global elsewhere).
+// picks per shape (shared for Lloyd with k >= 64 or k > 32 and d >= 16, and for
+// Hamerly with k > 32; global elsewhere).
 enum class KernelVariant { Auto, Global, Shared };
 enum class Precision { F32, F64 };
 enum class EmptyClusterPolicy { Keep, Farthest };

@@ -16,10 +16,12 @@ constexpr OptionSpec kFitOptions[] = {
     {"--solver", "NAME", "lloyd", "lloyd | elkan | hamerly | yinyang | exponion (all exact: Lloyd's result)\n"
                                   "| auto (chosen from n, d, k and the back end; docs/solvers.md)"},
     {"--backend", "NAME", "omp", "seq | omp | cuda (also cuda-global, cuda-shared: cuda with --variant)"},
-    {"--variant", "V", "auto", "CUDA kernels: global | shared | auto (shared for Lloyd with k >= 64,\n"
-                               "else global: the faster on the H100)"},
+    {"--variant", "V", "auto", "CUDA kernels: global | shared | auto (shared for Lloyd with k >= 64\n"
+                               "or k > 32 and d >= 16, and for Hamerly with k > 32; else global:\n"
+                               "the faster on the H100 and H200)"},
     {"--int8-filter", "on|off", "on", "CUDA Lloyd, shared variant, d >= 16, k >= 64: certify labels with\n"
-                                      "int8 tensor cores, verify the rest exactly (labels unchanged)"},
+                                      "int8 tensor cores, verify the rest exactly (labels unchanged); used\n"
+                                      "while it assigns faster than the exact kernel, timed on the run"},
     {"--precision", "P", "f64", "f32 | f64"},
     {"--init", "METHOD|PATH", "kmeans++", "random | kmeans++ | greedy-kmeans++ | maximin, or a centroid file"},
     {"--seed", "S", "0", "seed of the generator and of the initialisation"},
