@@ -151,20 +151,11 @@ void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometr
                           shared_variant, g, stream);
         return;
     }
-    const TiledRows rows{args.n, nullptr, nullptr, false};
     const ElkanBuildFinish<T> finish{args.labels, args.status, args.upper, args.stamp, args.lower_k,
                                      args.n,      args.now,    args.d,     args.lower_scale};
-    const bool vector_rows = vector_rows_possible(args.points, args.d) && vector_rows_possible(args.centroids, args.d);
-    const unsigned blocks = tiled_search_blocks(args.n, false, g.sm_count);
-    if (shared_variant)
-        tiled_search_kernel<T, true, false><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
-                                                                         vector_rows, finish, &args.counters->labels_changed,
-                                                                          &args.counters->point_centroid_distances);
-    else
-        tiled_search_kernel<T, false, false><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
-                                                                          vector_rows, finish, &args.counters->labels_changed,
-                                                                          &args.counters->point_centroid_distances);
-    KMS_CUDA_LAUNCH_CHECK("Elkan bound-building search kernel");
+    launch_tiled_search<T, false>(args.points, args.d, args.centroids, args.k, TiledRows{args.n, nullptr, nullptr, false},
+                                  shared_variant, g.sm_count, finish, &args.counters->labels_changed,
+                                  &args.counters->point_centroid_distances, stream, "Elkan bound-building search kernel");
 }
 
 template void launch_elkan<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);

@@ -136,17 +136,11 @@ void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geome
     KMS_CUDA_CHECK(cudaMemsetAsync(args.search_count, 0, sizeof(*args.search_count), stream));
     launch_bounded<T>(hamerly_kernel<T, false, true>, hamerly_kernel<T, false, true>, "Hamerly bounds kernel", args,
                       false, g, stream);
-    const TiledRows rows{args.n, args.search_list, args.search_count, false};
-    const unsigned blocks = tiled_search_blocks(args.n, true, g.sm_count);
     const HamerlyFinish<T> finish{args.labels, args.status, args.upper, args.lower, args.stamp, args.now, args.d};
-    const bool vector_rows = vector_rows_possible(args.points, args.d) && vector_rows_possible(args.centroids, args.d);
-    if (shared_variant)
-        tiled_search_kernel<T, true, true><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
-                                                                        vector_rows, finish, &args.counters->labels_changed);
-    else
-        tiled_search_kernel<T, false, true><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
-                                                                         vector_rows, finish, &args.counters->labels_changed);
-    KMS_CUDA_LAUNCH_CHECK("Hamerly tiled search kernel");
+    launch_tiled_search<T, true>(args.points, args.d, args.centroids, args.k,
+                                 TiledRows{args.n, args.search_list, args.search_count, false}, shared_variant,
+                                 g.sm_count, finish, &args.counters->labels_changed, nullptr, stream,
+                                 "Hamerly tiled search kernel");
 }
 
 template void launch_hamerly<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);

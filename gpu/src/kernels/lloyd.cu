@@ -357,25 +357,16 @@ bool tiled_search_applies(const LloydArgs<T>& args, bool shared_variant) {
     return tiled_search_pays(args.k) && !args.block_partials && (shared_variant || args.d >= kGlobalTiledMinD);
 }
 
-template <typename T>
-void launch_tiled_lloyd(const LloydArgs<T>& args, bool shared_variant, cudaStream_t stream) {
-    const TiledRows rows{args.n, nullptr, nullptr, false};
-    const unsigned blocks = tiled_search_blocks(args.n, false, 1);
-    const LloydFinish<T> finish{args.labels, args.status};
-    const bool vector_rows = vector_rows_possible(args.points, args.d) && vector_rows_possible(args.centroids, args.d);
-    if (shared_variant)
-        tiled_search_kernel<T, true, false><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
-                                                                         vector_rows, finish, &args.counters->labels_changed);
-    else
-        tiled_search_kernel<T, false, false><<<blocks, 256, 0, stream>>>(args.points, args.d, args.centroids, args.k, rows,
-                                                                          vector_rows, finish, &args.counters->labels_changed);
-}
-
 template <typename T, class Sums>
 void launch_lloyd_with(const LloydArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
     if (tiled_search_applies(args, shared_variant)) {
-        launch_tiled_lloyd(args, shared_variant, stream);
-    } else if (shared_variant) {
+        launch_tiled_search<T, false>(args.points, args.d, args.centroids, args.k,
+                                      TiledRows{args.n, nullptr, nullptr, false}, shared_variant, g.sm_count,
+                                      LloydFinish<T>{args.labels, args.status}, &args.counters->labels_changed, nullptr,
+                                      stream, "Lloyd tiled search kernel");
+        return;
+    }
+    if (shared_variant) {
         const int tile_d = static_cast<int>(std::min<std::size_t>(args.d, kTileBytes / (kLloydTile * sizeof(T))));
         const std::size_t bytes = static_cast<std::size_t>(kLloydTile) * tile_d * sizeof(T);
         // Up to 256 threads the register sums fit without spilling; 1024 caps registers at 64.

@@ -435,12 +435,10 @@ void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
     KMS_CUDA_LAUNCH_CHECK("GEMM verification kernel");
     // The searches over all k: a thread or warp per point walking every centroid row
     // took 200 ms of a first iteration at n = 10^6, d = 64, k = 1000 (H200).
-    const TiledRows rows{a.n, g.unsettled, &a.counters->gemm_full_searches, true};
-    const bool vector_rows = vector_rows_possible(a.points, a.d) && vector_rows_possible(a.centroids, a.d);
-    tiled_search_kernel<T, true, false><<<tiled_search_blocks(a.n, true, g.sm_count), 256, 0, stream>>>(
-        a.points, a.d, a.centroids, a.k, rows, vector_rows, FullSearchFinish{a.labels, a.status},
-        &a.counters->labels_changed, &a.counters->point_centroid_distances);
-    KMS_CUDA_LAUNCH_CHECK("GEMM full search kernel");
+    launch_tiled_search<T, false>(a.points, a.d, a.centroids, a.k,
+                                  TiledRows{a.n, g.unsettled, &a.counters->gemm_full_searches, true}, true, g.sm_count,
+                                  FullSearchFinish{a.labels, a.status}, &a.counters->labels_changed,
+                                  &a.counters->point_centroid_distances, stream, "GEMM full search kernel");
 }
 
 #define KMS_INSTANTIATE_GEMM(T)                                                                              \

@@ -14,6 +14,7 @@
 // among the smallest, as a sequential scan finds it; with Second, the second
 // smallest distance too (Hamerly's lower bound), which does not depend on order.
 // Included by .cu files only.
+#include <algorithm>
 #include <cstdint>
 
 #include "cuda_common.hpp"
@@ -218,19 +219,31 @@ __global__ void __launch_bounds__(256)
     if (distance_counter) block_count_add(searched * static_cast<unsigned long long>(k), distance_counter, uscratch);
 }
 
-// Blocks for a tiled search over at most `rows` rows: one per point tile, at most
-// eight waves' worth when the rows are a list whose length only the device knows.
-inline unsigned tiled_search_blocks(long long rows, bool listed, int sm_count) {
-    long long blocks = (rows + kSearchPoints - 1) / kSearchPoints;
-    if (listed) blocks = blocks < 8LL * sm_count ? blocks : 8LL * sm_count;
-    return static_cast<unsigned>(blocks > 0 ? blocks : 1);
-}
-
 // Whether the direct search may read 4 coordinates at a time from a row-major T array
 // with d columns starting at `base`: d a multiple of 4 and every row 16-byte aligned.
 template <typename T>
 bool vector_rows_possible(const T* base, int d) {
     return d % 4 == 0 && reinterpret_cast<std::uintptr_t>(base) % 16 == 0;
+}
+
+// The search over `rows` of points (n × d) against the k centroids, staged (cuda-shared)
+// or direct (cuda-global). Blocks: one per point tile, at most eight waves' worth when
+// the rows are a list whose length only the device knows.
+template <typename T, bool Second, class Finish>
+void launch_tiled_search(const T* points, int d, const T* centroids, int k, const TiledRows& rows, bool staged,
+                         int sm_count, const Finish& finish, unsigned long long* changed_counter,
+                         unsigned long long* distance_counter, cudaStream_t stream, const char* what) {
+    long long blocks = (rows.n + kSearchPoints - 1) / kSearchPoints;
+    if (rows.list) blocks = std::min<long long>(blocks, 8LL * sm_count);
+    const unsigned grid = static_cast<unsigned>(std::max<long long>(blocks, 1));
+    const bool vector_rows = vector_rows_possible(points, d) && vector_rows_possible(centroids, d);
+    if (staged)
+        tiled_search_kernel<T, true, Second><<<grid, 256, 0, stream>>>(points, d, centroids, k, rows, vector_rows, finish,
+                                                                      changed_counter, distance_counter);
+    else
+        tiled_search_kernel<T, false, Second><<<grid, 256, 0, stream>>>(points, d, centroids, k, rows, vector_rows,
+                                                                       finish, changed_counter, distance_counter);
+    KMS_CUDA_LAUNCH_CHECK(what);
 }
 
 }  // namespace kms::cuda

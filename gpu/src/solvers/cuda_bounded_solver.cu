@@ -6,6 +6,10 @@ namespace kms::cuda {
 namespace {
 // Rows of the cumulative shift table before the bounds are rebuilt by a full search.
 constexpr int kMaxShiftRows = 512;
+// may_rebuild_every_step(): bounded steps in a row slower than the last rebuilding step
+// before every step rebuilds (the first bounded steps after a rebuild move the most
+// points), and rebuilding steps before a bounded one is timed again.
+constexpr int kSlowerStepsToRebuild = 2, kRebuildRetrySteps = 8;
 }  // namespace
 
 template <typename T>
@@ -23,6 +27,9 @@ template <typename T>
 void CudaBoundedSolver<T>::restart() {
     bounds_valid_ = false;
     shift_row_ = 0;
+    rebuilding_ = false;
+    build_ms_ = -1.0;
+    slower_bounded_steps_ = steps_since_switch_ = 0;
 }
 
 template <typename T>
@@ -52,6 +59,7 @@ void CudaBoundedSolver<T>::assign(bool, IterationStats&) {
     args.now = shift_row_;
     args.nearest_half = nearest_half_.get();
     launch_assign(args);
+    built_this_step_ = args.first;
     bounds_valid_ = true;
 }
 
@@ -65,6 +73,26 @@ void CudaBoundedSolver<T>::after_update() {
     }
     ++shift_row_;
     launch_cumulative_row<T>(shift_table_.get(), shift_row_, this->k_, this->shift_upper_.get(), this->stream_);
+}
+
+// A step that rebuilds the bounds gives the same labels as a bounded one (both are
+// exact), so the choice is only speed: rebuild every step while bounded steps are
+// slower than rebuilding ones, timing a bounded step again every kRebuildRetrySteps.
+template <typename T>
+void CudaBoundedSolver<T>::after_record(const DeviceCounters&, const IterationStats& stats) {
+    if (!may_rebuild_every_step()) return;
+    const double ms = stats.time_bounds_ms + stats.time_assign_ms;
+    if (built_this_step_) {
+        build_ms_ = ms;
+    } else {
+        slower_bounded_steps_ = build_ms_ >= 0.0 && ms > build_ms_ ? slower_bounded_steps_ + 1 : 0;
+    }
+    ++steps_since_switch_;
+    if (rebuilding_ ? steps_since_switch_ >= kRebuildRetrySteps : slower_bounded_steps_ >= kSlowerStepsToRebuild) {
+        rebuilding_ = !rebuilding_;
+        slower_bounded_steps_ = steps_since_switch_ = 0;
+    }
+    if (rebuilding_) bounds_valid_ = false;  // the next step searches all k
 }
 
 template class CudaBoundedSolver<float>;

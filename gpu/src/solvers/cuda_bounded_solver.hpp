@@ -24,6 +24,10 @@ protected:
     virtual T* centroid_half_distances() const { return nullptr; }
     // Its lower bounds into args, and its kernel.
     virtual void launch_assign(BoundedArgs<T>& args) = 0;
+    // Whether a step that rebuilds the bounds by a full search can be the faster
+    // (Elkan: its full search is tiled, while a bounded step that prunes little walks
+    // the surviving centroids a thread per point); the run then times both.
+    virtual bool may_rebuild_every_step() const { return false; }
 
 private:
     void allocate_state() final;
@@ -31,12 +35,17 @@ private:
     void before_assign(IterationStats& stats) final;
     void assign(bool fused, IterationStats& stats) final;
     void after_update() final;
+    void after_record(const DeviceCounters& counters, const IterationStats& stats) final;
 
     DeviceBuffer<T> upper_, nearest_half_;
     DeviceBuffer<std::int32_t> stamp_;
     DeviceBuffer<double> shift_table_;
     int shift_row_ = 0;
     bool bounds_valid_ = false;
+    // Rebuilding every step, by the run's timings (may_rebuild_every_step()).
+    bool built_this_step_ = false, rebuilding_ = false;
+    double build_ms_ = -1.0;     // the last rebuilding step (−1: none yet)
+    int slower_bounded_steps_ = 0, steps_since_switch_ = 0;
 };
 
 extern template class CudaBoundedSolver<float>;

@@ -47,6 +47,7 @@ private:
     }
 
     T* centroid_half_distances() const override { return cc_half_.get(); }
+    bool may_rebuild_every_step() const override { return tiled_search_pays(this->k_); }
 
     void launch_assign(BoundedArgs<T>& args) override {
         args.lower_k = lower_k_.get();
