@@ -6,13 +6,7 @@
 # median of iterations 3..12 (the first builds bounds and warms caches).
 # Usage: OUT=DIR scripts/device_cliffs.sh   → DIR/cliffs.txt (a table), DIR/cliffs.jsonl
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-work=$(mktemp -d)
-tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"
-export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-cli="$work/bin/kmeans-cli"
+source "$(dirname "$0")/device_common.sh"
 n=${KMS_CLIFF_N:-1000000}
 shapes=${KMS_CLIFF_SHAPES:-"blobs:4:48 blobs:16:48 blobs:64:48 blobs:2:100 blobs:2:1000 blobs:4:100 blobs:16:100 blobs:16:1000 blobs:64:100 blobs:64:1000 uniform:64:100 uniform:64:1000 blobs:200:128"}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"

@@ -4,13 +4,7 @@
 # and the labels of Elkan, Hamerly and Lloyd compared byte for byte (f64, the same run).
 # Unpacks .devcarry-gpu/pack.tar.xz (scripts/device_pack.sh). Usage: OUT=DIR scripts/device_elkan_rebuild.sh
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-work=$(mktemp -d)
-tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"
-export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-cli="$work/bin/kmeans-cli"
+source "$(dirname "$0")/device_common.sh"
 for spec in uniform:n=1000000,d=64:1000 uniform:n=1000000,d=64:100 blobs:n=1000000,d=64,k=100:1000 blobs:n=1000000,d=2,k=100:1000; do
   data=${spec%:*} k=${spec##*:}
   "$cli" generate --generate "$data" --seed 7 --out "$work/x.npy" >/dev/null

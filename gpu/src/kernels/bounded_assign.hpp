@@ -34,6 +34,19 @@ __device__ __forceinline__ void for_each_centroid(const T* centroids, int k, int
     }
 }
 
+// Appends point i to a.search_list when `listed` (the points left to the tiled
+// search), one atomic per warp. Every lane of the warp must call it.
+template <typename T>
+__device__ __forceinline__ void list_for_tiled_search(const BoundedArgs<T>& a, long long i, bool listed) {
+    const unsigned wanted = __ballot_sync(0xffffffffu, listed);
+    if (!wanted) return;
+    const int lane = threadIdx.x & 31, leader = __ffs(wanted) - 1;
+    unsigned long long base = 0;
+    if (lane == leader) base = atomicAdd(a.search_count, static_cast<unsigned long long>(__popc(wanted)));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (listed) a.search_list[base + __popc(wanted & ((1u << lane) - 1u))] = static_cast<std::int32_t>(i);
+}
+
 template <typename T>
 int bounded_tile_rows(int k, int d, bool shared_variant) {
     if (!shared_variant) return 0;

@@ -40,9 +40,11 @@ struct BoundedArgs {
     const T* nearest_half;             // k
     const T* cc_half;                  // k × k (Elkan)
     float lower_scale;                 // Elkan float: stored = value · scale (power of two)
-    // Hamerly where tiled_search_pays(k): the points left to the tiled search (n) and how many.
+    // Where tiled_search_pays(k): the points left to the tiled search (n) and how many
+    // (Hamerly: those its bounds do not settle; Elkan: those past defer_after distances).
     std::int32_t* search_list;
     unsigned long long* search_count;
+    int defer_after;
 };
 
 template <typename T>

@@ -10,7 +10,13 @@ namespace {
 // --- Elkan: one upper bound and k lower bounds per point (stored k × n so a warp
 // reads one bound of 32 points in one transaction, compactly: half for float
 // data, float for double data, rounded down), lazily like Hamerly's.
-template <typename T, bool Shared>
+//
+// Large k (Defer): a point that has computed more than a.defer_after distances is
+// given up and appended to a.search_list; the tiled search then computes all k of
+// its distances (every one a fresh lower bound). A thread walking the survivors of a
+// step that prunes little took 227 ms at n = 10^6, d = 64, k = 1000 (uniform data,
+// the first bounded step, H200), ten times the tiled search's cost per distance.
+template <typename T, bool Shared, bool Defer = false>
 __global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_rows) {
     using Lower = typename ElkanLowerStorage<T>::type;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -43,8 +49,10 @@ __global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_
             }
         }
     }
+    bool deferred = false;
     auto store = [&](int c, T value) { lower[static_cast<long long>(c) * n] = store_lower(value, a.lower_scale); };
     auto visit = [&](int c, const T* row) {
+        if (Defer && deferred) return;  // the tiled search rewrites every bound of this point
         if (a.first) {
             const T dist = exact_squared_distance(x, row, a.d);
             store(c, bounds.lower(device_sqrt(dist)));
@@ -90,8 +98,13 @@ __global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_
             current = c;
             u = bounds.upper(device_sqrt(dist));
         }
+        if (Defer && evaluations > static_cast<unsigned long long>(a.defer_after)) deferred = true;
     };
     for_each_centroid<Shared>(a.centroids, a.k, a.d, tile, tile_rows, active, visit);
+    if constexpr (Defer) {
+        list_for_tiled_search(a, i, deferred);
+        if (deferred) active = false;  // upper bound, stamp and label: the tiled search's
+    }
     if (active) {
         if (a.first) {
             evaluations = a.k;
@@ -112,10 +125,11 @@ __global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_
     block_count_add(changed, &a.counters->labels_changed, uscratch);
 }
 
-// The search that builds the bounds (first iteration, and after the shift table
-// fills), large k: the tiled search, recording every distance as a lower bound and
-// the nearest as the upper one, as elkan_kernel's first pass does. A thread per
-// point walking every centroid took 260 ms at n = 10^6, d = 64, k = 1000 (H200).
+// Large k: the search that builds the bounds (first iteration, and after the shift
+// table fills) and the search of the points elkan_kernel gave up (Defer) are the tiled
+// search, recording every distance as a lower bound and the nearest as the upper one,
+// as elkan_kernel's first pass does. A thread per point walking every centroid took
+// 260 ms at n = 10^6, d = 64, k = 1000 (H200).
 template <typename T>
 struct ElkanBuildFinish {
     static constexpr bool kRecordsDistances = true;
@@ -146,16 +160,23 @@ struct ElkanBuildFinish {
 
 template <typename T>
 void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
-    if (!args.first || !tiled_search_pays(args.k)) {
+    if (!tiled_search_pays(args.k)) {
         launch_bounded<T>(elkan_kernel<T, true>, elkan_kernel<T, false>, "Elkan assignment kernel", args,
                           shared_variant, g, stream);
         return;
     }
     const ElkanBuildFinish<T> finish{args.labels, args.status, args.upper, args.stamp, args.lower_k,
                                      args.n,      args.now,    args.d,     args.lower_scale};
-    launch_tiled_search<T, false>(args.points, args.d, args.centroids, args.k, TiledRows{args.n, nullptr, nullptr, false},
-                                  shared_variant, g.sm_count, finish, &args.counters->labels_changed,
-                                  &args.counters->point_centroid_distances, stream, "Elkan bound-building search kernel");
+    TiledRows rows{args.n, nullptr, nullptr, false};
+    if (!args.first) {  // bounded: the points that need many distances are listed for the tiled search
+        KMS_CUDA_CHECK(cudaMemsetAsync(args.search_count, 0, sizeof(*args.search_count), stream));
+        launch_bounded<T>(elkan_kernel<T, true, true>, elkan_kernel<T, false, true>, "Elkan assignment kernel", args,
+                          shared_variant, g, stream);
+        rows = TiledRows{args.n, args.search_list, args.search_count, false};
+    }
+    launch_tiled_search<T, false>(args.points, args.d, args.centroids, args.k, rows, shared_variant, g.sm_count, finish,
+                                  &args.counters->labels_changed, &args.counters->point_centroid_distances, stream,
+                                  "Elkan tiled search kernel");
 }
 
 template void launch_elkan<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);

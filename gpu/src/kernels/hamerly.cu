@@ -61,14 +61,7 @@ __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int til
         }
     }
     if constexpr (Defer) {
-        const unsigned wanted = __ballot_sync(0xffffffffu, full);
-        if (wanted) {  // one atomic per warp
-            const int lane = threadIdx.x & 31, leader = __ffs(wanted) - 1;
-            unsigned long long base = 0;
-            if (lane == leader) base = atomicAdd(a.search_count, static_cast<unsigned long long>(__popc(wanted)));
-            base = __shfl_sync(0xffffffffu, base, leader);
-            if (full) a.search_list[base + __popc(wanted & ((1u << lane) - 1u))] = static_cast<std::int32_t>(i);
-        }
+        list_for_tiled_search(a, i, full);
         full = false;
     }
     T best = infinity_of<T>(), second = infinity_of<T>();
