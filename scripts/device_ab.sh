@@ -6,14 +6,8 @@
 # then scripts/device_pack.sh BUILD.
 # Usage: scripts/device_ab.sh REPEATS WORKLOAD... ; logs in ${OUT:-./device-out}
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
 repeats=${1:?repeats}; shift
-work=$(mktemp -d)
-tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"  # KMS_DEVICE_CARRY: another packed carry folder
-export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="/usr/local/cuda/bin:$PATH"
+source "$(dirname "$0")/device_common.sh"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/device.txt"
 "$work/bin/test_cuda_solvers" > "$out/tests.log" 2>&1; echo "test_cuda_solvers: exit $?"; tail -2 "$out/tests.log"
 grep -h "differed" "$out/tests.log" | head -3

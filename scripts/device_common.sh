@@ -6,6 +6,6 @@ out=${OUT:-$root/device-out}
 mkdir -p "$out"
 work=$(mktemp -d)
 tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"
-export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$work/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="/usr/local/cuda/bin:$PATH"
 cli="$work/bin/kmeans-cli"

@@ -13,19 +13,12 @@
 # besides 0 and all, e.g. "0,1"), KMS_STREAM_N (4*10^8), KMS_STREAM_CHUNKS ("50000000 12500000"),
 # KMS_STREAM_K ("4 100"), KMS_BIG_N (7*10^8 points of KMS_BIG_D = 16 doubles: 84 GB).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-work=$(mktemp -d)
-tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"
-export LD_LIBRARY_PATH="$work/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="/usr/local/cuda/bin:$PATH"
+source "$(dirname "$0")/device_common.sh"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(tests sanitize bench)
 nvidia-smi --query-gpu=index,name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$out/device.txt"
 nvidia-smi topo -m 2>/dev/null | tee -a "$out/device.txt"
-cli="$work/bin/kmeans-cli"
 for step in "${steps[@]}"; do
   case "$step" in
     tests)

@@ -4,13 +4,7 @@
 # benchmark. Logs go to ${OUT:-./device-out}.
 # Usage: scripts/device_run.sh [tests] [sanitize] [bench]   (default: all three)
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-work=$(mktemp -d)
-tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"  # KMS_DEVICE_CARRY: another packed carry folder
-export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="/usr/local/cuda/bin:$PATH"
+source "$(dirname "$0")/device_common.sh"
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(tests sanitize bench)
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/device.txt"
@@ -21,7 +15,6 @@ for step in "${steps[@]}"; do
       "$work/bin/test_cuda_init" 2>&1 | tee "$out/tests-init.log" | tail -8
       "$work/bin/test_gpu_scores" 2>&1 | tee "$out/tests-scores.log" | tail -8
       # The CLI end to end on the GPU: fit layer (GPU initialiser, restarts), predict, silhouette.
-      cli="$work/bin/kmeans-cli"
       "$cli" generate --generate blobs:n=1000000,k=100,d=16 --seed 4 --out "$work/x.npy" >/dev/null
       for where in omp cuda; do
         "$cli" run --input "$work/x.npy" --k 100 --n-init 2 --seed 4 --backend $where --precision f64 --report json \
