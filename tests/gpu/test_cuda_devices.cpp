@@ -65,6 +65,30 @@ Matrix<double> initial_centroids(const Case& c, const Matrix<double>& points) {
     return out;
 }
 
+// A CUDA fit of case c: k-means++ (seed), tol 0, at most max_iterations steps; the
+// duplicates cases start from pairs of equal centroids (empty clusters).
+kms::FitOptions cuda_fit_options(const Case& c, const Matrix<double>& points, const std::vector<double>& weights,
+                                 Algorithm algorithm, Precision precision, kms::KernelVariant variant,
+                                 std::uint64_t seed, int max_iterations) {
+    kms::FitOptions options;
+    options.k = c.k;
+    options.init.method = kms::InitMethod::KMeansPlusPlus;
+    options.init.seed = seed;
+    options.solver.algorithm = algorithm;
+    options.solver.backend = kms::Backend::Cuda;
+    options.solver.precision = precision;
+    options.solver.variant = variant;
+    options.solver.max_iterations = max_iterations;
+    options.solver.tol = 0.0;
+    options.solver.empty_policy = c.policy;
+    if (c.duplicates) {
+        options.init.method = kms::InitMethod::File;
+        options.init.given = std::make_shared<const Matrix<double>>(initial_centroids(c, points));
+    }
+    if (c.weighted) options.sample_weight = std::make_shared<const std::vector<double>>(weights);
+    return options;
+}
+
 bool same_bits(const Matrix<double>& a, const Matrix<double>& b) {
     if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
@@ -116,22 +140,7 @@ private slots:
                 for (Algorithm a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly})
                     for (kms::KernelVariant v : {kms::KernelVariant::Global, kms::KernelVariant::Shared}) {
                         if (a != Algorithm::Lloyd && v == kms::KernelVariant::Shared) continue;
-                        kms::FitOptions options;
-                        options.k = c.k;
-                        options.init.method = kms::InitMethod::KMeansPlusPlus;
-                        options.init.seed = 3;
-                        options.solver.algorithm = a;
-                        options.solver.precision = p;
-                        options.solver.variant = v;
-                        options.solver.max_iterations = 25;
-                        options.solver.tol = 0.0;
-                        options.solver.empty_policy = c.policy;
-                        if (c.duplicates) {
-                            options.init.method = kms::InitMethod::File;  // equal initial centroids: empty clusters
-                            options.init.given = std::make_shared<const Matrix<double>>(initial_centroids(c, *points));
-                        }
-                        if (c.weighted) options.sample_weight = std::make_shared<const std::vector<double>>(weights);
-                        options.solver.backend = kms::Backend::Cuda;
+                        kms::FitOptions options = cuda_fit_options(c, *points, weights, a, p, v, 3, 25);
                         const std::string label = c.name + " " + options.solver.describe();
                         kms::FitResult one;
                         for (const std::vector<int>& split : splits) {
@@ -182,22 +191,7 @@ private slots:
             for (std::size_t i = 0; i < c.n; ++i) weights[i] = 0.5 + static_cast<double>((i * 13) % 7) / 2.0;
             for (Precision p : {Precision::F64, Precision::F32})
                 for (kms::KernelVariant v : {kms::KernelVariant::Global, kms::KernelVariant::Shared}) {
-                    kms::FitOptions options;
-                    options.k = c.k;
-                    options.init.method = kms::InitMethod::KMeansPlusPlus;
-                    options.init.seed = 5;
-                    options.solver.algorithm = Algorithm::Lloyd;
-                    options.solver.backend = kms::Backend::Cuda;
-                    options.solver.precision = p;
-                    options.solver.variant = v;
-                    options.solver.max_iterations = 20;
-                    options.solver.tol = 0.0;
-                    options.solver.empty_policy = c.policy;
-                    if (c.duplicates) {
-                        options.init.method = kms::InitMethod::File;
-                        options.init.given = std::make_shared<const Matrix<double>>(initial_centroids(c, *points));
-                    }
-                    if (c.weighted) options.sample_weight = std::make_shared<const std::vector<double>>(weights);
+                    kms::FitOptions options = cuda_fit_options(c, *points, weights, Algorithm::Lloyd, p, v, 5, 20);
                     const std::string label = c.name + " " + options.solver.describe();
                     options.devices = {0};
                     const kms::FitResult one = kms::fit(points, options);

@@ -75,6 +75,24 @@ __global__ void segment_sums_kernel(const T* __restrict__ points, int d, const T
     out[segment * d + j] = sum;
 }
 
+// Σ values[t·stride] for t in [first, last), added in t order in double: eight loads
+// in flight, then their additions in order (the same bits as a plain loop).
+template <typename T>
+__device__ __forceinline__ double sum_in_order(const T* __restrict__ values, long long stride, long long first,
+                                               long long last) {
+    double sum = 0.0;
+    long long t = first;
+    for (; t + 8 <= last; t += 8) {
+        T v[8];
+#pragma unroll
+        for (int r = 0; r < 8; ++r) v[r] = values[(t + r) * stride];
+#pragma unroll
+        for (int r = 0; r < 8; ++r) sum += static_cast<double>(v[r]);
+    }
+    for (; t < last; ++t) sum += static_cast<double>(values[t * stride]);
+    return sum;
+}
+
 // One thread per (local package, cluster, coordinate): the cluster's segments in
 // that package, in order, widened and added in double (the CPU's package sum);
 // coordinate 0 also counts the points and (weighted) adds their weights in order.
@@ -111,16 +129,7 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
             return lo;
         };
         const long long begin = first_at_or_after(package), end = first_at_or_after(package + 1);
-        // In segment order, as before; eight loads in flight, then their additions in order.
-        long long s = begin;
-        for (; s + 8 <= end; s += 8) {
-            T v[8];
-#pragma unroll
-            for (int r = 0; r < 8; ++r) v[r] = segment_sums[(s + r) * d + j];
-#pragma unroll
-            for (int r = 0; r < 8; ++r) sum += static_cast<double>(v[r]);
-        }
-        for (; s < end; ++s) sum += static_cast<double>(segment_sums[s * d + j]);
+        sum = sum_in_order(segment_sums + j, d, begin, end);  // in segment order, as before
         if (j == 0 && begin < end) {
             count = segment_begin[end] - segment_begin[begin];  // the segments are consecutive runs of sorted points
             if (weights)
@@ -217,23 +226,10 @@ __global__ void direct_package_fold_kernel(const T* __restrict__ sub_sums, const
     // The block starts on a package, so its local sub-packages are aligned as the global ones.
     const long long per_package = g.package_size / kSubPackage;
     const long long first = local * per_package, last = min(sub_packages, first + per_package);
-    double sum = 0.0;
-    long long count = 0;
-    long long t = first;
-    for (; t + 8 <= last; t += 8) {
-        T v[8];
-#pragma unroll
-        for (int r = 0; r < 8; ++r) v[r] = sub_sums[(t + r) * kd + item];
-#pragma unroll
-        for (int r = 0; r < 8; ++r) sum += static_cast<double>(v[r]);
-        if (j == 0)
-#pragma unroll
-            for (int r = 0; r < 8; ++r) count += sub_counts[(t + r) * k + c];
-    }
-    for (; t < last; ++t) {
-        sum += static_cast<double>(sub_sums[t * kd + item]);
-        if (j == 0) count += sub_counts[t * k + c];
-    }
+    const double sum = sum_in_order(sub_sums + item, kd, first, last);
+    long long count = 0;  // integers: any order
+    if (j == 0)
+        for (long long t = first; t < last; ++t) count += sub_counts[t * k + c];
     package_sums[e] = sum;
     if (j == 0) package_counts[local * k + c] = count;
 }
