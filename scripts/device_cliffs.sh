@@ -4,6 +4,7 @@
 # compared with the best in the same run. Unpacks .devcarry-gpu/pack.tar.xz
 # (scripts/device_pack.sh). Float data, 10^6 points (KMS_CLIFF_N), blobs and uniform;
 # median of iterations 3..12 (the first builds bounds and warms caches).
+# KMS_CLIFF_SOLVERS picks the solvers (default: lloyd hamerly elkan yinyang).
 # Usage: OUT=DIR scripts/device_cliffs.sh   → DIR/cliffs.txt (a table), DIR/cliffs.jsonl
 set -uo pipefail
 source "$(dirname "$0")/device_common.sh"
@@ -16,7 +17,7 @@ for shape in $shapes; do
   spec="$kind:n=$n,d=$d"
   [ "$kind" = blobs ] && spec="$spec,k=100"
   "$cli" generate --generate "$spec" --seed 7 --out "$work/x.npy" >/dev/null || { echo "generate $spec failed"; continue; }
-  for solver in lloyd hamerly elkan; do
+  for solver in ${KMS_CLIFF_SOLVERS:-lloyd hamerly elkan yinyang}; do
     # Elkan keeps n·k bounds: skip it where they pass 8 GB.
     [ "$solver" = elkan ] && [ $((n * k)) -gt 2000000000 ] && continue
     for variant in global shared; do
@@ -35,7 +36,10 @@ later = [r["time_total_ms"] for r in its[2:]] or [its[-1]["time_total_ms"]]
 first = its[0]["time_total_ms"]
 med = statistics.median(later)
 skips = sum(r["bound_skips"] for r in its[2:]) / max(1, len(its[2:]))
-print(f"{shape:16} {solver:8} {variant:7} first {first:9.3f} ms  median {med:9.3f} ms  ({len(its)} its, skips/it {skips:,.0f})")
+dists = sum(r["point_centroid_distances"] for r in its[2:]) / max(1, len(its[2:]))
+groups = sum(r.get("group_skips", 0) for r in its[2:]) / max(1, len(its[2:]))
+extra = f", group skips/it {groups:,.0f}" if groups else ""
+print(f"{shape:16} {solver:8} {variant:7} first {first:9.3f} ms  median {med:9.3f} ms  ({len(its)} its, skips/it {skips:,.0f}, distances/it {dists:,.0f}{extra})")
 with open(sink, "a") as f:
     f.write(json.dumps({"shape": shape, "solver": solver, "variant": variant, "first_ms": first, "median_ms": med,
                         "iterations": len(its), "summary": rows[-1]}) + "\n")

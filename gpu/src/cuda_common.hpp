@@ -133,6 +133,8 @@ struct DeviceCounters {
     // lists: those left with two candidates, and those that need all k distances.
     unsigned long long gemm_pairs;
     unsigned long long gemm_full_searches;
+    // Yinyang: (point, group) pairs its group filter ruled out whole.
+    unsigned long long group_skips;
 };
 
 // Shift statistics of one update, reduced on the device in a fixed order.

@@ -18,7 +18,7 @@ void register_gpu_backends() {
     entry.uses_block_size = true;
 #if KMS_HAVE_CUDA
     entry.device_labels = true;
-    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang};
     entry.variants = {KernelVariant::Global, KernelVariant::Shared};
     entry.availability = cuda_availability;
     entry.make_solver = make_cuda_solver;

@@ -179,6 +179,12 @@ std::vector<Case> cases() {
         {"d=1 k=8 block 32 (fused small update)", n(30000, 1000), 1, 8, 6, Case::Blobs,
          kms::EmptyClusterPolicy::Keep, 32},
         {"d=2 k=3 many blocks (fused small update)", n(400000, 3000), 2, 3, 5},
+        // Yinyang: low d with many groups (each thread walks its open groups), and
+        // d >= 8 with k > 32 (points with many open groups go to the tiled search);
+        // enough steps for the lazy group bounds to lag several updates behind.
+        {"d=2 k=150 (groups walked)", n(30000, 1500), 2, 150, 10},
+        {"d=8 k=100 (groups deferred)", n(20000, 800), 8, 100, 8},
+        {"grid ties d=2 k=60", n(8000, 600), 2, 60, 8, Case::Grid},
     };
     // The GEMM filter-and-verify path of Lloyd cuda-shared (d ≥ 16, k ≥ 64): partial
     // coordinate chunks, scalar loads (d % 4 ≠ 0), k below / not a multiple of the
@@ -198,7 +204,7 @@ std::vector<Case> cases() {
     return list;
 }
 
-const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang};
 const Backend kCudaBackends[] = {kCudaGlobal, kCudaShared};
 
 }  // namespace

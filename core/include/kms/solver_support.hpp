@@ -76,4 +76,21 @@ void relocate_to_movers(const std::vector<std::size_t>& empty_ids, const std::ve
                         std::size_t d, const T* previous, T* centroids, std::vector<double> sums,
                         std::vector<std::int64_t> counts, std::vector<double> weights);
 
+// Yinyang's centroid groups, formed alike on every back end: about one group per
+// `centroids_per_group` centroids (ten: Ding et al.'s choice), at most 2^27 group bounds in all (so n·t stays
+// within memory), formed by a few k-means iterations over the initial centroids
+// seeded with evenly spaced ones (ties to the lowest group); empty groups are
+// dropped. Members are listed group by group, each group in ascending centroid
+// index. Only speed depends on the grouping, never the result.
+struct CentroidGroups {
+    std::vector<std::size_t> members;   // centroid indices, group by group
+    std::vector<std::size_t> begin;     // group g is members[begin[g], begin[g + 1])
+    std::vector<std::size_t> group_of;  // per centroid: its group
+    std::size_t count() const { return begin.empty() ? 0 : begin.size() - 1; }
+    std::size_t size(std::size_t g) const { return begin[g + 1] - begin[g]; }
+    std::size_t largest() const;
+};
+CentroidGroups form_centroid_groups(const Matrix<double>& centroids, std::size_t points,
+                                    std::size_t centroids_per_group = 10);
+
 }  // namespace kms

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "kms/distance.hpp"
 #include "kms/error.hpp"
 
 namespace kms {
@@ -157,5 +158,57 @@ template std::vector<RelocationMover<float>> farthest_movers<float, double>(std:
                                                                            std::span<const std::int32_t>,
                                                                            const double*, std::size_t, const float*,
                                                                            std::size_t, std::size_t, Communicator*);
+
+std::size_t CentroidGroups::largest() const {
+    std::size_t most = 0;
+    for (std::size_t g = 0; g < count(); ++g) most = std::max(most, size(g));
+    return most;
+}
+
+CentroidGroups form_centroid_groups(const Matrix<double>& centroids, std::size_t points,
+                                    std::size_t centroids_per_group) {
+    constexpr std::size_t kMaxGroupBounds = std::size_t{1} << 27;
+    constexpr int kGroupingIterations = 5;
+    const std::size_t k = centroids.rows(), d = centroids.cols();
+    std::size_t t = std::max<std::size_t>(1, k / std::max<std::size_t>(1, centroids_per_group));
+    t = std::min(t, std::max<std::size_t>(1, kMaxGroupBounds / std::max<std::size_t>(1, points)));
+    Matrix<double> centers(t, d);
+    for (std::size_t g = 0; g < t; ++g) std::copy_n(centroids.row(g * k / t), d, centers.row(g));
+    std::vector<std::size_t> group(k, 0);
+    for (int iteration = 0; iteration < kGroupingIterations; ++iteration) {
+        for (std::size_t j = 0; j < k; ++j) {
+            double best = std::numeric_limits<double>::infinity();
+            for (std::size_t g = 0; g < t; ++g) {
+                const double distance = squared_distance(centroids.row(j), centers.row(g), d);
+                if (distance < best) {
+                    best = distance;
+                    group[j] = g;
+                }
+            }
+        }
+        std::vector<double> sums(t * d, 0.0);
+        std::vector<std::size_t> counts(t, 0);
+        for (std::size_t j = 0; j < k; ++j) {
+            ++counts[group[j]];
+            for (std::size_t c = 0; c < d; ++c) sums[group[j] * d + c] += centroids(j, c);
+        }
+        for (std::size_t g = 0; g < t; ++g)
+            if (counts[g] > 0)
+                for (std::size_t c = 0; c < d; ++c) centers(g, c) = sums[g * d + c] / static_cast<double>(counts[g]);
+    }
+    CentroidGroups groups;
+    groups.begin.assign(1, 0);
+    groups.group_of.assign(k, 0);
+    for (std::size_t g = 0; g < t; ++g) {
+        const std::size_t before = groups.members.size();
+        for (std::size_t j = 0; j < k; ++j)
+            if (group[j] == g) {
+                groups.group_of[j] = groups.begin.size() - 1;
+                groups.members.push_back(j);
+            }
+        if (groups.members.size() > before) groups.begin.push_back(groups.members.size());
+    }
+    return groups;
+}
 
 }  // namespace kms

@@ -1,5 +1,6 @@
-// The bound kernels Hamerly and Elkan share: half distances between centroids,
-// and the cumulative table of centroid shifts their bounds are kept against.
+// The bound kernels Hamerly, Elkan and Yinyang share: half distances between
+// centroids, and the cumulative tables of centroid (and group) shifts their bounds
+// are kept against.
 #include "cuda_common.hpp"
 #include "cuda_device.hpp"
 #include "kernels/bounds.hpp"
@@ -68,7 +69,30 @@ __global__ void cumulative_row_kernel(double* table, int row, int k, const T* sh
     }
 }
 
+// Yinyang's groups: row[g] = previous[g] + the largest move among group g's members
+// (a max, the same in any order), one thread per group.
+template <typename T>
+__global__ void group_cumulative_row_kernel(double* table, int row, int groups, const T* shift_upper,
+                                            const std::int32_t* members, const std::int32_t* group_begin) {
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= groups) return;
+    double largest = 0.0;
+    for (int p = group_begin[g]; p < group_begin[g + 1]; ++p) {
+        const double v = static_cast<double>(shift_upper[members[p]]);
+        largest = v > largest ? v : largest;
+    }
+    table[static_cast<long long>(row) * groups + g] = __dadd_ru(table[static_cast<long long>(row - 1) * groups + g], largest);
+}
+
 }  // namespace
+
+template <typename T>
+void launch_group_cumulative_row(double* table, int row, int groups, const T* shift_upper, const std::int32_t* members,
+                                 const std::int32_t* group_begin, cudaStream_t stream) {
+    group_cumulative_row_kernel<T><<<blocks_for(groups, 128), 128, 0, stream>>>(table, row, groups, shift_upper, members,
+                                                                              group_begin);
+    KMS_CUDA_LAUNCH_CHECK("group shift kernel");
+}
 
 template <typename T>
 void launch_centroid_separations(const T* centroids, int k, int d, T* nearest_half, T* cc_half, cudaStream_t stream) {
@@ -84,7 +108,9 @@ void launch_cumulative_row(double* table, int row, int k, const T* shift_upper, 
 
 #define KMS_INSTANTIATE_BOUNDS(T)                                                                         \
     template void launch_centroid_separations<T>(const T*, int, int, T*, T*, cudaStream_t);             \
-    template void launch_cumulative_row<T>(double*, int, int, const T*, cudaStream_t);
+    template void launch_cumulative_row<T>(double*, int, int, const T*, cudaStream_t);                  \
+    template void launch_group_cumulative_row<T>(double*, int, int, const T*, const std::int32_t*,       \
+                                                 const std::int32_t*, cudaStream_t);
 KMS_INSTANTIATE_BOUNDS(float)
 KMS_INSTANTIATE_BOUNDS(double)
 

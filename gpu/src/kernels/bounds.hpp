@@ -1,6 +1,6 @@
 #pragma once
-// The bounded assignments, Hamerly (kernels/hamerly.cu) and Elkan
-// (kernels/elkan.cu), and the bound kernels they share (kernels/bounds.cu).
+// The bounded assignments, Hamerly (kernels/hamerly.cu), Elkan (kernels/elkan.cu)
+// and Yinyang (kernels/yinyang.cu), and the bound kernels they share (kernels/bounds.cu).
 #include <cstdint>
 
 #include "cuda_common.hpp"
@@ -45,12 +45,33 @@ struct BoundedArgs {
     std::int32_t* search_list;
     unsigned long long* search_count;
     int defer_after;
+    // Yinyang: `lower` is the global bound (to every centroid but the own one); per
+    // group, a bound to its members other than the own centroid (stored n × groups: a
+    // thread walks its point's row), kept lazily against the cumulative group-shift
+    // table (rows × groups) from the row in group_stamp, which the global filter's
+    // settled points leave alone. The filter lists the points it cannot settle in
+    // walk_list (walk_count of them) for the group walk.
+    int groups;
+    T* group_lower;
+    std::int32_t* group_stamp;
+    const double* group_shift;
+    T* group_drift;                   // rows × groups: each row's accumulated group shift to `now`
+    const std::int32_t* members;      // k centroid indices, group by group, ascending in each
+    const std::int32_t* group_begin;  // groups + 1
+    const std::int32_t* group_of;     // k
+    const T* grouped_centroids;       // k × d, the centroids in `members` order
+    std::int32_t* walk_list;          // n
+    unsigned long long* walk_count;
 };
 
 template <typename T>
 void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
 template <typename T>
 void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
+// Yinyang: `defer` hands the points that need many distances to the tiled search.
+template <typename T>
+void launch_yinyang(const BoundedArgs<T>& args, bool shared_variant, bool defer, const Geometry& geometry,
+                    cudaStream_t stream);
 
 // Half distances between centroids as certain lower bounds (nearest_half, and the
 // full matrix when cc_half is non-null).
@@ -61,5 +82,13 @@ void launch_centroid_separations(const T* centroids, int k, int d, T* nearest_ha
 // (rounded up), row[k] = prev[k] + max shift (rounded up).
 template <typename T>
 void launch_cumulative_row(double* table, int row, int k, const T* shift_upper, cudaStream_t stream);
+// target row r = source row rows[r], for r < count (Yinyang's centroids in group order).
+template <typename T>
+void launch_gather_rows(const T* source, const std::int32_t* rows, int count, int d, T* target, cudaStream_t stream);
+
+// Yinyang: row[g] = prev[g] + the largest shift among group g's members (rounded up).
+template <typename T>
+void launch_group_cumulative_row(double* table, int row, int groups, const T* shift_upper, const std::int32_t* members,
+                                 const std::int32_t* group_begin, cudaStream_t stream);
 
 }  // namespace kms::cuda

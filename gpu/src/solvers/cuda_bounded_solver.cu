@@ -1,11 +1,9 @@
-// The bounds Hamerly and Elkan share (cuda_bounded_solver.hpp).
+// The bounds Hamerly, Elkan and Yinyang share (cuda_bounded_solver.hpp).
 #include "solvers/cuda_bounded_solver.hpp"
 
 namespace kms::cuda {
 
 namespace {
-// Rows of the cumulative shift table before the bounds are rebuilt by a full search.
-constexpr int kMaxShiftRows = 512;
 // may_rebuild_every_step(): bounded steps in a row slower than the last rebuilding step
 // before every step rebuilds (the first bounded steps after a rebuild move the most
 // points), and rebuilding steps before a bounded one is timed again.
@@ -73,6 +71,7 @@ void CudaBoundedSolver<T>::after_update() {
     }
     ++shift_row_;
     launch_cumulative_row<T>(shift_table_.get(), shift_row_, this->k_, this->shift_upper_.get(), this->stream_);
+    after_shift_row(shift_row_);
 }
 
 // A step that rebuilds the bounds gives the same labels as a bounded one (both are

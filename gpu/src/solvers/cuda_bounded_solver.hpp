@@ -1,5 +1,5 @@
 #pragma once
-// What Hamerly and Elkan share on the device: the upper bound per point, kept
+// What Hamerly, Elkan and Yinyang share on the device: the upper bound per point, kept
 // lazily against a cumulative table of centroid shifts (a point's bounds carry
 // the table row they were written at), and the half distance from each centroid
 // to its nearest other one. Each algorithm adds its lower bounds and its kernel.
@@ -28,6 +28,11 @@ protected:
     // (Elkan: its full search is tiled, while a bounded step that prunes little walks
     // the surviving centroids a thread per point); the run then times both.
     virtual bool may_rebuild_every_step() const { return false; }
+    // Row `row` of the cumulative shift table is now the current centroids' (Yinyang
+    // appends its group row beside it).
+    virtual void after_shift_row(int /*row*/) {}
+    // Rows of the cumulative shift tables (the bounds are rebuilt when they fill).
+    static constexpr int kMaxShiftRows = 512;
 
 private:
     void allocate_state() final;

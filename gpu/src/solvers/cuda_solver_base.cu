@@ -363,6 +363,8 @@ IterationStats CudaSolverBase<T>::step() {
     first_empty_count_ = -1;
     if (config_.compute_inertia) stats.inertia = host.inertia;
     stats.verified_points = host.counters.gemm_pairs + host.counters.gemm_full_searches;
+    stats.group_skips = host.counters.group_skips;
+    stats.groups = centroid_groups();
     if (streamed_) stats.streamed_bytes = static_cast<std::uint64_t>(n_) * d_ * sizeof(T);
     after_record(host.counters, stats);
     if (packages) {

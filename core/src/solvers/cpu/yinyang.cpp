@@ -1,5 +1,6 @@
 // Yinyang (Ding, Zhao, Shen, Musuvathi & Mytkowicz, ICML 2015). The centroids are
-// split once into t ≈ k/10 groups by a short k-means over the initial centroids.
+// split once into t ≈ k/10 groups by a short k-means over the initial centroids
+// (form_centroid_groups(), shared with the CUDA solver).
 // Each point keeps an upper bound to its own centroid, one lower bound per group
 // (to the group's nearest member other than the own centroid) and a global lower
 // bound (the least of those). A point passes three filters in turn: the global
@@ -20,12 +21,6 @@
 namespace kms::cpu {
 namespace {
 
-// About one group per ten centroids (Ding et al.'s choice), and at most this many
-// group bounds in all, so that n·t stays within memory.
-constexpr std::size_t kCentroidsPerGroup = 10;
-constexpr std::size_t kMaxGroupBounds = std::size_t{1} << 27;
-// k-means iterations over the initial centroids that form the groups.
-constexpr int kGroupingIterations = 5;
 // Assignments a point's group bounds may lag behind: the rows of the drift ring.
 constexpr std::uint32_t kDriftHistory = 16;
 // Points per work item: the first assignment searches a chunk one group at a time.
@@ -326,50 +321,12 @@ private:
         }
     }
 
-    // Groups by a few k-means iterations over the initial centroids, seeded with
-    // evenly spaced ones (ties to the lowest group); empty groups are dropped.
-    // Members are listed group by group, each group in ascending centroid index.
-    // Only speed depends on the grouping, never the result.
+    // The groups every back end forms (form_centroid_groups()), and their blocks.
     void form_groups(const Matrix<double>& centroids) {
-        const std::size_t k = centroids.rows(), d = centroids.cols();
-        std::size_t t = std::max<std::size_t>(1, k / kCentroidsPerGroup);
-        t = std::min(t, std::max<std::size_t>(1, kMaxGroupBounds / std::max<std::size_t>(1, this->n_)));
-        Matrix<double> centers(t, d);
-        for (std::size_t g = 0; g < t; ++g) std::copy_n(centroids.row(g * k / t), d, centers.row(g));
-        std::vector<std::size_t> group(k, 0);
-        for (int iteration = 0; iteration < kGroupingIterations; ++iteration) {
-            for (std::size_t j = 0; j < k; ++j) {
-                double best = std::numeric_limits<double>::infinity();
-                for (std::size_t g = 0; g < t; ++g) {
-                    const double distance = squared_distance(centroids.row(j), centers.row(g), d);
-                    if (distance < best) {
-                        best = distance;
-                        group[j] = g;
-                    }
-                }
-            }
-            std::vector<double> sums(t * d, 0.0);
-            std::vector<std::size_t> counts(t, 0);
-            for (std::size_t j = 0; j < k; ++j) {
-                ++counts[group[j]];
-                for (std::size_t c = 0; c < d; ++c) sums[group[j] * d + c] += centroids(j, c);
-            }
-            for (std::size_t g = 0; g < t; ++g)
-                if (counts[g] > 0)
-                    for (std::size_t c = 0; c < d; ++c) centers(g, c) = sums[g * d + c] / static_cast<double>(counts[g]);
-        }
-        members_.clear();
-        group_begin_.assign(1, 0);
-        group_of_.assign(k, 0);
-        for (std::size_t g = 0; g < t; ++g) {
-            const std::size_t before = members_.size();
-            for (std::size_t j = 0; j < k; ++j)
-                if (group[j] == g) {
-                    group_of_[j] = group_begin_.size() - 1;
-                    members_.push_back(j);
-                }
-            if (members_.size() > before) group_begin_.push_back(members_.size());
-        }
+        CentroidGroups formed = form_centroid_groups(centroids, this->n_);
+        members_ = std::move(formed.members);
+        group_begin_ = std::move(formed.begin);
+        group_of_ = std::move(formed.group_of);
         // Block storage: stride × d per group, padding lanes zero.
         block_offset_.assign(groups(), 0);
         largest_group_ = 0;
@@ -378,7 +335,7 @@ private:
             const std::size_t size = group_begin_[g + 1] - group_begin_[g];
             largest_group_ = std::max(largest_group_, size);
             block_offset_[g] = total;
-            total += block_stride(size) * d;
+            total += block_stride(size) * centroids.cols();
         }
         blocks_.assign(total, T(0));
     }
