@@ -4,7 +4,7 @@
 # compared with the best in the same run. Unpacks .devcarry-gpu/pack.tar.xz
 # (scripts/device_pack.sh). Float data, 10^6 points (KMS_CLIFF_N), blobs and uniform;
 # median of iterations 3..12 (the first builds bounds and warms caches).
-# KMS_CLIFF_SOLVERS picks the solvers (default: lloyd hamerly elkan yinyang).
+# KMS_CLIFF_SOLVERS picks the solvers (default: all five).
 # Usage: OUT=DIR scripts/device_cliffs.sh   → DIR/cliffs.txt (a table), DIR/cliffs.jsonl
 set -uo pipefail
 source "$(dirname "$0")/device_common.sh"
@@ -17,7 +17,7 @@ for shape in $shapes; do
   spec="$kind:n=$n,d=$d"
   [ "$kind" = blobs ] && spec="$spec,k=100"
   "$cli" generate --generate "$spec" --seed 7 --out "$work/x.npy" >/dev/null || { echo "generate $spec failed"; continue; }
-  for solver in ${KMS_CLIFF_SOLVERS:-lloyd hamerly elkan yinyang}; do
+  for solver in ${KMS_CLIFF_SOLVERS:-lloyd hamerly elkan yinyang exponion}; do
     # Elkan keeps n·k bounds: skip it where they pass 8 GB.
     [ "$solver" = elkan ] && [ $((n * k)) -gt 2000000000 ] && continue
     for variant in global shared; do

@@ -26,6 +26,7 @@ std::unique_ptr<Solver> make_for_precision(const SolverConfig& config) {
         case Algorithm::Elkan: return make_elkan_solver<T>(config);
         case Algorithm::Hamerly: return make_hamerly_solver<T>(config);
         case Algorithm::Yinyang: return make_yinyang_solver<T>(config);
+        case Algorithm::Exponion: return make_exponion_solver<T>(config);
         default: {
             std::string name(to_string(config.algorithm));
             if (name == "?") name = "#" + std::to_string(static_cast<int>(config.algorithm));

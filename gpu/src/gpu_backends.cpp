@@ -18,7 +18,8 @@ void register_gpu_backends() {
     entry.uses_block_size = true;
 #if KMS_HAVE_CUDA
     entry.device_labels = true;
-    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang};
+    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
+                        Algorithm::Exponion};
     entry.variants = {KernelVariant::Global, KernelVariant::Shared};
     entry.availability = cuda_availability;
     entry.make_solver = make_cuda_solver;

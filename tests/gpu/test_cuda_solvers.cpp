@@ -185,6 +185,10 @@ std::vector<Case> cases() {
         {"d=2 k=150 (groups walked)", n(30000, 1500), 2, 150, 10},
         {"d=8 k=100 (groups deferred)", n(20000, 800), 8, 100, 8},
         {"grid ties d=2 k=60", n(8000, 600), 2, 60, 8, Case::Grid},
+        // Exponion: rows longer than its sorted list of 128 near centroids (balls that
+        // outgrow it go to the full search), in 2-D and with many coordinates.
+        {"d=2 k=400 (rows past the near list)", n(40000, 2000), 2, 400, 8},
+        {"d=24 k=300 uniform-ish", n(20000, 900), 24, 300, 6, Case::Blobs, kms::EmptyClusterPolicy::Keep, 0, 300},
     };
     // The GEMM filter-and-verify path of Lloyd cuda-shared (d ≥ 16, k ≥ 64): partial
     // coordinate chunks, scalar loads (d % 4 ≠ 0), k below / not a multiple of the
@@ -204,7 +208,8 @@ std::vector<Case> cases() {
     return list;
 }
 
-const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang};
+const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
+                                 Algorithm::Exponion};
 const Backend kCudaBackends[] = {kCudaGlobal, kCudaShared};
 
 }  // namespace

@@ -1,6 +1,7 @@
 #pragma once
-// What the Hamerly and Elkan kernels share: the centroid walk (tiled through
-// shared memory for cuda-shared) and the launch. Included by .cu files only.
+// What the bounded kernels share: the centroid walk (tiled through shared memory for
+// cuda-shared), the lists of points handed on, Hamerly's test as a kernel of its own,
+// and the launch. Included by .cu files only.
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -34,17 +35,63 @@ __device__ __forceinline__ void for_each_centroid(const T* centroids, int k, int
     }
 }
 
-// Appends point i to a.search_list when `listed` (the points left to the tiled
-// search), one atomic per warp. Every lane of the warp must call it.
-template <typename T>
-__device__ __forceinline__ void list_for_tiled_search(const BoundedArgs<T>& a, long long i, bool listed) {
+// Appends row i to list (count: its length) when `listed`, one atomic per warp. Every
+// lane of the warp must call it.
+__device__ __forceinline__ void append_to_list(std::int32_t* list, unsigned long long* count, long long i, bool listed) {
     const unsigned wanted = __ballot_sync(0xffffffffu, listed);
     if (!wanted) return;
     const int lane = threadIdx.x & 31, leader = __ffs(wanted) - 1;
     unsigned long long base = 0;
-    if (lane == leader) base = atomicAdd(a.search_count, static_cast<unsigned long long>(__popc(wanted)));
+    if (lane == leader) base = atomicAdd(count, static_cast<unsigned long long>(__popc(wanted)));
     base = __shfl_sync(0xffffffffu, base, leader);
-    if (listed) a.search_list[base + __popc(wanted & ((1u << lane) - 1u))] = static_cast<std::int32_t>(i);
+    if (listed) list[base + __popc(wanted & ((1u << lane) - 1u))] = static_cast<std::int32_t>(i);
+}
+
+// Appends point i to a.search_list when `listed` (the points left to the tiled
+// search). Every lane of the warp must call it.
+template <typename T>
+__device__ __forceinline__ void list_for_tiled_search(const BoundedArgs<T>& a, long long i, bool listed) {
+    append_to_list(a.search_list, a.search_count, i, listed);
+}
+
+// Hamerly's test, a thread per point, for the solvers that search the rest their own
+// way (Yinyang's global bound, Exponion's lower bound: a.lower): a settled point
+// costs what a Hamerly point costs and writes only what tightening changed; the
+// others are listed in a.walk_list (their own distance counted once here).
+template <typename T>
+__global__ void __launch_bounds__(1024) hamerly_filter_kernel(BoundedArgs<T> a, int) {
+    __shared__ unsigned long long uscratch[32];
+    const BoundArithmetic<T> bounds(a.d);
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int columns = a.k + 1;
+    unsigned long long evaluations = 0, skips = 0;
+    bool walk = false;
+    if (i < a.n) {
+        const int label = a.labels[i];
+        const int since = a.stamp[i];
+        T u = bounds.grow(a.upper[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
+        const T global = bounds.shrink(a.lower[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, a.k));
+        const T limit = global > a.nearest_half[label] ? global : a.nearest_half[label];
+        if (bounds.separated(u, limit)) {
+            skips = 1;  // nothing read or written beyond the two bounds
+        } else {
+            const T own = exact_squared_distance(a.points + i * a.d, a.centroids + static_cast<long long>(label) * a.d, a.d);
+            evaluations = 1;
+            u = bounds.upper(device_sqrt(own));
+            if (bounds.separated(u, limit)) {
+                skips = 1;
+                a.upper[i] = u;
+                a.lower[i] = global;
+                a.stamp[i] = a.now;
+            } else {
+                walk = true;
+            }
+        }
+        if (skips && a.status) a.status[i] = 1;
+    }
+    append_to_list(a.walk_list, a.walk_count, i, walk);
+    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
+    block_count_add(skips, &a.counters->bound_skips, uscratch);
 }
 
 template <typename T>

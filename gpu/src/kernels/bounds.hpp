@@ -62,12 +62,33 @@ struct BoundedArgs {
     const T* grouped_centroids;       // k × d, the centroids in `members` order
     std::int32_t* walk_list;          // n
     unsigned long long* walk_count;
+    // Exponion: per centroid its near_count nearest others as sorted entries
+    // (exponion.cu), and half a lower bound of the distance to the rest.
+    const unsigned long long* near;
+    const float* rest_half;
+    int near_count;
 };
+
+// Exponion: the nearest others each centroid keeps sorted (a ball larger than that
+// is searched in full).
+constexpr int kExponionNear = 128;
 
 template <typename T>
 void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
 template <typename T>
 void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
+// Hamerly's full search (nearest and second nearest, the bounds written) of the
+// points in args.search_list.
+template <typename T>
+void launch_hamerly_search(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry,
+                           cudaStream_t stream);
+// Exponion: the sorted rows of near centroids (before each bounded assignment), and
+// the assignment.
+template <typename T>
+void launch_exponion_rows(const T* centroids, int k, int d, int near_count, unsigned long long* near, float* rest_half,
+                          cudaStream_t stream);
+template <typename T>
+void launch_exponion(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
 // Yinyang: `defer` hands the points that need many distances to the tiled search.
 template <typename T>
 void launch_yinyang(const BoundedArgs<T>& args, bool shared_variant, bool defer, const Geometry& geometry,

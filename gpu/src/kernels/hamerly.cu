@@ -136,6 +136,17 @@ void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geome
                                  "Hamerly tiled search kernel");
 }
 
+template <typename T>
+void launch_hamerly_search(const BoundedArgs<T>& args, bool shared_variant, const Geometry& g, cudaStream_t stream) {
+    const HamerlyFinish<T> finish{args.labels, args.status, args.upper, args.lower, args.stamp, args.now, args.d};
+    launch_tiled_search<T, true>(args.points, args.d, args.centroids, args.k,
+                                 TiledRows{args.n, args.search_list, args.search_count, false}, shared_variant,
+                                 g.sm_count, finish, &args.counters->labels_changed,
+                                 &args.counters->point_centroid_distances, stream, "Hamerly full search kernel");
+}
+
+template void launch_hamerly_search<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);
+template void launch_hamerly_search<double>(const BoundedArgs<double>&, bool, const Geometry&, cudaStream_t);
 template void launch_hamerly<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);
 template void launch_hamerly<double>(const BoundedArgs<double>&, bool, const Geometry&, cudaStream_t);
 

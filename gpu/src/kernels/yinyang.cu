@@ -36,56 +36,6 @@ __device__ __forceinline__ void atomic_min_nonnegative(double* slot, double valu
     atomicMin(reinterpret_cast<unsigned long long*>(slot), static_cast<unsigned long long>(__double_as_longlong(value)));
 }
 
-// Appends row i to list (count: its length) when `listed`, one atomic per warp. Every
-// lane of the warp must call it.
-__device__ __forceinline__ void append_to_list(std::int32_t* list, unsigned long long* count, long long i, bool listed) {
-    const unsigned wanted = __ballot_sync(0xffffffffu, listed);
-    if (!wanted) return;
-    const int lane = threadIdx.x & 31, leader = __ffs(wanted) - 1;
-    unsigned long long base = 0;
-    if (lane == leader) base = atomicAdd(count, static_cast<unsigned long long>(__popc(wanted)));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    if (listed) list[base + __popc(wanted & ((1u << lane) - 1u))] = static_cast<std::int32_t>(i);
-}
-
-// --- The global filter, a thread per point: a settled point costs what a Hamerly
-// point costs; the others are listed for the group walk (a.walk_list).
-template <typename T>
-__global__ void __launch_bounds__(1024) yinyang_filter_kernel(BoundedArgs<T> a, int) {
-    __shared__ unsigned long long uscratch[32];
-    const BoundArithmetic<T> bounds(a.d);
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const int columns = a.k + 1;
-    unsigned long long evaluations = 0, skips = 0;
-    bool walk = false;
-    if (i < a.n) {
-        const int label = a.labels[i];
-        const int since = a.stamp[i];
-        T u = bounds.grow(a.upper[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
-        const T global = bounds.shrink(a.lower[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, a.k));
-        const T limit = global > a.nearest_half[label] ? global : a.nearest_half[label];
-        if (bounds.separated(u, limit)) {
-            skips = 1;  // nothing read or written beyond the two bounds
-        } else {
-            const T own = exact_squared_distance(a.points + i * a.d, a.centroids + static_cast<long long>(label) * a.d, a.d);
-            evaluations = 1;
-            u = bounds.upper(device_sqrt(own));
-            if (bounds.separated(u, limit)) {
-                skips = 1;
-                a.upper[i] = u;
-                a.lower[i] = global;
-                a.stamp[i] = a.now;
-            } else {
-                walk = true;
-            }
-        }
-        if (skips && a.status) a.status[i] = 1;
-    }
-    append_to_list(a.walk_list, a.walk_count, i, walk);
-    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
-    block_count_add(skips, &a.counters->bound_skips, uscratch);
-}
-
 // --- The group walk, a thread per listed point (every point in the first search), so
 // the lanes of a warp all walk: the group filter rules out a whole group, the local
 // filter (the group's stored bound less the member's own move) a single member, and
@@ -391,7 +341,7 @@ void launch_yinyang(const BoundedArgs<T>& args, bool shared_variant, bool defer,
             args.group_shift, args.groups, args.now, args.group_drift);
         KMS_CUDA_LAUNCH_CHECK("group drift kernel");
         KMS_CUDA_CHECK(cudaMemsetAsync(args.walk_count, 0, sizeof(*args.walk_count), stream));
-        launch_bounded<T>(yinyang_filter_kernel<T>, yinyang_filter_kernel<T>, "Yinyang filter kernel", args, false, g,
+        launch_bounded<T>(hamerly_filter_kernel<T>, hamerly_filter_kernel<T>, "Yinyang filter kernel", args, false, g,
                           stream);
     }
     if (defer) KMS_CUDA_CHECK(cudaMemsetAsync(args.search_count, 0, sizeof(*args.search_count), stream));

@@ -35,7 +35,8 @@ void CudaBoundedSolver<T>::before_assign(IterationStats& stats) {
     if (!bounds_valid_) return;
     launch_centroid_separations<T>(this->current(), this->k_, this->d_, nearest_half_.get(),
                                    centroid_half_distances(), this->stream_);
-    stats.centroid_centroid_distances = static_cast<std::uint64_t>(this->k_) * (this->k_ - 1) / 2;
+    stats.centroid_centroid_distances =
+        static_cast<std::uint64_t>(this->k_) * (this->k_ - 1) / 2 + after_separations();
 }
 
 template <typename T>

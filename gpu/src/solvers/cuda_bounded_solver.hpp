@@ -31,6 +31,9 @@ protected:
     // Row `row` of the cumulative shift table is now the current centroids' (Yinyang
     // appends its group row beside it).
     virtual void after_shift_row(int /*row*/) {}
+    // After the centroid separations of a bounded step (Exponion sorts its rows of
+    // near centroids): the centroid-centroid distances it computed.
+    virtual std::uint64_t after_separations() { return 0; }
     // Rows of the cumulative shift tables (the bounds are rebuilt when they fill).
     static constexpr int kMaxShiftRows = 512;
 

@@ -3,7 +3,7 @@
 // the device, the centroids (double buffer), labels, point status, the update
 // (small path and general), empty-cluster relocation, inertia, phase timing, the
 // per-iteration record, the step and the stopping rule. An algorithm
-// (solvers/cuda_lloyd.cu, cuda_elkan.cu, cuda_hamerly.cu, cuda_yinyang.cu) supplies its assignment
+// (solvers/cuda_lloyd.cu, cuda_elkan.cu, cuda_hamerly.cu, cuda_yinyang.cu, cuda_exponion.cu) supplies its assignment
 // and the state it keeps, through the hooks below. Data, centroids, labels and
 // bounds stay on the device; each iteration copies back one small record
 // (counters, shift statistics, inertia).
@@ -102,11 +102,13 @@ protected:
     // Shared-memory or global-memory kernels: as configured; Auto picks what measured
     // faster (docs/gpu-benchmark.md): shared for Lloyd with k >= 64 (many centroids to
     // stage; there the int8 filter applies too) or k > 32 and d >= 16, for Hamerly
-    // with k > 32 (the tiled searches stage centroids) and for Yinyang, global elsewhere.
+    // with k > 32 (the tiled searches stage centroids) and for Yinyang and Exponion,
+    // global elsewhere.
     bool shared_variant() const {
         if (config_.variant != KernelVariant::Auto) return config_.variant == KernelVariant::Shared;
         if (config_.algorithm == Algorithm::Hamerly) return tiled_search_pays(k_);
-        if (config_.algorithm == Algorithm::Yinyang) return true;  // the grouped centroids staged once per block
+        // Yinyang and Exponion: all k centroids staged once per block (when they fit).
+        if (config_.algorithm == Algorithm::Yinyang || config_.algorithm == Algorithm::Exponion) return true;
         return config_.algorithm == Algorithm::Lloyd && (k_ >= kGemmMinK || (tiled_search_pays(k_) && d_ >= kGemmMinD));
     }
     // Lloyd, filter on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.

@@ -15,5 +15,7 @@ template <typename T>
 std::unique_ptr<Solver> make_hamerly_solver(const SolverConfig& config);
 template <typename T>
 std::unique_ptr<Solver> make_yinyang_solver(const SolverConfig& config);
+template <typename T>
+std::unique_ptr<Solver> make_exponion_solver(const SolverConfig& config);
 
 }  // namespace kms::cuda
