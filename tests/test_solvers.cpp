@@ -1113,6 +1113,60 @@ private slots:
         }
     }
 
+    // A back end that races its candidates (as CUDA does): auto runs each a few steps on
+    // the data from the first restart's centroids, keeps the fastest, says so with the
+    // timings, and gives what every candidate gives; a candidate that fails drops out
+    // with its reason; a run too short to race keeps the rule's choice. A stand-in CUDA
+    // entry over the sequential solvers, made unavailable again at the end.
+    void auto_races_candidates_on_the_points() {
+        BackendEntry racing;
+        racing.backend = Backend::Cuda;
+        racing.label = "stand-in for CUDA";
+        racing.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Exponion};
+        racing.availability = [] { return BackendAvailability{true, {}}; };
+        racing.make_solver = [](const SolverConfig& config) {
+            if (config.algorithm == Algorithm::Exponion) throw Error("out of device memory (test)");
+            SolverConfig cpu = config;
+            cpu.backend = Backend::Sequential;
+            return make_solver(cpu);
+        };
+        racing.race_candidates = [](std::size_t, std::size_t, std::size_t) {
+            return std::vector<Algorithm>{Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Exponion, Algorithm::Hamerly};
+        };
+        register_backend(racing);
+        const Case c{4000, 2, 30, Shape::Blobs, false, 11};
+        const auto points = make_points(c);
+        FitOptions options;
+        options.k = c.k;
+        options.n_init = 2;
+        options.solver.backend = Backend::Cuda;
+        options.solver.algorithm = Algorithm::Lloyd;
+        const FitResult lloyd = fit(points, options);
+        options.solver.algorithm = Algorithm::Auto;
+        const FitResult chosen = fit(points, options);
+        const std::string note = chosen.solver_choice;
+        QVERIFY2(chosen.solver.algorithm == Algorithm::Lloyd || chosen.solver.algorithm == Algorithm::Elkan ||
+                     chosen.solver.algorithm == Algorithm::Hamerly,
+                 note.c_str());
+        QVERIFY2(note.rfind(std::string(to_string(chosen.solver.algorithm)) + ": the fastest on this data of lloyd ", 0) == 0,
+                 note.c_str());
+        for (const char* part : {", elkan ", ", hamerly ", " ms a step", "exponion failed: out of device memory (test)",
+                                 "(n = 4000, d = 2, k = 30)"})
+            QVERIFY2(note.find(part) != std::string::npos, (note + " lacks " + part).c_str());
+        QVERIFY(chosen.labels == lloyd.labels);
+        QVERIFY(chosen.centroids == lloyd.centroids);
+        QCOMPARE(chosen.iterations, lloyd.iterations);
+        QCOMPARE(chosen.best_restart, lloyd.best_restart);
+        const std::string summary = to_json(summarize(chosen, options, "blobs", c.n, c.d));
+        QVERIFY2(summary.find("the fastest on this data") != std::string::npos, summary.c_str());
+        options.solver.max_iterations = 4;  // too short to race: the rule (none here: Lloyd)
+        const FitResult rule = fit(points, options);
+        QCOMPARE(rule.solver.algorithm, Algorithm::Lloyd);
+        QVERIFY2(rule.solver_choice.find("no rule") != std::string::npos, rule.solver_choice.c_str());
+        racing.availability = [] { return BackendAvailability{false, "not built into this test"}; };
+        register_backend(racing);
+    }
+
     // A back end that lacks the new solvers (as CUDA does) refuses them by name,
     // and auto on a back end without a rule of its own runs Lloyd. Runs last: it
     // registers a stand-in for the CUDA entry, then an unavailable one again.

@@ -21,6 +21,15 @@ void register_gpu_backends() {
     entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
                         Algorithm::Exponion};
     entry.variants = {KernelVariant::Global, KernelVariant::Shared};
+    // --solver auto: on the GPU the fastest exact solver depends on the data's structure
+    // as much as on n, d and k (docs/gpu-benchmark.md: Exponion is 2x Lloyd's speed on
+    // 64-D blobs at k = 1000 and 1.8x slower on uniform 64-D data, where Lloyd's int8
+    // filter wins), so fit() races these on the run's own data. Elkan (n·k bounds) and
+    // Yinyang (never the fastest in the map) are left out of the race.
+    entry.race_candidates = [](std::size_t, std::size_t, std::size_t k) {
+        return k < 2 ? std::vector<Algorithm>{} : std::vector<Algorithm>{Algorithm::Lloyd, Algorithm::Hamerly,
+                                                                         Algorithm::Exponion};
+    };
     entry.availability = cuda_availability;
     entry.make_solver = make_cuda_solver;
     entry.initialize = [](const Matrix<double>& points, std::size_t k, const InitOptions& init,

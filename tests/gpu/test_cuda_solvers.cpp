@@ -505,6 +505,37 @@ private slots:
         }
     }
 
+    // --solver auto on the GPU races Lloyd, Hamerly and Exponion on the run's data (a
+    // few steps each from the first restart's centroids), keeps the fastest, reports the
+    // timings, and gives the result every exact solver gives (float: CUDA solvers agree
+    // bit for bit).
+    void autoRacesOnTheData() {
+        for (const Case& c : {Case{"race 2-D", small_mode() ? 3000u : 60000u, 2, 200, 0},
+                              Case{"race 24-D", small_mode() ? 2000u : 20000u, 24, 80, 0}}) {
+            const auto points = make_points(c, 17);
+            kms::FitOptions options;
+            options.k = c.k;
+            options.n_init = 2;
+            options.init.seed = 3;
+            options.solver.precision = Precision::F32;
+            options.solver.backend = kms::Backend::Cuda;
+            options.solver.algorithm = Algorithm::Lloyd;
+            const kms::FitResult lloyd = kms::fit(points, options);
+            options.solver.algorithm = Algorithm::Auto;
+            const kms::FitResult chosen = kms::fit(points, options);
+            const std::string& note = chosen.solver_choice;
+            qInfo("%s: %s", c.name.c_str(), note.c_str());
+            QVERIFY2(chosen.solver.algorithm == Algorithm::Lloyd || chosen.solver.algorithm == Algorithm::Hamerly ||
+                         chosen.solver.algorithm == Algorithm::Exponion,
+                     note.c_str());
+            for (const char* part : {"the fastest on this data of lloyd ", ", hamerly ", ", exponion ", " ms a step"})
+                QVERIFY2(note.find(part) != std::string::npos, (note + " lacks " + part).c_str());
+            QVERIFY(chosen.labels == lloyd.labels);
+            QVERIFY(chosen.centroids == lloyd.centroids);
+            QCOMPARE(chosen.iterations, lloyd.iterations);
+        }
+    }
+
     void errors() {
         kms::SolverConfig config;
         config.backend = kCudaShared.device;

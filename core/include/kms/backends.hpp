@@ -53,6 +53,11 @@ struct BackendEntry {
     // Optional: --solver auto's rule for this back end: an algorithm in `algorithms`
     // for n points, d coordinates, k clusters, and why (a short phrase). None: Lloyd.
     std::function<SolverChoice(std::size_t n, std::size_t d, std::size_t k)> choose_algorithm;
+    // Optional: --solver auto's candidates to time on the run's own data, where speed
+    // depends on the data's structure more than on n, d and k (the GPU). fit() runs
+    // each a few steps from the first restart's centroids and keeps the fastest; all
+    // are exact, so the choice changes the time, never the result.
+    std::function<std::vector<Algorithm>(std::size_t n, std::size_t d, std::size_t k)> race_candidates;
     // Optional: initial centroids on the device, equal to kms::initialize_centroids().
     std::function<Matrix<double>(const Matrix<double>& points, std::size_t k, const InitOptions& init,
                                  const std::string& source_name, const SolverConfig& config)>

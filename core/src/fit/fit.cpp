@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,6 +50,63 @@ int KMeansRun::advance(int max_steps, std::stop_token stop, const std::function<
 
 namespace {
 
+// --solver auto's race (BackendEntry::race_candidates): steps each candidate takes
+// from the first restart's centroids; the first builds bounds, the rest are timed.
+constexpr int kRaceSteps = 4;
+
+std::string format_ms(double ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, ms < 1.0 ? "%.3f" : ms < 100.0 ? "%.2f" : "%.0f", ms);
+    return text;
+}
+
+// Each candidate in turn (one solver on the device at a time): a fresh solver from
+// `prepare`, kRaceSteps steps from `initial`, timed by the median of its steps past
+// the first. The fastest wins, ties to the earlier candidate; `note` says what ran.
+// A candidate that fails (memory) drops out; none left, or a stop request: nullopt.
+template <typename Prepare>
+std::optional<Algorithm> race_solvers(const std::vector<Algorithm>& candidates, const SolverConfig& base,
+                                      const Matrix<double>& initial, std::stop_token stop, Prepare prepare,
+                                      std::string& note) {
+    std::optional<Algorithm> winner;
+    double best = 0.0;
+    std::string timings, dropped;
+    for (const Algorithm algorithm : candidates) {
+        if (stop.stop_requested()) return std::nullopt;
+        SolverConfig config = base;
+        config.algorithm = algorithm;
+        std::vector<double> times;
+        try {
+            std::unique_ptr<Solver> solver = make_solver(config);
+            prepare(*solver);
+            solver->set_initial_centroids(initial);
+            solver->set_stop_token(stop);
+            for (int step = 0; step < kRaceSteps && !solver->converged(); ++step) {
+                const IterationStats stats = solver->step();
+                if (step > 0) times.push_back(stats.time_total_ms);
+            }
+        } catch (const Cancelled&) {
+            return std::nullopt;
+        } catch (const Error& error) {
+            dropped += std::string(dropped.empty() ? "" : "; ") + std::string(to_string(algorithm)) + " failed: " + error.what();
+            continue;
+        }
+        if (times.empty()) continue;  // converged in one step: nothing to time
+        std::sort(times.begin(), times.end());
+        const double median = times[times.size() / 2];
+        timings += std::string(timings.empty() ? "" : ", ") + std::string(to_string(algorithm)) + " " + format_ms(median);
+        if (!winner || median < best) {
+            winner = algorithm;
+            best = median;
+        }
+    }
+    if (!winner) return std::nullopt;
+    note = std::string(to_string(*winner)) + ": the fastest on this data of " + timings +
+           " ms a step (median of steps 2-" + std::to_string(kRaceSteps) + " from the first restart's centroids)" +
+           (dropped.empty() ? "" : " (" + dropped + ")");
+    return winner;
+}
+
 // The one fit loop over any data: `attach(solver, first_row, rows)` hands the
 // points (with FitOptions::ranks, this rank's block of them) to the solver,
 // `seed(init)` chooses a restart's initial centroids (host data: the back end's
@@ -79,14 +138,52 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
             first_row = first[static_cast<std::size_t>(options.ranks->rank())];
             rows = first[static_cast<std::size_t>(options.ranks->rank()) + 1] - first_row;
         }
-        attach(run_holder->solver(), first_row, rows);
+    });
+    // The points (this rank's block) and weights of any solver of the run.
+    auto prepare = [&](Solver& solver) {
+        attach(solver, first_row, rows);
         if (options.sample_weight)
-            run_holder->solver().set_sample_weight(
+            solver.set_sample_weight(
                 options.ranks ? std::make_shared<const std::vector<double>>(
                                     options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row),
                                     options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row + rows))
                               : options.sample_weight);
-    });
+    };
+    agreed(options.ranks.get(), [&] { prepare(run_holder->solver()); });
+
+    // --solver auto where the back end races its candidates on the data (one process:
+    // ranks would have to agree on timings; streamed runs are Lloyd's alone): the first
+    // restart's centroids are chosen now, each candidate runs a few steps from them, and
+    // the fastest runs the fit.
+    std::optional<Matrix<double>> first_initial;
+    const BackendEntry* entry = find_backend(options.solver.backend);
+    if (options.solver.algorithm == Algorithm::Auto && !options.ranks && options.solver.stream_chunk == 0 && entry &&
+        entry->race_candidates && options.solver.max_iterations > kRaceSteps && !stop.stop_requested()) {
+        const std::vector<Algorithm> candidates = entry->race_candidates(n, d, options.k);
+        if (candidates.size() > 1) {
+            InitOptions init = options.init;
+            if (options.sample_weight) init.sample_weight = *options.sample_weight;
+            if (!init.cancel.stop_possible()) init.cancel = stop;
+            try {
+                first_initial = seed(init);
+            } catch (const Error&) {
+                if (!stop.stop_requested()) throw;
+            }
+            std::string note;
+            run_holder.reset();  // one solver's data on the device at a time
+            const std::optional<Algorithm> winner =
+                first_initial ? race_solvers(candidates, result.solver, *first_initial, stop, prepare, note)
+                              : std::nullopt;
+            if (winner) {
+                const std::string shape = " (n = " + std::to_string(n) + ", d = " + std::to_string(d) +
+                                          ", k = " + std::to_string(options.k) + ")";
+                result.solver_choice = note + shape;
+                result.solver.algorithm = *winner;
+            }
+            run_holder.emplace(make_solver(result.solver));  // the winner, or the rule's choice
+            prepare(run_holder->solver());
+        }
+    }
     KMeansRun& run = *run_holder;
     if (options.ranks) stop = {};  // every rank runs the same steps (kms/fit.hpp)
     result.data_address = run.solver().data_address();
@@ -105,7 +202,8 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
         bool cancelled = false;
         agreed(options.ranks.get(), [&] {
             try {
-                initial = seed(init);
+                if (r == 0 && first_initial) initial = std::move(*first_initial);  // the race's centroids
+                else initial = seed(init);
             } catch (const Error&) {
                 cancelled = stop.stop_requested();  // cancelled while choosing centroids
                 if (!cancelled) throw;

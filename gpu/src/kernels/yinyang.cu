@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(1024) yinyang_walk_kernel(BoundedArgs<T> a, in
                 u = bounds.upper(device_sqrt(dist));
             }
         };
-        const int own_group = a.group_of[label];
+        const int own_group = a.first ? -1 : a.group_of[label];  // first: labels not yet set (-1)
         const T own_lower = bounds.lower(device_sqrt(own));
         bool own_group_examined = false;
         // The group whose nearest member is the label so far: its bound is then its
