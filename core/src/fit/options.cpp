@@ -14,11 +14,12 @@ namespace {
 constexpr OptionSpec kFitOptions[] = {
     {"--k", "K", "", "number of clusters (1 <= K <= n)"},
     {"--solver", "NAME", "lloyd", "lloyd | elkan | hamerly | yinyang | exponion (all exact: Lloyd's result)\n"
-                                  "| auto (chosen from n, d, k and the back end; docs/solvers.md)"},
+                                  "| auto (CPU: chosen from n, d, k; CUDA: lloyd, hamerly and exponion\n"
+                                  "raced 6 steps each on the data, the fastest kept; docs/solvers.md)"},
     {"--backend", "NAME", "omp", "seq | omp | cuda (also cuda-global, cuda-shared: cuda with --variant)"},
     {"--variant", "V", "auto", "CUDA kernels: global | shared | auto (shared for Lloyd with k >= 64\n"
-                               "or k > 32 and d >= 16, and for Hamerly with k > 32; else global:\n"
-                               "the faster on the H100 and H200)"},
+                               "or k > 32 and d >= 16, for Hamerly with k > 32, and for Yinyang and\n"
+                               "Exponion; else global: the faster on the H100 and H200)"},
     {"--int8-filter", "on|off", "on", "CUDA Lloyd, shared variant, d >= 16, k >= 64: certify labels with\n"
                                       "int8 tensor cores, verify the rest exactly (labels unchanged); used\n"
                                       "while it assigns faster than the exact kernel, timed on the run"},
