@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <unistd.h>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli_data.hpp"
@@ -50,8 +51,8 @@ void print_help() {
                 options_help(kRunOutputOptions).c_str());
     std::printf("\nUnder mpirun/mpiexec each rank reads only its block of rows of an --input file (.npy by\n"
                 "offset, text by byte ranges) or makes only its rows of --generate data (all of it with\n"
-                "--scores or --geo) and solves it; rank 0\n"
-                "prints the report and writes the outputs. Labels and centroids are bitwise those of one\n"
+                "--geo) and solves it; rank 0 prints the report and writes the outputs (with --scores it\n"
+                "also reads every row, which the scores take). Labels and centroids are bitwise those of one\n"
                 "process. With --backend cuda the ranks of a machine spread over its GPUs (local rank mod\n"
                 "devices; --device N pins one). See docs/scale-out.md.\n");
 }
@@ -138,11 +139,17 @@ int run(const Args& args) {
 
     const SignalStop& signals = signal_stop();
     const std::uint64_t seed = fit_options.init.seed;
-    // Ranks read only their block of the --input file (unless rank 0 needs every row for --scores).
+    // Ranks read only their block of the --input file (or generate only its rows).
     CliData loaded;
-    agreed(fit_options.ranks.get(), [&] {
-        loaded = options.has("--scores") ? load_cli_data(options, seed) : load_cli_block(options, seed, fit_options);
-    });
+    agreed(fit_options.ranks.get(), [&] { loaded = load_cli_block(options, seed, fit_options); });
+    // --scores over ranks: rank 0 alone also reads every row (and the truth of generated
+    // data), which the scores take; the other ranks keep their blocks only. Agreed, so
+    // that a failure there stops every rank.
+    std::optional<CliData> scored;
+    if (options.has("--scores") && loaded.block)
+        agreed(fit_options.ranks.get(), [&] {
+            if (root) scored = load_cli_data(options, seed);
+        });
     const Dataset& data = loaded.data;
     const auto& points = loaded.points;
     fit_options.sample_weight = loaded.weights;
@@ -172,7 +179,8 @@ int run(const Args& args) {
 
     std::optional<Scores> scores;
     if (options.has("--scores") && result.iterations > 0 && !signals.exit_status())
-        scores = run_scores(*points, result.labels, result.centroids, data, fit_options.solver, seed);
+        scores = scored ? run_scores(*scored->points, result.labels, result.centroids, scored->data, fit_options.solver, seed)
+                        : run_scores(*points, result.labels, result.centroids, data, fit_options.solver, seed);
     if (!json) {
         std::printf("# %s after %d iterations (%s); inertia %.10g; %.3f ms in steps\n",
                     summary.converged ? "converged" : "stopped", summary.iterations,

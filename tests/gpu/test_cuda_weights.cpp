@@ -138,7 +138,8 @@ std::vector<Case> cases() {
     };
 }
 
-const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
+                                 Algorithm::Exponion};
 const kms::KernelVariant kVariants[] = {kms::KernelVariant::Global, kms::KernelVariant::Shared};
 
 #if KMS_HAVE_CUDA

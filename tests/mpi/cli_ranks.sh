@@ -11,7 +11,10 @@ trap 'rm -rf "$dir"' EXIT
 mpi=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader --mca btl_vader_single_copy_mechanism none)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 awk 'BEGIN { for (i = 0; i < 30000; ++i) print (i * 7919) % 5 }' > "$dir/weights.txt"
-summary() { tail -n 1 "$1" | grep -o '"\(inertia\|iterations\|stop_reason\)":[^,}]*' | tr '\n' ' '; }
+summary() {
+  tail -n 1 "$1" | grep -o '"\(inertia\|iterations\|stop_reason\|silhouette\|calinski_harabasz\|davies_bouldin\|ari\|nmi\|centroid_index\)":[^,}]*' |
+    tr '\n' ' '
+}
 failures=0
 runs=0
 fail() { echo "FAIL $1"; failures=$((failures + 1)); }
@@ -72,6 +75,17 @@ for case in "hamerly f64 kmeans++" "yinyang f32 random"; do
         --max-iter 40 --report json --backend omp --threads 1)
   compare_ranks "text read by byte ranges, $case" '"n":21000'
 done
+# --scores: the ranks solve their blocks and rank 0 alone reads every row for the scores
+# (with the truth of generated data: ARI, NMI, centroid index): the same scores as one process.
+args=(run --input "$dir/x.npy" --k 7 --solver hamerly --precision f64 --seed 2 --max-iter 40 --report json
+      --backend omp --threads 1 --scores)
+compare_ranks ".npy read by blocks, --scores" '"silhouette":'
+args=(run --input "$dir/x.csv" --k 6 --solver lloyd --precision f32 --seed 3 --max-iter 40 --report json
+      --backend omp --threads 1 --scores)
+compare_ranks "text read by byte ranges, --scores" '"calinski_harabasz":'
+args=(run --generate blobs:n=12000,k=5,d=3,spread=0.1 --seed 6 --k 5 --solver exponion --max-iter 40 --report json
+      --backend omp --threads 1 --scores)
+compare_ranks "generated blocks, --scores with the truth" '"ari":'
 # A bad value in the last rank's block: one message, the one process's, and every rank
 # stops (no rank left waiting in a collective: timeout).
 awk 'NR == 20500 { $0 = $0 ",7" } { print }' "$dir/x.csv" > "$dir/bad.csv"
