@@ -15,6 +15,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -1117,8 +1118,10 @@ private slots:
     // the data from the first restart's centroids, keeps the fastest, says so with the
     // timings, and gives what every candidate gives; a candidate that fails drops out
     // with its reason; a run too short to race keeps the rule's choice. A stand-in CUDA
-    // entry over the sequential solvers, made unavailable again at the end.
+    // entry over the sequential solvers, the real one registered again at the end.
     void auto_races_candidates_on_the_points() {
+        const std::optional<BackendEntry> original =
+            find_backend(Backend::Cuda) ? std::optional<BackendEntry>(*find_backend(Backend::Cuda)) : std::nullopt;
         BackendEntry racing;
         racing.backend = Backend::Cuda;
         racing.label = "stand-in for CUDA";
@@ -1163,8 +1166,8 @@ private slots:
         const FitResult rule = fit(points, options);
         QCOMPARE(rule.solver.algorithm, Algorithm::Lloyd);
         QVERIFY2(rule.solver_choice.find("no rule") != std::string::npos, rule.solver_choice.c_str());
-        racing.availability = [] { return BackendAvailability{false, "not built into this test"}; };
-        register_backend(racing);
+        if (!original) racing.availability = [] { return BackendAvailability{false, "not built into this test"}; };
+        register_backend(original ? *original : racing);  // the real CUDA entry again, or none usable
     }
 
     // A back end that lacks the new solvers (as CUDA does) refuses them by name,

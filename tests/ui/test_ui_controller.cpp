@@ -8,7 +8,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <fstream>
 #include <set>
 
@@ -163,6 +165,65 @@ private slots:
             worker.relabel(ready->initial_centroids, 1, false, 1);
             QCOMPARE(*relabelled, *steps[0].labels);
         }
+    }
+
+    // Auto on a back end that races (the GPU; here a stand-in CUDA entry over the
+    // sequential solvers): the worker races the candidates from the run's initial
+    // centroids and runs the winner, named in the description; its steps are every
+    // candidate's (exact), as with restarts, where fit() raced.
+    void worker_races_auto_on_a_racing_back_end() {
+        const std::optional<BackendEntry> original =
+            find_backend(Backend::Cuda) ? std::optional<BackendEntry>(*find_backend(Backend::Cuda)) : std::nullopt;
+        BackendEntry racing;
+        racing.backend = Backend::Cuda;
+        racing.label = "stand-in for CUDA";
+        racing.algorithms = {Algorithm::Lloyd, Algorithm::Hamerly, Algorithm::Exponion};
+        racing.availability = [] { return BackendAvailability{true, {}}; };
+        std::vector<Algorithm> made;
+        racing.make_solver = [&made](const SolverConfig& config) {
+            made.push_back(config.algorithm);
+            SolverConfig cpu = config;
+            cpu.backend = Backend::Sequential;
+            return make_solver(cpu);
+        };
+        racing.race_candidates = [](std::size_t, std::size_t, std::size_t) {
+            return std::vector<Algorithm>{Algorithm::Lloyd, Algorithm::Hamerly, Algorithm::Exponion};
+        };
+        register_backend(racing);
+        DatasetBundle bundle;
+        bundle.dataset = std::make_shared<Dataset>(generate_dataset("blobs:n=6000,k=12,d=2,spread=0.2", 4));
+        std::vector<Matrix<double>> centroids;
+        for (const Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Auto})
+            for (const int restarts : {1, 2}) {
+                SolverWorker worker;
+                std::optional<SetupResult> ready;
+                std::vector<StepResult> steps;
+                connect(&worker, &SolverWorker::setupDone, this, [&](const SetupResult& r) { ready = r; });
+                connect(&worker, &SolverWorker::stepped, this, [&](const StepResult& r) { steps.push_back(r); });
+                RunSetup setup = small_setup(12, algorithm, Backend::Cuda);
+                setup.n_init = restarts;
+                made.clear();
+                worker.setup(bundle, setup, Matrix<double>(), 1);
+                QVERIFY(ready.has_value());
+                const std::string description = ready->description;
+                if (algorithm == Algorithm::Auto) {
+                    // The three candidates raced (one restart: by the worker, each made once, in
+                    // order), then the winner made for the run and named in the description.
+                    if (restarts == 1) {
+                        QCOMPARE(made.size(), std::size_t(4));
+                        QVERIFY(made[0] == Algorithm::Lloyd && made[1] == Algorithm::Hamerly &&
+                                made[2] == Algorithm::Exponion);
+                    }
+                    QVERIFY2(description.rfind(std::string(to_string(made.back())) + "/", 0) == 0, description.c_str());
+                }
+                for (int i = 0; i < 5; ++i) worker.step(1);
+                QCOMPARE(steps.size(), std::size_t(5));
+                centroids.push_back(steps.back().centroids);
+            }
+        QVERIFY(centroids[2] == centroids[0]);  // auto, one restart: Lloyd's centroids
+        QVERIFY(centroids[3] == centroids[1]);  // auto, two restarts: the same best restart as Lloyd's
+        if (!original) racing.availability = [] { return BackendAvailability{false, "not built into this test"}; };
+        register_backend(original ? *original : racing);  // the real CUDA entry again, or none usable
     }
 
     void reset_and_reseed() {

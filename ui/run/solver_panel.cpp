@@ -36,8 +36,8 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
                         Algorithm::Exponion, Algorithm::Auto})
         algorithm_->addItem(name_of(to_string(a)), static_cast<int>(a));
     algorithm_->setToolTip(tr("Elkan, Hamerly, Yinyang and Exponion give Lloyd's result with fewer distance "
-                              "evaluations; auto picks one for the data's size (on the GPU the CLI and Python race "
-                              "them on the data; the studio uses the rule)"));
+                              "evaluations; auto picks one for the data's size (on the GPU: the fastest of a few "
+                              "steps of each on the data)"));
     form->addRow(tr("&Algorithm"), algorithm_);
 
     // Every back end the engine knows, from the registry: unavailable ones greyed, with the reason.

@@ -107,12 +107,14 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
     try {
         if (!bundle.dataset) throw Error("no data loaded");
         dataset_ = bundle.dataset;
-        // --solver auto: the rule's choice for this data set, shown as the run's description.
+        // --solver auto: the rule's choice for this data set (a racing back end's below),
+        // shown as the run's description.
         SolverConfig config = resolve_solver(setup.config, dataset_->points.rows(), dataset_->d(),
                                               given.rows() > 0 ? given.rows() : setup.k);
         config.record_point_status = true;  // the bounds view needs it; costs one byte per point
         config.compute_inertia = true;      // the charts plot it
         SetupResult result{epoch, {}, config.describe(), {}, 0};
+        Algorithm fitted_algorithm = config.algorithm;  // n_init > 1: what fit() ran (auto: raced)
         if (given.rows() > 0) {
             if (given.cols() != dataset_->d())
                 throw Error("initial centroids have " + std::to_string(given.cols()) + " coordinates, the data " +
@@ -123,6 +125,7 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
             FitOptions fit_options{setup.config, setup.k, setup.init, setup.n_init, nullptr, nullptr, {}};
             FitResult fitted = fit(points(), fit_options, nullptr, fresh_stop_token(), dataset_->name);
             if (fitted.stop_reason == StopReason::Cancelled) throw Error("restarts cancelled");
+            fitted_algorithm = fitted.solver.algorithm;
             result.initial_centroids = std::move(fitted.initial_centroids);
             result.restarts = std::move(fitted.restarts);
             result.best_restart = fitted.best_restart;
@@ -131,6 +134,21 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
             init.cancel = fresh_stop_token();
             result.initial_centroids =
                 initialize_centroids_for(config, dataset_->points, setup.k, init, dataset_->name);
+        }
+        // --solver auto on a back end that races (the GPU): the candidates a few steps each
+        // from these centroids, the fastest runs (restarts: the one fit() raced and ran).
+        if (setup.config.algorithm == Algorithm::Auto) {
+            if (!result.restarts.empty()) {
+                config.algorithm = fitted_algorithm;
+            } else {
+                SolverConfig racing = config;
+                racing.algorithm = Algorithm::Auto;
+                RaceOptions race{dataset_->points.rows(), dataset_->d(), result.initial_centroids.rows(),
+                                 [this](Solver& solver) { solver.set_data(points()); }, fresh_stop_token()};
+                if (const std::optional<SolverChoice> raced = race_auto_solver(racing, result.initial_centroids, race))
+                    config.algorithm = raced->algorithm;
+            }
+            result.description = config.describe();
         }
         auto run = std::make_unique<KMeansRun>(make_solver(config));
         run->solver().set_data(points());

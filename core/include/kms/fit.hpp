@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
 
+#include "kms/backends.hpp"
 #include "kms/communicator.hpp"
 #include "kms/device_matrix.hpp"
 #include "kms/init.hpp"
@@ -165,6 +167,21 @@ Assignment assign(std::shared_ptr<const Matrix<float>> points, const Matrix<doub
 // device data (CUDA), with k <= n.
 Assignment assign(std::shared_ptr<const DeviceMatrix> points, const Matrix<double>& centroids,
                   const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight = nullptr);
+
+// --solver auto where the back end races candidates (BackendEntry::race_candidates:
+// the GPU, where speed depends on the data's structure): each candidate in turn, one
+// solver at a time, made from `config` with its algorithm, given its data by
+// `prepare`, takes a few steps from `initial`; the one with the fastest step past its
+// first wins, and the reason gives every candidate's time. nullopt when nothing races
+// (not auto, no or one candidate, a streamed or too short run, every candidate failed)
+// or a stop was requested. fit() calls it for one process; the studio before a run.
+struct RaceOptions {
+    std::size_t n = 0, d = 0, k = 0;        // for the reason
+    std::function<void(Solver&)> prepare;  // the data (and weights) of a fresh solver
+    std::stop_token stop;
+};
+std::optional<SolverChoice> race_auto_solver(const SolverConfig& config, const Matrix<double>& initial,
+                                             const RaceOptions& options);
 
 // Throws kms::InputError naming `source_name` unless `weights` holds n finite,
 // non-negative numbers with a positive sum (the first bad one is named by index).

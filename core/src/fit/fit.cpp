@@ -68,10 +68,9 @@ std::string format_ms(double ms) {
 // `prepare`, kRaceSteps steps from `initial`, timed by the fastest of its steps past
 // the first. The fastest wins, ties to the earlier candidate; `note` says what ran.
 // A candidate that fails (memory) drops out; none left, or a stop request: nullopt.
-template <typename Prepare>
 std::optional<Algorithm> race_solvers(const std::vector<Algorithm>& candidates, const SolverConfig& base,
-                                      const Matrix<double>& initial, std::stop_token stop, Prepare prepare,
-                                      std::string& note) {
+                                      const Matrix<double>& initial, std::stop_token stop,
+                                      const std::function<void(Solver&)>& prepare, std::string& note) {
     std::optional<Algorithm> winner;
     double best = 0.0;
     std::string timings, dropped;
@@ -105,9 +104,17 @@ std::optional<Algorithm> race_solvers(const std::vector<Algorithm>& candidates, 
     }
     if (!winner) return std::nullopt;
     note = std::string(to_string(*winner)) + ": the fastest on this data of " + timings +
-           " ms a step (the fastest of steps 2-" + std::to_string(kRaceSteps) + " from the first restart's centroids)" +
+           " ms a step (the fastest of steps 2-" + std::to_string(kRaceSteps) + " from the initial centroids)" +
            (dropped.empty() ? "" : " (" + dropped + ")");
     return winner;
+}
+
+// Whether auto races on this back end for this run (see race_auto_solver()).
+bool races(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k) {
+    if (config.algorithm != Algorithm::Auto || config.stream_chunk > 0 || config.max_iterations <= kRaceSteps)
+        return false;
+    const BackendEntry* entry = find_backend(config.backend);
+    return entry && entry->race_candidates && entry->race_candidates(n, d, k).size() > 1;
 }
 
 // The one fit loop over any data: `attach(solver, first_row, rows)` hands the
@@ -122,6 +129,7 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
     // collective, so that it is reported once and no rank is left waiting.
     FitResult result;
     std::optional<KMeansRun> run_holder;
+    const bool will_race = !options.ranks && races(options.solver, n, d, options.k);
     std::size_t first_row = 0, rows = n;  // a rank's block: whole packages of the update (partition_rows)
     agreed(options.ranks.get(), [&] {
         if (n == 0) throw InputError::whole(source_name, "no points to cluster");
@@ -134,7 +142,7 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
         result.solver = options.solver;
         result.solver.algorithm = choice.algorithm;
         result.solver_choice = choice.reason;
-        run_holder.emplace(make_solver(result.solver));
+        if (!will_race) run_holder.emplace(make_solver(result.solver));  // racing: the winner, below
         if (options.ranks) {
             const std::vector<std::size_t> first =
                 partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
@@ -152,40 +160,30 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
                                     options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row + rows))
                               : options.sample_weight);
     };
-    agreed(options.ranks.get(), [&] { prepare(run_holder->solver()); });
+    if (run_holder) agreed(options.ranks.get(), [&] { prepare(run_holder->solver()); });
 
     // --solver auto where the back end races its candidates on the data (one process:
-    // ranks would have to agree on timings; streamed runs are Lloyd's alone): the first
-    // restart's centroids are chosen now, each candidate runs a few steps from them, and
-    // the fastest runs the fit.
+    // ranks would have to agree on timings): the first restart's centroids are chosen
+    // now, each candidate runs a few steps from them, and the fastest runs the fit.
     std::optional<Matrix<double>> first_initial;
-    const BackendEntry* entry = find_backend(options.solver.backend);
-    if (options.solver.algorithm == Algorithm::Auto && !options.ranks && options.solver.stream_chunk == 0 && entry &&
-        entry->race_candidates && options.solver.max_iterations > kRaceSteps && !stop.stop_requested()) {
-        const std::vector<Algorithm> candidates = entry->race_candidates(n, d, options.k);
-        if (candidates.size() > 1) {
-            InitOptions init = options.init;
-            if (options.sample_weight) init.sample_weight = *options.sample_weight;
-            if (!init.cancel.stop_possible()) init.cancel = stop;
-            try {
-                first_initial = seed(init);
-            } catch (const Error&) {
-                if (!stop.stop_requested()) throw;
-            }
-            std::string note;
-            run_holder.reset();  // one solver's data on the device at a time
-            const std::optional<Algorithm> winner =
-                first_initial ? race_solvers(candidates, result.solver, *first_initial, stop, prepare, note)
-                              : std::nullopt;
-            if (winner) {
-                const std::string shape = " (n = " + std::to_string(n) + ", d = " + std::to_string(d) +
-                                          ", k = " + std::to_string(options.k) + ")";
-                result.solver_choice = note + shape;
-                result.solver.algorithm = *winner;
-            }
-            run_holder.emplace(make_solver(result.solver));  // the winner, or the rule's choice
-            prepare(run_holder->solver());
+    if (will_race) {
+        InitOptions init = options.init;
+        if (options.sample_weight) init.sample_weight = *options.sample_weight;
+        if (!init.cancel.stop_possible()) init.cancel = stop;
+        try {
+            first_initial = seed(init);
+        } catch (const Error&) {
+            if (!stop.stop_requested()) throw;
         }
+        if (first_initial && !stop.stop_requested()) {  // one solver's data on the device at a time
+            RaceOptions race{n, d, options.k, prepare, stop};
+            if (const std::optional<SolverChoice> raced = race_auto_solver(options.solver, *first_initial, race)) {
+                result.solver_choice = raced->reason;
+                result.solver.algorithm = raced->algorithm;
+            }
+        }
+        run_holder.emplace(make_solver(result.solver));  // the winner, or the rule's choice
+        prepare(run_holder->solver());
     }
     KMeansRun& run = *run_holder;
     if (options.ranks) stop = {};  // every rank runs the same steps (kms/fit.hpp)
@@ -481,6 +479,17 @@ Assignment assign(std::shared_ptr<const DeviceMatrix> points, const Matrix<doubl
     result.labels = solver->labels();
     result.inertia = solver->inertia();
     return result;
+}
+
+std::optional<SolverChoice> race_auto_solver(const SolverConfig& config, const Matrix<double>& initial,
+                                             const RaceOptions& options) {
+    if (!races(config, options.n, options.d, options.k) || options.stop.stop_requested()) return std::nullopt;
+    const std::vector<Algorithm> candidates = find_backend(config.backend)->race_candidates(options.n, options.d, options.k);
+    std::string note;
+    const std::optional<Algorithm> winner = race_solvers(candidates, config, initial, options.stop, options.prepare, note);
+    if (!winner) return std::nullopt;
+    return SolverChoice{*winner, note + " (n = " + std::to_string(options.n) + ", d = " + std::to_string(options.d) +
+                                     ", k = " + std::to_string(options.k) + ")"};
 }
 
 }  // namespace kms
