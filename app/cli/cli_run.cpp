@@ -179,8 +179,8 @@ int run(const Args& args) {
 
     std::optional<Scores> scores;
     if (options.has("--scores") && result.iterations > 0 && !signals.exit_status())
-        scores = scored ? run_scores(*scored->points, result.labels, result.centroids, scored->data, fit_options.solver, seed)
-                        : run_scores(*points, result.labels, result.centroids, data, fit_options.solver, seed);
+        scores = run_scores(scored ? *scored->points : *points, result.labels, result.centroids,
+                            scored ? scored->data : data, fit_options.solver, seed);
     if (!json) {
         std::printf("# %s after %d iterations (%s); inertia %.10g; %.3f ms in steps\n",
                     summary.converged ? "converged" : "stopped", summary.iterations,

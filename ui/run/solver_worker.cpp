@@ -114,7 +114,6 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
         config.record_point_status = true;  // the bounds view needs it; costs one byte per point
         config.compute_inertia = true;      // the charts plot it
         SetupResult result{epoch, {}, config.describe(), {}, 0};
-        Algorithm fitted_algorithm = config.algorithm;  // n_init > 1: what fit() ran (auto: raced)
         if (given.rows() > 0) {
             if (given.cols() != dataset_->d())
                 throw Error("initial centroids have " + std::to_string(given.cols()) + " coordinates, the data " +
@@ -125,7 +124,7 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
             FitOptions fit_options{setup.config, setup.k, setup.init, setup.n_init, nullptr, nullptr, {}};
             FitResult fitted = fit(points(), fit_options, nullptr, fresh_stop_token(), dataset_->name);
             if (fitted.stop_reason == StopReason::Cancelled) throw Error("restarts cancelled");
-            fitted_algorithm = fitted.solver.algorithm;
+            config.algorithm = fitted.solver.algorithm;  // auto: what fit() raced and ran
             result.initial_centroids = std::move(fitted.initial_centroids);
             result.restarts = std::move(fitted.restarts);
             result.best_restart = fitted.best_restart;
@@ -135,21 +134,17 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
             result.initial_centroids =
                 initialize_centroids_for(config, dataset_->points, setup.k, init, dataset_->name);
         }
-        // --solver auto on a back end that races (the GPU): the candidates a few steps each
-        // from these centroids, the fastest runs (restarts: the one fit() raced and ran).
-        if (setup.config.algorithm == Algorithm::Auto) {
-            if (!result.restarts.empty()) {
-                config.algorithm = fitted_algorithm;
-            } else {
-                SolverConfig racing = config;
-                racing.algorithm = Algorithm::Auto;
-                RaceOptions race{dataset_->points.rows(), dataset_->d(), result.initial_centroids.rows(),
-                                 [this](Solver& solver) { solver.set_data(points()); }, fresh_stop_token()};
-                if (const std::optional<SolverChoice> raced = race_auto_solver(racing, result.initial_centroids, race))
-                    config.algorithm = raced->algorithm;
-            }
-            result.description = config.describe();
+        // --solver auto on a back end that races (the GPU), one restart: the candidates a
+        // few steps each from these centroids, the fastest runs.
+        if (setup.config.algorithm == Algorithm::Auto && result.restarts.empty()) {
+            SolverConfig racing = config;
+            racing.algorithm = Algorithm::Auto;
+            RaceOptions race{dataset_->points.rows(), dataset_->d(), result.initial_centroids.rows(),
+                             [this](Solver& solver) { solver.set_data(points()); }, fresh_stop_token()};
+            if (const std::optional<SolverChoice> raced = race_auto_solver(racing, result.initial_centroids, race))
+                config.algorithm = raced->algorithm;
         }
+        result.description = config.describe();
         auto run = std::make_unique<KMeansRun>(make_solver(config));
         run->solver().set_data(points());
         run->solver().set_initial_centroids(result.initial_centroids);

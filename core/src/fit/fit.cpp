@@ -109,12 +109,14 @@ std::optional<Algorithm> race_solvers(const std::vector<Algorithm>& candidates, 
     return winner;
 }
 
-// Whether auto races on this back end for this run (see race_auto_solver()).
-bool races(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k) {
-    if (config.algorithm != Algorithm::Auto || config.stream_chunk > 0 || config.max_iterations <= kRaceSteps)
-        return false;
+// What auto races on this back end for this run (see race_auto_solver()); empty: no race.
+std::vector<Algorithm> race_candidates_for(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k) {
+    if (config.algorithm != Algorithm::Auto || config.stream_chunk > 0 || config.max_iterations <= kRaceSteps) return {};
     const BackendEntry* entry = find_backend(config.backend);
-    return entry && entry->race_candidates && entry->race_candidates(n, d, k).size() > 1;
+    if (!entry || !entry->race_candidates) return {};
+    std::vector<Algorithm> candidates = entry->race_candidates(n, d, k);
+    if (candidates.size() < 2) candidates.clear();
+    return candidates;
 }
 
 // The one fit loop over any data: `attach(solver, first_row, rows)` hands the
@@ -129,7 +131,7 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
     // collective, so that it is reported once and no rank is left waiting.
     FitResult result;
     std::optional<KMeansRun> run_holder;
-    const bool will_race = !options.ranks && races(options.solver, n, d, options.k);
+    const bool will_race = !options.ranks && !race_candidates_for(options.solver, n, d, options.k).empty();
     std::size_t first_row = 0, rows = n;  // a rank's block: whole packages of the update (partition_rows)
     agreed(options.ranks.get(), [&] {
         if (n == 0) throw InputError::whole(source_name, "no points to cluster");
@@ -483,8 +485,8 @@ Assignment assign(std::shared_ptr<const DeviceMatrix> points, const Matrix<doubl
 
 std::optional<SolverChoice> race_auto_solver(const SolverConfig& config, const Matrix<double>& initial,
                                              const RaceOptions& options) {
-    if (!races(config, options.n, options.d, options.k) || options.stop.stop_requested()) return std::nullopt;
-    const std::vector<Algorithm> candidates = find_backend(config.backend)->race_candidates(options.n, options.d, options.k);
+    const std::vector<Algorithm> candidates = race_candidates_for(config, options.n, options.d, options.k);
+    if (candidates.empty() || options.stop.stop_requested()) return std::nullopt;
     std::string note;
     const std::optional<Algorithm> winner = race_solvers(candidates, config, initial, options.stop, options.prepare, note);
     if (!winner) return std::nullopt;

@@ -45,8 +45,9 @@ private:
         args.near = near_.get();
         args.rest_half = rest_half_.get();
         args.near_count = near_count();
-        // As Elkan: past k/16 distances a thread's walk costs more than the tiled row
-        // (small k: a walk never costs more than the k distances of a full search).
+        // Elkan's measured break-even (past k/16 distances a thread's walk costs more than
+        // the tiled row), taken over, not measured for Exponion; small k: a walk never
+        // costs more than the k distances of a full search.
         args.defer_after = tiled_search_pays(this->k_) ? std::max(1, this->k_ / 16) : this->k_;
         launch_exponion<T>(args, this->shared_variant(), this->geometry_, this->stream_);
     }

@@ -15,9 +15,10 @@ namespace kms::cuda {
 
 namespace {
 
-// Below this many coordinates a thread walking its open groups (the centroids staged
-// in shared memory) beats handing the point to the tiled search, whose atomic
-// group minimums then cost more than its distances (docs/gpu-benchmark.md).
+// From this many coordinates a point with many open groups goes to the tiled search
+// (whose atomic group minimums cost more than distances at small d). A chosen
+// threshold, not a measured break-even: only d = 2, 4, 16, 64 were timed, all on the
+// side of it the code takes (docs/gpu-benchmark.md).
 constexpr int kTiledSearchMinD = 8;
 
 template <typename T>
@@ -82,7 +83,8 @@ private:
         args.walk_count = walk_count_.get();
         args.search_list = search_list_.get();
         args.search_count = search_count_.get();
-        // As Elkan: past k/16 distances a thread's walk costs more than the tiled row.
+        // Elkan's measured break-even (past k/16 distances a thread's walk costs more than
+        // the tiled row), taken over, not measured for Yinyang.
         args.defer_after = std::max(1, this->k_ / 16);
         launch_yinyang<T>(args, this->shared_variant(), defer(), this->geometry_, this->stream_);
     }
