@@ -189,6 +189,13 @@ std::vector<Case> cases() {
         // outgrow it go to the full search), in 2-D and with many coordinates.
         {"d=2 k=400 (rows past the near list)", n(40000, 2000), 2, 400, 8},
         {"d=24 k=300 uniform-ish", n(20000, 900), 24, 300, 6, Case::Blobs, kms::EmptyClusterPolicy::Keep, 0, 300},
+        // Low d (≤ 4) with k > 32: every centroid resident in shared memory, each thread
+        // scanning all k for its points; d = 1 and d = 4, hostile offsets, and a k·d past
+        // the shared-memory limit in double only (so f32 and f64 take different kernels).
+        {"d=1 k=50 (low-d search)", n(20000, 800), 1, 50, 6},
+        {"d=4 k=700 (low-d search)", n(30000, 1500), 4, 700, 5},
+        {"far from origin d=2 k=64 (low-d search)", n(10000, 600), 2, 64, 5, Case::FarFromOrigin},
+        {"d=2 k=3500 (low-d f32, tiled f64)", n(14000, 3600), 2, 3500, 3},
     };
     // The GEMM filter-and-verify path of Lloyd cuda-shared (d ≥ 16, k ≥ 64): partial
     // coordinate chunks, scalar loads (d % 4 ≠ 0), k below / not a multiple of the

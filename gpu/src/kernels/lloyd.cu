@@ -348,13 +348,17 @@ struct LloydFinish {
     }
 };
 
-// cuda-global keeps its one-thread-per-point kernel in very low d, where every
-// thread reads the same centroid at once (one broadcast load per centroid).
+// From d = 5 cuda-global reads the tiles straight from global memory. Below, both
+// variants take the search's resident-centroid kernel (low_d_search_applies(): 0.88
+// ms a step against 1.67 for the one-thread-per-point global kernel at 10^7 × 2-D,
+// k = 100, H100) unless the centroids pass its shared memory; then cuda-global keeps
+// the one-thread-per-point kernel, where every thread reads the same centroid at once.
 constexpr int kGlobalTiledMinD = 5;
 
 template <typename T>
 bool tiled_search_applies(const LloydArgs<T>& args, bool shared_variant) {
-    return tiled_search_pays(args.k) && !args.block_partials && (shared_variant || args.d >= kGlobalTiledMinD);
+    return tiled_search_pays(args.k) && !args.block_partials &&
+           (shared_variant || args.d >= kGlobalTiledMinD || low_d_search_applies<T>(args.d, args.k));
 }
 
 template <typename T, class Sums>

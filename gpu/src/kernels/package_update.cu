@@ -144,38 +144,148 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
     }
 }
 
-// Small k·d, unweighted (the direct path, no sort): one thread per (sub-package,
-// cluster, coordinate) walks the sub-package's rows in order adding x − old where
-// the label is its cluster and +0 elsewhere (a sum that starts at +0 and adds
-// +0 is unchanged: the CPU's skipped rows), so the sums are the sorted path's.
-template <typename T>
-__global__ void sub_package_sums_kernel(const T* __restrict__ points, long long n, int d, const T* __restrict__ previous,
-                                        const std::int32_t* __restrict__ labels, int k, long long sub_packages,
-                                        T* sub_sums, int* sub_counts) {
-    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const long long kd = static_cast<long long>(k) * d;
-    if (e >= sub_packages * kd) return;
-    const long long sub = e / kd;
-    const int c = static_cast<int>((e - sub * kd) / d);
-    const int j = static_cast<int>(e - sub * kd - static_cast<long long>(c) * d);
-    const T old = previous[static_cast<long long>(c) * d + j];
-    const long long begin = sub * kSubPackage, end = min(n, begin + kSubPackage);
-    T sum = T(0);
-    int count = 0;
-#pragma unroll 8
-    for (long long i = begin; i < end; ++i) {
-        const bool mine = labels[i] == c;
-        const T x = points[i * d + j];
-        sum = sum + (mine ? x - old : T(0));
-        count += mine;
+// Moderate k·d, unweighted (the rounds path, no sort): one block per package, each
+// warp one sub-package at a time, its per-cluster sums in T in shared memory. A
+// warp takes its sub-package's rows 32 at a time; each label's leader lane adds its
+// rows' deviations in rounds, lane order (= row order), so each (cluster,
+// coordinate) sum sees its rows in index order, as the CPU's sub-package row does;
+// the labels' leaders add in the same rounds. Rounds per 32 rows: the most rows any
+// one label has among them (2-3 at k = 100 on shuffled data, 32 on sorted data).
+// After each batch of sub-packages (one per warp) the block widens them and adds
+// them to the package's double sums in sub-package order. Rows are read once, in
+// order; the sorted path's label sort, segment scan and gathers are gone.
+constexpr int kRoundsThreads = 256;
+constexpr int kRoundsMaxD = 16;
+constexpr std::size_t kRoundsMaxShared = 96 * 1024;
+
+struct RoundsShape {
+    int warps = 0;  // 0: the path does not apply
+    std::size_t shared_bytes = 0;
+};
+
+RoundsShape rounds_shape(int k, int d, std::size_t element_size) {
+    if (d > kRoundsMaxD) return {};
+    const std::size_t kd = static_cast<std::size_t>(k) * d;
+    for (int warps : {8, 4, 2}) {
+        const std::size_t bytes =
+            kd * sizeof(double) + k * sizeof(long long) + warps * (kd * element_size + k * sizeof(int));
+        if (bytes <= kRoundsMaxShared) return {warps, bytes};
     }
-    sub_sums[e] = sum;
-    if (j == 0) sub_counts[sub * k + c] = count;
+    return {};
 }
 
-// The same for k ≤ 8: one thread per (sub-package, coordinate) keeps the k sums in
-// registers and reads each row once (the kernel above reads it k times); per
-// (cluster, coordinate) the additions are the same, in the same order.
+template <typename T, int MaxD>
+__global__ void __launch_bounds__(kRoundsThreads)
+    package_rounds_kernel(const T* __restrict__ points, long long n, int d, const T* __restrict__ previous,
+                          const std::int32_t* __restrict__ labels, int k, PackageGeometry g, int warps,
+                          double* package_sums, long long* package_counts) {
+    // Rows of this many 32-row groups are loaded before any of them is added.
+    constexpr int kGroups = MaxD <= 4 ? 8 : MaxD <= 8 ? 4 : 2;
+    extern __shared__ __align__(16) unsigned char rounds_raw[];
+    const int kd = k * d;
+    double* package = reinterpret_cast<double*>(rounds_raw);
+    long long* package_count = reinterpret_cast<long long*>(package + kd);
+    T* warp_sums = reinterpret_cast<T*>(package_count + k);
+    int* warp_counts = reinterpret_cast<int*>(warp_sums + static_cast<long long>(warps) * kd);
+    for (int e = threadIdx.x; e < kd; e += blockDim.x) package[e] = 0.0;
+    for (int e = threadIdx.x; e < k; e += blockDim.x) package_count[e] = 0;
+    for (int e = threadIdx.x; e < warps * kd; e += blockDim.x) warp_sums[e] = T(0);
+    for (int e = threadIdx.x; e < warps * k; e += blockDim.x) warp_counts[e] = 0;
+    __syncthreads();
+    const long long local = blockIdx.x;  // the block starts on a package: local rows
+    const long long row_begin = local * g.package_size, row_end = min(n, row_begin + g.package_size);
+    const long long subs = (row_end - row_begin + kSubPackage - 1) / kSubPackage;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const unsigned lanes_below = (1u << lane) - 1u;
+    T* my_sums = warp_sums + static_cast<long long>(warp) * kd;
+    int* my_counts = warp_counts + warp * k;
+    for (long long batch = 0; batch < subs; batch += warps) {
+        const long long sub = batch + warp;
+        if (warp < warps && sub < subs) {
+            const long long sub_begin = row_begin + sub * kSubPackage, sub_end = min(row_end, sub_begin + kSubPackage);
+            for (int g0 = 0; g0 < 8; g0 += kGroups) {
+                int label[kGroups];
+                T x[kGroups][MaxD];
+#pragma unroll
+                for (int q = 0; q < kGroups; ++q) {
+                    const long long row = sub_begin + (g0 + q) * 32 + lane;
+                    const bool valid = row < sub_end;
+                    label[q] = valid ? labels[row] : -1;
+#pragma unroll
+                    for (int j = 0; j < MaxD; ++j)
+                        if (j < d) x[q][j] = valid ? points[row * d + j] : T(0);
+                }
+#pragma unroll
+                for (int q = 0; q < kGroups; ++q) {
+                    // Each label's lowest lane (its leader) takes the running sum and adds
+                    // its peers' deviations, fetched by shuffle, in lane order: a run of
+                    // equal labels (sorted or spatially ordered data: all 32 lanes) costs
+                    // register additions, not a shared-memory round trip each.
+                    const bool valid = label[q] >= 0;
+                    T deviation[MaxD];
+#pragma unroll
+                    for (int j = 0; j < MaxD; ++j)
+                        if (j < d) deviation[j] = valid ? x[q][j] - previous[static_cast<long long>(label[q]) * d + j] : T(0);
+                    const unsigned peers = __match_any_sync(0xffffffffu, label[q]);
+                    const bool leader = valid && (peers & lanes_below) == 0;
+                    const int members = __popc(peers);
+                    const int rounds = __reduce_max_sync(0xffffffffu, leader ? members : 0);
+                    T sum[MaxD];
+                    T* shared_sum = my_sums + (leader ? label[q] * d : 0);
+#pragma unroll
+                    for (int j = 0; j < MaxD; ++j)
+                        if (j < d) sum[j] = leader ? shared_sum[j] : T(0);
+                    unsigned rest = peers;
+                    for (int r = 0; r < rounds; ++r) {
+                        const int source = rest ? __ffs(static_cast<int>(rest)) - 1 : lane;
+                        rest &= rest - 1u;
+#pragma unroll
+                        for (int j = 0; j < MaxD; ++j)
+                            if (j < d) {
+                                const T v = __shfl_sync(0xffffffffu, deviation[j], source);
+                                if (leader && r < members) sum[j] = sum[j] + v;
+                            }
+                    }
+                    if (leader) {
+#pragma unroll
+                        for (int j = 0; j < MaxD; ++j)
+                            if (j < d) shared_sum[j] = sum[j];
+                        my_counts[label[q]] += members;
+                    }
+                    __syncwarp();  // the next group's leader of a label may be another lane
+                }
+            }
+        }
+        __syncthreads();
+        // The batch's sub-packages, in order, into the package (then back to +0).
+        const int in_batch = static_cast<int>(min(static_cast<long long>(warps), subs - batch));
+        for (int e = threadIdx.x; e < kd; e += blockDim.x) {
+            double sum = package[e];
+            for (int w = 0; w < in_batch; ++w) {
+                sum += static_cast<double>(warp_sums[w * kd + e]);
+                warp_sums[w * kd + e] = T(0);
+            }
+            package[e] = sum;
+        }
+        for (int e = threadIdx.x; e < k; e += blockDim.x) {
+            long long count = package_count[e];
+            for (int w = 0; w < in_batch; ++w) {
+                count += warp_counts[w * k + e];
+                warp_counts[w * k + e] = 0;
+            }
+            package_count[e] = count;
+        }
+        __syncthreads();
+    }
+    for (int e = threadIdx.x; e < kd; e += blockDim.x) package_sums[local * kd + e] = package[e];
+    for (int e = threadIdx.x; e < k; e += blockDim.x) package_counts[local * k + e] = package_count[e];
+}
+
+// k ≤ 8, k·d ≤ 64, unweighted (the direct path, no sort): one thread per
+// (sub-package, coordinate) keeps the k sums in registers and walks the rows in
+// order, adding x − old to its label's sum and +0 to the others (a sum that starts
+// at +0 and adds +0 is unchanged: the CPU's skipped rows); per (cluster,
+// coordinate) the additions are the sorted path's, in the same order.
 template <typename T, int K>
 __global__ void sub_package_sums_registers_kernel(const T* __restrict__ points, long long n, int d,
                                                   const T* __restrict__ previous,
@@ -267,15 +377,27 @@ __global__ void __launch_bounds__(256) package_inertia_kernel(const T* points, l
 
 }  // namespace
 
-bool direct_package_path(int k, int d, bool weighted) { return !weighted && static_cast<long long>(k) * d <= 64; }
+namespace {
+bool direct_package_path(int k, int d, bool weighted) { return !weighted && k <= 8 && k * d <= 64; }
+bool rounds_package_path(int k, int d, bool weighted, std::size_t element_size) {
+    return !weighted && !direct_package_path(k, d, weighted) && rounds_shape(k, d, element_size).warps > 0;
+}
+}  // namespace
+
+bool unsorted_package_sums(int k, int d, bool weighted, std::size_t element_size) {
+    return direct_package_path(k, d, weighted) || rounds_package_path(k, d, weighted, element_size);
+}
 
 void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, std::size_t element_size,
                                const PackageGeometry& g, bool weighted) {
-    if (direct_package_path(k, d, weighted)) {  // no sort: per-sub-package sums and counts
-        const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
-        w.segment_sums.allocate(static_cast<std::size_t>(sub_packages) * k * d * element_size, "the sub-package sums");
-        w.flags.allocate(static_cast<std::size_t>(sub_packages) * k, "the sub-package counts");
-        const std::size_t local = static_cast<std::size_t>(g.local_packages());
+    const std::size_t local = static_cast<std::size_t>(g.local_packages());
+    if (unsorted_package_sums(k, d, weighted, element_size)) {
+        if (direct_package_path(k, d, weighted)) {  // per-sub-package sums and counts
+            const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
+            w.segment_sums.allocate(static_cast<std::size_t>(sub_packages) * k * d * element_size,
+                                    "the sub-package sums");
+            w.flags.allocate(static_cast<std::size_t>(sub_packages) * k, "the sub-package counts");
+        }
         w.package_sums.allocate(local * k * d, "the package sums");
         w.package_counts.allocate(local * k, "the package counts");
         w.package_inertia.allocate(local, "the package inertia");
@@ -284,7 +406,6 @@ void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, s
     // Segments: at most one per point, and per (cluster, sub-package touched by the block).
     const long long sub_packages = (g.first_row + n + kSubPackage - 1) / kSubPackage - g.first_row / kSubPackage;
     w.max_segments = std::max(1ll, std::min(n, sub_packages * static_cast<long long>(k)));
-    const std::size_t local = static_cast<std::size_t>(g.local_packages());
     w.flags.allocate(static_cast<std::size_t>(n), "the update's segment starts");
     w.segment_of.allocate(static_cast<std::size_t>(n), "the update's segment index");
     w.segment_begin.allocate(static_cast<std::size_t>(w.max_segments) + 1, "the update's segments");
@@ -305,10 +426,23 @@ template <typename T>
 void launch_package_sums(const T* points, long long n, int d, const std::int32_t* labels, const T* previous, int k,
                          const T* weights, UpdateWorkspace& sorted, PackageWorkspace& w, const PackageGeometry& g,
                          cudaStream_t stream) {
+    if (rounds_package_path(k, d, weights != nullptr, sizeof(T))) {
+        const RoundsShape shape = rounds_shape(k, d, sizeof(T));
+        const auto launch = [&](auto kernel) {
+            KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(shape.shared_bytes)));
+            kernel<<<static_cast<unsigned>(g.local_packages()), kRoundsThreads, shape.shared_bytes, stream>>>(
+                points, n, d, previous, labels, k, g, shape.warps, w.package_sums.get(), w.package_counts.get());
+        };
+        if (d <= 4) launch(package_rounds_kernel<T, 4>);
+        else if (d <= 8) launch(package_rounds_kernel<T, 8>);
+        else launch(package_rounds_kernel<T, kRoundsMaxD>);
+        KMS_CUDA_LAUNCH_CHECK("package sum kernel (rounds)");
+        return;
+    }
     if (direct_package_path(k, d, weights != nullptr)) {
         const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
         T* sub_sums = reinterpret_cast<T*>(w.segment_sums.get());
-        const long long entries = sub_packages * k * d;
         const auto registers = [&](auto kernel) {
             kernel<<<blocks_for(sub_packages * d, 256), 256, 0, stream>>>(points, n, d, previous, labels, sub_packages,
                                                                          sub_sums, w.flags.get());
@@ -321,10 +455,7 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
             case 5: registers(sub_package_sums_registers_kernel<T, 5>); break;
             case 6: registers(sub_package_sums_registers_kernel<T, 6>); break;
             case 7: registers(sub_package_sums_registers_kernel<T, 7>); break;
-            case 8: registers(sub_package_sums_registers_kernel<T, 8>); break;
-            default:
-                sub_package_sums_kernel<T><<<blocks_for(entries, 256), 256, 0, stream>>>(
-                    points, n, d, previous, labels, k, sub_packages, sub_sums, w.flags.get());
+            default: registers(sub_package_sums_registers_kernel<T, 8>); break;
         }
         KMS_CUDA_LAUNCH_CHECK("sub-package sum kernel (direct)");
         const long long folds = g.local_packages() * k * d;

@@ -219,6 +219,114 @@ __global__ void __launch_bounds__(256)
     if (distance_counter) block_count_add(searched * static_cast<unsigned long long>(k), distance_counter, uscratch);
 }
 
+// Low d (d ≤ kLowDMaxD): a 4 × 4 register tile holds too little work per shared or
+// global load and per barrier (at 2-D, k = 100 the tiled kernel ran 4× over its own
+// instruction count). Here every centroid is resident in shared memory for the whole
+// block; `lanes` neighbouring threads (a power of two, low_d_lanes()) share
+// kLowDPoints points and each scans every lanes-th centroid for them: per pair only
+// the d differences, squares and sums (the same arithmetic: the first square is
+// 0 + diff² exactly) and the comparison. A strict < in index order, then a merge by
+// (distance, index), keeps the lowest index among the smallest, as the tiled merge
+// does; the second smallest is merged as there. More lanes a point at large k keep
+// short lists busy (a list of 5 % of 10^6 points at k = 1000 left most multiprocessors
+// idle with one thread a point).
+constexpr int kLowDMaxD = 4, kLowDPoints = 4, kLowDThreads = 256;
+constexpr std::size_t kLowDMaxSharedBytes = 48 * 1024;  // no opt-in needed
+
+template <typename T>
+bool low_d_search_applies(int d, int k) {
+    return d <= kLowDMaxD && static_cast<std::size_t>(k) * d * sizeof(T) <= kLowDMaxSharedBytes;
+}
+
+// Threads a point: at least 64 centroids each, at most 16 threads.
+inline int low_d_lanes(int k) {
+    int lanes = 1;
+    while (lanes < 16 && k / (2 * lanes) >= 64) lanes *= 2;
+    return lanes;
+}
+
+template <typename T, int D, bool Second, class Finish>
+__global__ void __launch_bounds__(kLowDThreads)
+    low_d_search_kernel(const T* __restrict__ points, const T* __restrict__ centroids, int k, int lanes,
+                        TiledRows rows, Finish finish, unsigned long long* changed_counter,
+                        unsigned long long* distance_counter) {
+    extern __shared__ __align__(16) unsigned char low_d_raw[];
+    T* cs = reinterpret_cast<T*>(low_d_raw);
+    __shared__ unsigned long long uscratch[32];
+    for (int e = threadIdx.x; e < k * D; e += blockDim.x) cs[e] = centroids[e];
+    __syncthreads();
+    const int sub = threadIdx.x & (lanes - 1), slot = threadIdx.x / lanes, slots = blockDim.x / lanes;
+    const long long count = rows.list ? static_cast<long long>(*rows.list_count) : rows.n;
+    const long long span = static_cast<long long>(slots) * kLowDPoints;
+    unsigned long long changed = 0, searched = 0;
+    for (long long base = static_cast<long long>(blockIdx.x) * span; base < count;
+         base += static_cast<long long>(gridDim.x) * span) {
+        T x[kLowDPoints][D], best[kLowDPoints], second[kLowDPoints];
+        int best_c[kLowDPoints];
+        long long row[kLowDPoints];  // −1 past the end
+#pragma unroll
+        for (int r = 0; r < kLowDPoints; ++r) {
+            const long long p = base + slot + static_cast<long long>(r) * slots;
+            row[r] = p >= count ? -1 : rows.list ? static_cast<long long>(rows.list[rows.from_end ? rows.n - 1 - p : p]) : p;
+#pragma unroll
+            for (int j = 0; j < D; ++j) x[r][j] = row[r] >= 0 ? __ldg(points + row[r] * D + j) : T(0);
+            best[r] = infinity_of<T>();
+            second[r] = infinity_of<T>();
+            best_c[r] = k;  // past every index: any candidate of equal distance wins the merge
+        }
+#pragma unroll 4
+        for (int c = sub; c < k; c += lanes) {
+            T cv[D];
+#pragma unroll
+            for (int j = 0; j < D; ++j) cv[j] = cs[c * D + j];
+#pragma unroll
+            for (int r = 0; r < kLowDPoints; ++r) {
+                const T first = sq_diff(x[r][0], cv[0]);
+                T dist = sq_mul(first, first);
+#pragma unroll
+                for (int j = 1; j < D; ++j) dist = sq_step(dist, x[r][j], cv[j]);
+                if constexpr (Finish::kRecordsDistances)
+                    if (row[r] >= 0) finish.record(row[r], c, dist);
+                if (dist < best[r]) {
+                    if constexpr (Second) second[r] = best[r];
+                    best[r] = dist;
+                    best_c[r] = c;
+                } else if (Second && dist < second[r]) {
+                    second[r] = dist;
+                }
+            }
+        }
+        // Merge the lanes' candidates (lanes is uniform, so every thread shuffles).
+#pragma unroll
+        for (int r = 0; r < kLowDPoints; ++r)
+            for (int offset = lanes >> 1; offset > 0; offset >>= 1) {
+                const T other = __shfl_xor_sync(0xffffffffu, best[r], offset);
+                const int other_c = __shfl_xor_sync(0xffffffffu, best_c[r], offset);
+                if constexpr (Second) {
+                    const T other_second = __shfl_xor_sync(0xffffffffu, second[r], offset);
+                    const T larger_best = other < best[r] ? best[r] : other;
+                    const T s = second[r] < other_second ? second[r] : other_second;
+                    second[r] = larger_best < s ? larger_best : s;
+                }
+                if (other < best[r] || (other == best[r] && other_c < best_c[r])) {
+                    best[r] = other;
+                    best_c[r] = other_c;
+                }
+            }
+        if (sub == 0)
+#pragma unroll
+            for (int r = 0; r < kLowDPoints; ++r)
+                if (row[r] >= 0) {
+                    // No finite candidate (every distance infinite or NaN): centroid 0, as a scan finds it.
+                    const int label = best_c[r] < k ? best_c[r] : 0;
+                    changed += finish(row[r], Nearest<T>{best[r], label, second[r]});
+                    ++searched;
+                }
+    }
+    block_count_add(changed, changed_counter, uscratch);
+    if (distance_counter) block_count_add(searched * static_cast<unsigned long long>(k), distance_counter, uscratch);
+}
+
 // Whether the direct search may read 4 coordinates at a time from a row-major T array
 // with d columns starting at `base`: d a multiple of 4 and every row 16-byte aligned.
 template <typename T>
@@ -226,13 +334,34 @@ bool vector_rows_possible(const T* base, int d) {
     return d % 4 == 0 && reinterpret_cast<std::uintptr_t>(base) % 16 == 0;
 }
 
-// The search over `rows` of points (n × d) against the k centroids, staged (cuda-shared)
-// or direct (cuda-global). Blocks: one per point tile, at most eight waves' worth when
+// The search over `rows` of points (n × d) against the k centroids: at low d the
+// resident-centroid kernel above (either variant), else staged (cuda-shared) or direct
+// (cuda-global). Blocks: one per point tile, at most eight waves' worth when
 // the rows are a list whose length only the device knows.
 template <typename T, bool Second, class Finish>
 void launch_tiled_search(const T* points, int d, const T* centroids, int k, const TiledRows& rows, bool staged,
                          int sm_count, const Finish& finish, unsigned long long* changed_counter,
                          unsigned long long* distance_counter, cudaStream_t stream, const char* what) {
+    if (low_d_search_applies<T>(d, k)) {
+        // Enough blocks to fill the device a few times over; each loads the centroids once.
+        const int lanes = low_d_lanes(k);
+        const long long span = static_cast<long long>(kLowDThreads / lanes) * kLowDPoints;
+        const long long wanted = std::min<long long>((rows.n + span - 1) / span, 16LL * sm_count);
+        const unsigned low_grid = static_cast<unsigned>(std::max<long long>(wanted, 1));
+        const std::size_t shared = static_cast<std::size_t>(k) * d * sizeof(T);
+        auto launch = [&](auto kernel) {
+            kernel<<<low_grid, kLowDThreads, shared, stream>>>(points, centroids, k, lanes, rows, finish,
+                                                               changed_counter, distance_counter);
+        };
+        switch (d) {
+            case 1: launch(low_d_search_kernel<T, 1, Second, Finish>); break;
+            case 2: launch(low_d_search_kernel<T, 2, Second, Finish>); break;
+            case 3: launch(low_d_search_kernel<T, 3, Second, Finish>); break;
+            default: launch(low_d_search_kernel<T, 4, Second, Finish>); break;
+        }
+        KMS_CUDA_LAUNCH_CHECK(what);
+        return;
+    }
     long long blocks = (rows.n + kSearchPoints - 1) / kSearchPoints;
     if (rows.list) blocks = std::min<long long>(blocks, 8LL * sm_count);
     const unsigned grid = static_cast<unsigned>(std::max<long long>(blocks, 1));

@@ -314,7 +314,7 @@ IterationStats CudaSolverBase<T>::step() {
     } else {
         assign(fused, stats);
         KMS_CUDA_CHECK(cudaEventRecord(ev_assign_.get(), stream_));
-        if (packages) {  // a block of --devices or MPI ranks: one chunk
+        if (packages) {  // one chunk: a block of --devices or MPI ranks, or one device's rows
             begin_package_update();
             queue_chunk_sums(chunks_.front(), points());
             finish_package_update();
@@ -475,7 +475,7 @@ void CudaSolverBase<T>::allocate() {
     shift_upper_.allocate(k, "the centroid shifts");
     shift_exact_.allocate(k, "the centroid shifts");
     inertia_blocks_.allocate(static_cast<std::size_t>(geometry_.grid), "the inertia partial sums");
-    if (package_update()) {
+    if (partition_.comm || streamed_ || device_packages_possible()) {  // (weights may come or go later)
         // The whole data set's packages (the CPU's layout); this block holds whole ones.
         const PackageLayout layout = package_layout(static_cast<std::size_t>(global_n_), k, static_cast<std::size_t>(d_),
                                                     config_.packages);
@@ -548,7 +548,7 @@ void CudaSolverBase<T>::prepare_workspace() {
     const bool packages = package_update() && !chunks_.empty();
     const long long rows = packages ? chunks_.front().rows : n_;
     prepare_update_workspace(workspace_, rows, k_, d_, geometry_, weighted(),
-                             packages && !direct_package_path(k_, d_, weighted()));
+                             packages && !unsorted_package_sums(k_, d_, weighted(), sizeof(T)));
     if (packages)
         prepare_package_workspace(package_workspace_, rows, k_, d_, sizeof(T), chunks_.front().geometry, weighted());
 }
@@ -669,6 +669,7 @@ void CudaSolverBase<T>::for_each_chunk(Body&& body) const {
 // device, then c = T(old + Σ / count).
 template <typename T>
 void CudaSolverBase<T>::begin_package_update() {
+    if (root_on_device()) return;  // no covers go to the host
     const std::size_t k = static_cast<std::size_t>(k_), width = k * d_ + (weighted() ? k : 0);
     const std::size_t bytes = std::max<std::size_t>(1, cover_.size() * width) * sizeof(double);
     if (bytes > cover_capacity_) {
@@ -693,6 +694,7 @@ void CudaSolverBase<T>::queue_chunk_sums(const Chunk& chunk, const T* chunk_poin
                                   stream_);
     const std::size_t width = kd + (with_weights ? k : 0);  // doubles per cover node
     static_assert(sizeof(long long) == sizeof(std::int64_t));
+    if (root_on_device()) return;
     double* values = static_cast<double*>(cover_values_.get());
     std::int64_t* counts = static_cast<std::int64_t*>(cover_counts_.get());
     for (std::size_t i = chunk.cover_begin; i < chunk.cover_end; ++i) {
@@ -714,6 +716,16 @@ void CudaSolverBase<T>::finish_package_update() {
     const std::size_t k = static_cast<std::size_t>(k_), kd = k * static_cast<std::size_t>(d_);
     const bool with_weights = weighted();
     const std::size_t width = kd + (with_weights ? k : 0);
+    if (root_on_device()) {
+        // One chunk of every package: its tree levels left the root in package 0.
+        KMS_CUDA_CHECK(cudaMemcpyAsync(workspace_.sums.get(), package_workspace_.package_sums.get(),
+                                       kd * sizeof(double), cudaMemcpyDeviceToDevice, stream_));
+        KMS_CUDA_CHECK(cudaMemcpyAsync(workspace_.counts.get(), package_workspace_.package_counts.get(),
+                                       k * sizeof(long long), cudaMemcpyDeviceToDevice, stream_));
+        launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                               shift_exact_.get(), true, stream_, false, true);
+        return;
+    }
     KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const std::span<const double> values(static_cast<const double*>(cover_values_.get()), cover_.size() * width);
     const std::span<const std::int64_t> counts(static_cast<const std::int64_t*>(cover_counts_.get()), cover_.size() * k);
