@@ -62,6 +62,26 @@ struct Nearest {
     T second;
 };
 
+// One butterfly step of a candidate merge: this thread's candidates and those of the
+// thread `offset` lanes away. The nearest by (distance, index), so the lowest index
+// among the smallest, as a sequential scan finds it; with Second, the second smallest
+// of the union: the smaller of the two seconds and the larger of the two nearest.
+template <typename T, bool Second>
+__device__ __forceinline__ void merge_with_lane(T& best, int& best_c, T& second, int offset) {
+    const T other = __shfl_xor_sync(0xffffffffu, best, offset);
+    const int other_c = __shfl_xor_sync(0xffffffffu, best_c, offset);
+    if constexpr (Second) {
+        const T other_second = __shfl_xor_sync(0xffffffffu, second, offset);
+        const T larger_best = other < best ? best : other;
+        const T s = second < other_second ? second : other_second;
+        second = larger_best < s ? larger_best : s;
+    }
+    if (other < best || (other == best && other_c < best_c)) {
+        best = other;
+        best_c = other_c;
+    }
+}
+
 // finish(i, nearest) → 1 when point i's label changed; called once per point by one
 // thread. The changed labels are added to *changed_counter, and k distances per
 // point searched to *distance_counter when given. A Finish with
@@ -188,25 +208,10 @@ __global__ void __launch_bounds__(256)
                     }
                 }
         }
-        // Merge across the 16 threads of a point group: (distance, index) order for
-        // the nearest; the second smallest of the union is the smaller of the two
-        // seconds and the larger of the two nearest.
+        // Merge across the 16 threads of a point group.
 #pragma unroll
         for (int r = 0; r < 4; ++r)
-            for (int offset = 8; offset > 0; offset >>= 1) {
-                const T other = __shfl_xor_sync(0xffffffffu, best[r], offset);
-                const int other_c = __shfl_xor_sync(0xffffffffu, best_c[r], offset);
-                if constexpr (Second) {
-                    const T other_second = __shfl_xor_sync(0xffffffffu, second[r], offset);
-                    const T larger_best = other < best[r] ? best[r] : other;
-                    T s = second[r] < other_second ? second[r] : other_second;
-                    second[r] = larger_best < s ? larger_best : s;
-                }
-                if (other < best[r] || (other == best[r] && other_c < best_c[r])) {
-                    best[r] = other;
-                    best_c[r] = other_c;
-                }
-            }
+            for (int offset = 8; offset > 0; offset >>= 1) merge_with_lane<T, Second>(best[r], best_c[r], second[r], offset);
         if (tx == 0)
 #pragma unroll
             for (int r = 0; r < 4; ++r)
@@ -299,20 +304,8 @@ __global__ void __launch_bounds__(kLowDThreads)
         // Merge the lanes' candidates (lanes is uniform, so every thread shuffles).
 #pragma unroll
         for (int r = 0; r < kLowDPoints; ++r)
-            for (int offset = lanes >> 1; offset > 0; offset >>= 1) {
-                const T other = __shfl_xor_sync(0xffffffffu, best[r], offset);
-                const int other_c = __shfl_xor_sync(0xffffffffu, best_c[r], offset);
-                if constexpr (Second) {
-                    const T other_second = __shfl_xor_sync(0xffffffffu, second[r], offset);
-                    const T larger_best = other < best[r] ? best[r] : other;
-                    const T s = second[r] < other_second ? second[r] : other_second;
-                    second[r] = larger_best < s ? larger_best : s;
-                }
-                if (other < best[r] || (other == best[r] && other_c < best_c[r])) {
-                    best[r] = other;
-                    best_c[r] = other_c;
-                }
-            }
+            for (int offset = lanes >> 1; offset > 0; offset >>= 1)
+                merge_with_lane<T, Second>(best[r], best_c[r], second[r], offset);
         if (sub == 0)
 #pragma unroll
             for (int r = 0; r < kLowDPoints; ++r)
