@@ -174,6 +174,18 @@ RoundsShape rounds_shape(int k, int d, std::size_t element_size) {
     return {};
 }
 
+// The largest of the warp's values (every lane gets it). sm_80 has an instruction for
+// it; the PTX kept for older GPUs (CMAKE_CUDA_ARCHITECTURES' default includes 75) folds
+// by shuffles.
+__device__ __forceinline__ int warp_max(int value) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xffffffffu, value);
+#else
+    for (int offset = 16; offset > 0; offset >>= 1) value = max(value, __shfl_xor_sync(0xffffffffu, value, offset));
+    return value;
+#endif
+}
+
 template <typename T, int MaxD>
 __global__ void __launch_bounds__(kRoundsThreads)
     package_rounds_kernel(const T* __restrict__ points, long long n, int d, const T* __restrict__ previous,
@@ -229,7 +241,7 @@ __global__ void __launch_bounds__(kRoundsThreads)
                     const unsigned peers = __match_any_sync(0xffffffffu, label[q]);
                     const bool leader = valid && (peers & lanes_below) == 0;
                     const int members = __popc(peers);
-                    const int rounds = __reduce_max_sync(0xffffffffu, leader ? members : 0);
+                    const int rounds = warp_max(leader ? members : 0);
                     T sum[MaxD];
                     T* shared_sum = my_sums + (leader ? label[q] * d : 0);
 #pragma unroll

@@ -189,9 +189,10 @@ private:
     // of those shapes too (the sorted path), so unit weights give the unweighted bits.
     bool package_update() const { return partition_.comm != nullptr || streamed_ || device_package_update(); }
     bool device_package_update() const { return !partition_.comm && !streamed_ && device_packages_possible(); }
-    // d ≤ 4: measured faster than the own update at 2-D (k = 100: 0.19 against 0.72 ms
-    // at 10^7 points); at d = 16, k = 100 it was slower (0.51 against 0.45 ms a Lloyd
-    // step at 10^6 points, H100), so higher d keeps the own update.
+    // d ≤ 4: faster than the own update at 2-D as it was (k = 100: ≈ 0.22 against 0.72
+    // ms at 10^7 points; the own update after its piece-sum fix was not measured at
+    // d = 2); at d = 16, k = 100 slower (0.51 against 0.45 ms a Lloyd step at 10^6
+    // points, H100), so higher d keeps the own update.
     bool device_packages_possible() const {
         return k_ > 0 && d_ <= 4 && small_update_variant(k_, d_) < 0 && unsorted_package_sums(k_, d_, false, sizeof(T));
     }
