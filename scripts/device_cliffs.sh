@@ -10,13 +10,11 @@ set -uo pipefail
 source "$(dirname "$0")/device_common.sh"
 n=${KMS_CLIFF_N:-1000000}
 shapes=${KMS_CLIFF_SHAPES:-"blobs:4:48 blobs:16:48 blobs:64:48 blobs:2:100 blobs:2:1000 blobs:4:100 blobs:16:100 blobs:16:1000 blobs:64:100 blobs:64:1000 uniform:64:100 uniform:64:1000 blobs:200:128"}
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
+record_device
 : > "$out/cliffs.jsonl"
 for shape in $shapes; do
   IFS=: read -r kind d k <<< "$shape"
-  spec="$kind:n=$n,d=$d"
-  [ "$kind" = blobs ] && spec="$spec,k=100"
-  "$cli" generate --generate "$spec" --seed 7 --out "$work/x.npy" >/dev/null || { echo "generate $spec failed"; continue; }
+  generate_points "$kind" "$n" "$d" "$work/x.npy" || continue
   for solver in ${KMS_CLIFF_SOLVERS:-lloyd hamerly elkan yinyang exponion}; do
     # Elkan keeps n·k bounds: skip it where they pass 8 GB.
     [ "$solver" = elkan ] && [ $((n * k)) -gt 2000000000 ] && continue

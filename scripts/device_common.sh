@@ -9,3 +9,16 @@ tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"
 export LD_LIBRARY_PATH="$work/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="/usr/local/cuda/bin:$PATH"
 cli="${KMS_CLI:-$work/bin/kmeans-cli}"  # KMS_CLI: another build's, e.g. a baseline carried beside the pack
+
+# The GPU this run measured, into $out/device.txt (and the log).
+record_device() {
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
+}
+
+# generate_points KIND N D FILE: the benchmarks' data, seed 7 — KIND blobs (100 Gaussian
+# blobs) or uniform, N points in D dimensions, as float .npy; says so and fails if not.
+generate_points() {
+  local spec="$1:n=$2,d=$3"
+  [ "$1" = blobs ] && spec="$spec,k=100"
+  "$cli" generate --generate "$spec" --seed 7 --out "$4" >/dev/null || { echo "generate $spec failed"; return 1; }
+}

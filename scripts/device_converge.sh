@@ -9,13 +9,11 @@ set -uo pipefail
 source "$(dirname "$0")/device_common.sh"
 n=${KMS_CONVERGE_N:-1000000}
 shapes=${KMS_CONVERGE_SHAPES:-"blobs:2:1000 uniform:2:1000 blobs:16:1000 blobs:64:1000 uniform:64:1000 blobs:200:128"}
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
+record_device
 : > "$out/converge.jsonl"
 for shape in $shapes; do
   IFS=: read -r kind d k <<< "$shape"
-  spec="$kind:n=$n,d=$d"
-  [ "$kind" = blobs ] && spec="$spec,k=100"
-  "$cli" generate --generate "$spec" --seed 7 --out "$work/x.npy" >/dev/null || { echo "generate $spec failed"; continue; }
+  generate_points "$kind" "$n" "$d" "$work/x.npy" || continue
   for solver in lloyd elkan hamerly yinyang exponion auto; do
     [ "$solver" = elkan ] && [ $((n * k)) -gt 2000000000 ] && continue
     "$cli" run --input "$work/x.npy" --k "$k" --solver "$solver" --backend cuda --precision f32 --init random \

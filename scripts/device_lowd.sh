@@ -8,7 +8,7 @@
 set -uo pipefail
 source "$(dirname "$0")/device_common.sh"
 shapes=${KMS_LOWD_SHAPES:-"1000000:2:100 1000000:2:1000 1000000:4:1000 1000000:1:100 10000000:2:100 10000000:2:100:sorted"}
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
+record_device
 step_ms() {  # CLI SOLVER K FILE → median time_total_ms of steps 3..12
   "$1" run --input "$4" --k "$3" --solver "$2" --backend cuda --precision f32 --init random --seed 3 \
            --max-iter 12 --tol 0 --report json 2>/dev/null | python3 -c '
@@ -19,7 +19,7 @@ print("%.3f" % statistics.median(r["time_total_ms"] for r in its) if its else "f
 }
 for shape in $shapes; do
   IFS=: read -r n d k order <<< "$shape"
-  "$cli" generate --generate "blobs:n=$n,d=$d,k=100" --seed 7 --out "$work/x.npy" >/dev/null || continue
+  generate_points blobs "$n" "$d" "$work/x.npy" || continue
   if [ "${order:-}" = sorted ]; then
     python3 -c "import numpy as np; x = np.load('$work/x.npy'); np.save('$work/x.npy', x[np.argsort(x[:, 0], kind='stable')])"
   fi
