@@ -255,6 +255,60 @@ protected:
         T top_shift = T(0), second_shift = T(0);
         T other_than(std::size_t own) const { return own == top ? second_shift : top_shift; }
     };
+    // Hamerly's test over points [begin, end) (Hamerly's and Exponion's): each
+    // upper bound grows by its centroid's move and each lower bound shrinks by the
+    // largest move of another; a point whose upper bound stays below max(lower
+    // bound, half the distance from its centroid to the nearest other) keeps its
+    // label. Else the upper bound is tightened with the distance to the own
+    // centroid and the test tried again. The points it fails for are listed in
+    // `open`; returns how many. The bounds of all points first, branch-free
+    // (hamerly_bounds), then the few that failed: no misprediction per point.
+    std::size_t hamerly_filter(std::size_t begin, std::size_t end, T* upper, T* lower, const ShiftLeaders& leaders,
+                               std::size_t* open, std::uint64_t& evaluations, std::uint64_t& skips) {
+        const BoundArithmetic<T> bounds(d_);
+        const std::size_t d = d_;
+        const T* points = points_;
+        const T* c = centroids_.data();
+        const std::int32_t* labels = labels_.data();
+        const T* nearest_half = nearest_half_.data();
+        PointStatus* status = config_.record_point_status ? status_.data() : nullptr;
+        std::size_t opened = 0;
+        std::uint64_t evaluated = 0;
+        constexpr std::size_t kSlice = 512;
+        std::uint8_t failed[kSlice];
+        std::uint32_t candidates[kSlice];
+        for (std::size_t from = begin; from < end; from += kSlice) {
+            const std::size_t m = std::min(kSlice, end - from);
+            hamerly_bounds(labels + from, upper + from, lower + from, shift_upper_.data(), nearest_half, leaders.top,
+                           leaders.top_shift, leaders.second_shift, d, m, failed);
+            std::size_t count = 0;
+            for (std::size_t q = 0; q < m; ++q) {
+                candidates[count] = static_cast<std::uint32_t>(q);
+                count += failed[q];
+            }
+            if (status)
+                for (std::size_t q = 0; q < m; ++q)
+                    if (!failed[q]) status[from + q] = PointStatus::Skipped;
+            for (std::size_t e = 0; e < count; ++e) {
+                const std::size_t i = from + candidates[e];
+                const std::size_t a = static_cast<std::size_t>(labels[i]);
+                // Tighten the upper bound with the distance to the own centroid and test again.
+                const T distance = squared_distance(points + i * d, c + a * d, d);
+                ++evaluated;
+                const T tight = bounds.upper(std::sqrt(distance));
+                upper[i] = tight;
+                if (bounds.separated(tight, std::max(lower[i], nearest_half[a]))) {
+                    if (status) status[i] = PointStatus::Skipped;
+                    continue;
+                }
+                open[opened++] = i;
+            }
+        }
+        skips += (end - begin) - opened;
+        evaluations += evaluated;
+        return opened;
+    }
+
     ShiftLeaders shift_leaders() const {
         ShiftLeaders leaders;
         const auto& shift = shift_upper_;
@@ -319,7 +373,8 @@ protected:
 
     // Squared distances between centroids a row at a time with the vector kernel
     // (block_distances: bitwise squared_distance()): for every centroid a, in
-    // parallel, row_done(a, row) sees row[b] = |c_a − c_b|² for all b (row[a] = 0).
+    // parallel, row_done(a, row) sees row[b] = |c_a − c_b|² for all b (row[a] = 0);
+    // the row is the thread's scratch, which row_done may overwrite.
     // Fills nearest_half_ as centroid_separations() does (lower(√·) is monotone,
     // so one square root per row gives the same bits). Returns k(k − 1), the
     // distances evaluated: twice centroid_separations()'s, but vectorised.
@@ -336,15 +391,27 @@ protected:
 #pragma omp for schedule(dynamic, 8)
             for (std::size_t a = 0; a < k_; ++a) {
                 block_distances(centroids_.row(a), d_, by_coordinate_.data(), stride, k_, row.data());
+                row[a] = std::numeric_limits<T>::infinity();
+                const T nearest = least(row.data(), k_);
                 row[a] = T(0);
-                T nearest = std::numeric_limits<T>::infinity();
-                for (std::size_t b = 0; b < k_; ++b)
-                    if (b != a) nearest = std::min(nearest, row[b]);
                 nearest_half_[a] = k_ < 2 ? nearest : bounds.lower(std::sqrt(nearest)) / T(2);
                 row_done(a, row.data());
             }
         }
         return static_cast<std::uint64_t>(k_) * (k_ - 1);
+    }
+
+    // The least of values[0, count) (+inf if none): eight independent minima, so
+    // the loop is not one chain of dependent comparisons. The minimum of non-NaN
+    // values does not depend on the order they are taken in.
+    static T least(const T* values, std::size_t count) {
+        T lane[8];
+        std::fill(lane, lane + 8, std::numeric_limits<T>::infinity());
+        std::size_t b = 0;
+        for (; b + 8 <= count; b += 8)
+            for (std::size_t l = 0; l < 8; ++l) lane[l] = std::min(lane[l], values[b + l]);
+        for (; b < count; ++b) lane[0] = std::min(lane[0], values[b]);
+        return *std::min_element(lane, lane + 8);
     }
 
     SolverConfig config_;
@@ -466,8 +533,12 @@ private:
             // Each thread's scratch on cache lines of its own (no false sharing with
             // another thread's allocation); counts kept per thread and stored once
             // per package, not written to the shared array point by point.
+            // `touched` marks the clusters a sub-package has added to and `touched_list`
+            // names them once each, so that its flush costs what it touched, not k
+            // (each cluster's sum is its own: the flush order does not change the bits).
             ThreadScratch<T> sub(kd);
             ThreadScratch<unsigned char> touched(k_);
+            ThreadScratch<std::uint32_t> touched_list(k_);
             ThreadScratch<std::int64_t> count(k_);
 #pragma omp for schedule(static)
             for (std::size_t p = package_begin_; p < package_end_; ++p) {
@@ -479,21 +550,25 @@ private:
                 const std::size_t end = std::min(n_, (p + 1) * package_size_ - first_row_);  // block rows
                 for (std::size_t s = p * package_size_ - first_row_; s < end; s += kSubPackage) {
                     const std::size_t s_end = std::min(end, s + kSubPackage);
+                    std::size_t touched_count = 0;
                     if (weight_sums) {
-                        sum_weighted(s, s_end, sub.data(), touched.data(), pcount, weight_sums + p * k_);
+                        touched_count = sum_weighted(s, s_end, sub.data(), touched.data(), touched_list.data(), pcount,
+                                                     weight_sums + p * k_);
                     } else {
                         for (std::size_t i = s; i < s_end; ++i) {
                             const std::size_t c = static_cast<std::size_t>(labels_[i]);
                             T* row = sub.data() + c * d_;
                             const T* x = points_ + i * d_;
                             const T* old = centroids_.row(c);
+                            touched_list[touched_count] = static_cast<std::uint32_t>(c);  // kept if c is new (no branch)
+                            touched_count += !touched[c];
                             touched[c] = 1;
                             for (std::size_t t = 0; t < d_; ++t) row[t] += x[t] - old[t];
                             ++pcount[c];
                         }
                     }
-                    for (std::size_t c = 0; c < k_; ++c) {
-                        if (!touched[c]) continue;
+                    for (std::size_t q = 0; q < touched_count; ++q) {
+                        const std::size_t c = touched_list[q];
                         touched[c] = 0;
                         double* dst = psum + c * d_;
                         T* src = sub.data() + c * d_;
@@ -620,8 +695,10 @@ private:
 
     // One sub-package of the weighted update: Σ w·(x - old) in T per cluster,
     // Σ w in double per package (the unweighted loop in update() with a weight).
-    void sum_weighted(std::size_t begin, std::size_t end, T* sub, unsigned char* touched, std::int64_t* pcount,
-                      double* pweight) {
+    // Returns how many clusters it touched, named in touched_list.
+    std::size_t sum_weighted(std::size_t begin, std::size_t end, T* sub, unsigned char* touched,
+                             std::uint32_t* touched_list, std::int64_t* pcount, double* pweight) {
+        std::size_t touched_count = 0;
         for (std::size_t i = begin; i < end; ++i) {
             const std::size_t c = static_cast<std::size_t>(labels_[i]);
             T* row = sub + c * d_;
@@ -630,6 +707,7 @@ private:
             const T w = weights_[i];
             if (!touched[c]) {
                 touched[c] = 1;
+                touched_list[touched_count++] = static_cast<std::uint32_t>(c);
                 for (std::size_t t = 0; t < d_; ++t) row[t] = w * (x[t] - old[t]);
             } else {
                 for (std::size_t t = 0; t < d_; ++t) row[t] += w * (x[t] - old[t]);
@@ -637,6 +715,7 @@ private:
             ++pcount[c];
             pweight[c] += static_cast<double>(w);
         }
+        return touched_count;
     }
 
     std::size_t packages_ = 1, package_size_ = 1;

@@ -6,7 +6,18 @@
 // nearest nor closer than that to x, which gives the new lower bound. The ball's
 // members come from a's row of the other centroids partitioned into annuli of
 // the 1, 1, 2, 4, 8, ... nearest (O(k) per row with nth_element, instead of a
-// sort): the search takes whole annuli, at most twice the ball.
+// sort): the search takes whole annuli, at most twice the ball. Only the inner
+// annuli (the 32 nearest) are kept as lists; a ball that reaches past them is
+// searched in full. A row's lists are kept from one iteration to the next while
+// the fresh distances leave them nearly in order (centroids move little late in
+// a run): then only each annulus' least distance is taken again.
+//
+// A step runs in three passes over each window of about 320·k points: Hamerly's
+// test over every point (CpuSolver::hamerly_filter, branch-free); the points it
+// left open grouped by own centroid and annuli reached; then each group's ball
+// searched by the vector full-search kernel with the group's points in its lanes
+// (a ball of 16 centroids costs a few vector operations per point, not a scalar
+// loop with a branch per centroid).
 // Statistics: a point whose search evaluated fewer than k centroids counts as a
 // bound skip (its full search was avoided), as in Elkan.
 #include "cpu_backend.hpp"
@@ -16,11 +27,15 @@ namespace kms::cpu {
 namespace {
 
 // Points per work item: bounds first, then one vector full search for the
-// chunk's points whose ball holds nearly every centroid.
+// chunk's points whose ball holds nearly every centroid; and the most points
+// of one ball search call.
 constexpr std::size_t kChunk = 2048;
 // Annuli double up to this many centroids; beyond, one annulus holds the rest, so
 // partitioning a row costs one pass over it plus the inner annuli's small ones.
 constexpr std::size_t kInnerEntries = 32;
+// Fewest points searched with one ball, where the centroid has that many open:
+// a tile of the widest vector kernel (8 lanes × 4 vectors of doubles).
+constexpr std::size_t kSegment = 32;
 
 template <typename T>
 class ExponionSolver final : public CpuSolver<T> {
@@ -34,20 +49,26 @@ protected:
         lower_.assign(this->n_, T(0));
         // Annulus f of a row holds its entries [edge_[f], edge_[f + 1]): the 1, 1, 2, 4, ... nearest of
         // the k − 1 others up to kInnerEntries, then all the rest (a ball that large is searched in full).
+        inner_ = std::min(k - 1, kInnerEntries);
         edge_.assign(1, 0);
-        for (std::size_t size = 1; edge_.back() < std::min(k - 1, kInnerEntries); size = edge_.size() == 2 ? 1 : size * 2)
-            edge_.push_back(std::min(k - 1, edge_.back() + size));
+        for (std::size_t size = 1; edge_.back() < inner_; size = edge_.size() == 2 ? 1 : size * 2)
+            edge_.push_back(std::min(inner_, edge_.back() + size));
         if (edge_.back() < k - 1) edge_.push_back(k - 1);
-        ring_.assign(k * (k - 1), 0);
+        ring_.assign(k * inner_, 0);
+        ring_ready_.assign(k, 0);
+        by_index_.assign(k * (inner_ + 1), 0);
+        by_index_place_.assign(k * (inner_ + 1), 0);
         annulus_min_.assign(k * annuli(), T(0));
         threshold_.clear();
+        open_rows_.assign(this->n_, 0);
+        open_reach_.assign(this->n_, 0);
     }
 
     std::uint64_t assign(IterationStats& stats) override {
         const std::size_t n = this->n_, d = this->d_, k = this->k_;
         const BoundArithmetic<T> bounds(d);
         const T* points = this->points_;
-        const T* c = this->centroids_.data();
+        const T inf = std::numeric_limits<T>::infinity();
         std::int32_t* labels = this->labels_.data();
         PointStatus* status = this->config_.record_point_status ? this->status_.data() : nullptr;
 
@@ -58,119 +79,161 @@ protected:
             leaders = this->shift_leaders();
             threshold_.resize(k, -std::numeric_limits<T>::infinity());  // -inf: none yet
             stats.centroid_centroid_distances +=
-                this->centroid_rows([this](std::size_t a, const T* row) { partition_row(a, row); });
+                this->centroid_rows([this](std::size_t a, T* row) { partition_row(a, row); });
         }
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
         const auto assign_start = Clock::now();
         std::uint64_t changed = 0, evaluations = 0, skips = 0;
-        const T inf = std::numeric_limits<T>::infinity();
+        T* upper = upper_.data();  // (locals: stores through T* could alias the vectors' own pointers)
+        T* lower = lower_.data();
         const T* nearest_half = this->nearest_half_.data();
-        const T* shift = this->shift_upper_.data();
-        const std::size_t annuli = this->annuli();
+        const std::size_t annuli = this->annuli(), levels = annuli + 1;
         // A ball holding at least this many of the k − 1 others is searched in full
         // by the vector kernel, which is faster than taking the annuli one by one.
         const std::size_t full_search_from = (3 * (k - 1) + 3) / 4;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        // Points are taken a window at a time: about 320·k of them, so that each
+        // centroid has a few dozen open points to search together when a tenth are
+        // open, yet the window's points and bounds stay near in cache while its
+        // groups, scattered over it, are searched (at least 32768 points).
+        const std::size_t window_chunks =
+            first ? chunks : std::max<std::size_t>(32768 / kChunk, (320 * k + kChunk - 1) / kChunk);
+        std::size_t* open = open_rows_.data();
+        std::uint8_t* open_reach = open_reach_.data();
+        std::vector<std::size_t> open_count(chunks, 0);
+        std::vector<std::size_t> group_start(k * levels + 1, 0), fill(k * levels, 0);
+
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
         {
             typename CpuSolver<T>::FullSearchBatch batch(kChunk, d);
-            // A ball's centroids, coordinate-major, and their distances (block_distances).
-            std::vector<T> block(block_stride(k) * d), distances(block_stride(k));
+            std::vector<std::uint32_t> ball;
+            std::vector<T> ball_centroids, scratch(kernel_scratch_size(d)), best(kChunk), second(kChunk);
+            std::vector<std::int32_t> nearest(kChunk);
+            for (std::size_t window = 0; window < chunks; window += window_chunks) {
+                const std::size_t window_end = std::min(chunks, window + window_chunks);
+                // Pass 1: Hamerly's test; each point it leaves open takes the annuli that
+                // reach into its ball (centroid distances are stored halved: compare with
+                // R / 2), or the full search when they are (nearly) all.
 #pragma omp for schedule(dynamic, 1)
-            for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-                if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
-                const std::size_t chunk_end = std::min(n, (chunk + 1) * kChunk);
-                for (std::size_t i = chunk * kChunk; i < chunk_end; ++i) {
+                for (std::size_t chunk = window; chunk < window_end; ++chunk) {
+                    if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
+                    const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
                     if (first) {
-                        batch.add(i);
-                        continue;
-                    }
-                    const std::size_t a = static_cast<std::size_t>(labels[i]);
-                    upper_[i] = bounds.grow(upper_[i], shift[a]);
-                    lower_[i] = bounds.shrink(lower_[i], leaders.other_than(a));
-                    const T limit = std::max(lower_[i], nearest_half[a]);
-                    if (bounds.separated(upper_[i], limit)) {
-                        ++skips;
-                        if (status) status[i] = PointStatus::Skipped;
-                        continue;
-                    }
-                    const T* x = points + i * d;
-                    const T own_distance = squared_distance(x, c + a * d, d);
-                    ++evaluations;
-                    const T u = bounds.upper(std::sqrt(own_distance));
-                    upper_[i] = u;
-                    if (bounds.separated(u, limit)) {
-                        ++skips;
-                        if (status) status[i] = PointStatus::Skipped;
-                        continue;
-                    }
-
-                    // The annuli that reach into the ball (centroid distances are
-                    // stored halved: compare with R / 2).
-                    const T half_radius = u + nearest_half[a];
-                    const T* annulus_min = annulus_min_.data() + a * annuli;
-                    std::size_t reach = 0;
-                    while (reach < annuli && !(annulus_min[reach] > half_radius)) ++reach;
-                    if (edge_[reach] >= full_search_from) {
-                        batch.add(i);
-                        continue;
-                    }
-                    // Annulus by annulus, until the rest is provably farther than the
-                    // best so far (normally right after the ball's last annulus).
-                    T best_distance = own_distance, second_distance = inf, outside = inf;
-                    std::size_t label = a;
-                    T best_upper = u;
-                    const std::uint32_t* row = ring_.data() + a * (k - 1);
-                    std::uint64_t point_evaluations = 1;
-                    for (std::size_t f = 0; f < annuli;) {
-                        if (f >= reach) {
-                            const T beyond = bounds.shrink(T(2) * annulus_min[f], u);
-                            if (bounds.separated(best_upper, beyond)) {
-                                outside = beyond;
-                                break;
+                        for (std::size_t i = begin; i < end; ++i) batch.add(i);
+                    } else {
+                        const std::size_t opened = this->hamerly_filter(begin, end, upper, lower, leaders,
+                                                                        open + begin, evaluations, skips);
+                        std::size_t kept = 0;
+                        for (std::size_t o = 0; o < opened; ++o) {
+                            const std::size_t i = open[begin + o];
+                            const std::size_t a = static_cast<std::size_t>(labels[i]);
+                            const T half_radius = upper[i] + nearest_half[a];
+                            const T* annulus_min = annulus_min_.data() + a * annuli;
+                            // The bounds grow with f (each is the least of its annulus and all
+                            // beyond), so counting those within is finding the first beyond.
+                            std::size_t reach = 0;
+                            for (std::size_t f = 0; f < annuli; ++f) reach += !(annulus_min[f] > half_radius);
+                            if (edge_[reach] >= full_search_from || edge_[reach] > inner_) {
+                                batch.add(i);
+                            } else {
+                                open[begin + kept] = i;
+                                open_reach[begin + kept] = static_cast<std::uint8_t>(reach);
+                                ++kept;
                             }
                         }
-                        // The ball's annuli at once, then one more at a time: their
-                        // centroids gathered coordinate-major for the vector kernel.
-                        const std::size_t next = f < reach ? reach : f + 1;
-                        const std::size_t begin = edge_[f], count = edge_[next] - begin;
-                        const std::size_t stride = block_stride(count);
-                        // Lanes past `count` keep whatever finite coordinates an earlier
-                        // gather left (the buffer starts zeroed): computed, never read.
-                        for (std::size_t q = 0; q < count; ++q) {
-                            const T* centroid = c + row[begin + q] * d;
-                            for (std::size_t t = 0; t < d; ++t) block[t * stride + q] = centroid[t];
-                        }
-                        block_distances(x, d, block.data(), stride, count, distances.data());
-                        point_evaluations += count;
-                        for (std::size_t q = 0; q < count; ++q) {
-                            const std::size_t j = row[begin + q];
-                            const T distance = distances[q];
-                            if (distance < best_distance || (distance == best_distance && j < label)) {
-                                second_distance = best_distance;
-                                best_distance = distance;
-                                label = j;
-                                best_upper = bounds.upper(std::sqrt(distance));
-                            } else if (distance < second_distance) {
-                                second_distance = distance;
-                            }
-                        }
-                        f = next;
+                        open_count[chunk] = kept;
                     }
-                    upper_[i] = best_upper;
-                    lower_[i] = std::min(outside, second_distance == inf ? inf : bounds.lower(std::sqrt(second_distance)));
-                    evaluations += point_evaluations - 1;  // the own distance is counted above
-                    if (point_evaluations < k) {
-                        ++skips;
-                        if (status) status[i] = PointStatus::Skipped;
-                    }
-                    changed += label != a;
-                    labels[i] = static_cast<std::int32_t>(label);
+                    // Full search: nearest (lowest index on ties) and second nearest.
+                    changed += this->search_batch(batch, upper, lower, evaluations);
                 }
-                // Full search: nearest (lowest index on ties) and second nearest.
-                changed += this->search_batch(batch, upper_.data(), lower_.data(), evaluations);
+                if (first) continue;
+                // Pass 2: the open points grouped by (own centroid, annuli
+                // reached), a counting sort in point order (the grouping decides only
+                // which points share a kernel call).
+#pragma omp single
+                {
+                    std::fill(group_start.begin(), group_start.end(), 0);
+                    for (std::size_t chunk = window; chunk < window_end; ++chunk)
+                        for (std::size_t o = chunk * kChunk; o < chunk * kChunk + open_count[chunk]; ++o)
+                            ++group_start[static_cast<std::size_t>(labels[open[o]]) * levels + open_reach[o] + 1];
+                    for (std::size_t g = 0; g < k * levels; ++g) group_start[g + 1] += group_start[g];
+                    grouped_.resize(group_start.back());
+                    std::copy(group_start.begin(), group_start.end() - 1, fill.begin());
+                    for (std::size_t chunk = window; chunk < window_end; ++chunk)
+                        for (std::size_t o = chunk * kChunk; o < chunk * kChunk + open_count[chunk]; ++o)
+                            grouped_[fill[static_cast<std::size_t>(labels[open[o]]) * levels + open_reach[o]]++] =
+                                open[o];
+                }
+
+                // Pass 3: per own centroid a and ball, the ball's centroids (a and the
+                // reached annuli, in index order so that the kernel's first minimum is the
+                // lowest index) against the group's points.
+#pragma omp for schedule(dynamic, 1)
+                for (std::size_t a = 0; a < k; ++a) {
+                    if (this->stop_now() || group_start[a * levels] == group_start[(a + 1) * levels]) continue;
+                    const std::uint32_t* by_index = by_index_.data() + a * (inner_ + 1);
+                    const std::uint8_t* place = by_index_place_.data() + a * (inner_ + 1);
+                    // a's points, ordered by the annuli they reach, in segments of at least
+                    // a tile of the kernel: each segment searched with the ball its last
+                    // (largest) member needs, a superset of the others' balls.
+                    std::size_t g_begin = group_start[a * levels];
+                    for (std::size_t reach = 0; reach < levels; ++reach) {
+                        const std::size_t g_end = group_start[a * levels + reach + 1];
+                        const bool last = g_end == group_start[(a + 1) * levels];
+                        if (g_end == g_begin || (g_end - g_begin < kSegment && !last)) continue;
+                        ball.clear();
+                        for (std::size_t q = 0; q <= inner_; ++q)
+                            if (place[q] < edge_[reach] + 1) ball.push_back(by_index[q]);
+                        const std::size_t members = ball.size();  // edge_[reach] + 1
+                        ball_centroids.resize(members * d);
+                        for (std::size_t q = 0; q < members; ++q)
+                            std::copy_n(this->centroids_.row(ball[q]), d, ball_centroids.data() + q * d);
+                        // Each point then takes what its own ball gives: the first annulus
+                        // its ball leaves out bounds every centroid beyond it (the segment's
+                        // extra centroids included, so the winner and the bounds are those of
+                        // its own ball), and its count is its own ball's (lanes computed past
+                        // it are not counted, as a tile's padding is not): the same results and
+                        // statistics however the points were grouped (windows, ranks).
+                        std::size_t level = static_cast<std::size_t>(
+                            std::upper_bound(group_start.begin() + a * levels, group_start.begin() + (a + 1) * levels,
+                                             g_begin) - (group_start.begin() + a * levels)) - 1;
+                        for (std::size_t s = g_begin; s < g_end; s += kChunk) {
+                            const std::size_t m = std::min(kChunk, g_end - s);
+                            nearest_two(points, d, ball_centroids.data(), members, grouped_.data() + s, m,
+                                        nearest.data(), best.data(), second.data(), scratch.data());
+                            for (std::size_t p = 0; p < m; ++p) {
+                                while (s + p >= group_start[a * levels + level + 1]) ++level;
+                                const std::size_t i = grouped_[s + p];
+                                const std::size_t own_members = edge_[level] + 1;
+                                evaluations += own_members;
+                                const T outside_half = level < annuli ? annulus_min_[a * annuli + level] : inf;
+                                const T best_upper = bounds.upper(std::sqrt(best[p]));
+                                const T outside =
+                                    outside_half == inf ? inf : bounds.shrink(T(2) * outside_half, upper[i]);
+                                if (!bounds.separated(best_upper, outside)) {
+                                    batch.add(i);  // the nearest may lie beyond the annuli taken: full search
+                                    if (batch.size == kChunk)
+                                        changed += this->search_batch(batch, upper, lower, evaluations);
+                                    continue;
+                                }
+                                const std::size_t label = ball[static_cast<std::size_t>(nearest[p])];
+                                upper[i] = best_upper;
+                                lower[i] = std::min(outside, second[p] == inf ? inf : bounds.lower(std::sqrt(second[p])));
+                                if (own_members < k) {
+                                    ++skips;
+                                    if (status) status[i] = PointStatus::Skipped;
+                                }
+                                changed += label != a;
+                                labels[i] = static_cast<std::int32_t>(label);
+                            }
+                        }
+                        g_begin = g_end;
+                        if (last) break;
+                    }
+                }
             }
+            changed += this->search_batch(batch, upper, lower, evaluations);
         }
         return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
     }
@@ -178,12 +241,80 @@ protected:
 private:
     std::size_t annuli() const { return edge_.size() - 1; }
 
-    // Centroid a's row of the others (row[b]: squared distance), partitioned into
-    // annuli: every entry of annulus f is at most as far from a as every entry of
-    // f + 1 (ties by index, so the partition is the same on every run). Squared
-    // distances order the row as distances do; only each annulus' least one is
-    // made a bound (half the lower bound of the distance, as cc_half_ holds).
-    //
+    // Centroid a's row of the others (row[b]: squared distance, the thread's
+    // scratch), partitioned into annuli: every entry of annulus f is at most as far
+    // from a as every entry of f + 1. Squared distances order the row as distances
+    // do; only each annulus' least one is made a bound (half the lower bound of the
+    // distance, as cc_half_ holds), which then bounds every annulus beyond it too.
+    // The last iteration's inner lists are kept when the new distances still order
+    // them (refresh_row); else the row is partitioned again (rebuild_row). Which
+    // annulus an entry falls in only decides how much a search evaluates, never
+    // its result.
+    void partition_row(std::size_t a, T* row) {
+        if (this->k_ < 2) return;  // no others: nothing to partition
+        if (!ring_ready_[a] || !refresh_row(a, row)) {
+            rebuild_row(a, row);
+            ring_ready_[a] = 1;
+            // The ball's centroids in index order, for the search: a (place 0) and
+            // the ring's entries (place q + 1 for ring entry q).
+            const std::uint32_t* ring = ring_.data() + a * inner_;
+            std::pair<std::uint32_t, std::uint8_t> entries[kInnerEntries + 1];
+            entries[0] = {static_cast<std::uint32_t>(a), 0};
+            for (std::size_t q = 0; q < inner_; ++q) entries[q + 1] = {ring[q], static_cast<std::uint8_t>(q + 1)};
+            std::sort(entries, entries + inner_ + 1);
+            for (std::size_t q = 0; q <= inner_; ++q) {
+                by_index_[a * (inner_ + 1) + q] = entries[q].first;
+                by_index_place_[a * (inner_ + 1) + q] = entries[q].second;
+            }
+        }
+    }
+
+    // Keeps row a's inner lists while the fresh distances leave them nearly in
+    // order: the entries before the last inner annulus no farther than every
+    // entry after them. Each annulus then takes as its bound the least distance
+    // of it and all beyond it (exact: every entry of an annulus and beyond is at
+    // least that far), so order inside those first entries may lapse, costing a
+    // few distances at most. Returns true if kept; else leaves the row as it found
+    // it and returns false.
+    bool refresh_row(std::size_t a, T* row) {
+        const std::size_t k = this->k_, annuli = this->annuli();
+        const bool has_rest = k - 1 > inner_;
+        const std::size_t inner_annuli = has_rest ? annuli - 1 : annuli;
+        const std::size_t settled = edge_[inner_annuli - 1];  // entries before the last inner annulus
+        const T inf = std::numeric_limits<T>::infinity();
+        const std::uint32_t* ring = ring_.data() + a * inner_;
+        T annulus_least[kInnerEntries + 1], kept[kInnerEntries];  // (at most inner_ + 1 annuli)
+        for (std::size_t f = 0; f < inner_annuli; ++f) {
+            T lo = inf;
+            for (std::size_t p = edge_[f]; p < edge_[f + 1]; ++p) {
+                kept[p] = row[ring[p]];
+                lo = std::min(lo, kept[p]);
+            }
+            annulus_least[f] = lo;
+        }
+        if (has_rest) {  // the rest's least: the row with the inner entries and a itself masked
+            for (std::size_t p = 0; p < inner_; ++p) row[ring[p]] = inf;
+            row[a] = inf;
+            annulus_least[annuli - 1] = CpuSolver<T>::least(row, k);
+        }
+        T farthest_settled = -inf;
+        for (std::size_t p = 0; p < settled; ++p) farthest_settled = std::max(farthest_settled, kept[p]);
+        for (std::size_t f = annuli - 1; f-- > 0;) annulus_least[f] = std::min(annulus_least[f], annulus_least[f + 1]);
+        if (annulus_least[inner_annuli - 1] < farthest_settled) {
+            if (has_rest) {
+                for (std::size_t p = 0; p < inner_; ++p) row[ring[p]] = kept[p];
+                row[a] = T(0);
+            }
+            return false;
+        }
+        const BoundArithmetic<T> bounds(this->d_);
+        T* annulus_min = annulus_min_.data() + a * annuli;
+        for (std::size_t f = 0; f < annuli; ++f)
+            annulus_min[f] = annulus_least[f] == inf ? inf : bounds.lower(std::sqrt(annulus_least[f])) / T(2);
+        return true;
+    }
+
+    // Partitions row a afresh (ties by index, so the same on every run).
     // Rows longer than kInnerEntries: one pass splits off the entries within the
     // row's threshold (chosen at the previous build to hold about 2·kInnerEntries
     // of them, since centroids move little between iterations), and only those
@@ -191,10 +322,9 @@ private:
     // member the pass finds. When too few fall within the threshold, the row is
     // split by rank instead and the threshold chosen again. The threshold only
     // decides how much work the partition takes, never which annulus an entry is in.
-    void partition_row(std::size_t a, const T* row) {
+    void rebuild_row(std::size_t a, const T* row) {
         const std::size_t k = this->k_, annuli = this->annuli();
-        if (k < 2) return;  // no others: nothing to partition
-        const std::size_t others = k - 1, inner = std::min(others, kInnerEntries), buffer = 2 * kInnerEntries;
+        const std::size_t others = k - 1, inner = inner_, buffer = 2 * kInnerEntries;
         const bool has_rest = others > inner;
         const T inf = std::numeric_limits<T>::infinity();
         const BoundArithmetic<T> bounds(this->d_);
@@ -255,15 +385,22 @@ private:
         T* annulus_min = annulus_min_.data() + a * annuli;
         for (std::size_t f = 0; f < inner_annuli; ++f) annulus_min[f] = half_lower(entries[edge_[f]].first);
         if (has_rest) annulus_min[annuli - 1] = half_lower(rest_min);
-        std::uint32_t* ring = ring_.data() + a * others;
-        for (std::size_t p = 0; p < others; ++p) ring[p] = entries[p].second;
+        std::uint32_t* ring = ring_.data() + a * inner;
+        for (std::size_t p = 0; p < inner; ++p) ring[p] = entries[p].second;
     }
 
     std::vector<T> upper_, lower_;        // per point: to the own centroid, to every other
-    std::vector<std::size_t> edge_;       // annulus boundaries in a row: 0, 1, 2, 4, 8, ..., k − 1
-    std::vector<std::uint32_t> ring_;     // k × (k − 1): each centroid's others, annulus by annulus
-    std::vector<T> annulus_min_;          // k × annuli: half the distance to each annulus' nearest member
-    std::vector<T> threshold_;            // per centroid: the squared distance that splits its row (partition_row)
+    std::size_t inner_ = 0;               // entries of a row's inner annuli: min(k − 1, kInnerEntries)
+    std::vector<std::size_t> edge_;       // annulus boundaries in a row: 0, 1, 2, 4, 8, ..., inner_, k − 1
+    std::vector<std::uint32_t> ring_;     // k × inner_: each centroid's inner others, annulus by annulus
+    std::vector<std::uint32_t> by_index_;     // k × (inner_ + 1): each row's centroid and ring entries by index
+    std::vector<std::uint8_t> by_index_place_;  // and their places: 0 for the row's centroid, q + 1 for ring entry q
+    std::vector<unsigned char> ring_ready_;  // per centroid: its ring_ row was partitioned (refresh_row may keep it)
+    std::vector<T> annulus_min_;          // k × annuli: half the distance to the nearest member of each annulus and beyond
+    std::vector<T> threshold_;            // per centroid: the squared distance that splits its row (rebuild_row)
+    std::vector<std::size_t> open_rows_;  // per point slot: the points Hamerly's test left open, chunk by chunk
+    std::vector<std::uint8_t> open_reach_;  // and how many annuli their balls reach
+    std::vector<std::size_t> grouped_;    // the open points grouped by own centroid and reach
 };
 
 }  // namespace

@@ -19,25 +19,16 @@ protected:
 
     std::uint64_t assign(IterationStats& stats) override {
         const std::size_t n = this->n_, d = this->d_;
-        const BoundArithmetic<T> bounds(d);
-        const T* points = this->points_;
-        const T* c = this->centroids_.data();
-        std::int32_t* labels = this->labels_.data();
-        const bool record = this->config_.record_point_status;
-        PointStatus* status = record ? this->status_.data() : nullptr;
-
         auto bounds_start = Clock::now();
         const bool first = !this->bounds_valid_;
         if (!first) {
-            stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, const T*) {});
+            stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, T*) {});
             leaders_ = this->shift_leaders();
         }
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
         const auto assign_start = Clock::now();
         std::uint64_t changed = 0, evaluations = 0, skips = 0;
-        const T* nearest_half = this->nearest_half_.data();
-        const T* shift = this->shift_upper_.data();
         T* upper = upper_.data();
         T* lower = lower_.data();
         // Points in chunks: the bounds test first, then one vectorised full search
@@ -50,28 +41,12 @@ protected:
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
-                const std::size_t chunk_end = std::min(n, (chunk + 1) * kChunk);
-                for (std::size_t i = chunk * kChunk; i < chunk_end; ++i) {
-                    if (!first) {
-                        const std::size_t a = static_cast<std::size_t>(labels[i]);
-                        upper[i] = bounds.grow(upper[i], shift[a]);
-                        lower[i] = bounds.shrink(lower[i], leaders_.other_than(a));
-                        const T limit = std::max(lower[i], nearest_half[a]);
-                        if (bounds.separated(upper[i], limit)) {
-                            ++skips;
-                            if (status) status[i] = PointStatus::Skipped;
-                            continue;
-                        }
-                        // Tighten the upper bound with one distance and test again.
-                        upper[i] = bounds.upper(std::sqrt(squared_distance(points + i * d, c + a * d, d)));
-                        ++evaluations;
-                        if (bounds.separated(upper[i], limit)) {
-                            ++skips;
-                            if (status) status[i] = PointStatus::Skipped;
-                            continue;
-                        }
-                    }
-                    batch.add(i);
+                const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
+                if (first) {
+                    for (std::size_t i = begin; i < end; ++i) batch.add(i);
+                } else {
+                    batch.size = this->hamerly_filter(begin, end, upper, lower, leaders_, batch.pending.data(),
+                                                      evaluations, skips);
                 }
                 // Full search: nearest (lowest index on ties) and second nearest.
                 changed += this->search_batch(batch, upper, lower, evaluations);

@@ -65,4 +65,20 @@ std::size_t elkan_shrink_first(float* lower, const float* shift, const float* cc
 std::size_t elkan_shrink_first(double* lower, const double* shift, const double* cc_half_row, std::size_t k,
                                std::size_t own, double reach);
 
+// Hamerly's bound maintenance for m points (labels, upper and lower bounds from
+// the first of them), as BoundArithmetic computes it: each upper bound grows by
+// its centroid a's move (shift[a]), each lower bound shrinks by the largest move
+// of another centroid (second_shift for the centroid `top`, top_shift for the
+// rest). open[i] = 1 where the bounds no longer separate the point from every
+// other centroid: the upper bound is not below max(lower bound, nearest_half[a])
+// (BoundArithmetic::separated for d dimensions); else 0. Plain element-wise
+// arithmetic, vectorised by the compiler (gathers of shift and nearest_half)
+// at each level: the same bits everywhere.
+void hamerly_bounds(const std::int32_t* labels, float* upper, float* lower, const float* shift,
+                    const float* nearest_half, std::size_t top, float top_shift, float second_shift, std::size_t d,
+                    std::size_t m, std::uint8_t* open);
+void hamerly_bounds(const std::int32_t* labels, double* upper, double* lower, const double* shift,
+                    const double* nearest_half, std::size_t top, double top_shift, double second_shift, std::size_t d,
+                    std::size_t m, std::uint8_t* open);
+
 }  // namespace kms::cpu

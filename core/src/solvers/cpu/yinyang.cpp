@@ -63,7 +63,7 @@ protected:
         }
         // Half the distance to the nearest other centroid: Hamerly's second test,
         // which lets the global filter settle as many points as Hamerly does.
-        stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, const T*) {});
+        stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, T*) {});
         const T* nearest_half = this->nearest_half_.data();
         const auto leaders = this->shift_leaders();
         build_blocks();
