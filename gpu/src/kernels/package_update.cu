@@ -154,8 +154,19 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
 // After each batch of sub-packages (one per warp) the block widens them and adds
 // them to the package's double sums in sub-package order. Rows are read once, in
 // order; the sorted path's label sort, segment scan and gathers are gone.
-constexpr int kRoundsThreads = 256;
+//
+// A package is one block's, so a block walks all of its package's rows: the more
+// warps it has (sub-packages at once), the sooner; with few packages per device
+// (--devices splits 256 of them) that walk is the whole update's time. So a block
+// takes as many warps as shared memory holds, up to 16 (8 where a thread's rows
+// need more registers than 16 warps leave it: past d = 8, or d = 5..8 in double).
 constexpr int kRoundsMaxD = 16;
+__host__ __device__ constexpr int rounds_max_warps(int max_d, std::size_t element_size) {
+    return max_d > 8 || (max_d > 4 && element_size > 4) ? 8 : 16;
+}
+// Where the path applies: two warps' sums fit in this much (fixed, so that the
+// choice of path, and with it the bits of a default one-device run, never
+// depends on the device).
 constexpr std::size_t kRoundsMaxShared = 96 * 1024;
 
 struct RoundsShape {
@@ -163,13 +174,18 @@ struct RoundsShape {
     std::size_t shared_bytes = 0;
 };
 
-RoundsShape rounds_shape(int k, int d, std::size_t element_size) {
-    if (d > kRoundsMaxD) return {};
+std::size_t rounds_bytes(int k, int d, std::size_t element_size, int warps) {
     const std::size_t kd = static_cast<std::size_t>(k) * d;
-    for (int warps : {8, 4, 2}) {
-        const std::size_t bytes =
-            kd * sizeof(double) + k * sizeof(long long) + warps * (kd * element_size + k * sizeof(int));
-        if (bytes <= kRoundsMaxShared) return {warps, bytes};
+    return kd * sizeof(double) + k * sizeof(long long) + warps * (kd * element_size + k * sizeof(int));
+}
+
+// Whether the path applies (warps = 2), or, given the device's shared memory per
+// block (`device_shared`), the most warps a block can have.
+RoundsShape rounds_shape(int k, int d, std::size_t element_size, std::size_t device_shared = kRoundsMaxShared) {
+    if (d > kRoundsMaxD || rounds_bytes(k, d, element_size, 2) > kRoundsMaxShared) return {};
+    for (int warps = rounds_max_warps(d <= 4 ? 4 : d <= 8 ? 8 : kRoundsMaxD, element_size); warps >= 2; warps /= 2) {
+        const std::size_t bytes = rounds_bytes(k, d, element_size, warps);
+        if (bytes <= std::max(device_shared, kRoundsMaxShared) || warps == 2) return {warps, bytes};
     }
     return {};
 }
@@ -187,7 +203,7 @@ __device__ __forceinline__ int warp_max(int value) {
 }
 
 template <typename T, int MaxD>
-__global__ void __launch_bounds__(kRoundsThreads)
+__global__ void __launch_bounds__(rounds_max_warps(MaxD, sizeof(T)) * 32, 1)
     package_rounds_kernel(const T* __restrict__ points, long long n, int d, const T* __restrict__ previous,
                           const std::int32_t* __restrict__ labels, int k, PackageGeometry g, int warps,
                           double* package_sums, long long* package_counts) {
@@ -439,11 +455,14 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
                          const T* weights, UpdateWorkspace& sorted, PackageWorkspace& w, const PackageGeometry& g,
                          cudaStream_t stream) {
     if (rounds_package_path(k, d, weights != nullptr, sizeof(T))) {
-        const RoundsShape shape = rounds_shape(k, d, sizeof(T));
+        int device = 0, device_shared = 0;
+        KMS_CUDA_CHECK(cudaGetDevice(&device));
+        KMS_CUDA_CHECK(cudaDeviceGetAttribute(&device_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        const RoundsShape shape = rounds_shape(k, d, sizeof(T), static_cast<std::size_t>(device_shared));
         const auto launch = [&](auto kernel) {
             KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                 static_cast<int>(shape.shared_bytes)));
-            kernel<<<static_cast<unsigned>(g.local_packages()), kRoundsThreads, shape.shared_bytes, stream>>>(
+            kernel<<<static_cast<unsigned>(g.local_packages()), shape.warps * 32, shape.shared_bytes, stream>>>(
                 points, n, d, previous, labels, k, g, shape.warps, w.package_sums.get(), w.package_counts.get());
         };
         if (d <= 4) launch(package_rounds_kernel<T, 4>);
