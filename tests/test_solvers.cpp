@@ -50,7 +50,9 @@ constexpr Algorithm kSolvers[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm:
 constexpr int kSolverCount = static_cast<int>(std::size(kSolvers));
 // What --solver auto picks on the CPU at measured shapes (docs/solvers.md).
 constexpr Algorithm kAutoLowK = Algorithm::Lloyd;             // n = 10^5, d = 2, k = 5
-constexpr Algorithm kAutoLowDManyK = Algorithm::Hamerly;      // n = 10^5, d = 2, k = 1000
+constexpr Algorithm kAutoLowDMidK = Algorithm::Hamerly;       // n = 10^5, d = 2, k = 100
+constexpr Algorithm kAutoLowDManyKFewN = Algorithm::Hamerly;  // n = 3·10^4, d = 2, k = 1000
+constexpr Algorithm kAutoLowDManyK = Algorithm::Exponion;     // n = 10^5, d = 2, k = 1000
 constexpr Algorithm kAutoLowDManyKManyN = Algorithm::Exponion;  // n = 10^6, d = 2, k = 1000
 constexpr Algorithm kAutoHighDMidK = Algorithm::Hamerly;      // n = 10^5, d = 64, k = 20
 constexpr Algorithm kAutoHighDManyK = Algorithm::Exponion;    // n = 10^5, d = 64, k = 1000
@@ -1068,6 +1070,8 @@ private slots:
             // The rule of docs/solvers.md at the corners of the measured grid.
             QCOMPARE(choose_solver(config, 100000, 2, 1).algorithm, Algorithm::Lloyd);
             QCOMPARE(choose_solver(config, 100000, 2, 5).algorithm, kAutoLowK);
+            QCOMPARE(choose_solver(config, 100000, 2, 100).algorithm, kAutoLowDMidK);
+            QCOMPARE(choose_solver(config, 30000, 2, 1000).algorithm, kAutoLowDManyKFewN);
             QCOMPARE(choose_solver(config, 100000, 2, 1000).algorithm, kAutoLowDManyK);
             QCOMPARE(choose_solver(config, 1000000, 2, 1000).algorithm, kAutoLowDManyKManyN);
             QCOMPARE(choose_solver(config, 100000, 64, 20).algorithm, kAutoHighDMidK);

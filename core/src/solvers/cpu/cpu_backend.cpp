@@ -97,30 +97,32 @@ std::vector<std::int32_t> assign_labels(const Matrix<float>& points, const Matri
 }
 
 namespace {
-// --solver auto on the CPU. Derived from bench_solvers on the development machine
-// (docs/solvers.md has the tables): per-iteration medians, one thread, f64,
-// blobs and uniform data, d ∈ {2, 4, 8, 16, 64}, k ∈ {5, 20, 100, 300, 1000}.
-// At d ≤ 4 the vector Lloyd kernel costs a fraction of a nanosecond per
-// distance, so bounds pay only for many clusters; Exponion's per-iteration
-// centroid work (k rows of k distances, partitioned) pays once there are enough
-// points per cluster. Above that, Hamerly leads up to a few hundred clusters and
-// Exponion beyond. Yinyang was never the fastest at these shapes.
+// --solver auto on the CPU. Derived from runs to convergence on the development
+// machine (docs/solvers.md has the tables): one thread, f64, blobs and uniform
+// data, d ∈ {2, 4, 8, 16, 64}, k ∈ {5, 20, 50, 100, 300, 1000}. At d ≤ 4 the
+// vector Lloyd kernel costs a fraction of a nanosecond per distance, so bounds
+// pay only from a few dozen clusters; there Hamerly's branch-free test leads,
+// and Exponion (its balls searched by the vector kernel) from several hundred
+// clusters with enough points per cluster. Above d = 4, Hamerly leads up to a
+// few hundred clusters and Exponion beyond. Yinyang was never the fastest.
 constexpr std::size_t kLowDimension = 4;          // d ≤ 4: measured at 2 and 4 (8 behaves like 16)
+constexpr std::size_t kLowDFewClusters = 32;      // k < 32 at d ≤ 4: Lloyd (2-D: k = 20 Lloyd, k = 50 Hamerly)
 constexpr std::size_t kFewClusters = 16;          // k < 16 at d > 4: Lloyd (measured k = 5; k = 20 favours Hamerly)
-constexpr std::size_t kManyClusters = 500;        // k ≥ 500: measured 300 (tie) and 1000
-constexpr std::size_t kPointsPerCluster = 300;    // low d, many clusters: Exponion from n/k = 300 (measured 100, 300, 1000)
-// Exponion keeps each centroid's row of the others (k(k − 1) indices) and
-// recomputes k² centroid distances per iteration: past this k, Hamerly instead.
-constexpr std::size_t kExponionMaxClusters = 8192;  // a 256 MiB ring
+constexpr std::size_t kManyClusters = 500;        // k ≥ 500: measured 300 (level at d = 2) and 1000
+constexpr std::size_t kPointsPerCluster = 100;    // low d, many clusters: Exponion from n/k = 100 (30: level)
+// Exponion recomputes k² centroid distances per iteration (67 million at 8192):
+// past this k, Hamerly instead.
+constexpr std::size_t kExponionMaxClusters = 8192;
 
 SolverChoice choose_cpu_algorithm(std::size_t n, std::size_t d, std::size_t k) {
     if (k < 2) return {Algorithm::Lloyd, "one cluster: nothing to bound"};
     if (d <= kLowDimension) {
-        if (k < kManyClusters)
-            return {Algorithm::Lloyd, "low dimension and fewer than 500 clusters: the vector full search is cheapest"};
+        if (k < kLowDFewClusters)
+            return {Algorithm::Lloyd, "low dimension and fewer than 32 clusters: the vector full search is cheapest"};
+        if (k < kManyClusters) return {Algorithm::Hamerly, "low dimension, 32 to 499 clusters"};
         if (n >= kPointsPerCluster * k && k <= kExponionMaxClusters)
-            return {Algorithm::Exponion, "low dimension, many clusters, at least 300 points per cluster"};
-        return {Algorithm::Hamerly, "low dimension, many clusters, fewer than 300 points per cluster"};
+            return {Algorithm::Exponion, "low dimension, many clusters, at least 100 points per cluster"};
+        return {Algorithm::Hamerly, "low dimension, many clusters, fewer than 100 points per cluster"};
     }
     if (k < kFewClusters) return {Algorithm::Lloyd, "fewer than 16 clusters: bounds save less than they cost"};
     if (k < kManyClusters) return {Algorithm::Hamerly, "5 or more dimensions, 16 to 499 clusters"};
