@@ -102,7 +102,9 @@ protected:
         std::size_t* open = open_rows_.data();
         std::uint8_t* open_reach = open_reach_.data();
         std::vector<std::size_t> open_count(chunks, 0);
-        std::vector<std::size_t> group_start(k * levels + 1, 0), fill(k * levels, 0);
+        const std::size_t groups = k * levels;
+        std::vector<std::size_t> group_start(groups + 1, 0);
+        std::vector<std::size_t> thread_counts(static_cast<std::size_t>(std::max(1, this->threads_)) * groups);
 
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
         {
@@ -148,23 +150,37 @@ protected:
                     changed += this->search_batch(batch, upper, lower, evaluations);
                 }
                 if (first) continue;
-                // Pass 2: the open points grouped by (own centroid, annuli
-                // reached), a counting sort in point order (the grouping decides only
-                // which points share a kernel call).
+                // Pass 2: the open points grouped by (own centroid, annuli reached): a
+                // counting sort, in parallel (each thread counts and places the points of
+                // its chunks, the same chunks both times), in point order within a group
+                // (the grouping decides only which points share a kernel call).
+                const auto key = [&](std::size_t o) {
+                    return static_cast<std::size_t>(labels[open[o]]) * levels + open_reach[o];
+                };
+                std::size_t* mine = thread_counts.data() + static_cast<std::size_t>(omp_get_thread_num()) * groups;
+                std::fill(mine, mine + groups, 0);
+#pragma omp for schedule(static)
+                for (std::size_t chunk = window; chunk < window_end; ++chunk)
+                    for (std::size_t o = chunk * kChunk; o < chunk * kChunk + open_count[chunk]; ++o) ++mine[key(o)];
 #pragma omp single
                 {
-                    std::fill(group_start.begin(), group_start.end(), 0);
-                    for (std::size_t chunk = window; chunk < window_end; ++chunk)
-                        for (std::size_t o = chunk * kChunk; o < chunk * kChunk + open_count[chunk]; ++o)
-                            ++group_start[static_cast<std::size_t>(labels[open[o]]) * levels + open_reach[o] + 1];
-                    for (std::size_t g = 0; g < k * levels; ++g) group_start[g + 1] += group_start[g];
-                    grouped_.resize(group_start.back());
-                    std::copy(group_start.begin(), group_start.end() - 1, fill.begin());
-                    for (std::size_t chunk = window; chunk < window_end; ++chunk)
-                        for (std::size_t o = chunk * kChunk; o < chunk * kChunk + open_count[chunk]; ++o)
-                            grouped_[fill[static_cast<std::size_t>(labels[open[o]]) * levels + open_reach[o]]++] =
-                                open[o];
+                    const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
+                    std::size_t placed = 0;
+                    for (std::size_t g = 0; g < groups; ++g) {
+                        group_start[g] = placed;
+                        for (std::size_t t = 0; t < team; ++t) {
+                            const std::size_t count = thread_counts[t * groups + g];
+                            thread_counts[t * groups + g] = placed;  // where thread t's points of g go
+                            placed += count;
+                        }
+                    }
+                    group_start[groups] = placed;
+                    grouped_.resize(placed);
                 }
+#pragma omp for schedule(static)
+                for (std::size_t chunk = window; chunk < window_end; ++chunk)
+                    for (std::size_t o = chunk * kChunk; o < chunk * kChunk + open_count[chunk]; ++o)
+                        grouped_[mine[key(o)]++] = open[o];
 
                 // Pass 3: per own centroid a and ball, the ball's centroids (a and the
                 // reached annuli, in index order so that the kernel's first minimum is the
