@@ -244,6 +244,19 @@ private slots:
         QVERIFY2(distances_[4] < distances_[2], "exponion evaluated no fewer distances than hamerly");
     }
 
+    // More points than one of Exponion's windows (32768 points at k < 103): its open
+    // points are grouped window by window, and still give Lloyd's run bit for bit.
+    void exact_accelerations_several_windows() {
+        clear_counts();
+        const Case seq_case{100000, 2, 40, Shape::Blobs, false, 77, 0.0};
+        check_lockstep(seq_case, Precision::F64, Backend::Sequential, 1, EmptyClusterPolicy::Keep);
+        if (QTest::currentTestFailed()) return;
+        const Case omp_case{70001, 3, 60, Shape::Uniform, true, 78, 0.0};
+        check_lockstep(omp_case, Precision::F32, Backend::OpenMP, 2, EmptyClusterPolicy::Farthest);
+        if (QTest::currentTestFailed()) return;
+        require_skips();
+    }
+
     // Every SIMD level of the distance kernels gives the scalar reference's
     // labels, centroids, statistics and (Hamerly) bound-driven decisions bit for
     // bit, on shapes that provoke ties, duplicates, empty clusters, k = 1, d past

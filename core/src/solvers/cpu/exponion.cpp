@@ -60,8 +60,9 @@ protected:
         by_index_place_.assign(k * (inner_ + 1), 0);
         annulus_min_.assign(k * annuli(), T(0));
         threshold_.clear();
-        open_rows_.assign(this->n_, 0);
-        open_reach_.assign(this->n_, 0);
+        // A window's open points, by chunk slot (kChunk slots per chunk of the window).
+        open_rows_.assign(std::min(this->n_, window_chunks() * kChunk), 0);
+        open_reach_.assign(open_rows_.size(), 0);
     }
 
     std::uint64_t assign(IterationStats& stats) override {
@@ -93,12 +94,7 @@ protected:
         // by the vector kernel, which is faster than taking the annuli one by one.
         const std::size_t full_search_from = (3 * (k - 1) + 3) / 4;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
-        // Points are taken a window at a time: about 320·k of them, so that each
-        // centroid has a few dozen open points to search together when a tenth are
-        // open, yet the window's points and bounds stay near in cache while its
-        // groups, scattered over it, are searched (at least 32768 points).
-        const std::size_t window_chunks =
-            first ? chunks : std::max<std::size_t>(32768 / kChunk, (320 * k + kChunk - 1) / kChunk);
+        const std::size_t window_chunks = first ? chunks : this->window_chunks();
         std::size_t* open = open_rows_.data();
         std::uint8_t* open_reach = open_reach_.data();
         std::vector<std::size_t> open_count(chunks, 0);
@@ -121,14 +117,15 @@ protected:
                 for (std::size_t chunk = window; chunk < window_end; ++chunk) {
                     if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
                     const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
+                    const std::size_t slot = (chunk - window) * kChunk;  // the chunk's place in open_rows_
                     if (first) {
                         for (std::size_t i = begin; i < end; ++i) batch.add(i);
                     } else {
                         const std::size_t opened = this->hamerly_filter(begin, end, upper, lower, leaders,
-                                                                        open + begin, evaluations, skips);
+                                                                        open + slot, evaluations, skips);
                         std::size_t kept = 0;
                         for (std::size_t o = 0; o < opened; ++o) {
-                            const std::size_t i = open[begin + o];
+                            const std::size_t i = open[slot + o];
                             const std::size_t a = static_cast<std::size_t>(labels[i]);
                             const T half_radius = upper[i] + nearest_half[a];
                             const T* annulus_min = annulus_min_.data() + a * annuli;
@@ -139,8 +136,8 @@ protected:
                             if (edge_[reach] >= full_search_from || edge_[reach] > inner_) {
                                 batch.add(i);
                             } else {
-                                open[begin + kept] = i;
-                                open_reach[begin + kept] = static_cast<std::uint8_t>(reach);
+                                open[slot + kept] = i;
+                                open_reach[slot + kept] = static_cast<std::uint8_t>(reach);
                                 ++kept;
                             }
                         }
@@ -161,7 +158,8 @@ protected:
                 std::fill(mine, mine + groups, 0);
 #pragma omp for schedule(static)
                 for (std::size_t chunk = window; chunk < window_end; ++chunk)
-                    for (std::size_t o = chunk * kChunk; o < chunk * kChunk + open_count[chunk]; ++o) ++mine[key(o)];
+                    for (std::size_t o = (chunk - window) * kChunk; o < (chunk - window) * kChunk + open_count[chunk]; ++o)
+                        ++mine[key(o)];
 #pragma omp single
                 {
                     const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
@@ -179,7 +177,7 @@ protected:
                 }
 #pragma omp for schedule(static)
                 for (std::size_t chunk = window; chunk < window_end; ++chunk)
-                    for (std::size_t o = chunk * kChunk; o < chunk * kChunk + open_count[chunk]; ++o)
+                    for (std::size_t o = (chunk - window) * kChunk; o < (chunk - window) * kChunk + open_count[chunk]; ++o)
                         grouped_[mine[key(o)]++] = open[o];
 
                 // Pass 3: per own centroid a and ball, the ball's centroids (a and the
@@ -256,6 +254,14 @@ protected:
 
 private:
     std::size_t annuli() const { return edge_.size() - 1; }
+
+    // Points are taken a window at a time: about 320·k of them, so that each
+    // centroid has a few dozen open points to search together when a tenth are
+    // open, yet the window's points and bounds stay near in cache while its
+    // groups, scattered over it, are searched (at least 32768 points).
+    std::size_t window_chunks() const {
+        return std::max<std::size_t>(32768 / kChunk, (320 * this->k_ + kChunk - 1) / kChunk);
+    }
 
     // Centroid a's row of the others (row[b]: squared distance, the thread's
     // scratch), partitioned into annuli: every entry of annulus f is at most as far
@@ -414,7 +420,7 @@ private:
     std::vector<unsigned char> ring_ready_;  // per centroid: its ring_ row was partitioned (refresh_row may keep it)
     std::vector<T> annulus_min_;          // k × annuli: half the distance to the nearest member of each annulus and beyond
     std::vector<T> threshold_;            // per centroid: the squared distance that splits its row (rebuild_row)
-    std::vector<std::size_t> open_rows_;  // per point slot: the points Hamerly's test left open, chunk by chunk
+    std::vector<std::size_t> open_rows_;  // per slot of a window: the points Hamerly's test left open, chunk by chunk
     std::vector<std::uint8_t> open_reach_;  // and how many annuli their balls reach
     std::vector<std::size_t> grouped_;    // the open points grouped by own centroid and reach
 };
