@@ -71,8 +71,9 @@ std::size_t elkan_shrink_first(double* lower, const double* shift, const double*
 // of another centroid (second_shift for the centroid `top`, top_shift for the
 // rest). open[i] = 1 where the bounds no longer separate the point from every
 // other centroid: the upper bound is not below max(lower bound, nearest_half[a])
-// (BoundArithmetic::separated for d dimensions); else 0. Branch-free scalar
-// code, the same at every SIMD level.
+// (BoundArithmetic::separated for d dimensions); else 0. Branch-free element-wise
+// arithmetic compiled per level (scalar code: the gathers are not vectorised):
+// the same bits everywhere.
 void hamerly_bounds(const std::int32_t* labels, float* upper, float* lower, const float* shift,
                     const float* nearest_half, std::size_t top, float top_shift, float second_shift, std::size_t d,
                     std::size_t m, std::uint8_t* open);
