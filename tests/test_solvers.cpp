@@ -655,6 +655,41 @@ private slots:
         QVERIFY(refused);
     }
 
+    // The automatic layout: up to 256 packages while n <= 2^25 (the bits of every
+    // earlier run of those sizes), then one per 2^17 points in whole 4096-point
+    // blocks, so that 4 or 8 devices each still get a few packages per
+    // multiprocessor and rank boundaries can fall on any package; the package sums
+    // stay within 2^25 doubles; --packages is kept as asked.
+    void package_layout_grows_past_2_25_points() {
+        const std::size_t big = std::size_t{1} << 25;
+        QCOMPARE(package_layout(big, 100, 4).packages, std::size_t{256});
+        QCOMPARE(package_layout(big, 100, 4).package_size, std::size_t{131072});
+        QCOMPARE(package_layout(20000, 5, 2).packages, std::size_t{20});
+        for (std::size_t n : {big + 1, std::size_t{100000000}, std::size_t{400000000}, std::size_t{1070000000}}) {
+            for (std::size_t kd : {std::size_t{8}, std::size_t{400}, std::size_t{4000}, std::size_t{64000}}) {
+                const PackageLayout layout = package_layout(n, kd, 1);
+                const std::string at = "n " + std::to_string(n) + " k*d " + std::to_string(kd);
+                QVERIFY2(layout.packages * kd <= (std::size_t{1} << 25) || layout.packages == 1, at.c_str());
+                QVERIFY2(layout.packages * layout.package_size >= n, at.c_str());
+                QVERIFY2((layout.packages - 1) * layout.package_size < n, at.c_str());
+                if (layout.packages > 256) {
+                    QVERIFY2(layout.package_size % 4096 == 0, at.c_str());
+                    QVERIFY2(layout.package_size >= (std::size_t{1} << 17), at.c_str());
+                    const std::vector<std::size_t> first = partition_rows(n, kd, 1, 8);
+                    for (std::size_t r = 1; r < 8; ++r)  // 8 ranks, blocks within one package of equal
+                        QVERIFY2(first[r] % layout.package_size == 0 &&
+                                     first[r + 1] - first[r] <= n / 8 + layout.package_size,
+                                 at.c_str());
+                }
+            }
+        }
+        QCOMPARE(package_layout(400000000, 100, 4).packages, std::size_t{2960});  // 33 blocks of 4096 each
+        QCOMPARE(package_layout(400000000, 100, 4).package_size, std::size_t{135168});
+        QCOMPARE(package_layout(400000000, 1000, 64).packages, std::size_t{523});  // capped by 2^25 / (k·d)
+        QCOMPARE(package_layout(400000000, 100, 4, 1024).packages, std::size_t{1024});
+        QCOMPARE(package_layout(400000000, 100, 4, 1024).package_size, std::size_t{390656});  // as asked: 256s
+    }
+
     // A failure under ranks is reported once: every rank meets it alike (k > n,
     // initial centroids of the wrong shape) -> rank 0 reports, the others stop with
     // ReportedByAnotherRank; a rank's own failure wins over echoes of it, in

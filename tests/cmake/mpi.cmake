@@ -25,3 +25,11 @@ if(TARGET kms_mpi AND TARGET kmeans-cli)
   add_test(NAME test_mpi_cli COMMAND ${CMAKE_CURRENT_LIST_DIR}/../mpi/cli_ranks.sh $<TARGET_FILE:kmeans-cli> ${KMS_MPIEXEC})
   set_tests_properties(test_mpi_cli PROPERTIES TIMEOUT 600 LABELS mpi PASS_REGULAR_EXPRESSION "failures: PASS")
 endif()
+
+# mpiexec -n 2|3|4 kmeans-cli run --backend cuda: a GPU per rank, the same files as one
+# process's --devices 0 run; skips (77) without a CUDA device.
+if(TARGET kms_mpi AND TARGET kmeans-cli AND KMS_HAVE_CUDA)
+  add_test(NAME test_mpi_cli_cuda COMMAND ${CMAKE_CURRENT_LIST_DIR}/../mpi/cli_ranks_cuda.sh $<TARGET_FILE:kmeans-cli> ${KMS_MPIEXEC})
+  set_tests_properties(test_mpi_cli_cuda PROPERTIES TIMEOUT 900 LABELS "mpi;gpu" SKIP_RETURN_CODE 77
+                       PASS_REGULAR_EXPRESSION "failures: PASS;SKIP: no CUDA device")
+endif()

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kms/backends.hpp"
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
 #include "kms/generate.hpp"
@@ -195,6 +196,58 @@ private slots:
               "the CPU's centroids, %d (float) with labels differing from the CPU's on rounding ties",
               compared, default_bitwise, cpu_bitwise, cpu_label_differences);
         QVERIFY(compared > 0 && cpu_bitwise > 0 && default_bitwise > 0);
+    }
+
+    // Past 2^25 points the layout has more than 256 packages (one per 2^17 points,
+    // in 4096-point blocks), so that several devices each get some per
+    // multiprocessor: every split, the default one-device run (the rounds path) and
+    // the CPU still give the same bits there, float and double.
+    void manyPackagesPastTwoPow25() {
+        if (gpu_small_mode()) QSKIP("KMS_GPU_TEST_SMALL: 34 million points are not small");
+        const Case c{"n = 2^25 + 2^20, d = 2, k = 20", (std::size_t{1} << 25) + (std::size_t{1} << 20), 2, 20};
+        const kms::PackageLayout layout = kms::package_layout(c.n, c.k, c.d);
+        QVERIFY(layout.packages > 256);
+        const auto points = make_points(c, 29);
+        std::vector<std::vector<int>> splits = {{0}, {0, 0, 0}, {}};
+        if (devices_ >= 2) splits.insert(splits.begin() + 2, {0, 1});
+        if (devices_ >= 4) splits.insert(splits.begin() + 2, {0, 1, 2, 3});
+        int compared = 0;
+        for (Precision p : {Precision::F64, Precision::F32})
+            for (Algorithm a : {Algorithm::Lloyd, Algorithm::Hamerly}) {
+                kms::FitOptions options;
+                options.k = c.k;
+                options.init.method = kms::InitMethod::File;
+                options.init.given = std::make_shared<const Matrix<double>>(initial_centroids(c, *points));
+                options.solver.algorithm = a;
+                options.solver.backend = kms::Backend::Cuda;
+                options.solver.precision = p;
+                options.solver.max_iterations = 6;
+                options.solver.tol = 0.0;
+                const std::string label = c.name + " " + options.solver.describe();
+                kms::FitResult one;
+                for (const std::vector<int>& split : splits) {
+                    options.devices = split;
+                    const kms::FitResult result = kms::fit(points, options);
+                    if (split.size() == 1) {
+                        one = result;
+                        continue;
+                    }
+                    QVERIFY2(result.labels == one.labels, label.c_str());
+                    QVERIFY2(same_bits(result.centroids, one.centroids), label.c_str());
+                    QCOMPARE(result.iterations, one.iterations);
+                    ++compared;
+                }
+                options.devices.clear();
+                options.solver.backend = kms::Backend::OpenMP;
+                const kms::FitResult cpu = kms::fit(points, options);
+                if (p == Precision::F64 || cpu.labels == one.labels) {
+                    QVERIFY2(cpu.labels == one.labels, label.c_str());
+                    QVERIFY2(same_bits(cpu.centroids, one.centroids), label.c_str());
+                    ++compared;
+                }
+            }
+        qInfo("%zu packages of %zu points: %d runs bitwise equal to one device's --devices run", layout.packages,
+              layout.package_size, compared);
     }
 
     // Streamed points (--stream-chunk): Lloyd on chunks of whole packages copied from

@@ -25,15 +25,24 @@ constexpr std::size_t kInitBlock = 4096;         // the initialisation's block (
 PackageLayout package_layout(std::size_t n, std::size_t k, std::size_t d, int packages_option) {
     // Packages depend on n, k and d only (never on the thread or rank count), so
     // the update gives the same bits for any number of threads and ranks.
+    // Up to 256 packages of at least 1024 points; past 2^25 points, one per 2^17
+    // points, so that each of several devices still gets a few packages per
+    // multiprocessor (a device sums a package with one block; 256 packages over 4
+    // GPUs left half of each idle). A package's sums cost k·d additions in the
+    // tree, k/2^17 of its rows' work. All package sums stay within 2^25 doubles.
     const std::size_t by_size = (n + 1023) / 1024;
+    const std::size_t by_scale = std::max<std::size_t>(256, n >> 17);
     const std::size_t by_memory = std::max<std::size_t>(1, (std::size_t{1} << 25) / std::max<std::size_t>(1, k * d));
-    std::size_t packages = std::max<std::size_t>(1, std::min({by_size, std::size_t{256}, by_memory}));
+    std::size_t packages = std::max<std::size_t>(1, std::min({by_size, by_scale, by_memory}));
     if (packages_option > 0)  // asked for (the float-error study): at most one per sub-package
         packages = std::min<std::size_t>(static_cast<std::size_t>(packages_option), (n + kSubPackage - 1) / kSubPackage);
     packages = std::max<std::size_t>(packages, 1);
     PackageLayout layout;
     layout.package_size = (n + packages - 1) / packages;
-    layout.package_size = std::max<std::size_t>(1, (layout.package_size + kSubPackage - 1) / kSubPackage) * kSubPackage;
+    // Past 256 automatic packages, whole blocks of the initialisation's 4096
+    // points, so that rank boundaries (on both) can fall on every package.
+    const std::size_t unit = packages_option <= 0 && packages > 256 ? kInitBlock : kSubPackage;
+    layout.package_size = std::max<std::size_t>(1, (layout.package_size + unit - 1) / unit) * unit;
     layout.packages = std::max<std::size_t>(1, (n + layout.package_size - 1) / layout.package_size);
     return layout;
 }

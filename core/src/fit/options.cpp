@@ -33,8 +33,9 @@ constexpr OptionSpec kFitOptions[] = {
     {"--threads", "T", "0", "OpenMP threads (0 = all cores; at most 4 x the hardware threads)"},
     {"--bind", "PLACE", "none", "OpenMP thread placement: none (the OS decides) | compact (fill each\n"
                                 "core's hardware threads first) | spread (one thread per physical core first)"},
-    {"--packages", "P", "0", "CPU update: packages of the two-step sum (0 = automatic: up to 256 of\n"
-                             ">= 1024 points); the study of the float error, see docs/benchmarks.md"},
+    {"--packages", "P", "0", "update: packages of the two-step sum, for every back end (0 = automatic:\n"
+                             "up to 256 of >= 1024 points, past 2^25 points one per 2^17); the study\n"
+                             "of the float error, see docs/benchmarks.md"},
     {"--block-size", "B", "0", "CUDA threads per block: a multiple of 32 up to 1024, 0 = automatic"},
     {"--device", "N", "0", "CUDA device"},
     {"--stream-chunk", "ROWS", "0", "CUDA Lloyd: stream the points from page-locked host memory in chunks\n"

@@ -156,10 +156,13 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
 // order; the sorted path's label sort, segment scan and gathers are gone.
 //
 // A package is one block's, so a block walks all of its package's rows: the more
-// warps it has (sub-packages at once), the sooner; with few packages per device
-// (--devices splits 256 of them) that walk is the whole update's time. So a block
-// takes as many warps as shared memory holds, up to 16 (8 where a thread's rows
-// need more registers than 16 warps leave it: past d = 8, or d = 5..8 in double).
+// warps it has (sub-packages at once), the sooner; with fewer packages than the
+// device has multiprocessors (a small data set split over several devices) that
+// walk is the whole update's time. So such a block takes as many warps as shared
+// memory holds, up to 16 (8 where a thread's rows need more registers than 16
+// warps leave it: past d = 8, or d = 5..8 in double). With a package or more per
+// multiprocessor, 8: measured faster (4·10^8 × 4-D, k = 100, H100: 2.12 against
+// 2.30 ms with 1024 packages a device, 7.99 against 8.59 ms with 256 on one).
 constexpr int kRoundsMaxD = 16;
 __host__ __device__ constexpr int rounds_max_warps(int max_d, std::size_t element_size) {
     return max_d > 8 || (max_d > 4 && element_size > 4) ? 8 : 16;
@@ -181,9 +184,11 @@ std::size_t rounds_bytes(int k, int d, std::size_t element_size, int warps) {
 
 // Whether the path applies (warps = 2), or, given the device's shared memory per
 // block (`device_shared`), the most warps a block can have.
-RoundsShape rounds_shape(int k, int d, std::size_t element_size, std::size_t device_shared = kRoundsMaxShared) {
+RoundsShape rounds_shape(int k, int d, std::size_t element_size, std::size_t device_shared = kRoundsMaxShared,
+                         int most_warps = 16) {
     if (d > kRoundsMaxD || rounds_bytes(k, d, element_size, 2) > kRoundsMaxShared) return {};
-    for (int warps = rounds_max_warps(d <= 4 ? 4 : d <= 8 ? 8 : kRoundsMaxD, element_size); warps >= 2; warps /= 2) {
+    for (int warps = std::min(most_warps, rounds_max_warps(d <= 4 ? 4 : d <= 8 ? 8 : kRoundsMaxD, element_size));
+         warps >= 2; warps /= 2) {
         const std::size_t bytes = rounds_bytes(k, d, element_size, warps);
         if (bytes <= std::max(device_shared, kRoundsMaxShared) || warps == 2) return {warps, bytes};
     }
@@ -455,10 +460,12 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
                          const T* weights, UpdateWorkspace& sorted, PackageWorkspace& w, const PackageGeometry& g,
                          cudaStream_t stream) {
     if (rounds_package_path(k, d, weights != nullptr, sizeof(T))) {
-        int device = 0, device_shared = 0;
+        int device = 0, device_shared = 0, multiprocessors = 0;
         KMS_CUDA_CHECK(cudaGetDevice(&device));
         KMS_CUDA_CHECK(cudaDeviceGetAttribute(&device_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        const RoundsShape shape = rounds_shape(k, d, sizeof(T), static_cast<std::size_t>(device_shared));
+        KMS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+        const RoundsShape shape = rounds_shape(k, d, sizeof(T), static_cast<std::size_t>(device_shared),
+                                               g.local_packages() >= multiprocessors ? 8 : 16);
         const auto launch = [&](auto kernel) {
             KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                 static_cast<int>(shape.shared_bytes)));

@@ -501,6 +501,8 @@ private:
                         std::to_string(first_row_) + ", " + std::to_string(first_row_ + n_) +
                         ") do not start and end on the update's packages of " + std::to_string(package_size_) +
                         " points: split the rows with kms::partition_rows");
+        tree_levels_ = package_tree_local_levels(packages_, package_begin_, package_end_);
+        cover_ = partition_.comm ? package_tree_cover(packages_, package_begin_, package_end_) : std::vector<PackageSpan>{};
         try {
             package_sums_.assign(packages_ * k_ * d_, 0.0);
             package_counts_.assign(packages_ * k_, 0);
@@ -580,30 +582,31 @@ private:
                 }
                 std::copy(pcount, pcount + k_, counts + p * k_);
             }
-            if (partition_.comm) {  // every rank gets every package's sums: the tree below runs whole on each
-#pragma omp master
-                try {
-                    gather_packages(sums, kd);
-                    gather_packages(counts, k_);
-                    if (weight_sums) gather_packages(weight_sums, k_);
-                } catch (...) {
-                    gather_failure = std::current_exception();  // rethrown after the parallel region
-                }
-#pragma omp barrier
-            }
-            // Fixed pairwise tree over packages: 0+1, 2+3, ..., then 0+2, ...
-            for (std::size_t stride = 1; stride < packages_; stride *= 2) {
+            // Fixed pairwise tree over packages: 0+1, 2+3, ..., then 0+2, ... A rank
+            // makes the additions inside its own packages (all of them, alone) and
+            // ships only the largest nodes it completed, its cover; every rank then
+            // makes the remaining additions in the tree's order (combine_covers).
+            for (const PackageTreeLevel& level : tree_levels_) {
 #pragma omp for schedule(static)
-                for (std::size_t p = 0; p < packages_; p += 2 * stride) {
-                    if (p + stride >= packages_) continue;
+                for (std::size_t i = 0; i < level.nodes.size(); ++i) {
+                    const std::size_t p = level.nodes[i];
                     double* dst = sums + p * kd;
-                    const double* src = sums + (p + stride) * kd;
+                    const double* src = sums + (p + level.stride) * kd;
                     for (std::size_t e = 0; e < kd; ++e) dst[e] += src[e];
                     std::int64_t* cd = counts + p * k_;
-                    const std::int64_t* cs = counts + (p + stride) * k_;
+                    const std::int64_t* cs = counts + (p + level.stride) * k_;
                     for (std::size_t c = 0; c < k_; ++c) cd[c] += cs[c];
                     if (weight_sums)
-                        for (std::size_t c = 0; c < k_; ++c) weight_sums[p * k_ + c] += weight_sums[(p + stride) * k_ + c];
+                        for (std::size_t c = 0; c < k_; ++c)
+                            weight_sums[p * k_ + c] += weight_sums[(p + level.stride) * k_ + c];
+                }
+            }
+            if (partition_.comm) {
+#pragma omp master
+                try {
+                    combine_covers(sums, counts, weight_sums);
+                } catch (...) {
+                    gather_failure = std::current_exception();  // rethrown after the parallel region
                 }
             }
         }
@@ -681,6 +684,43 @@ private:
         std::copy(all.begin(), all.end(), values);
     }
 
+    // The ranks' covers (package_tree_cover: the largest tree nodes each completed
+    // alone, with their spans), allgathered in rank order and added in the tree's
+    // order (finish_package_tree), as a single process adds them; the root goes to
+    // package 0's place. What crosses is at most 2·log2(packages) nodes a rank.
+    void combine_covers(double* sums, std::int64_t* counts, double* weight_sums) const {
+        const std::size_t kd = k_ * d_, width = kd + (weight_sums ? k_ : 0), count_width = k_ + 2;
+        std::vector<double> values;
+        std::vector<std::int64_t> spans_and_counts;
+        values.reserve(cover_.size() * width);
+        spans_and_counts.reserve(cover_.size() * count_width);
+        for (const PackageSpan& span : cover_) {
+            values.insert(values.end(), sums + span.first * kd, sums + (span.first + 1) * kd);
+            if (weight_sums) values.insert(values.end(), weight_sums + span.first * k_, weight_sums + (span.first + 1) * k_);
+            spans_and_counts.push_back(static_cast<std::int64_t>(span.first));
+            spans_and_counts.push_back(static_cast<std::int64_t>(span.last));
+            spans_and_counts.insert(spans_and_counts.end(), counts + span.first * k_, counts + (span.first + 1) * k_);
+        }
+        std::vector<double> all_values = partition_.comm->allgather(std::span<const double>(values));
+        std::vector<std::int64_t> all_counts = partition_.comm->allgather(std::span<const std::int64_t>(spans_and_counts));
+        const std::size_t covers = all_counts.size() / count_width;
+        if (all_counts.size() != covers * count_width || all_values.size() != covers * width)
+            throw Error("the ranks' package sums do not match their covers");
+        std::vector<PackageSpan> spans(covers);
+        for (std::size_t i = 0; i < covers; ++i)
+            spans[i] = {static_cast<std::size_t>(all_counts[i * count_width]),
+                        static_cast<std::size_t>(all_counts[i * count_width + 1])};
+        finish_package_tree(packages_, spans, [&](std::size_t dst, std::size_t src) {
+            for (std::size_t e = 0; e < width; ++e) all_values[dst * width + e] += all_values[src * width + e];
+            for (std::size_t c = 2; c < count_width; ++c) all_counts[dst * count_width + c] += all_counts[src * count_width + c];
+        });
+        std::copy(all_values.begin(), all_values.begin() + static_cast<std::ptrdiff_t>(kd), sums);
+        if (weight_sums)
+            std::copy(all_values.begin() + static_cast<std::ptrdiff_t>(kd),
+                      all_values.begin() + static_cast<std::ptrdiff_t>(width), weight_sums);
+        std::copy(all_counts.begin() + 2, all_counts.begin() + static_cast<std::ptrdiff_t>(count_width), counts);
+    }
+
     // The per-point counts of a step, summed over the ranks (exact).
     void sum_over_ranks(IterationStats& stats) {
         std::uint64_t counts[] = {stats.point_centroid_distances, stats.bound_skips, stats.group_skips,
@@ -719,6 +759,8 @@ private:
     }
 
     std::size_t packages_ = 1, package_size_ = 1;
+    std::vector<PackageTreeLevel> tree_levels_;  // the tree's additions inside this block's packages
+    std::vector<PackageSpan> cover_;             // partitioned: the nodes it ships (combine_covers)
     // A partitioned run (set_partition): this rank's rows are [first_row_, first_row_ + n_)
     // of global_n_, its packages [package_begin_, package_end_) of packages_.
     RowPartition partition_;
