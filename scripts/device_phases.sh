@@ -29,7 +29,7 @@ while read -r k tag exe args; do
   fi
   # shellcheck disable=SC2086
   "${launch[@]}" "$exe" run --input "$data" --k "$k" --init random --seed 3 --backend cuda --precision f32 $args \
-    --max-iter "$iters" --tol 0 --report json --centroids-out "$work/c-$k-$tag.csv" > "$work/r-$k-$tag.json" 2>&1
+    --max-iter "$iters" --tol 0 --report json --centroids-out "$work/c-$k-$tag.csv" > "$work/r-$k-$tag.json" 2>&1 < /dev/null
   rc=$?
   python3 - "$work/r-$k-$tag.json" "$k" "$tag" "$rc" "$(md5sum < "$work/c-$k-$tag.csv" 2>/dev/null | cut -c1-12)" "$args" <<'PY' | tee -a "$out/phases.txt"
 import json, statistics, sys

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "kms/communicator.hpp"
+#include "kms/device_group_solver.hpp"
 #include "kms/error.hpp"
 #include "kms/random.hpp"
 #include "kms/backends.hpp"
@@ -653,6 +654,98 @@ private slots:
             refused = std::string(e.what()).find("packages") != std::string::npos;
         }
         QVERIFY(refused);
+    }
+
+    // A device group (kms/device_group_solver.hpp: what --devices and the studio run)
+    // steps its ranks together and is one solver on all rows, bit for bit, at every
+    // iteration: centroids, statistics, stop decision, inertia, the gathered labels
+    // and point status; weighted and not, a new k (new blocks), reset, relabelling,
+    // more devices than the data has blocks, and a failure that leaves it usable.
+    // Exercised here over the CPU back ends (a rank's device is then unused).
+    void device_group_equals_one_solver() {
+        const Case cases[] = {
+            {20000, 2, 9, Shape::Blobs, true, 91},
+            {9000, 3, 6, Shape::FewDistinct, true, 92},  // duplicates: empty clusters relocated
+            {6000, 4, 5, Shape::Uniform, false, 93},     // 2 grains: the third device stays idle
+        };
+        int checked = 0;
+        for (const Case& c : cases) {
+            const auto points = make_points(c);
+            const Matrix<double> initial = make_centroids(c, *points);
+            std::vector<double> weight_values(c.n);
+            for (std::size_t i = 0; i < c.n; ++i) weight_values[i] = 0.5 + static_cast<double>(i % 7);
+            const auto weights = std::make_shared<const std::vector<double>>(weight_values);
+            for (Algorithm a : {Algorithm::Lloyd, Algorithm::Hamerly, Algorithm::Exponion})
+                for (bool weighted : {false, true}) {
+                    const std::string where = std::to_string(c.n) + " points " + std::string(to_string(a)) +
+                                              (weighted ? " weighted" : "");
+                    auto single = make(a, Backend::OpenMP, Precision::F64, 2, EmptyClusterPolicy::Farthest);
+                    SolverConfig config = single->config();
+                    config.record_point_status = true;
+                    single = make_solver(config);
+                    auto group = make_device_group_solver(config, {0, 0, 0});
+                    for (Solver* solver : {single.get(), group.get()}) {
+                        solver->set_data(points);
+                        if (weighted) solver->set_sample_weight(weights);
+                        solver->set_initial_centroids(initial);
+                    }
+                    QVERIFY2(group->labels() == single->labels(), where.c_str());  // -1 before the first step
+                    for (int it = 0; it < 8; ++it) {
+                        if (it == 5) {
+                            single->reset();
+                            group->reset();
+                            QCOMPARE(group->iteration(), 0);
+                        }
+                        const IterationStats a_stats = single->step(), b_stats = group->step();
+                        const std::string at = where + " iteration " + std::to_string(it + 1);
+                        QVERIFY2(group->centroids() == single->centroids(), at.c_str());
+                        QVERIFY2(b_stats.labels_changed == a_stats.labels_changed &&
+                                     b_stats.point_centroid_distances == a_stats.point_centroid_distances &&
+                                     b_stats.bound_skips == a_stats.bound_skips &&
+                                     b_stats.shift_sq_total == a_stats.shift_sq_total &&
+                                     b_stats.empty_clusters == a_stats.empty_clusters,
+                                 at.c_str());
+                        QCOMPARE(group->stop_reason(), single->stop_reason());
+                        QCOMPARE(group->iteration(), single->iteration());
+                        QVERIFY2(group->labels() == single->labels(), at.c_str());
+                        QVERIFY2(group->point_status() == single->point_status(), at.c_str());
+                        QCOMPARE(std::bit_cast<std::uint64_t>(group->inertia()), std::bit_cast<std::uint64_t>(single->inertia()));
+                        ++checked;
+                    }
+                    QCOMPARE(group->finalize_labels(), single->finalize_labels());
+                    QVERIFY2(group->labels() == single->labels(), where.c_str());
+                    // Another k: new blocks (the package layout depends on k).
+                    Matrix<double> fewer(c.k - 1, c.d);
+                    std::copy(initial.data(), initial.data() + fewer.size(), fewer.data());
+                    single->set_initial_centroids(fewer);
+                    group->set_initial_centroids(fewer);
+                    for (int it = 0; it < 3; ++it) single->step(), group->step();
+                    QVERIFY2(group->centroids() == single->centroids() && group->labels() == single->labels(),
+                             (where + " k - 1").c_str());
+                }
+        }
+        QVERIFY(checked > 0);
+        // A rank's failure reaches the caller as the error, and the group starts again.
+        const Case c{5000, 2, 4, Shape::Blobs, false, 94};
+        const auto points = make_points(c);
+        auto group = make_device_group_solver(make(Algorithm::Lloyd, Backend::Sequential, Precision::F64, 1,
+                                                   EmptyClusterPolicy::Keep)->config(), {0, 0});
+        group->set_data(points);
+        QVERIFY_THROWS_EXCEPTION(Error, group->step());  // no centroids yet
+        {  // every rank fails to make its solver (no such back end in this test): the error, no hang
+            SolverConfig cuda = group->config();
+            cuda.backend = Backend::Cuda;
+            auto broken = make_device_group_solver(cuda, {0, 1});
+            broken->set_data(points);
+            QVERIFY_THROWS_EXCEPTION(Error, broken->set_initial_centroids(make_centroids(c, *points)));
+            QVERIFY_THROWS_EXCEPTION(Error, broken->step());
+            QVERIFY(broken->labels().empty());
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, group->set_initial_centroids(Matrix<double>(3, 5)));
+        group->set_initial_centroids(make_centroids(c, *points));
+        group->step();
+        QCOMPARE(group->iteration(), 1);
+        QVERIFY_THROWS_EXCEPTION(Error, group->set_partition(RowPartition{}));
     }
 
     // The automatic layout: up to 256 packages while n <= 2^25 (the bits of every

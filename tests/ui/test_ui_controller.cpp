@@ -4,6 +4,8 @@
 // of scripted runs, the projection and the palette.
 #include <QtTest>
 
+#include <atomic>
+
 #include <QApplication>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -224,6 +226,78 @@ private slots:
         QVERIFY(centroids[3] == centroids[1]);  // auto, two restarts: the same best restart as Lloyd's
         if (!original) racing.availability = [] { return BackendAvailability{false, "not built into this test"}; };
         register_backend(original ? *original : racing);  // the real CUDA entry again, or none usable
+    }
+
+    // Several devices in the studio: the Devices control of a back end with devices, and
+    // the worker stepping a device group (rows split, one solver per device, stepped
+    // together) to one device's centroids and labels at every step, restarts included.
+    // A stand-in for CUDA with three "devices" whose solvers are the CPU's.
+    void studio_steps_a_device_group() {
+        const std::optional<BackendEntry> original =
+            find_backend(Backend::Cuda) ? std::optional<BackendEntry>(*find_backend(Backend::Cuda)) : std::nullopt;
+        BackendEntry devices;
+        devices.backend = Backend::Cuda;
+        devices.label = "stand-in for CUDA, three devices";
+        devices.algorithms = {Algorithm::Lloyd, Algorithm::Hamerly};
+        devices.availability = [] { return BackendAvailability{true, {}}; };
+        devices.device_count = [] { return 3; };
+        std::atomic<int> made{0};
+        devices.make_solver = [&made](const SolverConfig& config) {
+            ++made;
+            SolverConfig cpu = config;
+            cpu.backend = Backend::Sequential;
+            return make_solver(cpu);
+        };
+        register_backend(devices);
+        {
+            SolverPanel panel;
+            RunSetup setup = small_setup(7, Algorithm::Hamerly, Backend::Cuda);
+            setup.devices = {0, 1};
+            panel.set_setup(setup);
+            QCOMPARE(panel.setup().devices, (std::vector<int>{0, 1}));  // round-trips
+            setup.devices.clear();
+            panel.set_setup(setup);
+            QVERIFY(panel.setup().devices.empty());  // one device: the back end's own solver
+            setup.config.backend = Backend::Sequential;
+            setup.devices = {0, 1, 2};
+            panel.set_setup(setup);
+            QVERIFY(panel.setup().devices.empty());  // a back end without devices offers none
+        }
+        DatasetBundle bundle;
+        bundle.dataset = std::make_shared<Dataset>(generate_dataset("blobs:n=30000,k=9,d=2,spread=0.1", 6));
+        for (const int restarts : {1, 2})
+            for (const Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Hamerly}) {
+                std::vector<std::vector<StepResult>> runs;
+                std::vector<std::string> descriptions;
+                for (const std::vector<int>& group : {std::vector<int>{}, std::vector<int>{0, 1, 2}}) {
+                    SolverWorker worker;
+                    std::optional<SetupResult> ready;
+                    std::vector<StepResult> steps;
+                    connect(&worker, &SolverWorker::setupDone, this, [&](const SetupResult& r) { ready = r; });
+                    connect(&worker, &SolverWorker::stepped, this, [&](const StepResult& r) { steps.push_back(r); });
+                    RunSetup setup = small_setup(9, algorithm, Backend::Cuda);
+                    setup.n_init = restarts;
+                    setup.devices = group;
+                    made = 0;
+                    worker.setup(bundle, setup, Matrix<double>(), 1);
+                    QVERIFY(ready.has_value());
+                    descriptions.push_back(ready->description);
+                    for (int i = 0; i < 6; ++i) worker.step(1);
+                    QCOMPARE(steps.size(), std::size_t(6));
+                    if (!group.empty()) QVERIFY(made >= 3);  // a solver per device
+                    runs.push_back(std::move(steps));
+                }
+                QVERIFY2(descriptions[1].find("on devices 0,1,2") != std::string::npos, descriptions[1].c_str());
+                for (std::size_t i = 0; i < runs[0].size(); ++i) {
+                    QVERIFY(runs[1][i].centroids == runs[0][i].centroids);
+                    QVERIFY(runs[1][i].labels && *runs[1][i].labels == *runs[0][i].labels);
+                    QVERIFY(runs[1][i].point_status && *runs[1][i].point_status == *runs[0][i].point_status);
+                    QCOMPARE(runs[1][i].stats.point_centroid_distances, runs[0][i].stats.point_centroid_distances);
+                }
+            }
+        if (!original) devices.availability = [] { return BackendAvailability{false, "not built into this test"}; };
+        devices.device_count = nullptr;
+        register_backend(original ? *original : devices);  // the real CUDA entry again, or none usable
     }
 
     void reset_and_reseed() {

@@ -40,6 +40,9 @@ struct RunSetup {
     std::size_t k = 5;
     InitOptions init;
     int n_init = 1;      // > 1: the fit layer runs every restart first; the studio then steps the best one
+    // CUDA: a device group (rows split over these devices, stepped together; the
+    // bits of one device's --devices run); empty: one device, config.cuda_device.
+    std::vector<int> devices;
 };
 
 // A solver ready at iteration 0.

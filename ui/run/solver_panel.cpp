@@ -1,6 +1,7 @@
 #include "run/solver_panel.hpp"
 
 #include <QComboBox>
+#include <QSignalBlocker>
 #include <QDoubleValidator>
 #include <QFormLayout>
 #include <QLineEdit>
@@ -82,6 +83,13 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     for (int size : {64, 128, 256, 512, 1024}) block_size_->addItem(QString::number(size), size);
     form->addRow(tr("Block si&ze"), block_size_);
 
+    // A back end with devices: one, or the rows split over the first N stepped together
+    // (the bits of one device's --devices run). Filled in update_enabled().
+    devices_ = new QComboBox(this);
+    devices_->setToolTip(tr("CUDA: several devices split the rows and step together; the centroids are "
+                            "bitwise those of one device (the update sums in the CPU's fixed package tree)"));
+    form->addRow(tr("De&vices"), devices_);
+
     precision_ = new QComboBox(this);
     precision_->addItem(tr("double (f64)"), static_cast<int>(Precision::F64));
     precision_->addItem(tr("float (f32)"), static_cast<int>(Precision::F32));
@@ -126,7 +134,7 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("&Empty cluster"), empty_policy_);
 
     set_setup(RunSetup{});
-    for (QComboBox* box : {algorithm_, backend_, variant_, binding_, block_size_, precision_, init_, empty_policy_})
+    for (QComboBox* box : {algorithm_, backend_, variant_, binding_, block_size_, devices_, precision_, init_, empty_policy_})
         connect(box, &QComboBox::currentIndexChanged, this, &SolverPanel::emit_edited);
     for (QSpinBox* box : {threads_, seed_, restarts_, k_, max_iterations_})
         connect(box, &QSpinBox::valueChanged, this, &SolverPanel::emit_edited);
@@ -144,6 +152,9 @@ RunSetup SolverPanel::setup() const {
     setup.config.binding = setup.config.backend == Backend::OpenMP ? current<ThreadBinding>(binding_)
                                                                    : ThreadBinding::None;
     setup.config.cuda_block_size = block_size_->currentData().toInt();
+    if (devices_->isEnabled())  // the first N devices; 1: one device, the back end's own update
+        for (int device = 0, count = devices_->currentData().toInt(); count > 1 && device < count; ++device)
+            setup.devices.push_back(device);
     setup.config.precision = current<Precision>(precision_);
     setup.config.max_iterations = max_iterations_->value();
     bool ok = false;
@@ -177,6 +188,8 @@ void SolverPanel::set_setup(const RunSetup& setup) {
     tol_->setText(QLocale::c().toString(setup.config.tol, 'g', 6));
     select_data(empty_policy_, setup.config.empty_policy);
     update_enabled();
+    const int group = devices_->findData(static_cast<int>(std::max<std::size_t>(1, setup.devices.size())));
+    devices_->setCurrentIndex(group >= 0 ? group : 0);
     updating_ = false;
 }
 
@@ -201,6 +214,18 @@ void SolverPanel::update_enabled() {
     binding_->setEnabled(entry && entry->backend == Backend::OpenMP);
     block_size_->setEnabled(entry && entry->uses_block_size);
     variant_->setEnabled(entry && !entry->variants.empty());
+    // Devices: 1..count of this back end's (none visible: the control stays off).
+    const int count = entry && entry->device_count ? entry->device_count() : 0;
+    if (devices_->count() != std::max(count, 1)) {
+        const QSignalBlocker blocker(devices_);
+        const int chosen = devices_->currentData().toInt();
+        devices_->clear();
+        devices_->addItem(tr("one"), 1);
+        for (int n = 2; n <= count; ++n) devices_->addItem(tr("%1 (0-%2)").arg(n).arg(n - 1), n);
+        const int index = devices_->findData(chosen);
+        devices_->setCurrentIndex(index >= 0 ? index : 0);
+    }
+    devices_->setEnabled(count > 1);
 }
 
 void SolverPanel::emit_edited() {

@@ -1,6 +1,6 @@
 #pragma once
 // The solver settings form: algorithm, back end (from the registry; unavailable
-// ones greyed with the reason), CUDA kernels and block size, threads, precision,
+// ones greyed with the reason), CUDA kernels, block size and devices, threads, precision,
 // init method, seed and restarts, k, max iterations, tol, empty-cluster policy. Emits setupEdited on every change.
 #include <QWidget>
 
@@ -37,6 +37,7 @@ private:
     QSpinBox* threads_ = nullptr;
     QComboBox* binding_ = nullptr;  // --bind: OpenMP thread placement
     QComboBox* block_size_ = nullptr;
+    QComboBox* devices_ = nullptr;  // CUDA: one device, or the first N as a device group
     QComboBox* precision_ = nullptr;
     QComboBox* init_ = nullptr;
     QSpinBox* seed_ = nullptr;

@@ -1,10 +1,12 @@
 #include "run/solver_worker.hpp"
 
+#include <QStringList>
 #include <QThread>
 
 #include <chrono>
 
 #include "kms/backends.hpp"
+#include "kms/device_group_solver.hpp"
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
 #include "geo/geo_view.hpp"
@@ -122,6 +124,7 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
         } else if (setup.n_init > 1) {
             // Every restart to the end, by the fit layer; the studio then replays the best one.
             FitOptions fit_options{setup.config, setup.k, setup.init, setup.n_init, nullptr, nullptr, {}};
+            fit_options.devices = setup.devices;
             FitResult fitted = fit(points(), fit_options, nullptr, fresh_stop_token(), dataset_->name);
             if (fitted.stop_reason == StopReason::Cancelled) throw Error("restarts cancelled");
             config.algorithm = fitted.solver.algorithm;  // auto: what fit() raced and ran
@@ -131,12 +134,14 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
         } else {
             InitOptions init = setup.init;
             init.cancel = fresh_stop_token();
+            SolverConfig seeding = config;  // a device group seeds on its first device, as fit() does
+            if (!setup.devices.empty()) seeding.cuda_device = setup.devices.front();
             result.initial_centroids =
-                initialize_centroids_for(config, dataset_->points, setup.k, init, dataset_->name);
+                initialize_centroids_for(seeding, dataset_->points, setup.k, init, dataset_->name);
         }
         // --solver auto on a back end that races (the GPU), one restart: the candidates a
         // few steps each from these centroids, the fastest runs.
-        if (setup.config.algorithm == Algorithm::Auto && result.restarts.empty()) {
+        if (setup.config.algorithm == Algorithm::Auto && result.restarts.empty() && setup.devices.empty()) {
             SolverConfig racing = config;
             racing.algorithm = Algorithm::Auto;
             RaceOptions race{dataset_->points.rows(), dataset_->d(), result.initial_centroids.rows(),
@@ -145,7 +150,13 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
                 config.algorithm = raced->algorithm;
         }
         result.description = config.describe();
-        auto run = std::make_unique<KMeansRun>(make_solver(config));
+        if (!setup.devices.empty()) {
+            QStringList devices;
+            for (int device : setup.devices) devices << QString::number(device);
+            result.description += " on devices " + devices.join(',').toStdString();
+        }
+        auto run = std::make_unique<KMeansRun>(setup.devices.empty() ? make_solver(config)
+                                                                      : make_device_group_solver(config, setup.devices));
         run->solver().set_data(points());
         run->solver().set_initial_centroids(result.initial_centroids);
         run_ = std::move(run);

@@ -111,6 +111,7 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
     if (options.k_given) options.setup.k = fit.k;
     options.setup.init = fit.init;
     options.setup.n_init = fit.n_init;
+    options.setup.devices = fit.devices;
     options.seed = fit.init.seed;
     const SolverConfig& config = options.setup.config;
 

@@ -2,6 +2,8 @@
 // restarts and the choice of the best, for every client and back end.
 #include "kms/fit.hpp"
 
+#include "kms/device_group_solver.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include "../solvers/cpu/cpu_backend.hpp"
 #include "kms/backends.hpp"
 #include "kms/communicator.hpp"
+#include "kms/device_group_solver.hpp"
 #include "kms/error.hpp"
 
 namespace kms {
@@ -119,6 +122,11 @@ std::vector<Algorithm> race_candidates_for(const SolverConfig& config, std::size
     return candidates;
 }
 
+// The run's solver: the back end's, or with FitOptions::devices a group of them.
+std::unique_ptr<Solver> make_fit_solver(const SolverConfig& config, const FitOptions& options) {
+    return options.devices.empty() ? make_solver(config) : make_device_group_solver(config, options.devices);
+}
+
 // The one fit loop over any data: `attach(solver, first_row, rows)` hands the
 // points (with FitOptions::ranks, this rank's block of them) to the solver,
 // `seed(init)` chooses a restart's initial centroids (host data: the back end's
@@ -131,7 +139,8 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
     // collective, so that it is reported once and no rank is left waiting.
     FitResult result;
     std::optional<KMeansRun> run_holder;
-    const bool will_race = !options.ranks && !race_candidates_for(options.solver, n, d, options.k).empty();
+    const bool will_race = !options.ranks && options.devices.empty() &&
+                           !race_candidates_for(options.solver, n, d, options.k).empty();
     std::size_t first_row = 0, rows = n;  // a rank's block: whole packages of the update (partition_rows)
     agreed(options.ranks.get(), [&] {
         if (n == 0) throw InputError::whole(source_name, "no points to cluster");
@@ -144,7 +153,7 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
         result.solver = options.solver;
         result.solver.algorithm = choice.algorithm;
         result.solver_choice = choice.reason;
-        if (!will_race) run_holder.emplace(make_solver(result.solver));  // racing: the winner, below
+        if (!will_race) run_holder.emplace(make_fit_solver(result.solver, options));  // racing: the winner, below
         if (options.ranks) {
             const std::vector<std::size_t> first =
                 partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
@@ -184,7 +193,7 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
                 result.solver.algorithm = raced->algorithm;
             }
         }
-        run_holder.emplace(make_solver(result.solver));  // the winner, or the rule's choice
+        run_holder.emplace(make_fit_solver(result.solver, options));  // the winner, or the rule's choice
         prepare(run_holder->solver());
     }
     KMeansRun& run = *run_holder;
@@ -273,37 +282,30 @@ void attach_block(Solver& solver, const std::shared_ptr<const Matrix<T>>& points
         Matrix<T>::view(rows, points->cols(), points->data() + first_row * points->cols(), points)));
 }
 
-// --devices: one rank per device, each a thread of this process (ThreadGroup);
-// the devices past the data's blocks (partition_rows) stay idle. Rank 0's result
-// (the whole data set's labels, gathered) is the fit's.
+// --devices: the fit loop over one solver that is a group of devices (a rank
+// each, a thread of this process: kms/device_group_solver.hpp); the devices past
+// the data's blocks (partition_rows) stay idle. Seeded on the first listed device
+// from all rows.
 template <typename T>
 FitResult fit_over_devices(const std::shared_ptr<const Matrix<T>>& points, const FitOptions& options,
-                           FitObserver* observer, const std::string& source_name) {
+                           FitObserver* observer, std::stop_token stop, const std::string& source_name) {
     if (options.ranks) throw UsageError("--devices runs one rank per device in this process: not under MPI ranks");
     const BackendEntry* entry = find_backend(options.solver.backend);
     if (!entry || !entry->device_count)
         throw UsageError("--devices needs a back end with devices (--backend cuda); " +
                          options.solver.backend_name() + " has none");
     if (points->rows() == 0) throw InputError::whole(source_name, "no points to cluster");
+    SolverConfig seeding = options.solver;
+    seeding.cuda_device = options.devices.front();
+    FitResult result = run_fit(
+        points->rows(), points->cols(), options, observer, stop, source_name,
+        [&](Solver& solver, std::size_t, std::size_t) { solver.set_data(points); },
+        [&](const InitOptions& init) { return initialize_centroids_for(seeding, *points, options.k, init, source_name); });
     const std::vector<std::size_t> first =
         partition_rows(points->rows(), options.k, points->cols(), static_cast<int>(options.devices.size()),
                        options.solver.packages);
-    // Blocks are whole grains of rows: with fewer grains than devices some blocks are
-    // empty; the first `used` devices take the non-empty ones (as many ranks split them).
-    std::size_t used = 0;
-    for (std::size_t r = 0; r < options.devices.size(); ++r) used += first[r + 1] > first[r];
-    FitResult result;
-    ThreadGroup group(static_cast<int>(used));
-    group.run([&](std::shared_ptr<Communicator> comm) {
-        FitOptions mine = options;
-        mine.devices.clear();
-        mine.solver.cuda_device = options.devices[static_cast<std::size_t>(comm->rank())];
-        const bool root = comm->rank() == 0;
-        mine.ranks = std::move(comm);
-        FitResult rank_result = fit(points, mine, root ? observer : nullptr, {}, source_name);
-        if (root) result = std::move(rank_result);
-    });
-    result.devices_used = used;
+    result.devices_used = 0;
+    for (std::size_t r = 0; r < options.devices.size(); ++r) result.devices_used += first[r + 1] > first[r];
     return result;
 }
 
@@ -312,7 +314,7 @@ FitResult fit_over_devices(const std::shared_ptr<const Matrix<T>>& points, const
 template <typename T>
 FitResult fit_host_rows(const std::shared_ptr<const Matrix<T>>& points, const FitOptions& options,
                         FitObserver* observer, std::stop_token stop, const std::string& source_name) {
-    if (!options.devices.empty()) return fit_over_devices(points, options, observer, source_name);
+    if (!options.devices.empty()) return fit_over_devices(points, options, observer, stop, source_name);
     return run_fit(
         points->rows(), points->cols(), options, observer, stop, source_name,
         [&](Solver& solver, std::size_t first_row, std::size_t rows) { attach_block(solver, points, options, first_row, rows); },
