@@ -57,6 +57,8 @@ constexpr Algorithm kAutoLowDManyK = Algorithm::Exponion;     // n = 10^5, d = 2
 constexpr Algorithm kAutoLowDManyKManyN = Algorithm::Exponion;  // n = 10^6, d = 2, k = 1000
 constexpr Algorithm kAutoHighDMidK = Algorithm::Hamerly;      // n = 10^5, d = 64, k = 20
 constexpr Algorithm kAutoHighDManyK = Algorithm::Exponion;    // n = 10^5, d = 64, k = 1000
+constexpr Algorithm kAutoHighD200 = Algorithm::Exponion;      // n = 10^5, d = 32, k = 200 (blobs: 0.83x Hamerly's time)
+constexpr Algorithm kAutoHighD100 = Algorithm::Hamerly;       // n = 10^5, d = 16, k = 100 (Exponion 1.08x, uniform 1.31x)
 
 double gaussian(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
     const double u1 = 1.0 - random_uniform(seed, stream, 2 * counter);
@@ -1217,6 +1219,8 @@ private slots:
             QCOMPARE(choose_solver(config, 1000000, 2, 1000).algorithm, kAutoLowDManyKManyN);
             QCOMPARE(choose_solver(config, 100000, 64, 20).algorithm, kAutoHighDMidK);
             QCOMPARE(choose_solver(config, 100000, 64, 1000).algorithm, kAutoHighDManyK);
+            QCOMPARE(choose_solver(config, 100000, 32, 200).algorithm, kAutoHighD200);
+            QCOMPARE(choose_solver(config, 100000, 16, 100).algorithm, kAutoHighD100);
             // Never a solver whose memory grows as k²/k·n past what the machine can hold.
             QCOMPARE(choose_solver(config, 100000000, 64, 50000).algorithm, Algorithm::Hamerly);
             QCOMPARE(choose_solver(config, 100000000, 2, 50000).algorithm, Algorithm::Hamerly);

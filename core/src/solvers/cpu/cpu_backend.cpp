@@ -108,7 +108,10 @@ namespace {
 constexpr std::size_t kLowDimension = 4;          // d ≤ 4: measured at 2 and 4 (8 behaves like 16)
 constexpr std::size_t kLowDFewClusters = 32;      // k < 32 at d ≤ 4: Lloyd (2-D: k = 20 Lloyd, k = 50 Hamerly)
 constexpr std::size_t kFewClusters = 16;          // k < 16 at d > 4: Lloyd (measured k = 5; k = 20 favours Hamerly)
-constexpr std::size_t kManyClusters = 500;        // k ≥ 500: measured 300 (level at d = 2) and 1000
+constexpr std::size_t kManyClusters = 500;        // d ≤ 4, k ≥ 500: measured 300 (level at d = 2) and 1000
+// d > 4, k ≥ 200: Exponion (bench/cpu_auto_grid.sh, to convergence at d = 8..64: blobs k = 200
+// 0.81–1.01× Hamerly's time, k = 500 0.72–0.77×; uniform k = 200 0.95–1.08×; below 200 within ±10 %)
+constexpr std::size_t kHighDManyClusters = 200;
 constexpr std::size_t kPointsPerCluster = 100;    // low d, many clusters: Exponion from n/k = 100 (30: level)
 // Exponion recomputes k² centroid distances per iteration (67 million at 8192):
 // past this k, Hamerly instead.
@@ -125,10 +128,10 @@ SolverChoice choose_cpu_algorithm(std::size_t n, std::size_t d, std::size_t k) {
         return {Algorithm::Hamerly, "low dimension, many clusters, fewer than 100 points per cluster"};
     }
     if (k < kFewClusters) return {Algorithm::Lloyd, "fewer than 16 clusters: bounds save less than they cost"};
-    if (k < kManyClusters) return {Algorithm::Hamerly, "5 or more dimensions, 16 to 499 clusters"};
+    if (k < kHighDManyClusters) return {Algorithm::Hamerly, "5 or more dimensions, 16 to 199 clusters"};
     if (k > kExponionMaxClusters)
         return {Algorithm::Hamerly, "more than 8192 clusters: Exponion's k x k centroid rows would not pay"};
-    return {Algorithm::Exponion, "5 or more dimensions, 500 or more clusters"};
+    return {Algorithm::Exponion, "5 or more dimensions, 200 or more clusters"};
 }
 }  // namespace
 
