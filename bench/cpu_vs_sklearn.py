@@ -69,7 +69,7 @@ def main():
         np.savetxt(init_path, C0, delimiter=",", fmt="%.17g")
 
         rows = []
-        for solver in ("lloyd", "elkan", "hamerly"):
+        for solver in ("lloyd", "elkan", "hamerly", "yinyang", "exponion"):
             for precision in ("f64", "f32"):
                 per_repeat, work = [], []
                 for _ in range(args.repeats):
