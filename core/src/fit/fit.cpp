@@ -2,8 +2,6 @@
 // restarts and the choice of the best, for every client and back end.
 #include "kms/fit.hpp"
 
-#include "kms/device_group_solver.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
