@@ -114,6 +114,10 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         OpenMP threads (None: all cores). Results do not depend on it.
     precision : None, 'f32' or 'f64', default=None
         None follows X's dtype (float32 data: f32, anything else: f64).
+    devices : None, 'all' or sequence of int, default=None
+        CUDA back ends: split the rows over these GPUs, stepped together (as
+        `kmeans-cli --devices`); the centroids are bitwise those of one GPU with
+        `devices=[N]` (docs/scale-out.md). None: one GPU.
     callback : callable(stats) or None, default=None
         Called after every iteration with that iteration's statistics (a dict, as
         in `history_`); returning False stops the fit there.
@@ -125,7 +129,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters=8, *, solver="auto", backend="omp", init="k-means++", n_init=1, max_iter=300,
-                 tol=1e-4, random_state=None, n_threads=None, precision=None, callback=None):
+                 tol=1e-4, random_state=None, n_threads=None, precision=None, devices=None, callback=None):
         self.n_clusters = n_clusters
         self.solver = solver
         self.backend = backend
@@ -136,6 +140,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.n_threads = n_threads
         self.precision = precision
+        self.devices = devices
         self.callback = callback
 
     # ------------------------------------------------------------ checks
@@ -380,6 +385,19 @@ def _fit_args(params, X, n_samples, owner, stacklevel=4):
             "--max-iter", str(params.max_iter), "--tol", repr(float(params.tol)), "--seed", str(seed),
             "--empty", "farthest",  # scikit-learn relocates empty clusters
             "--threads", str(params.n_threads or 0)]
+    devices = getattr(params, "devices", None)
+    if devices is not None:
+        if devices == "all":
+            args += ["--devices", "all"]
+        elif (not isinstance(devices, str) and hasattr(devices, "__iter__") and len(list(devices)) > 0 and
+              all(isinstance(x, numbers.Integral) and not isinstance(x, bool) and x >= 0 for x in devices)):
+            args += ["--devices", ",".join(str(int(x)) for x in devices)]
+        else:
+            raise ValueError(f"The 'devices' parameter of {owner} must be None, 'all' or a non-empty sequence of "
+                             f"device numbers (ints >= 0). Got {devices!r} instead.")
+        if not params.backend.startswith("cuda"):
+            raise ValueError(f"The 'devices' parameter of {owner} needs a CUDA back end (backend='cuda'); "
+                             f"backend={params.backend!r} has no devices.")
     init = None
     if isinstance(params.init, str):
         if params.init not in _INITS:

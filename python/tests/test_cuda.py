@@ -36,6 +36,19 @@ def test_cuda_equals_cpu(solver, shape):
     assert f32.solver_.endswith("/f32") and (f32.labels_ == cpu.labels_).mean() > 0.99
 
 
+@pytest.mark.parametrize("solver", ["lloyd", "hamerly"])
+def test_cuda_devices_give_one_devices_bits(solver):
+    # Rows split over devices (here blocks of device 0, listed twice, and every device):
+    # bitwise the centroids and labels of devices=[0].
+    X = blobs(30000, 3, 12, 5)
+    one = KMeans(12, solver=solver, backend="cuda", devices=[0], random_state=2, tol=0).fit(X)
+    for devices in ([0, 0], "all"):
+        split = KMeans(12, solver=solver, backend="cuda", devices=devices, random_state=2, tol=0).fit(X)
+        np.testing.assert_array_equal(split.labels_, one.labels_)
+        np.testing.assert_array_equal(split.cluster_centers_, one.cluster_centers_)
+        assert split.n_iter_ == one.n_iter_
+
+
 def test_cuda_silhouette_equals_cpu():
     X = blobs(3000, 4, 5, 2)
     labels = KMeans(5, random_state=0).fit_predict(X)

@@ -219,6 +219,10 @@ def test_bad_data(X, message):
     ({"n_init": 0}, "'n_init' parameter"),
     ({"precision": "f16"}, "'precision' parameter"),
     ({"n_threads": 10**6}, "--threads"),  # the engine's own refusal, as ValueError
+    ({"devices": [0, 1]}, "'devices' parameter of KMeans needs a CUDA back end"),
+    ({"devices": [], "backend": "cuda"}, "'devices' parameter of KMeans must be None, 'all' or a non-empty"),
+    ({"devices": "0,1", "backend": "cuda"}, "'devices' parameter of KMeans must be None, 'all' or a non-empty"),
+    ({"devices": [0, -1], "backend": "cuda"}, "'devices' parameter of KMeans must be None, 'all' or a non-empty"),
 ])
 def test_bad_options(params, message):
     with pytest.raises(ValueError, match=message):
