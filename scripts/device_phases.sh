@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # On a CUDA machine: time configurations of one data set by phase (median assignment,
 # update and step over iterations 2..N) and print each run's centroid-file checksum,
-# so that runs meant to give the same bits can be compared. Data: uniform points,
-# seed 7, float, generated once into /dev/shm (reading a large .npy from the device
+# so that runs meant to give the same bits can be compared. Data: uniform points
+# (KMS_PHASE_KIND=blobs: 100 Gaussian blobs), seed 7, float, generated once into /dev/shm (reading a large .npy from the device
 # machine's disk took ~45 s per run).
 # Usage: KMS_PHASE_N=400000000 KMS_PHASE_D=4 KMS_PHASE_ITER=8 scripts/device_phases.sh CONFIG_FILE
 #   CONFIG_FILE: one run per line, "K TAG CLI ARGS...", CLI "-" for the pack's kmeans-cli,
@@ -14,10 +14,13 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 configs=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 n=${KMS_PHASE_N:-100000000}; d=${KMS_PHASE_D:-4}; iters=${KMS_PHASE_ITER:-8}
 nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv | tee "$out/device.txt"
-data=/dev/shm/kms-phase-$n-$d.npy
+kind=${KMS_PHASE_KIND:-uniform}
+spec="$kind:n=$n,d=$d"
+[ "$kind" = blobs ] && spec="$spec,k=100"
+data=/dev/shm/kms-phase-$kind-$n-$d.npy
 start=$(date +%s.%N)
-[ -f "$data" ] || "$cli" generate --generate "uniform:n=$n,d=$d" --seed 7 --out "$data" > /dev/null || exit 1
-echo "data $n x $d ready in $(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 1))" "$(date +%s.%N)" "$start") s" | tee -a "$out/phases.txt"
+[ -f "$data" ] || "$cli" generate --generate "$spec" --seed 7 --out "$data" > /dev/null || exit 1
+echo "data $kind $n x $d ready in $(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 1))" "$(date +%s.%N)" "$start") s" | tee -a "$out/phases.txt"
 while read -r k tag exe args; do
   [ -z "$k" ] || [ "${k:0:1}" = "#" ] && continue
   launch=()

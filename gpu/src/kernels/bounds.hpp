@@ -82,11 +82,12 @@ void launch_elkan(const BoundedArgs<T>& args, bool shared_variant, const Geometr
 template <typename T>
 void launch_hamerly_search(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry,
                            cudaStream_t stream);
-// Exponion: the sorted rows of near centroids (before each bounded assignment), and
-// the assignment.
+// Exponion: the sorted rows of near centroids (before each bounded assignment;
+// `reuse`: `near` holds an earlier build's rows for this k, tried first), and the
+// assignment.
 template <typename T>
-void launch_exponion_rows(const T* centroids, int k, int d, int near_count, unsigned long long* near, float* rest_half,
-                          cudaStream_t stream);
+void launch_exponion_rows(const T* centroids, int k, int d, int near_count, bool reuse, unsigned long long* near,
+                          float* rest_half, cudaStream_t stream);
 template <typename T>
 void launch_exponion(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
 // Yinyang: `defer` hands the points that need many distances to the tiled search.

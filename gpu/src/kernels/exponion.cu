@@ -8,7 +8,8 @@
 // its nearest other centroid): a centroid j outside it is at least |a j| − u > u from
 // x. The CPU partitions each centroid's row of the others into annuli; here each
 // step sorts, per centroid, its kExponionNear nearest others (a block per centroid,
-// bitonic in shared memory), and a point walks that list in order until the rest is
+// bitonic in shared memory; the last step's set re-sorted when it still holds), and
+// a point walks that list in order until the rest is
 // provably farther than its best (normally just past the ball). A ball larger than
 // the list sends the point to a full search: the register-tiled one for k > 32.
 //
@@ -35,52 +36,131 @@ __device__ __forceinline__ int entry_centroid(unsigned long long entry) {
 __device__ __forceinline__ float round_down_to_float(float v) { return v; }
 __device__ __forceinline__ float round_down_to_float(double v) { return __double2float_rd(v); }
 
-// One block per centroid a: its a.near_count nearest others in (bound, index) order,
-// and the least half bound of the rest. The row goes through shared memory in
-// rounds: the entries kept so far plus the next ones, sorted (bitonic), the first
-// near_count kept; the first one dropped in a round is the least of what it drops.
+// The least entry of the block (every thread passes its own; all get the result).
+__device__ unsigned long long block_min_entry(unsigned long long v, unsigned long long* scratch) {
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const unsigned long long other = __shfl_xor_sync(0xffffffffu, v, offset);
+        v = other < v ? other : v;
+    }
+    const int warp = threadIdx.x / 32, warps = (blockDim.x + 31) / 32;
+    if ((threadIdx.x & 31) == 0) scratch[warp] = v;
+    __syncthreads();
+    v = scratch[0];
+    for (int w = 1; w < warps; ++w) v = scratch[w] < v ? scratch[w] : v;
+    __syncthreads();
+    return v;
+}
+
+// Sorts entries[0, size) ascending (size a power of two), the whole block.
+__device__ void bitonic_sort(unsigned long long* entries, int size_total) {
+    for (int size = 2; size <= size_total; size <<= 1)
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+            for (int e = threadIdx.x; e < size_total / 2; e += blockDim.x) {
+                const int lo = 2 * e - (e & (stride - 1)), hi = lo + stride;
+                const bool ascending = (lo & size) == 0;
+                const unsigned long long x = entries[lo], y = entries[hi];
+                if ((x > y) == ascending) {
+                    entries[lo] = y;
+                    entries[hi] = x;
+                }
+            }
+            __syncthreads();
+        }
+}
+
 template <typename T>
-__global__ void exponion_rows_kernel(const T* centroids, int k, int d, int near_count, int buffer,
+__device__ __forceinline__ unsigned long long row_entry(const T* ca, const T* centroids, int b, int d,
+                                                        const BoundArithmetic<T>& bounds) {
+    const T dist = exact_squared_distance(ca, centroids + static_cast<long long>(b) * d, d);
+    const float half = round_down_to_float(bounds.lower(device_sqrt(dist)) / T(2));
+    return (static_cast<unsigned long long>(__float_as_uint(half)) << 32) | static_cast<unsigned>(b);
+}
+
+// One block per centroid a: its near_count nearest others in (bound, index) order,
+// and the least half bound of the rest. Entries are a total order, so that set is
+// unique. Sorting whole rows is bound by shared-memory traffic (a 2048-entry sort
+// per centroid: 0.104 ms a step at k = 1000, H100), and centroids move little
+// between steps, so with `reuse` the last step's set bounds the new one: only the
+// entries up to its largest fresh entry are sorted (usually a few more than
+// near_count; at most `buffer`). Otherwise (and on the first build) the whole row is sorted in shared memory when
+// it fits (`buffer` >= k), else it goes through in rounds: the entries kept so far
+// plus the next ones, sorted, the first near_count kept; the first one dropped in a
+// round is the least of what it drops.
+template <typename T>
+__global__ void exponion_rows_kernel(const T* centroids, int k, int d, int near_count, int buffer, bool reuse,
                                      unsigned long long* near, float* rest_half) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     unsigned long long* entries = reinterpret_cast<unsigned long long*>(smem_raw);
-    __shared__ unsigned long long rest;
+    __shared__ unsigned long long rest, scratch[32];
+    __shared__ int candidates;
     constexpr unsigned long long kNone = ~0ull;  // after every real entry
     const BoundArithmetic<T> bounds(d);
     const int a = blockIdx.x;
     const T* ca = centroids + static_cast<long long>(a) * d;
-    if (threadIdx.x == 0) rest = kNone;
-    for (int e = threadIdx.x; e < near_count; e += blockDim.x) entries[e] = kNone;
-    const int fresh = buffer - near_count;
-    for (int b0 = 0; b0 < k; b0 += fresh) {
-        for (int e = threadIdx.x; e < fresh; e += blockDim.x) {
-            const int b = b0 + e;
-            unsigned long long entry = kNone;
-            if (b < k && b != a) {
-                const T dist = exact_squared_distance(ca, centroids + static_cast<long long>(b) * d, d);
-                const float half = round_down_to_float(bounds.lower(device_sqrt(dist)) / T(2));
-                entry = (static_cast<unsigned long long>(__float_as_uint(half)) << 32) | static_cast<unsigned>(b);
-            }
-            entries[near_count + e] = entry;
+    unsigned long long* row = near + static_cast<long long>(a) * near_count;
+    if (reuse) {
+        // The last set's fresh entries: their largest, t, bounds the near_count-th
+        // least entry, so the entries <= t (the candidates, a few more than
+        // near_count when the centroids moved little) hold the whole new set.
+        unsigned long long largest = 0;
+        for (int e = threadIdx.x; e < near_count; e += blockDim.x) {
+            const unsigned long long entry = row_entry(ca, centroids, entry_centroid(row[e]), d, bounds);
+            largest = entry > largest ? entry : largest;
         }
+        const unsigned long long threshold = ~block_min_entry(~largest, scratch);
+        if (threadIdx.x == 0) candidates = 0;
         __syncthreads();
-        for (int size = 2; size <= buffer; size <<= 1)
-            for (int stride = size >> 1; stride > 0; stride >>= 1) {
-                for (int e = threadIdx.x; e < buffer / 2; e += blockDim.x) {
-                    const int lo = 2 * e - (e & (stride - 1)), hi = lo + stride;
-                    const bool ascending = (lo & size) == 0;
-                    const unsigned long long x = entries[lo], y = entries[hi];
-                    if ((x > y) == ascending) {
-                        entries[lo] = y;
-                        entries[hi] = x;
-                    }
-                }
-                __syncthreads();
+        unsigned long long least_above = kNone;
+        for (int b = threadIdx.x; b < k; b += blockDim.x) {
+            if (b == a) continue;
+            const unsigned long long entry = row_entry(ca, centroids, b, d, bounds);
+            if (entry <= threshold) {
+                const int slot = atomicAdd(&candidates, 1);
+                if (slot < buffer) entries[slot] = entry;
+            } else if (entry < least_above) {
+                least_above = entry;
             }
-        if (threadIdx.x == 0 && entries[near_count] < rest) rest = entries[near_count];
-        __syncthreads();
+        }
+        least_above = block_min_entry(least_above, scratch);  // its barriers publish `candidates`
+        const int found = candidates;
+        if (found <= buffer) {  // block-uniform
+            int sorted = 1;
+            while (sorted < found) sorted <<= 1;
+            for (int e = found + threadIdx.x; e < sorted; e += blockDim.x) entries[e] = kNone;
+            __syncthreads();
+            bitonic_sort(entries, sorted);
+            for (int e = threadIdx.x; e < near_count; e += blockDim.x) row[e] = entries[e];
+            if (threadIdx.x == 0) {
+                const unsigned long long beyond = found > near_count ? entries[near_count] : least_above;
+                rest_half[a] = beyond == kNone ? __int_as_float(0x7f800000) : entry_half_bound(beyond);
+            }
+            return;
+        }
+        __syncthreads();  // every thread has read `candidates` before the rebuild
     }
-    for (int e = threadIdx.x; e < near_count; e += blockDim.x) near[static_cast<long long>(a) * near_count + e] = entries[e];
+    if (buffer >= k) {  // the whole row at once
+        for (int b = threadIdx.x; b < buffer; b += blockDim.x)
+            entries[b] = b < k && b != a ? row_entry(ca, centroids, b, d, bounds) : kNone;
+        __syncthreads();
+        bitonic_sort(entries, buffer);
+        if (threadIdx.x == 0) rest = entries[near_count];
+    } else {
+        if (threadIdx.x == 0) rest = kNone;
+        for (int e = threadIdx.x; e < near_count; e += blockDim.x) entries[e] = kNone;
+        const int fresh = buffer - near_count;
+        for (int b0 = 0; b0 < k; b0 += fresh) {
+            for (int e = threadIdx.x; e < fresh; e += blockDim.x) {
+                const int b = b0 + e;
+                entries[near_count + e] = b < k && b != a ? row_entry(ca, centroids, b, d, bounds) : kNone;
+            }
+            __syncthreads();
+            bitonic_sort(entries, buffer);
+            if (threadIdx.x == 0 && entries[near_count] < rest) rest = entries[near_count];
+            __syncthreads();
+        }
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < near_count; e += blockDim.x) row[e] = entries[e];
     if (threadIdx.x == 0)
         rest_half[a] = rest == kNone ? __int_as_float(0x7f800000) : entry_half_bound(rest);
 }
@@ -185,13 +265,18 @@ __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, i
 }  // namespace
 
 template <typename T>
-void launch_exponion_rows(const T* centroids, int k, int d, int near_count, unsigned long long* near, float* rest_half,
-                          cudaStream_t stream) {
+void launch_exponion_rows(const T* centroids, int k, int d, int near_count, bool reuse, unsigned long long* near,
+                          float* rest_half, cudaStream_t stream) {
+    // The whole row when it fits in 32 KiB (k <= 4096), else rounds through 16 KiB.
+    int whole = 64;
+    while (whole < k) whole *= 2;
     int buffer = 64;
-    while (buffer < std::min(k - 1 + near_count, 16 * kExponionNear)) buffer *= 2;  // at most 16 KiB
+    while (buffer < std::min(k - 1 + near_count, 16 * kExponionNear)) buffer *= 2;
     if (buffer < 2 * near_count) buffer = 2 * near_count;
-    exponion_rows_kernel<T><<<k, 256, static_cast<std::size_t>(buffer) * sizeof(unsigned long long), stream>>>(
-        centroids, k, d, near_count, buffer, near, rest_half);
+    if (whole <= 4096) buffer = whole;
+    reuse = reuse && near_count <= k - 1;  // k = 1: the row holds no centroid
+    const std::size_t bytes = static_cast<std::size_t>(buffer) * sizeof(unsigned long long);
+    exponion_rows_kernel<T><<<k, 256, bytes, stream>>>(centroids, k, d, near_count, buffer, reuse, near, rest_half);
     KMS_CUDA_LAUNCH_CHECK("Exponion row kernel");
 }
 
@@ -217,8 +302,10 @@ void launch_exponion(const BoundedArgs<T>& args, bool shared_variant, const Geom
     launch_hamerly_search<T>(args, shared_variant, g, stream);
 }
 
-template void launch_exponion_rows<float>(const float*, int, int, int, unsigned long long*, float*, cudaStream_t);
-template void launch_exponion_rows<double>(const double*, int, int, int, unsigned long long*, float*, cudaStream_t);
+template void launch_exponion_rows<float>(const float*, int, int, int, bool, unsigned long long*, float*,
+                                          cudaStream_t);
+template void launch_exponion_rows<double>(const double*, int, int, int, bool, unsigned long long*, float*,
+                                           cudaStream_t);
 template void launch_exponion<float>(const BoundedArgs<float>&, bool, const Geometry&, cudaStream_t);
 template void launch_exponion<double>(const BoundedArgs<double>&, bool, const Geometry&, cudaStream_t);
 

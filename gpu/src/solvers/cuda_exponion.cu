@@ -28,11 +28,13 @@ private:
         search_count_.allocate(1, "the count of points to search");
         near_.allocate(k * static_cast<std::size_t>(near_count()), "the sorted rows of near centroids");
         rest_half_.allocate(k, "the bounds beyond the near centroids");
+        rows_built_ = false;
     }
 
     std::uint64_t after_separations() override {
-        launch_exponion_rows<T>(this->current(), this->k_, this->d_, near_count(), near_.get(), rest_half_.get(),
-                                this->stream_);
+        launch_exponion_rows<T>(this->current(), this->k_, this->d_, near_count(), rows_built_, near_.get(),
+                                rest_half_.get(), this->stream_);
+        rows_built_ = true;
         return static_cast<std::uint64_t>(this->k_) * (this->k_ - 1);
     }
 
@@ -59,6 +61,7 @@ private:
     DeviceBuffer<unsigned long long> search_count_;
     DeviceBuffer<unsigned long long> near_;
     DeviceBuffer<float> rest_half_;
+    bool rows_built_ = false;  // near_ holds a build's rows for this k (any centroids): a candidate set
 };
 
 }  // namespace
