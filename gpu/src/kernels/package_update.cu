@@ -162,7 +162,10 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
 // memory holds, up to 16 (8 where a thread's rows need more registers than 16
 // warps leave it: past d = 8, or d = 5..8 in double). With a package or more per
 // multiprocessor, 8: measured faster (4·10^8 × 4-D, k = 100, H100: 2.12 against
-// 2.30 ms with 1024 packages a device, 7.99 against 8.59 ms with 256 on one).
+// 2.30 ms with 1024 packages a device, 7.99 against 8.59 ms with 256 on one;
+// 10^7 × 2-D, k = 100: 0.198 against 0.210 ms), but only where two 8-warp blocks
+// fit a multiprocessor's shared memory: else a multiprocessor runs one block, and
+// 16 warps are faster (10^6 × 2-D, k = 1000, 120 KB a block: 0.072 against 0.085 ms).
 constexpr int kRoundsMaxD = 16;
 __host__ __device__ constexpr int rounds_max_warps(int max_d, std::size_t element_size) {
     return max_d > 8 || (max_d > 4 && element_size > 4) ? 8 : 16;
@@ -460,12 +463,16 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
                          const T* weights, UpdateWorkspace& sorted, PackageWorkspace& w, const PackageGeometry& g,
                          cudaStream_t stream) {
     if (rounds_package_path(k, d, weights != nullptr, sizeof(T))) {
-        int device = 0, device_shared = 0, multiprocessors = 0;
+        int device = 0, device_shared = 0, multiprocessor_shared = 0, multiprocessors = 0;
         KMS_CUDA_CHECK(cudaGetDevice(&device));
         KMS_CUDA_CHECK(cudaDeviceGetAttribute(&device_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        KMS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessor_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                              device));
         KMS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-        const RoundsShape shape = rounds_shape(k, d, sizeof(T), static_cast<std::size_t>(device_shared),
-                                               g.local_packages() >= multiprocessors ? 8 : 16);
+        // 8 warps only where two such blocks share a multiprocessor.
+        const bool eight = g.local_packages() >= multiprocessors &&
+                           2 * rounds_bytes(k, d, sizeof(T), 8) <= static_cast<std::size_t>(multiprocessor_shared);
+        const RoundsShape shape = rounds_shape(k, d, sizeof(T), static_cast<std::size_t>(device_shared), eight ? 8 : 16);
         const auto launch = [&](auto kernel) {
             KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                 static_cast<int>(shape.shared_bytes)));
