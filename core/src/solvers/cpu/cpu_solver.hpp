@@ -762,19 +762,28 @@ private:
 
     std::size_t sum_weighted(std::size_t begin, std::size_t end, T* sub, unsigned char* touched,
                              std::uint32_t* touched_list, std::int64_t* pcount, double* pweight) {
+        return sum_weighted_rows(labels_.data(), points_, centroids_.row(0), weights_, d_, begin, end, sub, touched,
+                                 touched_list, pcount, pweight);
+    }
+    // Plain pointers, as sum_sub_package() (stores through `touched` would make the
+    // compiler reload the members every row).
+    static std::size_t sum_weighted_rows(const std::int32_t* labels, const T* points, const T* centroids,
+                                         const T* weights, std::size_t d, std::size_t begin, std::size_t end, T* sub,
+                                         unsigned char* touched, std::uint32_t* touched_list, std::int64_t* pcount,
+                                         double* pweight) {
         std::size_t touched_count = 0;
         for (std::size_t i = begin; i < end; ++i) {
-            const std::size_t c = static_cast<std::size_t>(labels_[i]);
-            T* row = sub + c * d_;
-            const T* x = points_ + i * d_;
-            const T* old = centroids_.row(c);
-            const T w = weights_[i];
+            const std::size_t c = static_cast<std::size_t>(labels[i]);
+            T* row = sub + c * d;
+            const T* x = points + i * d;
+            const T* old = centroids + c * d;
+            const T w = weights[i];
             if (!touched[c]) {
                 touched[c] = 1;
                 touched_list[touched_count++] = static_cast<std::uint32_t>(c);
-                for (std::size_t t = 0; t < d_; ++t) row[t] = w * (x[t] - old[t]);
+                for (std::size_t t = 0; t < d; ++t) row[t] = w * (x[t] - old[t]);
             } else {
-                for (std::size_t t = 0; t < d_; ++t) row[t] += w * (x[t] - old[t]);
+                for (std::size_t t = 0; t < d; ++t) row[t] += w * (x[t] - old[t]);
             }
             ++pcount[c];
             pweight[c] += static_cast<double>(w);
