@@ -554,12 +554,14 @@ private:
                     const std::size_t s_end = std::min(end, s + kSubPackage);
                     std::size_t touched_count = 0;
                     if (weight_sums) {
-                        touched_count = sum_weighted(s, s_end, sub.data(), touched.data(), touched_list.data(), pcount,
-                                                     weight_sums + p * k_);
+                        touched_count = sum_rows<true, 0>(labels_.data(), points_, centroids_.row(0), weights_, d_, s,
+                                                          s_end, sub.data(), touched.data(), touched_list.data(),
+                                                          pcount, weight_sums + p * k_);
                     } else {
                         const auto rows = [&]<std::size_t D>() {
-                            return sum_sub_package<D>(labels_.data(), points_, centroids_.row(0), d_, s, s_end,
-                                                      sub.data(), touched.data(), touched_list.data(), pcount);
+                            return sum_rows<false, D>(labels_.data(), points_, centroids_.row(0), nullptr, d_, s,
+                                                      s_end, sub.data(), touched.data(), touched_list.data(), pcount,
+                                                      nullptr);
                         };
                         touched_count = d_ == 1   ? rows.template operator()<1>()
                                         : d_ == 2 ? rows.template operator()<2>()
@@ -731,19 +733,17 @@ private:
         stats.verified_points = counts[4];
     }
 
-    // One sub-package of the weighted update: Σ w·(x - old) in T per cluster,
-    // Σ w in double per package (the unweighted loop in update() with a weight).
-    // Returns how many clusters it touched, named in touched_list.
-    // One sub-package of the unweighted update: Σ (x − old) in T per cluster, rows
-    // in order; returns how many clusters it touched (listed in touched_list). A
-    // static function of plain pointers: its stores through `touched` (a character
-    // type may alias anything) would otherwise make the compiler reload the
-    // solver's members on every row (7.6 ns a row at 10^5 × 2-D, k = 100). D: the
-    // dimension when known at compile time, 0 for d.
-    template <std::size_t D>
-    static std::size_t sum_sub_package(const std::int32_t* labels, const T* points, const T* centroids,
-                                       std::size_t d_runtime, std::size_t begin, std::size_t end, T* sub,
-                                       unsigned char* touched, std::uint32_t* touched_list, std::int64_t* pcount) {
+    // One sub-package of the update: Σ (x − old) in T per cluster (Weighted: Σ w·(x − old),
+    // and Σ w in double per package), rows in order; returns how many clusters it
+    // touched, named in touched_list. A static function of plain pointers: as a member
+    // loop, its stores through `touched` (a character type may alias anything) made
+    // the compiler reload the solver's members every row (7.6 ns a row at 10^5 × 2-D,
+    // k = 100). D: the dimension when known at compile time, 0 for d.
+    template <bool Weighted, std::size_t D>
+    static std::size_t sum_rows(const std::int32_t* labels, const T* points, const T* centroids, const T* weights,
+                                std::size_t d_runtime, std::size_t begin, std::size_t end, T* sub,
+                                unsigned char* touched, std::uint32_t* touched_list, std::int64_t* pcount,
+                                double* pweight) {
         const std::size_t d = D > 0 ? D : d_runtime;
         std::size_t touched_count = 0;
         for (std::size_t i = begin; i < end; ++i) {
@@ -751,42 +751,23 @@ private:
             T* row = sub + c * d;
             const T* x = points + i * d;
             const T* old = centroids + c * d;
-            touched_list[touched_count] = static_cast<std::uint32_t>(c);  // kept if c is new (no branch)
-            touched_count += !touched[c];
-            touched[c] = 1;
-            for (std::size_t t = 0; t < d; ++t) row[t] += x[t] - old[t];
-            ++pcount[c];
-        }
-        return touched_count;
-    }
-
-    std::size_t sum_weighted(std::size_t begin, std::size_t end, T* sub, unsigned char* touched,
-                             std::uint32_t* touched_list, std::int64_t* pcount, double* pweight) {
-        return sum_weighted_rows(labels_.data(), points_, centroids_.row(0), weights_, d_, begin, end, sub, touched,
-                                 touched_list, pcount, pweight);
-    }
-    // Plain pointers, as sum_sub_package() (stores through `touched` would make the
-    // compiler reload the members every row).
-    static std::size_t sum_weighted_rows(const std::int32_t* labels, const T* points, const T* centroids,
-                                         const T* weights, std::size_t d, std::size_t begin, std::size_t end, T* sub,
-                                         unsigned char* touched, std::uint32_t* touched_list, std::int64_t* pcount,
-                                         double* pweight) {
-        std::size_t touched_count = 0;
-        for (std::size_t i = begin; i < end; ++i) {
-            const std::size_t c = static_cast<std::size_t>(labels[i]);
-            T* row = sub + c * d;
-            const T* x = points + i * d;
-            const T* old = centroids + c * d;
-            const T w = weights[i];
-            if (!touched[c]) {
-                touched[c] = 1;
-                touched_list[touched_count++] = static_cast<std::uint32_t>(c);
-                for (std::size_t t = 0; t < d; ++t) row[t] = w * (x[t] - old[t]);
+            if constexpr (Weighted) {
+                const T w = weights[i];
+                if (!touched[c]) {
+                    touched[c] = 1;
+                    touched_list[touched_count++] = static_cast<std::uint32_t>(c);
+                    for (std::size_t t = 0; t < d; ++t) row[t] = w * (x[t] - old[t]);
+                } else {
+                    for (std::size_t t = 0; t < d; ++t) row[t] += w * (x[t] - old[t]);
+                }
+                pweight[c] += static_cast<double>(w);
             } else {
-                for (std::size_t t = 0; t < d; ++t) row[t] += w * (x[t] - old[t]);
+                touched_list[touched_count] = static_cast<std::uint32_t>(c);  // kept if c is new (no branch)
+                touched_count += !touched[c];
+                touched[c] = 1;
+                for (std::size_t t = 0; t < d; ++t) row[t] += x[t] - old[t];
             }
             ++pcount[c];
-            pweight[c] += static_cast<double>(w);
         }
         return touched_count;
     }
