@@ -8,9 +8,9 @@
 // its nearest other centroid): a centroid j outside it is at least |a j| − u > u from
 // x. The CPU partitions each centroid's row of the others into annuli; here each
 // step sorts, per centroid, its kExponionNear nearest others (a block per centroid,
-// bitonic in shared memory; the last step's set re-sorted when it still holds), and
-// a point walks that list in order until the rest is
-// provably farther than its best (normally just past the ball). A ball larger than
+// bitonic in shared memory, over the few entries the last step's set leaves
+// possible), and a point walks that list in order until the rest is provably
+// farther than its best (normally just past the ball). A ball larger than
 // the list sends the point to a full search: the register-tiled one for k > 32.
 //
 // Three kernels per step: Hamerly's test for every point (hamerly_filter_kernel), the
@@ -82,10 +82,10 @@ __device__ __forceinline__ unsigned long long row_entry(const T* ca, const T* ce
 // per centroid: 0.104 ms a step at k = 1000, H100), and centroids move little
 // between steps, so with `reuse` the last step's set bounds the new one: only the
 // entries up to its largest fresh entry are sorted (usually a few more than
-// near_count; at most `buffer`). Otherwise (and on the first build) the whole row is sorted in shared memory when
-// it fits (`buffer` >= k), else it goes through in rounds: the entries kept so far
-// plus the next ones, sorted, the first near_count kept; the first one dropped in a
-// round is the least of what it drops.
+// near_count; at most `buffer`). Otherwise (and on the first build) the whole row
+// is sorted in shared memory when it fits (`buffer` >= k), else it goes through in
+// rounds: the entries kept so far plus the next ones, sorted, the first near_count
+// kept; the first one dropped in a round is the least of what it drops.
 template <typename T>
 __global__ void exponion_rows_kernel(const T* centroids, int k, int d, int near_count, int buffer, bool reuse,
                                      unsigned long long* near, float* rest_half) {
