@@ -380,16 +380,43 @@ __global__ void direct_package_fold_kernel(const T* __restrict__ sub_sums, const
     if (j == 0) package_counts[local * k + c] = count;
 }
 
-__global__ void package_tree_level_kernel(double* sums, long long* counts, double* weights, long long kd, int k,
-                                          long long first, long long count, long long stride) {
+// Two consecutive levels of the tree in one launch (a launch costs ~3 µs; a tree of
+// 256 packages has 8 levels): level L (stride s) makes node x + s into x for its
+// nodes x, level L + 1 makes q + 2s into q for its nodes q. Per level-(L + 1) node the
+// launch adds (v[q] + v[q + s]) + (v[q + 2s] + v[q + 3s]), each inner addition only
+// where level L has that node: the same additions in the same order. Level-L nodes
+// no level-(L + 1) node takes are added alone. count2 = 0: level L alone.
+struct TreeLevels {
+    long long first1 = 0, count1 = 0, first2 = 0, count2 = 0, stride = 1;  // local node indices
+};
+
+template <class V>
+__device__ void tree_levels_item(V* v, long long width, long long item, long long op, const TreeLevels& t) {
+    const long long s = t.stride;
+    const auto level_one_node = [&](long long x) { return x >= t.first1 && x < t.first1 + t.count1 * 2 * s; };
+    if (op < t.count2) {
+        const long long q = t.first2 + op * 4 * s;
+        V left = v[q * width + item];
+        if (level_one_node(q)) left = left + v[(q + s) * width + item];
+        V right = v[(q + 2 * s) * width + item];
+        if (level_one_node(q + 2 * s)) right = right + v[(q + 3 * s) * width + item];
+        v[q * width + item] = left + right;
+        return;
+    }
+    const long long x = t.first1 + (op - t.count2) * 2 * s;
+    if (x >= t.first2 && x < t.first2 + t.count2 * 4 * s) return;  // its level-(L + 1) node made it
+    v[x * width + item] = v[x * width + item] + v[(x + s) * width + item];
+}
+
+__global__ void package_tree_levels_kernel(double* sums, long long* counts, double* weights, long long kd, int k,
+                                           TreeLevels t) {
     const long long width = kd + k + (weights ? k : 0);
     const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (e >= count * width) return;
+    if (e >= (t.count1 + t.count2) * width) return;
     const long long op = e / width, item = e - op * width;
-    const long long dst = first + op * 2 * stride, src = dst + stride;
-    if (item < kd) sums[dst * kd + item] += sums[src * kd + item];
-    else if (item < kd + k) counts[dst * k + item - kd] += counts[src * k + item - kd];
-    else weights[dst * k + item - kd - k] += weights[src * k + item - kd - k];
+    if (item < kd) tree_levels_item(sums, kd, item, op, t);
+    else if (item < kd + k) tree_levels_item(counts, static_cast<long long>(k), item - kd, op, t);
+    else tree_levels_item(weights, static_cast<long long>(k), item - kd - k, op, t);
 }
 
 template <typename T>
@@ -532,14 +559,24 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
     KMS_CUDA_LAUNCH_CHECK("package sum kernel");
 }
 
-void launch_package_tree_level(PackageWorkspace& w, int k, int d, bool weighted, long long first, long long count,
-                               long long stride, cudaStream_t stream) {
-    const long long kd = static_cast<long long>(k) * d;
-    const long long items = count * (kd + k + (weighted ? k : 0));
-    package_tree_level_kernel<<<blocks_for(items, 256), 256, 0, stream>>>(
-        w.package_sums.get(), w.package_counts.get(), weighted ? w.package_weights.get() : nullptr, kd, k, first, count,
-        stride);
-    KMS_CUDA_LAUNCH_CHECK("package tree kernel");
+void launch_package_tree(PackageWorkspace& w, int k, int d, bool weighted, const std::vector<PackageTreeLevel>& levels,
+                         long long package_begin, cudaStream_t stream) {
+    const long long kd = static_cast<long long>(k) * d, width = kd + k + (weighted ? k : 0);
+    for (std::size_t i = 0; i < levels.size();) {
+        TreeLevels t;
+        t.stride = static_cast<long long>(levels[i].stride);
+        t.first1 = static_cast<long long>(levels[i].nodes.front()) - package_begin;
+        t.count1 = static_cast<long long>(levels[i].nodes.size());
+        const bool pair = i + 1 < levels.size() && levels[i + 1].stride == 2 * levels[i].stride;
+        if (pair) {
+            t.first2 = static_cast<long long>(levels[i + 1].nodes.front()) - package_begin;
+            t.count2 = static_cast<long long>(levels[i + 1].nodes.size());
+        }
+        package_tree_levels_kernel<<<blocks_for((t.count1 + t.count2) * width, 256), 256, 0, stream>>>(
+            w.package_sums.get(), w.package_counts.get(), weighted ? w.package_weights.get() : nullptr, kd, k, t);
+        KMS_CUDA_LAUNCH_CHECK("package tree kernel");
+        i += pair ? 2 : 1;
+    }
 }
 
 template <typename T>

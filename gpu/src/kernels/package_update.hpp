@@ -13,9 +13,11 @@
 // boundaries into segments and sums each by one thread per coordinate.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "cuda_common.hpp"
 #include "kernels/update.hpp"
+#include "kms/communicator.hpp"
 
 namespace kms::cuda {
 
@@ -62,10 +64,10 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
                          const T* weights, UpdateWorkspace& sorted, PackageWorkspace& w, const PackageGeometry& g,
                          cudaStream_t stream);
 
-// One level of the tree inside this block: local package (first + i·2·stride)
-// adds local package (first + i·2·stride + stride), i < count (sums, counts, weights).
-void launch_package_tree_level(PackageWorkspace& w, int k, int d, bool weighted, long long first, long long count,
-                               long long stride, cudaStream_t stream);
+// The tree's additions inside this block (package_tree_local_levels, nodes as global
+// package indices; the block's packages start at package_begin): sums, counts, weights.
+void launch_package_tree(PackageWorkspace& w, int k, int d, bool weighted, const std::vector<PackageTreeLevel>& levels,
+                         long long package_begin, cudaStream_t stream);
 
 // Σ w·||x − c(label)||² of each local package (double; a fixed order within the
 // package) into w.package_inertia: summed over packages in order by the caller,
