@@ -389,9 +389,10 @@ def _fit_args(params, X, n_samples, owner, stacklevel=4):
     if devices is not None:
         if devices == "all":
             args += ["--devices", "all"]
-        elif (not isinstance(devices, str) and hasattr(devices, "__iter__") and len(list(devices)) > 0 and
-              all(isinstance(x, numbers.Integral) and not isinstance(x, bool) and x >= 0 for x in devices)):
-            args += ["--devices", ",".join(str(int(x)) for x in devices)]
+        elif (not isinstance(devices, str) and hasattr(devices, "__iter__") and
+              len(chosen := list(devices)) > 0 and  # once: a generator would be empty the second time
+              all(isinstance(x, numbers.Integral) and not isinstance(x, bool) and x >= 0 for x in chosen)):
+            args += ["--devices", ",".join(str(int(x)) for x in chosen)]
         else:
             raise ValueError(f"The 'devices' parameter of {owner} must be None, 'all' or a non-empty sequence of "
                              f"device numbers (ints >= 0). Got {devices!r} instead.")

@@ -223,6 +223,8 @@ def test_bad_data(X, message):
     ({"devices": [], "backend": "cuda"}, "'devices' parameter of KMeans must be None, 'all' or a non-empty"),
     ({"devices": "0,1", "backend": "cuda"}, "'devices' parameter of KMeans must be None, 'all' or a non-empty"),
     ({"devices": [0, -1], "backend": "cuda"}, "'devices' parameter of KMeans must be None, 'all' or a non-empty"),
+    ({"devices": (x for x in [-1]), "backend": "cuda"},
+     "'devices' parameter of KMeans must be None, 'all' or a non-empty"),
 ])
 def test_bad_options(params, message):
     with pytest.raises(ValueError, match=message):
