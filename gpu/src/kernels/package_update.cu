@@ -160,8 +160,10 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
 // device has multiprocessors (a small data set split over several devices) that
 // walk is the whole update's time. So such a block takes as many warps as shared
 // memory holds, up to 16 (8 where a thread's rows need more registers than 16
-// warps leave it: past d = 8, or d = 5..8 in double). With a package or more per
-// multiprocessor, 8: measured faster (4·10^8 × 4-D, k = 100, H100: 2.12 against
+// warps leave it: past d = 8, or d = 5..8 in double). Float rows of d ≤ 4: 16 warps in
+// blocks two of which share a multiprocessor (rounds_min_blocks). Else, with a package
+// or more per multiprocessor, 8: measured faster than one 16-warp block a
+// multiprocessor (4·10^8 × 4-D, k = 100, H100: 2.12 against
 // 2.30 ms with 1024 packages a device, 7.99 against 8.59 ms with 256 on one;
 // 10^7 × 2-D, k = 100: 0.198 against 0.210 ms), but only where two 8-warp blocks
 // fit a multiprocessor's shared memory: else a multiprocessor runs one block, and
@@ -169,6 +171,13 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
 constexpr int kRoundsMaxD = 16;
 __host__ __device__ constexpr int rounds_max_warps(int max_d, std::size_t element_size) {
     return max_d > 8 || (max_d > 4 && element_size > 4) ? 8 : 16;
+}
+// Float rows of d ≤ 4 fit 64 registers a thread without spilling, so two 16-warp
+// blocks share a multiprocessor where shared memory allows: 32 warps, against 16
+// for two 8-warp blocks (H100, update: 10^7 × 2-D, k = 100, 0.150 → 0.130 ms; 1-D
+// 0.142 → 0.119; 4-D 0.181 → 0.175; 10^6 points level). Double rows spill there.
+__host__ __device__ constexpr int rounds_min_blocks(int max_d, std::size_t element_size) {
+    return max_d <= 4 && element_size == 4 ? 2 : 1;
 }
 // Where the path applies: two warps' sums fit in this much (fixed, so that the
 // choice of path, and with it the bits of a default one-device run, never
@@ -210,11 +219,14 @@ __device__ __forceinline__ int warp_max(int value) {
 #endif
 }
 
-template <typename T, int MaxD>
-__global__ void __launch_bounds__(rounds_max_warps(MaxD, sizeof(T)) * 32, 1)
-    package_rounds_kernel(const T* __restrict__ points, long long n, int d, const T* __restrict__ previous,
+// Exact: d is MaxD. d ≤ 4 is compiled for each d, so that no lane issues the loads,
+// shuffles and additions of coordinates it lacks (10^7 × 2-D, k = 100: 0.187 → 0.150 ms).
+template <typename T, int MaxD, bool Exact>
+__global__ void __launch_bounds__(rounds_max_warps(MaxD, sizeof(T)) * 32, rounds_min_blocks(MaxD, sizeof(T)))
+    package_rounds_kernel(const T* __restrict__ points, long long n, int runtime_d, const T* __restrict__ previous,
                           const std::int32_t* __restrict__ labels, int k, PackageGeometry g, int warps,
                           double* package_sums, long long* package_counts) {
+    const int d = Exact ? MaxD : runtime_d;
     // Rows of this many 32-row groups are loaded before any of them is added.
     constexpr int kGroups = MaxD <= 4 ? 8 : MaxD <= 8 ? 4 : 2;
     extern __shared__ __align__(16) unsigned char rounds_raw[];
@@ -496,9 +508,13 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
         KMS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessor_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
                                               device));
         KMS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-        // 8 warps only where two such blocks share a multiprocessor.
-        const bool eight = g.local_packages() >= multiprocessors &&
-                           2 * rounds_bytes(k, d, sizeof(T), 8) <= static_cast<std::size_t>(multiprocessor_shared);
+        // Two 16-warp blocks a multiprocessor where registers and shared memory allow;
+        // else 8 warps only where two such blocks share a multiprocessor.
+        const auto two_fit = [&](int warps) {
+            return 2 * rounds_bytes(k, d, sizeof(T), warps) <= static_cast<std::size_t>(multiprocessor_shared);
+        };
+        const bool sixteen_twice = rounds_min_blocks(d, sizeof(T)) == 2 && two_fit(16);
+        const bool eight = !sixteen_twice && g.local_packages() >= multiprocessors && two_fit(8);
         const RoundsShape shape = rounds_shape(k, d, sizeof(T), static_cast<std::size_t>(device_shared), eight ? 8 : 16);
         const auto launch = [&](auto kernel) {
             KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -506,9 +522,15 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
             kernel<<<static_cast<unsigned>(g.local_packages()), shape.warps * 32, shape.shared_bytes, stream>>>(
                 points, n, d, previous, labels, k, g, shape.warps, w.package_sums.get(), w.package_counts.get());
         };
-        if (d <= 4) launch(package_rounds_kernel<T, 4>);
-        else if (d <= 8) launch(package_rounds_kernel<T, 8>);
-        else launch(package_rounds_kernel<T, kRoundsMaxD>);
+        switch (d) {
+            case 1: launch(package_rounds_kernel<T, 1, true>); break;
+            case 2: launch(package_rounds_kernel<T, 2, true>); break;
+            case 3: launch(package_rounds_kernel<T, 3, true>); break;
+            case 4: launch(package_rounds_kernel<T, 4, true>); break;
+            default:
+                if (d <= 8) launch(package_rounds_kernel<T, 8, false>);
+                else launch(package_rounds_kernel<T, kRoundsMaxD, false>);
+        }
         KMS_CUDA_LAUNCH_CHECK("package sum kernel (rounds)");
         return;
     }
