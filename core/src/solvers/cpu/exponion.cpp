@@ -108,6 +108,12 @@ protected:
             std::vector<std::uint32_t> ball;
             std::vector<T> ball_centroids, scratch(kernel_scratch_size(d)), best(kChunk), second(kChunk);
             std::vector<std::int32_t> nearest(kChunk);
+            // A point to the full search. The batch holds a chunk's points; pass 3 can
+            // leave some in it when the next window's pass 1 begins, so it runs when full.
+            const auto full_search = [&](std::size_t i) {
+                if (batch.size == kChunk) changed += this->search_batch(batch, upper, lower, evaluations);
+                batch.add(i);
+            };
             for (std::size_t window = 0; window < chunks; window += window_chunks) {
                 const std::size_t window_end = std::min(chunks, window + window_chunks);
                 // Pass 1: Hamerly's test; each point it leaves open takes the annuli that
@@ -119,7 +125,7 @@ protected:
                     const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
                     const std::size_t slot = (chunk - window) * kChunk;  // the chunk's place in open_rows_
                     if (first) {
-                        for (std::size_t i = begin; i < end; ++i) batch.add(i);
+                        for (std::size_t i = begin; i < end; ++i) full_search(i);
                     } else {
                         const std::size_t opened = this->hamerly_filter(begin, end, upper, lower, leaders,
                                                                         open + slot, evaluations, skips);
@@ -134,7 +140,7 @@ protected:
                             std::size_t reach = 0;
                             for (std::size_t f = 0; f < annuli; ++f) reach += !(annulus_min[f] > half_radius);
                             if (edge_[reach] >= full_search_from || edge_[reach] > inner_) {
-                                batch.add(i);
+                                full_search(i);
                             } else {
                                 open[slot + kept] = i;
                                 open_reach[slot + kept] = static_cast<std::uint8_t>(reach);
@@ -226,9 +232,7 @@ protected:
                                 const T outside =
                                     outside_half == inf ? inf : bounds.shrink(T(2) * outside_half, upper[i]);
                                 if (!bounds.separated(best_upper, outside)) {
-                                    batch.add(i);  // the nearest may lie beyond the annuli taken: full search
-                                    if (batch.size == kChunk)
-                                        changed += this->search_batch(batch, upper, lower, evaluations);
+                                    full_search(i);  // the nearest may lie beyond the annuli taken
                                     continue;
                                 }
                                 const std::size_t label = ball[static_cast<std::size_t>(nearest[p])];
