@@ -219,14 +219,14 @@ __device__ __forceinline__ int warp_max(int value) {
 #endif
 }
 
-// Exact: d is MaxD. d ≤ 4 is compiled for each d, so that no lane issues the loads,
+// MaxD ≤ 4 is d itself: d ≤ 4 is compiled for each d, so that no lane issues the loads,
 // shuffles and additions of coordinates it lacks (10^7 × 2-D, k = 100: 0.187 → 0.150 ms).
-template <typename T, int MaxD, bool Exact>
+template <typename T, int MaxD>
 __global__ void __launch_bounds__(rounds_max_warps(MaxD, sizeof(T)) * 32, rounds_min_blocks(MaxD, sizeof(T)))
     package_rounds_kernel(const T* __restrict__ points, long long n, int runtime_d, const T* __restrict__ previous,
                           const std::int32_t* __restrict__ labels, int k, PackageGeometry g, int warps,
                           double* package_sums, long long* package_counts) {
-    const int d = Exact ? MaxD : runtime_d;
+    const int d = MaxD <= 4 ? MaxD : runtime_d;
     // Rows of this many 32-row groups are loaded before any of them is added.
     constexpr int kGroups = MaxD <= 4 ? 8 : MaxD <= 8 ? 4 : 2;
     extern __shared__ __align__(16) unsigned char rounds_raw[];
@@ -523,13 +523,13 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
                 points, n, d, previous, labels, k, g, shape.warps, w.package_sums.get(), w.package_counts.get());
         };
         switch (d) {
-            case 1: launch(package_rounds_kernel<T, 1, true>); break;
-            case 2: launch(package_rounds_kernel<T, 2, true>); break;
-            case 3: launch(package_rounds_kernel<T, 3, true>); break;
-            case 4: launch(package_rounds_kernel<T, 4, true>); break;
+            case 1: launch(package_rounds_kernel<T, 1>); break;
+            case 2: launch(package_rounds_kernel<T, 2>); break;
+            case 3: launch(package_rounds_kernel<T, 3>); break;
+            case 4: launch(package_rounds_kernel<T, 4>); break;
             default:
-                if (d <= 8) launch(package_rounds_kernel<T, 8, false>);
-                else launch(package_rounds_kernel<T, kRoundsMaxD, false>);
+                if (d <= 8) launch(package_rounds_kernel<T, 8>);
+                else launch(package_rounds_kernel<T, kRoundsMaxD>);
         }
         KMS_CUDA_LAUNCH_CHECK("package sum kernel (rounds)");
         return;
