@@ -83,11 +83,11 @@ template <typename T>
 void launch_hamerly_search(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry,
                            cudaStream_t stream);
 // Exponion: the sorted rows of near centroids (before each bounded assignment;
-// `reuse`: `near` holds an earlier build's rows for this k, tried first), and the
-// assignment.
+// `reuse`: `near` holds an earlier build's rows for this k, tried first) and
+// nearest_half as launch_centroid_separations() gives it; and the assignment.
 template <typename T>
 void launch_exponion_rows(const T* centroids, int k, int d, int near_count, bool reuse, unsigned long long* near,
-                          float* rest_half, cudaStream_t stream);
+                          float* rest_half, T* nearest_half, cudaStream_t stream);
 template <typename T>
 void launch_exponion(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
 // Yinyang: `defer` hands the points that need many distances to the tiled search.

@@ -66,12 +66,14 @@ struct Nearest {
 // thread `offset` lanes away. The nearest by (distance, index), so the lowest index
 // among the smallest, as a sequential scan finds it; with Second, the second smallest
 // of the union: the smaller of the two seconds and the larger of the two nearest.
+// lanes_mask: the lanes that merge together (all of the warp unless given).
 template <typename T, bool Second>
-__device__ __forceinline__ void merge_with_lane(T& best, int& best_c, T& second, int offset) {
-    const T other = __shfl_xor_sync(0xffffffffu, best, offset);
-    const int other_c = __shfl_xor_sync(0xffffffffu, best_c, offset);
+__device__ __forceinline__ void merge_with_lane(T& best, int& best_c, T& second, int offset,
+                                                unsigned lanes_mask = 0xffffffffu) {
+    const T other = __shfl_xor_sync(lanes_mask, best, offset);
+    const int other_c = __shfl_xor_sync(lanes_mask, best_c, offset);
     if constexpr (Second) {
-        const T other_second = __shfl_xor_sync(0xffffffffu, second, offset);
+        const T other_second = __shfl_xor_sync(lanes_mask, second, offset);
         const T larger_best = other < best ? best : other;
         const T s = second < other_second ? second : other_second;
         second = larger_best < s ? larger_best : s;
@@ -96,6 +98,7 @@ __global__ void __launch_bounds__(256)
     __shared__ unsigned long long uscratch[32];
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;  // centroid group, point group
     const long long count = rows.list ? static_cast<long long>(*rows.list_count) : rows.n;
+    if (static_cast<long long>(blockIdx.x) * kSearchPoints >= count) return;  // no tile: nothing to count either
     const bool points_resident = Staged && d <= kSearchChunkD;
     unsigned long long changed = 0, searched = 0;
     // Blocks stride over the point tiles (a list's length is known only on the device).
@@ -250,19 +253,34 @@ inline int low_d_lanes(int k) {
     return lanes;
 }
 
+// A short list (late steps of a bounded solver: tens of points at k = 1000) leaves a
+// block or two each scanning k / lanes centroids in a row, bound by latency (38 µs a
+// step for under 100 points at 2-D, k = 1000, H100). So while the list's points at twice
+// the lanes still fit the threads the device holds at once (`resident`), the lanes
+// double, up to a warp and down to 16 centroids a lane.
+__device__ __forceinline__ int low_d_lanes_for(int lanes, int k, long long count, long long resident) {
+    const long long slots_needed = (count + kLowDPoints - 1) / kLowDPoints;
+    while (lanes < 32 && k / (2 * lanes) >= 16 && slots_needed * 2 * lanes <= resident) lanes *= 2;
+    return lanes;
+}
+
 template <typename T, int D, bool Second, class Finish>
 __global__ void __launch_bounds__(kLowDThreads)
-    low_d_search_kernel(const T* __restrict__ points, const T* __restrict__ centroids, int k, int lanes,
-                        TiledRows rows, Finish finish, unsigned long long* changed_counter,
+    low_d_search_kernel(const T* __restrict__ points, const T* __restrict__ centroids, int k, int base_lanes,
+                        long long resident, TiledRows rows, Finish finish, unsigned long long* changed_counter,
                         unsigned long long* distance_counter) {
     extern __shared__ __align__(16) unsigned char low_d_raw[];
     T* cs = reinterpret_cast<T*>(low_d_raw);
     __shared__ unsigned long long uscratch[32];
+    const long long count = rows.list ? static_cast<long long>(*rows.list_count) : rows.n;
+    const int lanes = low_d_lanes_for(base_lanes, k, count, resident);  // the same for every thread
+    const int sub = threadIdx.x & (lanes - 1), slot = threadIdx.x / lanes, slots = blockDim.x / lanes;
+    const long long span = static_cast<long long>(slots) * kLowDPoints;
+    // A block with no points leaves before loading the centroids: a short list (late
+    // steps of a bounded solver) would otherwise have every block of the grid load them.
+    if (static_cast<long long>(blockIdx.x) * span >= count) return;
     for (int e = threadIdx.x; e < k * D; e += blockDim.x) cs[e] = centroids[e];
     __syncthreads();
-    const int sub = threadIdx.x & (lanes - 1), slot = threadIdx.x / lanes, slots = blockDim.x / lanes;
-    const long long count = rows.list ? static_cast<long long>(*rows.list_count) : rows.n;
-    const long long span = static_cast<long long>(slots) * kLowDPoints;
     unsigned long long changed = 0, searched = 0;
     for (long long base = static_cast<long long>(blockIdx.x) * span; base < count;
          base += static_cast<long long>(gridDim.x) * span) {
@@ -342,8 +360,11 @@ void launch_tiled_search(const T* points, int d, const T* centroids, int k, cons
         const long long wanted = std::min<long long>((rows.n + span - 1) / span, 16LL * sm_count);
         const unsigned low_grid = static_cast<unsigned>(std::max<long long>(wanted, 1));
         const std::size_t shared = static_cast<std::size_t>(k) * d * sizeof(T);
+        // Threads resident at once: 2048 a multiprocessor on the H100 (1536 on some parts; the
+        // lanes rule only tunes speed).
+        const long long resident = static_cast<long long>(sm_count) * 2048;
         auto launch = [&](auto kernel) {
-            kernel<<<low_grid, kLowDThreads, shared, stream>>>(points, centroids, k, lanes, rows, finish,
+            kernel<<<low_grid, kLowDThreads, shared, stream>>>(points, centroids, k, lanes, resident, rows, finish,
                                                                changed_counter, distance_counter);
         };
         switch (d) {

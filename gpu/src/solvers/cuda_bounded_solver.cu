@@ -31,12 +31,16 @@ void CudaBoundedSolver<T>::restart() {
 }
 
 template <typename T>
+std::uint64_t CudaBoundedSolver<T>::separations(T* nearest_half) {
+    launch_centroid_separations<T>(this->current(), this->k_, this->d_, nearest_half, centroid_half_distances(),
+                                   this->stream_);
+    return static_cast<std::uint64_t>(this->k_) * (this->k_ - 1) / 2;
+}
+
+template <typename T>
 void CudaBoundedSolver<T>::before_assign(IterationStats& stats) {
     if (!bounds_valid_) return;
-    launch_centroid_separations<T>(this->current(), this->k_, this->d_, nearest_half_.get(),
-                                   centroid_half_distances(), this->stream_);
-    stats.centroid_centroid_distances =
-        static_cast<std::uint64_t>(this->k_) * (this->k_ - 1) / 2 + after_separations();
+    stats.centroid_centroid_distances = separations(nearest_half_.get());
 }
 
 template <typename T>

@@ -31,9 +31,11 @@ protected:
     // Row `row` of the cumulative shift table is now the current centroids' (Yinyang
     // appends its group row beside it).
     virtual void after_shift_row(int /*row*/) {}
-    // After the centroid separations of a bounded step (Exponion sorts its rows of
-    // near centroids): the centroid-centroid distances it computed.
-    virtual std::uint64_t after_separations() { return 0; }
+    // Before a bounded step: half the distance from each centroid to its nearest other
+    // into nearest_half (and the k × k table of centroid_half_distances() when given);
+    // returns the centroid-centroid distances computed. Exponion finds them while it
+    // sorts its rows of near centroids.
+    virtual std::uint64_t separations(T* nearest_half);
     // Rows of the cumulative shift tables (the bounds are rebuilt when they fill).
     static constexpr int kMaxShiftRows = 512;
 

@@ -31,9 +31,11 @@ private:
         rows_built_ = false;
     }
 
-    std::uint64_t after_separations() override {
+    // The rows kernel computes every centroid pair (both ways), and the nearest other
+    // centroid with them: no separate separation kernel.
+    std::uint64_t separations(T* nearest_half) override {
         launch_exponion_rows<T>(this->current(), this->k_, this->d_, near_count(), rows_built_, near_.get(),
-                                rest_half_.get(), this->stream_);
+                                rest_half_.get(), nearest_half, this->stream_);
         rows_built_ = true;
         return static_cast<std::uint64_t>(this->k_) * (this->k_ - 1);
     }
