@@ -13,9 +13,10 @@
 // farther than its best (normally just past the ball). A ball larger than
 // the list sends the point to a full search: the register-tiled one for k > 32.
 //
-// Three kernels per step: Hamerly's test for every point (hamerly_filter_kernel), the
-// ball walk a thread per listed point (so a warp's lanes all walk), the tiled search
-// of the points whose ball was too large.
+// Three kernels per step (after the rows, which also give each centroid's nearest
+// separation): Hamerly's test for every point (hamerly_filter_kernel), the ball walk of
+// the listed points (a thread a point below 8-D, else a few lanes a point, so a warp's
+// lanes all walk), the tiled search of the points whose ball was too large.
 #include <algorithm>
 
 #include "kernels/bounded_assign.hpp"

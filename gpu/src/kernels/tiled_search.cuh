@@ -253,11 +253,12 @@ inline int low_d_lanes(int k) {
     return lanes;
 }
 
-// A short list (late steps of a bounded solver: tens of points at k = 1000) leaves a
-// block or two each scanning k / lanes centroids in a row, bound by latency (38 µs a
-// step for under 100 points at 2-D, k = 1000, H100). So while the list's points at twice
-// the lanes still fit the threads the device holds at once (`resident`), the lanes
-// double, up to a warp and down to 16 centroids a lane.
+// A short list (late steps of a bounded solver) leaves a block or two each scanning
+// k / lanes centroids in a row, bound by latency: at 10^6 × 2-D, k = 1000, where the
+// distance counts put the list under a hundred points, 38 µs a launch, 21 with this
+// rule (H100). So while the list's points at twice the lanes still fit the threads the
+// device holds at once (`resident`), the lanes double, up to a warp and down to 16
+// centroids a lane.
 __device__ __forceinline__ int low_d_lanes_for(int lanes, int k, long long count, long long resident) {
     const long long slots_needed = (count + kLowDPoints - 1) / kLowDPoints;
     while (lanes < 32 && k / (2 * lanes) >= 16 && slots_needed * 2 * lanes <= resident) lanes *= 2;
