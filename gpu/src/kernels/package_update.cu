@@ -392,43 +392,63 @@ __global__ void direct_package_fold_kernel(const T* __restrict__ sub_sums, const
     if (j == 0) package_counts[local * k + c] = count;
 }
 
-// Two consecutive levels of the tree in one launch (a launch costs ~3 µs; a tree of
-// 256 packages has 8 levels): level L (stride s) makes node x + s into x for its
-// nodes x, level L + 1 makes q + 2s into q for its nodes q. Per level-(L + 1) node the
-// launch adds (v[q] + v[q + s]) + (v[q + 2s] + v[q + 3s]), each inner addition only
-// where level L has that node: the same additions in the same order. Level-L nodes
-// no level-(L + 1) node takes are added alone. count2 = 0: level L alone.
+// Up to kTreeLevelsPerLaunch consecutive levels of the tree in one launch (a launch
+// costs ~4 µs; 256 packages make 8 levels). Level l (stride s·2^l) adds node y + s·2^l
+// into y for its nodes y; nodes are local indices, level l's are first[l] +
+// 2·s·2^l·i for i < count[l]. Every node of a higher level is a node of level 0 too, so
+// a thread takes one level-0 node x and one item: unless x is added into another node
+// within these levels (it is the right child of one), it makes x's value after the last
+// of them from its subtree's packages, level by level in the tree's order (the same
+// additions in the same order as one level per launch).
+constexpr int kTreeLevelsPerLaunch = 4;
+
 struct TreeLevels {
-    long long first1 = 0, count1 = 0, first2 = 0, count2 = 0, stride = 1;  // local node indices
+    long long first[kTreeLevelsPerLaunch] = {}, count[kTreeLevelsPerLaunch] = {};
+    long long stride = 1;      // level 0's, a power of two
+    int stride_log = 0;        // log2(stride)
+    long long packages = 0;    // local packages: the positions that hold a value
+    int levels = 0;
+    __device__ bool is_node(int l, long long y) const {
+        const int spacing_log = stride_log + l + 1;  // nodes of level l are 2·stride·2^l apart
+        const long long offset = y - first[l];
+        return offset >= 0 && (offset & ((1ll << spacing_log) - 1)) == 0 && (offset >> spacing_log) < count[l];
+    }
 };
 
 template <class V>
-__device__ void tree_levels_item(V* v, long long width, long long item, long long op, const TreeLevels& t) {
-    const long long s = t.stride;
-    const auto level_one_node = [&](long long x) { return x >= t.first1 && x < t.first1 + t.count1 * 2 * s; };
-    if (op < t.count2) {
-        const long long q = t.first2 + op * 4 * s;
-        V left = v[q * width + item];
-        if (level_one_node(q)) left = left + v[(q + s) * width + item];
-        V right = v[(q + 2 * s) * width + item];
-        if (level_one_node(q + 2 * s)) right = right + v[(q + 3 * s) * width + item];
-        v[q * width + item] = left + right;
-        return;
+__device__ void tree_levels_item(V* v, long long width, long long item, long long x, const TreeLevels& t) {
+#pragma unroll
+    for (int l = 0; l < kTreeLevelsPerLaunch; ++l)  // constant bounds: t's arrays stay in registers
+        if (l < t.levels && t.is_node(l, x - (t.stride << l))) return;  // added into its left sibling
+    constexpr int kLeaves = 1 << kTreeLevelsPerLaunch;
+    const int leaves = 1 << t.levels;
+    V value[kLeaves];
+#pragma unroll
+    for (int i = 0; i < kLeaves; ++i) {
+        const long long y = x + i * t.stride;
+        value[i] = i < leaves && y < t.packages ? v[y * width + item] : V(0);
     }
-    const long long x = t.first1 + (op - t.count2) * 2 * s;
-    if (x >= t.first2 && x < t.first2 + t.count2 * 4 * s) return;  // its level-(L + 1) node made it
-    v[x * width + item] = v[x * width + item] + v[(x + s) * width + item];
+#pragma unroll
+    for (int l = 0; l < kTreeLevelsPerLaunch; ++l) {
+        if (l >= t.levels) break;
+        const int half = 1 << l;
+#pragma unroll
+        for (int i = 0; i < kLeaves; i += 2 * half)
+            if (i < leaves && t.is_node(l, x + i * t.stride)) value[i] = value[i] + value[i + half];
+    }
+    v[x * width + item] = value[0];
 }
 
 __global__ void package_tree_levels_kernel(double* sums, long long* counts, double* weights, long long kd, int k,
                                            TreeLevels t) {
     const long long width = kd + k + (weights ? k : 0);
     const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (e >= (t.count1 + t.count2) * width) return;
+    if (e >= t.count[0] * width) return;
     const long long op = e / width, item = e - op * width;
-    if (item < kd) tree_levels_item(sums, kd, item, op, t);
-    else if (item < kd + k) tree_levels_item(counts, static_cast<long long>(k), item - kd, op, t);
-    else tree_levels_item(weights, static_cast<long long>(k), item - kd - k, op, t);
+    const long long x = t.first[0] + op * 2 * t.stride;
+    if (item < kd) tree_levels_item(sums, kd, item, x, t);
+    else if (item < kd + k) tree_levels_item(counts, static_cast<long long>(k), item - kd, x, t);
+    else tree_levels_item(weights, static_cast<long long>(k), item - kd - k, x, t);
 }
 
 template <typename T>
@@ -582,22 +602,24 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
 }
 
 void launch_package_tree(PackageWorkspace& w, int k, int d, bool weighted, const std::vector<PackageTreeLevel>& levels,
-                         long long package_begin, cudaStream_t stream) {
+                         long long package_begin, long long package_end, cudaStream_t stream) {
     const long long kd = static_cast<long long>(k) * d, width = kd + k + (weighted ? k : 0);
     for (std::size_t i = 0; i < levels.size();) {
         TreeLevels t;
         t.stride = static_cast<long long>(levels[i].stride);
-        t.first1 = static_cast<long long>(levels[i].nodes.front()) - package_begin;
-        t.count1 = static_cast<long long>(levels[i].nodes.size());
-        const bool pair = i + 1 < levels.size() && levels[i + 1].stride == 2 * levels[i].stride;
-        if (pair) {
-            t.first2 = static_cast<long long>(levels[i + 1].nodes.front()) - package_begin;
-            t.count2 = static_cast<long long>(levels[i + 1].nodes.size());
+        while ((1ll << t.stride_log) < t.stride) ++t.stride_log;
+        t.packages = package_end - package_begin;
+        // The next levels while their strides double (an empty level is left out of `levels`).
+        while (t.levels < kTreeLevelsPerLaunch && i < levels.size() &&
+               static_cast<long long>(levels[i].stride) == (t.stride << t.levels)) {
+            t.first[t.levels] = static_cast<long long>(levels[i].nodes.front()) - package_begin;
+            t.count[t.levels] = static_cast<long long>(levels[i].nodes.size());
+            ++t.levels;
+            ++i;
         }
-        package_tree_levels_kernel<<<blocks_for((t.count1 + t.count2) * width, 256), 256, 0, stream>>>(
+        package_tree_levels_kernel<<<blocks_for(t.count[0] * width, 256), 256, 0, stream>>>(
             w.package_sums.get(), w.package_counts.get(), weighted ? w.package_weights.get() : nullptr, kd, k, t);
         KMS_CUDA_LAUNCH_CHECK("package tree kernel");
-        i += pair ? 2 : 1;
     }
 }
 

@@ -65,9 +65,10 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
                          cudaStream_t stream);
 
 // The tree's additions inside this block (package_tree_local_levels, nodes as global
-// package indices; the block's packages start at package_begin): sums, counts, weights.
+// package indices; the block's packages are [package_begin, package_end)): sums,
+// counts, weights.
 void launch_package_tree(PackageWorkspace& w, int k, int d, bool weighted, const std::vector<PackageTreeLevel>& levels,
-                         long long package_begin, cudaStream_t stream);
+                         long long package_begin, long long package_end, cudaStream_t stream);
 
 // Σ w·||x − c(label)||² of each local package (double; a fixed order within the
 // package) into w.package_inertia: summed over packages in order by the caller,

@@ -687,7 +687,8 @@ void CudaSolverBase<T>::queue_chunk_sums(const Chunk& chunk, const T* chunk_poin
     launch_package_sums<T>(chunk_points, chunk.rows, d_, labels_.get() + chunk.first, current(), k_,
                            with_weights ? update_weights() + chunk.first : nullptr, workspace_, package_workspace_, g,
                            stream_);
-    launch_package_tree(package_workspace_, k_, d_, with_weights, chunk.levels, g.package_begin, stream_);
+    launch_package_tree(package_workspace_, k_, d_, with_weights, chunk.levels, g.package_begin, g.package_end,
+                        stream_);
     const std::size_t width = kd + (with_weights ? k : 0);  // doubles per cover node
     static_assert(sizeof(long long) == sizeof(std::int64_t));
     if (root_on_device()) return;
