@@ -393,7 +393,7 @@ __global__ void direct_package_fold_kernel(const T* __restrict__ sub_sums, const
 }
 
 // Up to kTreeLevelsPerLaunch consecutive levels of the tree in one launch (a launch
-// costs ~4 µs; 256 packages make 8 levels). Level l (stride s·2^l) adds node y + s·2^l
+// saved is ~2 µs of a step on the H100; 256 packages make 8 levels). Level l (stride s·2^l) adds node y + s·2^l
 // into y for its nodes y; nodes are local indices, level l's are first[l] +
 // 2·s·2^l·i for i < count[l]. Every node of a higher level is a node of level 0 too, so
 // a thread takes one level-0 node x and one item: unless x is added into another node
