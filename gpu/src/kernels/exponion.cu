@@ -189,7 +189,7 @@ __global__ void exponion_rows_kernel(const T* centroids, int k, int d, int near_
 // A round may compute up to kWalkLanes − 1 distances one lane would have skipped: the
 // nearest centroid is the same, the second nearest (a lower bound) at most tighter.
 // Blocks stride over the list; every thread of a block runs the same rounds (the
-// append of the points sent to the full search is warp-wide).
+// append of the points sent to the full search is block-wide).
 template <typename T, bool Staged, int kWalkLanes>
 __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, int staged_rows) {
     extern __shared__ __align__(16) unsigned char smem_raw[];

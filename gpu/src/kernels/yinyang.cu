@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(1024) yinyang_walk_kernel(BoundedArgs<T> a, in
     const long long count = a.first ? a.n : static_cast<long long>(*a.walk_count);
     unsigned long long evaluations = 0, skips = 0, changed = 0, group_skips = 0;
     // Blocks stride over the list (its length is known only on the device); every
-    // thread of a block runs the same number of rounds (the list append is warp-wide).
+    // thread of a block runs the same number of rounds (the list append is block-wide).
     for (long long p0 = static_cast<long long>(blockIdx.x) * blockDim.x; p0 < count;
          p0 += static_cast<long long>(gridDim.x) * blockDim.x) {
         const long long p = p0 + threadIdx.x;
