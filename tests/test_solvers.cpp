@@ -1319,6 +1319,86 @@ private slots:
         register_backend(original ? *original : racing);  // the real CUDA entry again, or none usable
     }
 
+    // How the race judges a candidate: the fastest step, or for a solver whose time
+    // falls with its distance count, the least-squares time at half its fewest count,
+    // only where that fit is sound.
+    void race_judges_settled_steps() {
+        const std::vector<double> counts{600e6, 450e6, 350e6, 290e6, 250e6};
+        std::vector<double> linear;
+        for (const double c : counts) linear.push_back(0.36 + 0.615e-9 * c);  // Hamerly-like: fixed part + per distance
+        RaceJudgement j = judge_race_steps(linear, counts);
+        QVERIFY(j.projected);
+        QCOMPARE(j.fastest_ms, linear.back());
+        QVERIFY2(std::abs(j.judged_ms - (0.36 + 0.615e-9 * 125e6)) < 1e-9, std::to_string(j.judged_ms).c_str());
+        // Noise within R² >= 0.8 still projects, near the line.
+        std::vector<double> noisy = linear;
+        noisy[1] += 0.01;
+        noisy[3] -= 0.01;
+        j = judge_race_steps(noisy, counts);
+        QVERIFY(j.projected);
+        QVERIFY2(std::abs(j.judged_ms - (0.36 + 0.615e-9 * 125e6)) < 0.03, std::to_string(j.judged_ms).c_str());
+        // Lloyd: the same count every step: the fastest step.
+        j = judge_race_steps({0.47, 0.46, 0.465, 0.462, 0.468}, std::vector<double>(5, 1e9));
+        QVERIFY(!j.projected);
+        QCOMPARE(j.judged_ms, 0.46);
+        QCOMPARE(j.fastest_ms, 0.46);
+        // Counts spread by less than a quarter: the fastest step.
+        j = judge_race_steps({0.50, 0.49, 0.48}, {300e6, 280e6, 260e6});
+        QVERIFY(!j.projected);
+        QCOMPARE(j.judged_ms, 0.48);
+        // Two steps are not enough to fit.
+        j = judge_race_steps({0.7, 0.5}, {600e6, 250e6});
+        QVERIFY(!j.projected);
+        QCOMPARE(j.judged_ms, 0.5);
+        // Time not rising with the count (falling, or uncorrelated): the fastest step.
+        j = judge_race_steps({0.40, 0.45, 0.50, 0.55, 0.60}, counts);
+        QVERIFY(!j.projected);
+        QCOMPARE(j.judged_ms, 0.40);
+        j = judge_race_steps({0.50, 0.40, 0.52, 0.41, 0.50}, counts);
+        QVERIFY(!j.projected);
+        // Time at no distances at or below zero: no projection.
+        std::vector<double> steep;
+        for (const double c : counts) steep.push_back(1e-9 * c - 0.2);
+        j = judge_race_steps(steep, counts);
+        QVERIFY(!j.projected);
+        QCOMPARE(j.judged_ms, steep.back());
+        // Nothing to judge.
+        QCOMPARE(judge_race_steps({}, {}).judged_ms, 0.0);
+        QVERIFY(!judge_race_steps({0.5, 0.4, 0.3}, {1e6, 2e6}).projected);
+    }
+
+    // The race's pick: bounded solvers by their fastest steps among themselves, the best
+    // of them by its projection against Lloyd. The cases are the H100's (steps 2-6, ms).
+    void race_picks_bounded_against_lloyd() {
+        auto entry = [](Algorithm a, double fastest, double judged) {
+            return RacedCandidate{a, RaceJudgement{fastest, judged, judged < fastest}};
+        };
+        // 10^7 x 2-D, k = 100: Hamerly's projection beats Lloyd (65 against 70 ms to converge).
+        std::optional<std::size_t> w = pick_race_winner({entry(Algorithm::Lloyd, 0.460, 0.460),
+                                                         entry(Algorithm::Hamerly, 0.515, 0.419),
+                                                         entry(Algorithm::Exponion, 0.628, 0.628)});
+        QCOMPARE(w.value(), std::size_t{1});
+        // 10^6 x 4-D, k = 1000: Exponion's fastest step beats Hamerly's projection, as it
+        // does to convergence (52 against 64 ms): bounded solvers meet by fastest steps.
+        w = pick_race_winner({entry(Algorithm::Lloyd, 0.606, 0.606), entry(Algorithm::Hamerly, 0.603, 0.314),
+                              entry(Algorithm::Exponion, 0.388, 0.388)});
+        QCOMPARE(w.value(), std::size_t{2});
+        // 10^7 x 2-D, k = 5: Lloyd, whatever the bounded solvers project.
+        w = pick_race_winner({entry(Algorithm::Lloyd, 0.069, 0.069), entry(Algorithm::Hamerly, 0.387, 0.373),
+                              entry(Algorithm::Exponion, 0.358, 0.358)});
+        QCOMPARE(w.value(), std::size_t{0});
+        // Lloyd is judged by its fastest step even where its counts vary (the int8 filter).
+        w = pick_race_winner({entry(Algorithm::Lloyd, 2.74, 1.0), entry(Algorithm::Hamerly, 2.46, 1.39)});
+        QCOMPARE(w.value(), std::size_t{1});
+        // Ties go to the earlier candidate; one candidate wins alone; none: nullopt.
+        w = pick_race_winner({entry(Algorithm::Lloyd, 0.5, 0.5), entry(Algorithm::Hamerly, 0.6, 0.5)});
+        QCOMPARE(w.value(), std::size_t{0});
+        w = pick_race_winner({entry(Algorithm::Hamerly, 0.6, 0.5), entry(Algorithm::Exponion, 0.6, 0.6)});
+        QCOMPARE(w.value(), std::size_t{0});
+        QCOMPARE(pick_race_winner({entry(Algorithm::Exponion, 0.6, 0.6)}).value(), std::size_t{0});
+        QVERIFY(!pick_race_winner({}).has_value());
+    }
+
     // A back end that lacks the new solvers (as CUDA does) refuses them by name,
     // and auto on a back end without a rule of its own runs Lloyd. Runs last: it
     // registers a stand-in for the CUDA entry, then an unavailable one again.

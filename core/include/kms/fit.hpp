@@ -171,10 +171,10 @@ Assignment assign(std::shared_ptr<const DeviceMatrix> points, const Matrix<doubl
 // --solver auto where the back end races candidates (BackendEntry::race_candidates:
 // the GPU, where speed depends on the data's structure): each candidate in turn, one
 // solver at a time, made from `config` with its algorithm, given its data by
-// `prepare`, takes a few steps from `initial`; the one with the fastest step past its
-// first wins, and the reason gives every candidate's time. nullopt when nothing races
-// (not auto, no or one candidate, a streamed or too short run, every candidate failed)
-// or a stop was requested. fit() calls it for one process; the studio before a run.
+// `prepare`, takes a few steps from `initial`; pick_race_winner chooses from what
+// judge_race_steps makes of each, and the reason gives every candidate's time. nullopt
+// when nothing races (not auto, no or one candidate, a streamed or too short run, every
+// candidate failed) or a stop was requested. fit() calls it for one process; the studio before a run.
 struct RaceOptions {
     std::size_t n = 0, d = 0, k = 0;        // for the reason
     std::function<void(Solver&)> prepare;  // the data (and weights) of a fresh solver
@@ -182,6 +182,36 @@ struct RaceOptions {
 };
 std::optional<SolverChoice> race_auto_solver(const SolverConfig& config, const Matrix<double>& initial,
                                              const RaceOptions& options);
+
+// How the race judges a candidate from its timed steps (each step's time and distance
+// count). A bounded solver's step costs a part over every point (its bounds, the update)
+// and a part per distance, and its count keeps falling as points settle, long after the
+// race; Lloyd's does not. So where time rises with the count, the race projects the step
+// at half the fewest count it saw (least squares over the steps): between the race's last
+// step and a step with no distances, as a long run's later steps are. At no distances the
+// projection chose Hamerly over Exponion at 10^6 x 16-D, k = 1000, 2.5x slower to converge
+// (H100, docs/gpu-logs/2026-11-27-auto-settled). Projected only when the fit is sound: at
+// least three steps, counts spread by a quarter or more, time rising with the count
+// (R² >= 0.8) and a positive time at none; otherwise the fastest step. `judged_ms` is the
+// projection, or the fastest step.
+struct RaceJudgement {
+    double fastest_ms = 0.0;
+    double judged_ms = 0.0;
+    bool projected = false;
+};
+RaceJudgement judge_race_steps(const std::vector<double>& times_ms, const std::vector<double>& distances);
+
+// The race's winner among `raced` (in race order), or nullopt when empty. The bounded
+// solvers (all but Lloyd), whose steps all get cheaper as points settle, rank by their
+// fastest steps, ties to the earlier; the best of them meets Lloyd, whose steps do not,
+// with its judged step (the projection where there is one) against Lloyd's fastest.
+// Projecting every bounded solver instead chose Hamerly over Exponion at 10^6 x 4-D,
+// k = 1000: Exponion's step falls as much without its distance count saying so (H100).
+struct RacedCandidate {
+    Algorithm algorithm = Algorithm::Lloyd;
+    RaceJudgement judgement;
+};
+std::optional<std::size_t> pick_race_winner(const std::vector<RacedCandidate>& raced);
 
 // Throws kms::InputError naming `source_name` unless `weights` holds n finite,
 // non-negative numbers with a positive sum (the first bad one is named by index).
