@@ -1322,7 +1322,7 @@ private slots:
     // How the race judges a candidate: the fastest step, or for a solver whose time
     // falls with its distance count, the least-squares time at half its fewest count,
     // only where that fit is sound.
-    void race_judges_settled_steps() {
+    void race_judges_projected_steps() {
         const std::vector<double> counts{600e6, 450e6, 350e6, 290e6, 250e6};
         std::vector<double> linear;
         for (const double c : counts) linear.push_back(0.36 + 0.615e-9 * c);  // Hamerly-like: fixed part + per distance

@@ -37,8 +37,8 @@ __device__ __forceinline__ void for_each_centroid(const T* centroids, int k, int
 
 // Appends row i to list (count: its length) when `listed`, one atomic per block. With
 // one per warp, the shared counter was what the bounds kernels waited on: 10^7 x 2-D,
-// k = 100, Hamerly, a late step appended from 215 000 warps, and the atomic's return and
-// the barrier behind it held ~45 % of the kernel's stall samples (ncu, H100). Every
+// k = 100, Hamerly, a late step appended from 215 592 warps, and the atomic's return and
+// the barrier behind it held 44 % of the kernel's stall samples (ncu, H100). Every
 // thread of the block must call it (it has barriers).
 __device__ __forceinline__ void append_to_list(std::int32_t* list, unsigned long long* count, long long i, bool listed) {
     __shared__ unsigned warp_offset[32];
