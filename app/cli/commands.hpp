@@ -33,7 +33,10 @@ int run_command(const char* name, const Args& args, Body body) {
     try {
         return body(args);
     } catch (const UsageError& error) {
-        if (launcher_world_rank() > 0) return 2;  // every MPI rank parsed the same arguments: rank 0 says it
+        // Every MPI rank parsed the same arguments: rank 0 says it, and its status (2) is the
+        // job's. A rank that left with a failing status made OpenMPI's launcher kill the job,
+        // rank 0 at times before it printed (a clean-clone CI run lost the message, 2026-11-27).
+        if (launcher_world_rank() > 0) return 0;
         std::fprintf(stderr, "kmeans-cli %s: %s\n(see 'kmeans-cli %s --help')\n", name, error.what(), name);
         return 2;
     } catch (const ReportedByAnotherRank&) {
