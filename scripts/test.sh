@@ -8,12 +8,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=${KMS_TEST_QUICK:-}
-if [ -n "$quick" ]; then ./scripts/install-deps.sh; else ./scripts/install-deps.sh --fuzz --sanitizers; fi
-./scripts/build.sh
+# Each phase's wall time and the run's so far: CI must stay under 30 minutes on
+# 2 cores, and these lines show where it goes.
+timed() {  # NAME COMMAND...
+  local name=$1 phase_start=$SECONDS
+  shift
+  "$@"
+  echo "test.sh: $name took $((SECONDS - phase_start)) s (run so far $SECONDS s)"
+}
+if [ -n "$quick" ]; then timed install ./scripts/install-deps.sh; else timed install ./scripts/install-deps.sh --fuzz --sanitizers; fi
+timed build ./scripts/build.sh
 if [ -z "$quick" ]; then
-  ./scripts/sanitize.sh all
-  ./scripts/fuzz.sh "${KMS_FUZZ_SECONDS:-30}"
+  timed sanitizers ./scripts/sanitize.sh all
+  timed fuzz ./scripts/fuzz.sh "${KMS_FUZZ_SECONDS:-30}"
 fi
 build_dir=${KMS_BUILD_DIR:-build}
 cd "$build_dir"
-ctest --output-on-failure -j "$(nproc)" --timeout 900
+timed ctest ctest --output-on-failure -j "$(nproc)" --timeout 900
