@@ -3,8 +3,8 @@
 # GPU tests skip (with the reason) where there is no CUDA device.
 # Besides the CTest suites this runs the sanitizer builds (ASan+UBSan on every CPU
 # suite, TSan on the OpenMP ones: scripts/sanitize.sh) and the libFuzzer targets
-# (scripts/fuzz.sh, $KMS_FUZZ_SECONDS each, default 30: the committed corpus carries what
-# longer runs found). KMS_TEST_QUICK=1 skips those two.
+# (scripts/fuzz.sh, $KMS_FUZZ_SECONDS each, default 30 here; scripts/fuzz.sh run alone
+# defaults to 60). KMS_TEST_QUICK=1 skips those two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=${KMS_TEST_QUICK:-}
