@@ -14,7 +14,7 @@
 // the list sends the point to a full search: the register-tiled one for k > 32.
 //
 // Three kernels per step (after the rows, which also give each centroid's nearest
-// separation): Hamerly's test for every point (hamerly_filter_kernel), the ball walk of
+// separation): Hamerly's test for every point (bounds_test_kernel), the ball walk of
 // the listed points (a thread a point below 8-D, else a few lanes a point, so a warp's
 // lanes all walk), the tiled search of the points whose ball was too large.
 #include <algorithm>
@@ -369,8 +369,7 @@ void launch_exponion(const BoundedArgs<T>& args, bool shared_variant, const Geom
     }
     KMS_CUDA_CHECK(cudaMemsetAsync(args.walk_count, 0, sizeof(*args.walk_count), stream));
     KMS_CUDA_CHECK(cudaMemsetAsync(args.search_count, 0, sizeof(*args.search_count), stream));
-    launch_bounded<T>(hamerly_filter_kernel<T>, hamerly_filter_kernel<T>, "Exponion filter kernel", args, false, g,
-                      stream);
+    launch_bounds_test<T>(args, args.walk_list, args.walk_count, 0, g, stream, "Exponion filter kernel");
     const bool staged = shared_variant && bounded_tile_rows<T>(args.k, args.d, true) >= args.k;
     // Lanes a point, measured at k = 1000 (H100, steps 2–12): one below 8-D (6-D: 0.39 ms
     // a step against 0.43 with four), four from 8-D (8-D: 0.46 against 0.48; 16-D: 0.69

@@ -11,12 +11,13 @@ namespace {
 // are stored with the row of the cumulative shift table they were written at,
 // and a point the bounds skip writes nothing.
 //
-// Large k (Defer): a point the bounds leave for a full search is appended to
-// a.search_list instead, and the register-tiled search (tiled_search.cuh) finds its
-// nearest and second nearest centroids in a second kernel: a thread per point walking
-// every centroid row took 49–56 ms at d = 64, k = 1000 on the H100, 8–10x Lloyd.
-// The list's order varies from run to run; what each point gets does not.
-template <typename T, bool Shared, bool Defer = false>
+// Large k: Hamerly's test runs as a kernel of its own (bounds_test_kernel), which
+// lists the points the bounds leave for a full search, and the register-tiled
+// search (tiled_search.cuh) finds their nearest and second nearest centroids in a
+// second kernel: a thread per point walking every centroid row took 49–56 ms at
+// d = 64, k = 1000 on the H100, 8–10x Lloyd. The list's order varies from run to
+// run; what each point gets does not.
+template <typename T, bool Shared>
 __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int tile_rows) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
@@ -59,10 +60,6 @@ __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int til
             }
             if (a.status) a.status[i] = skips ? 1 : 0;
         }
-    }
-    if constexpr (Defer) {
-        list_for_tiled_search(a, i, full);
-        full = false;
     }
     T best = infinity_of<T>(), second = infinity_of<T>();
     int best_c = 0;
@@ -127,8 +124,7 @@ void launch_hamerly(const BoundedArgs<T>& args, bool shared_variant, const Geome
     // The bounds kernel reads no centroid rows of its own beyond the assigned one, so
     // it runs without a tile; the searches then run tiled.
     KMS_CUDA_CHECK(cudaMemsetAsync(args.search_count, 0, sizeof(*args.search_count), stream));
-    launch_bounded<T>(hamerly_kernel<T, false, true>, hamerly_kernel<T, false, true>, "Hamerly bounds kernel", args,
-                      false, g, stream);
+    launch_bounds_test<T>(args, args.search_list, args.search_count, args.k - 1, g, stream, "Hamerly bounds kernel");
     const HamerlyFinish<T> finish{args.labels, args.status, args.upper, args.lower, args.stamp, args.now, args.d};
     launch_tiled_search<T, true>(args.points, args.d, args.centroids, args.k,
                                  TiledRows{args.n, args.search_list, args.search_count, false}, shared_variant,

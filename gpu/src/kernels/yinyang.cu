@@ -342,8 +342,7 @@ void launch_yinyang(const BoundedArgs<T>& args, bool shared_variant, bool defer,
             args.group_shift, args.groups, args.now, args.group_drift);
         KMS_CUDA_LAUNCH_CHECK("group drift kernel");
         KMS_CUDA_CHECK(cudaMemsetAsync(args.walk_count, 0, sizeof(*args.walk_count), stream));
-        launch_bounded<T>(hamerly_filter_kernel<T>, hamerly_filter_kernel<T>, "Yinyang filter kernel", args, false, g,
-                          stream);
+        launch_bounds_test<T>(args, args.walk_list, args.walk_count, 0, g, stream, "Yinyang filter kernel");
     }
     if (defer) KMS_CUDA_CHECK(cudaMemsetAsync(args.search_count, 0, sizeof(*args.search_count), stream));
     // The walk's blocks stride over a list whose length only the device knows: at most
