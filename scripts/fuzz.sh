@@ -40,27 +40,15 @@ run_target() {  # TARGET: its log says what it found
       "$corpus" "$seeds" >"$build_dir/$target.log" 2>&1
 }
 
+source scripts/parallel.sh
+run_in_parallel "$jobs" run_target "${targets[@]}"
 status=0
-declare -A pid_of status_of
-finish() {  # TARGET: waits for it once, keeps its exit status
-  local code=0
-  wait "${pid_of[$1]}" || code=$?
-  status_of[$1]=$code
-}
-running=()
-for target in "${targets[@]}"; do
-  if [ ${#running[@]} -ge "$jobs" ]; then finish "${running[0]}"; running=("${running[@]:1}"); fi
-  run_target "$target" &
-  pid_of[$target]=$!
-  running+=("$target")
-done
 for target in "${targets[@]}"; do  # reported in the order asked, each with its own exit status
   seeds=tests/corpus
   [ "$target" = fuzz_options ] && seeds=tests/fuzz/options-seeds
   log="$build_dir/$target.log"
   echo "== $target: $seconds s, seeds $seeds ($(ls "$seeds" | wc -l) files) + $build_dir/corpus-$target"
-  [ -n "${status_of[$target]:-}" ] || finish "$target"
-  if [ "${status_of[$target]}" != 0 ]; then
+  if [ "${exit_status_of[$target]}" != 0 ]; then
     status=1
     echo "!! $target found a problem: see $log and $build_dir/crash-$target-*" >&2
   fi

@@ -84,7 +84,7 @@ if [ "$mode" = tsan ] || [ "$mode" = all ]; then
   spawning=" $(echo $spawning) "  # one space between names, wherever the list wraps
   # $jobs suites at a time (a suite under TSan keeps ~1.3-1.5 of CI's 2 cores busy: one
   # after another they took 110 s, two at a time 86), reported in order when all have ended.
-  run_tsan_suite() {  # SUITE: its exit status in build-tsan/SUITE.status
+  run_tsan_suite() {  # SUITE: its exit status; its log, function count and seconds in build-tsan/
     local suite=$1 functions=() name suite_start=$SECONDS code=0
     while read -r name; do
       name=${name%()}
@@ -92,22 +92,19 @@ if [ "$mode" = tsan ] || [ "$mode" = all ]; then
     done < <("build-tsan/tests/$suite" -functions)
     echo "${#functions[@]}" > "build-tsan/$suite.functions"
     timeout 1500 "build-tsan/tests/$suite" "${functions[@]}" >"build-tsan/$suite.log" 2>&1 || code=$?
-    echo "$code $((SECONDS - suite_start))" > "build-tsan/$suite.status"
+    echo "$((SECONDS - suite_start))" > "build-tsan/$suite.seconds"
+    return "$code"
   }
-  running=0
-  rm -f build-tsan/*.status build-tsan/*.functions
+  rm -f build-tsan/*.seconds build-tsan/*.functions
+  source scripts/parallel.sh
+  run_in_parallel "$jobs" run_tsan_suite "${omp_tests[@]}"
   for suite in "${omp_tests[@]}"; do
-    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
-    run_tsan_suite "$suite" &
-    running=$((running + 1))
-  done
-  wait
-  for suite in "${omp_tests[@]}"; do
-    read -r code seconds < "build-tsan/$suite.status" || { code="no status"; seconds="?"; }
-    echo "== $suite ($(cat "build-tsan/$suite.functions") functions, OMP_NUM_THREADS=${OMP_NUM_THREADS:-all})"
+    code=${exit_status_of[$suite]}
+    seconds=$(cat "build-tsan/$suite.seconds" 2>/dev/null || echo "?")
+    echo "== $suite ($(cat "build-tsan/$suite.functions" 2>/dev/null || echo "?") functions, OMP_NUM_THREADS=${OMP_NUM_THREADS:-all})"
     if [ "$code" != 0 ]; then
       status=1
-      echo "!! $suite failed under TSan: build-tsan/$suite.log" >&2
+      echo "!! $suite failed under TSan (exit status $code): build-tsan/$suite.log" >&2
       grep -E -m3 "WARNING: ThreadSanitizer|FAIL!|CHECK failed" "build-tsan/$suite.log" >&2 || true
     fi
     grep -E "^Totals" "build-tsan/$suite.log" | sed "s/^/   /;s/\$/ ($seconds s)/" || true
