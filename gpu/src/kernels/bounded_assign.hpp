@@ -74,7 +74,8 @@ __device__ __forceinline__ void list_for_tiled_search(const BoundedArgs<T>& a, l
 // slab p of the block, warp by warp), so that the kernels reading the list next
 // read neighbouring points together; and adds the block's evaluations and skips
 // to their totals. One atomic each per block, two barriers in all. Every thread of
-// the block must call it.
+// the block must call it, once, at the kernel's end (a second call would rely on
+// each warp's ballot to keep its lane 0 from rewriting offsets still being read).
 template <int P>
 __device__ __forceinline__ void append_and_count(std::int32_t* list, unsigned long long* count,
                                                  const long long (&row)[P], const bool (&listed)[P],
