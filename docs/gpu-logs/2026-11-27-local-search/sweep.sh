@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The local search's points a slot (R) and least centroids a lane (M): each variant's
-# CLI (.devcarry-gpu/variants/cli-R*-M*.xz, built with those constants) against the
-# base, median step of steps 21-60 (f32, blobs), and the points listed per step.
-# Usage: sweep.sh "N D K"...   (from the repository root)
+# Each variant's CLI (.devcarry-gpu/variants/cli-*.xz, built with other constants:
+# the local search's points a slot R and least centroids a lane M; the low-d search's
+# resident factor F) against the base, median step of steps 21-60 (f32, blobs), and the points listed per step.
+# Usage: sweep.sh "N D K [SOLVER]"...   (from the repository root; SOLVER: hamerly)
 set -u
 # Needs only the carried CLIs, not the pack.
 work=$(mktemp -d)
@@ -23,10 +23,11 @@ for shape in "$@"; do
   set -- $shape
   data=/dev/shm/kms-t-$1-$2.npy
   [ -f "$data" ] || "$work/base" generate --generate blobs:n=$1,d=$2,k=100 --seed 7 --out "$data" > /dev/null
-  line="n=$1 d=$2 k=$3:"
+  solver=${4:-hamerly}
+  line="$solver n=$1 d=$2 k=$3:"
   for rep in 1 2; do
     for e in "${exes[@]}"; do
-      "$work/$e" run --input "$data" --k $3 --solver hamerly --backend cuda --precision f32 --init random --seed 3 --tol 0 \
+      "$work/$e" run --input "$data" --k $3 --solver $solver --backend cuda --precision f32 --init random --seed 3 --tol 0 \
         --max-iter 60 --report json > /dev/shm/t.json 2>&1
       line="$line $e $(median /dev/shm/t.json)"
     done
