@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Each variant's CLI (.devcarry-gpu/variants/cli-*.xz, built with other constants:
 # the local search's points a slot R and least centroids a lane M; the low-d search's
-# resident factor F) against the base, median step of steps 21-60 (f32, blobs), and the points listed per step.
+# resident factor F) against the base, median step of steps 21-60 (f32, blobs; in parentheses the mean
+# distance evaluations a step, millions), and the points listed per step.
 # Usage: sweep.sh "N D K [SOLVER]"...   (from the repository root; SOLVER: hamerly)
 set -u
 # Needs only the carried CLIs, not the pack.
@@ -17,7 +18,9 @@ median() {
   python3 -c "
 import json,statistics,sys
 it=[json.loads(l) for l in open(sys.argv[1]) if l.startswith('{\"type\":\"iteration\"')]
-print(f'{statistics.median(r[\"time_total_ms\"] for r in it[20:60])*1000:.1f}')" "$1"
+late=it[20:60]
+print(f'{statistics.median(r[\"time_total_ms\"] for r in late)*1000:.1f}'
+      f'({sum(r[\"point_centroid_distances\"] for r in late)/len(late)/1e6:.1f}M)')" "$1"
 }
 for shape in "$@"; do
   set -- $shape
