@@ -69,6 +69,34 @@ __device__ __forceinline__ void list_for_tiled_search(const BoundedArgs<T>& a, l
     append_to_list(a.search_list, a.search_count, i, listed);
 }
 
+// Hamerly's test of point i, whose upper and lower bounds were stored at cumulative
+// shift table row `since`: settled by the bounds alone, or by its own distance (the
+// tightened bounds then written, so a later test starts from them), or left open.
+template <typename T>
+struct HamerlyTest {
+    bool settled;
+    bool evaluated;  // its own distance was taken
+    T own;           // that distance (squared), when evaluated
+};
+
+template <typename T>
+__device__ __forceinline__ HamerlyTest<T> hamerly_test(const BoundedArgs<T>& a, long long i, int label, int since,
+                                                       T upper, T lower) {
+    const BoundArithmetic<T> bounds(a.d);
+    const int columns = a.k + 1;
+    T u = bounds.grow(upper, accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
+    const T global = bounds.shrink(lower, accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, a.k));
+    const T limit = global > a.nearest_half[label] ? global : a.nearest_half[label];
+    if (bounds.separated(u, limit)) return {true, false, T(0)};
+    const T own = exact_squared_distance(a.points + i * a.d, a.centroids + static_cast<long long>(label) * a.d, a.d);
+    u = bounds.upper(device_sqrt(own));
+    if (!bounds.separated(u, limit)) return {false, true, own};
+    a.upper[i] = u;
+    a.lower[i] = global;
+    a.stamp[i] = a.now;
+    return {true, true, own};
+}
+
 // The end of a bounds test kernel: appends the block's listed rows to `list`
 // (count: its length) in row order (thread t holds rows first + p·blockDim + t:
 // slab p of the block, warp by warp), so that the kernels reading the list next
@@ -146,8 +174,6 @@ template <typename T>
 __global__ void __launch_bounds__(1024) bounds_test_kernel(BoundedArgs<T> a, std::int32_t* list,
                                                            unsigned long long* list_count, int listed_extra) {
     constexpr int P = kBoundsPoints;
-    const BoundArithmetic<T> bounds(a.d);
-    const int columns = a.k + 1;
     const long long first_row = static_cast<long long>(blockIdx.x) * blockDim.x * P + threadIdx.x;
     long long row[P];
     int label[P], since[P];
@@ -177,29 +203,14 @@ __global__ void __launch_bounds__(1024) bounds_test_kernel(BoundedArgs<T> a, std
             evaluations += a.k;
             continue;
         }
-        const long long i = row[p];
-        const int c = label[p];
-        T u = bounds.grow(upper[p], accumulated_shift<T>(a.cumulative_shift, columns, since[p], a.now, c));
-        const T global = bounds.shrink(lower[p], accumulated_shift<T>(a.cumulative_shift, columns, since[p], a.now, a.k));
-        const T limit = global > a.nearest_half[c] ? global : a.nearest_half[c];
-        bool settled = bounds.separated(u, limit);
-        if (!settled) {
-            const T own = exact_squared_distance(a.points + i * a.d, a.centroids + static_cast<long long>(c) * a.d, a.d);
-            ++evaluations;
-            u = bounds.upper(device_sqrt(own));
-            settled = bounds.separated(u, limit);
-            if (settled) {
-                a.upper[i] = u;
-                a.lower[i] = global;
-                a.stamp[i] = a.now;
-            } else {
-                listed[p] = true;
-                evaluations += listed_extra;
-            }
-        }
-        if (settled) {
+        const HamerlyTest<T> test = hamerly_test(a, row[p], label[p], since[p], upper[p], lower[p]);
+        evaluations += test.evaluated;
+        if (test.settled) {
             ++skips;
-            if (a.status) a.status[i] = 1;
+            if (a.status) a.status[row[p]] = 1;
+        } else {
+            listed[p] = true;
+            evaluations += listed_extra;
         }
     }
     append_and_count(list, list_count, row, listed, evaluations, skips, &a.counters->point_centroid_distances,

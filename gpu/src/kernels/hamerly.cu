@@ -26,7 +26,6 @@ __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int til
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     const bool valid = i < a.n;
     const T* x = a.points + (valid ? i : 0) * a.d;
-    const int columns = a.k + 1;
     unsigned long long evaluations = 0, skips = 0, changed = 0;
     bool full = false;
     int label = 0, known = -1;
@@ -37,26 +36,16 @@ __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int til
             full = true;
             evaluations = a.k;
         } else {
-            const int since = a.stamp[i];
-            T u = bounds.grow(a.upper[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, label));
-            const T l = bounds.shrink(a.lower[i], accumulated_shift<T>(a.cumulative_shift, columns, since, a.now, a.k));
-            const T limit = l > a.nearest_half[label] ? l : a.nearest_half[label];
-            if (bounds.separated(u, limit)) {
-                skips = 1;
-            } else {
-                own = exact_squared_distance(x, a.centroids + static_cast<long long>(label) * a.d, a.d);
+            const HamerlyTest<T> test = hamerly_test(a, i, label, a.stamp[i], a.upper[i], a.lower[i]);
+            skips = test.settled;
+            evaluations = test.evaluated;
+            if (test.evaluated) {
+                own = test.own;
                 known = label;
-                evaluations = 1;
-                u = bounds.upper(device_sqrt(own));
-                if (bounds.separated(u, limit)) {
-                    skips = 1;
-                    a.upper[i] = u;
-                    a.lower[i] = l;
-                    a.stamp[i] = a.now;
-                } else {
-                    full = true;
-                    evaluations += a.k - 1;
-                }
+            }
+            if (!test.settled) {
+                full = true;
+                evaluations += a.k - 1;
             }
             if (a.status) a.status[i] = skips ? 1 : 0;
         }
