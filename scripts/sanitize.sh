@@ -13,12 +13,14 @@
 #         OMPT tool (libarcher.so, shipped with libomp-14-dev), loaded through
 #         OMP_TOOL_LIBRARIES. No suppressions are used.
 #   scripts/sanitize.sh [asan|tsan|all]      (default all)
-# Environment: KMS_JOBS (build jobs, default 2), KMS_ASAN_CXX (default g++),
+# Environment: KMS_JOBS (build jobs, default 2), KMS_BUILD_NICE (the builds' niceness, default 0;
+# scripts/test.sh runs them at 10 beside the Release build), KMS_ASAN_CXX (default g++),
 # KMS_TSAN_CXX (default clang++-14).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
 jobs=${KMS_JOBS:-2}
+build_nice=${KMS_BUILD_NICE:-0}
 asan_cxx=${KMS_ASAN_CXX:-g++}
 tsan_cxx=${KMS_TSAN_CXX:-clang++-14}
 
@@ -38,9 +40,9 @@ configure() {  # DIR COMPILER SANITIZER-FLAGS OPTIMISATION-FLAGS
     -DCMAKE_CXX_FLAGS="$3" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$4 -DNDEBUG" -DCMAKE_EXE_LINKER_FLAGS="$3" \
     -DKMS_WITH_CUDA=OFF -DKMS_WITH_QT=OFF -DKMS_BUILD_BENCH=OFF >/dev/null
 }
-only() {  # NAME...: a CTest regex for exactly these tests
+only() {  # NAME...: a CTest regex for exactly these suites (or their shards: tests/CMakeLists.txt)
   local IFS='|'
-  echo "^($*)\$"
+  echo "^($*)(_[0-9]+of[0-9]+)?\$"
 }
 
 status=0
@@ -48,7 +50,7 @@ if [ "$mode" = asan ] || [ "$mode" = all ]; then
   start=$SECONDS
   configure build-asan "$asan_cxx" "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
     "-O1 -g1"
-  cmake --build build-asan -j "$jobs" --target kmeans-cli "${cpu_tests[@]}"
+  nice -n "$build_nice" cmake --build build-asan -j "$jobs" --target kmeans-cli "${cpu_tests[@]}"
   built=$((SECONDS - start))
   # allocator_may_return_null: the loaders turn a failed allocation into "not enough memory".
   export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:strict_string_checks=1:detect_stack_use_after_return=1
@@ -62,7 +64,7 @@ if [ "$mode" = tsan ] || [ "$mode" = all ]; then
   archer=/usr/lib/llvm-14/lib/libarcher.so
   [ -f "$archer" ] || { echo "sanitize.sh: $archer not found (libomp-14-dev)" >&2; exit 1; }
   configure build-tsan "$tsan_cxx" "-fsanitize=thread -fno-omit-frame-pointer" "-O2 -g1"
-  cmake --build build-tsan -j "$jobs" --target "${omp_tests[@]}"
+  nice -n "$build_nice" cmake --build build-tsan -j "$jobs" --target "${omp_tests[@]}"
   built=$((SECONDS - start))
   # 4 OpenMP threads whatever the machine: TSan needs two or more to see a race.
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
