@@ -60,6 +60,7 @@ private slots:
         // Nudge the centroids off the data points by amounts no short decimal holds.
         for (std::size_t i = 0; i < 6; ++i) original.initial_centroids(i, 0) += 1e-9 / 7.0 * double(i + 1);
         original.options.k = 6;
+        original.steps = 4;  // how far the saved run was stepped (issue 36: replays export that many frames)
 
         const std::string text = kms::run_file_text(original);
         const kms::RunFile read = kms::parse_run_file(text, "mem.kmsrun");
@@ -69,6 +70,7 @@ private slots:
         QCOMPARE(read.options.solver.backend, kms::Backend::OpenMP);
         QCOMPARE(read.options.solver.tol, original.options.solver.tol);
         QCOMPARE(read.options.k, std::size_t(6));
+        QCOMPARE(read.steps, 4);
         QVERIFY(same_bits(read.initial_centroids, original.initial_centroids));
 
         const Trace a = trace_run(data, original.options, original.initial_centroids);
@@ -132,6 +134,16 @@ private slots:
                                     << QStringLiteral("mem.kmsrun:5: 'data inline' announced 3 points, the file has 1");
         QTest::newRow("point width") << QStringLiteral("kmsrun 1\ndata inline 1 2 x\npoint 1 2 3\n")
                                      << QStringLiteral("mem.kmsrun:3: a point needs 2 coordinates");
+        QTest::newRow("steps twice") << head + QStringLiteral("steps 3\nsteps 4\ncentroid 1 2\nend\n")
+                                     << QStringLiteral("mem.kmsrun:4: a second 'steps' line");
+        QTest::newRow("negative steps") << head + QStringLiteral("steps -2\ncentroid 1 2\nend\n")
+                                        << QStringLiteral("mem.kmsrun:3: steps must be 0 or more");
+        // Issue 39: N·D that wraps to 0 (2^63 × 2, 2^62 × 4) crashed the studio; blanks after the magic too.
+        QTest::newRow("wrapping size") << QStringLiteral("kmsrun 1\ndata inline 9223372036854775808 2 x\nend\n")
+                                       << QStringLiteral("mem.kmsrun:2: 'data inline' announces 9223372036854775808 points");
+        QTest::newRow("wrapping size 4") << QStringLiteral("kmsrun 1\ndata inline 4611686018427387904 4 x\nend\n")
+                                         << QStringLiteral("mem.kmsrun:2: 'data inline' announces");
+        QTest::newRow("blank line") << QStringLiteral("kmsrun 1\n   \n\t\nend\n") << QStringLiteral("mem.kmsrun:4: no 'data' line");
         QTest::newRow("after end") << head + QStringLiteral("centroid 1 2\nend\ncentroid 1 2\n")
                                    << QStringLiteral("mem.kmsrun:5: text after 'end'");
     }

@@ -3,6 +3,7 @@
 #include "kms/backends.hpp"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QBuffer>
 #include <QCheckBox>
@@ -31,6 +32,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
@@ -41,6 +43,7 @@
 #include <QVBoxLayout>
 
 #include <numeric>
+#include <utility>
 #include <sstream>
 
 #include "charts/iteration_charts.hpp"
@@ -133,11 +136,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     dismiss->setToolTip(tr("Dismiss"));
     dismiss->setAutoRaise(true);
     connect(dismiss, &QToolButton::clicked, this, &MainWindow::dismiss_banner);
+    banner_action_ = new QPushButton(banner_);
+    banner_action_->setObjectName(QStringLiteral("bannerAction"));
+    banner_action_->hide();
+    connect(banner_action_, &QPushButton::clicked, this, [this] {
+        const std::function<void()> confirmed = std::exchange(banner_confirmed_, {});
+        banner_declined_ = {};
+        dismiss_banner();
+        if (confirmed) confirmed();
+    });
     banner_layout->addWidget(banner_label_, 1);
+    banner_layout->addWidget(banner_action_);
     banner_layout->addWidget(dismiss);
     banner_->hide();
-    centre_layout->addWidget(banner_);
+    // Over the view, not above it: a banner that pushed the view down ~30 px made the
+    // next click miss the marker it aimed at (issue 36).
+    banner_->setAutoFillBackground(true);
     centre_layout->addWidget(stack_, 1);
+    centre->installEventFilter(this);  // keeps the banner across the top on resize
     setCentralWidget(centre);
 
     auto* side = new QDockWidget(tr("Data and solver"), this);
@@ -155,6 +171,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     addDockWidget(Qt::LeftDockWidgetArea, side);
     // Enter in a field hands the keys back to the transport (→, Space, End ...).
     for (QWidget* child : side_panel_->findChildren<QWidget*>()) child->installEventFilter(this);
+    // Combo boxes elide their text rather than set the panel's width: at 1280×720 the
+    // widest ones pushed Generate, Clear and the spin arrows out of sight (issue 36).
+    for (QComboBox* combo : side_panel_->findChildren<QComboBox*>()) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(4);
+        combo->setMinimumWidth(90);  // an explicit minimum: layouts then ignore the text's width
+    }
+    for (QAbstractSpinBox* box : side_panel_->findChildren<QAbstractSpinBox*>()) box->setMinimumWidth(64);
 
     auto* charts_dock = new QDockWidget(tr("Iterations"), this);
     charts_dock_ = charts_dock;
@@ -189,6 +213,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     sweep_dock_->setObjectName(QStringLiteral("sweep"));
     sweep_dock_->setWidget(sweep_);
     addDockWidget(Qt::RightDockWidgetArea, sweep_dock_);
+    // Below the scores, never beside or over them: beside, they took the view to 475 of 1280 px.
+    splitDockWidget(scores_dock, sweep_dock_, Qt::Vertical);
     sweep_dock_->hide();  // Run ▸ Sweep k (elbow chart)
     connect(sweep_, &SweepPanel::message, this, &MainWindow::show_error);
     // The spectral pipeline (ui/spectral): its panel in a dock, its view in the centre while the dock is open.
@@ -202,10 +228,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     spectral_scroll->setMinimumWidth(160);
     spectral_dock_->setWidget(spectral_scroll);
     addDockWidget(Qt::RightDockWidgetArea, spectral_dock_);
+    splitDockWidget(scores_dock, spectral_dock_, Qt::Vertical);
     spectral_dock_->hide();
-    for (QDockWidget* dock : {side, scores_dock, charts_dock, compare_dock_, spectral_dock_}) {
+    for (QDockWidget* dock : {side, scores_dock, charts_dock, compare_dock_, spectral_dock_, sweep_dock_}) {
         connect(dock, &QDockWidget::topLevelChanged, this, [this] { keep_view_share(); });
         connect(dock, &QDockWidget::dockLocationChanged, this, [this] { keep_view_share(); });
+        connect(dock, &QDockWidget::visibilityChanged, this, [this] { keep_view_share(); });
     }
 
     build_actions();
@@ -226,7 +254,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
         const DatasetBundle& bundle = controller_->dataset();
         view_->set_map_overlay(bundle.geo ? map_overlay(*bundle.geo, bundle.projection) : MapOverlay{});
         if (!view_->paint_mode()) view_->fit();  // painting keeps the canvas where it is
-        source_label_->setText(controller_->data_source());
+        // Break opportunities after / and , : a long path or spec wraps instead of widening the panel.
+        QString source = controller_->data_source();
+        source.replace(QLatin1Char('/'), QStringLiteral("/\u200b")).replace(QLatin1Char(','), QStringLiteral(",\u200b"));
+        source_label_->setText(source);
         source_label_->setToolTip(controller_->data_source());
         if (controller_->generator_spec().empty()) {
             // The generator fields describe the next generation, not the data shown.
@@ -303,6 +334,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
         scores_->request(nullptr, nullptr, Matrix<double>(), 0);
         scores_dock_->hide();
         update_actions();
+        QTimer::singleShot(0, this, &MainWindow::keep_on_screen);
     });
     connect(compare, &CompareMode::left, this, [this] {
         compare_dock_->hide();  // its empty table would stay in front of the charts
@@ -310,7 +342,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
         if (!presentation_) scores_dock_->show();
         keep_view_share();
         // Showing the scores dock again must not grow the window (without a window manager, past the screen).
-        if (size_before_compare_.isValid() && size() != size_before_compare_) resize(size_before_compare_);
+        if (size_before_compare_.isValid() && size() != size_before_compare_ && !isMaximized())
+            resize(size_before_compare_);
+        QTimer::singleShot(0, this, &MainWindow::keep_on_screen);
         refresh_view();
         stack_->setCurrentWidget(view_);
         refresh_charts();
@@ -324,14 +358,35 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
     connect(compare, &CompareMode::errorOccurred, this, &MainWindow::show_error);
 
     controller_->set_projection_mode(ProjectionMode::Pca);
-    resize(1400, 900);
+    resize(preferred_size(screen()->availableGeometry().size()));
     resizeDocks({charts_dock}, {220}, Qt::Vertical);
     resizeDocks({side, scores_dock}, {300, 260}, Qt::Horizontal);
     keep_view_share();
     update_actions();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // Closing hides the docks, whose signals would reach a half-destroyed window.
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) dock->disconnect(this);
+}
+
+QSize MainWindow::preferred_size(QSize available) {
+    // 1400×900 where it fits, else the screen's free area (a 1280×720 projector):
+    // a window that opened larger cut off the Scores dock and the charts (issue 36).
+    return QSize(std::min(1400, available.width()), std::min(900, available.height()));
+}
+
+void MainWindow::keep_on_screen() {
+    // Showing a dock (compare's table, Scores again after it) asks for room; a window
+    // that grew for it went past the bottom of a 1280×720 screen and, with a window
+    // manager, lost its maximised state. Give the room back from the docks instead.
+    if (isMaximized() || isFullScreen() || !isVisible()) return;
+    const QRect available = screen()->availableGeometry();
+    const QSize frame = frameGeometry().size() - size();
+    const QSize limit = available.size() - frame;
+    if (width() > limit.width() || height() > limit.height())
+        resize(std::min(width(), limit.width()), std::min(height(), limit.height()));
+}
 
 QWidget* MainWindow::build_side_panel() {
     auto* panel = new QWidget;
@@ -425,7 +480,7 @@ QWidget* MainWindow::build_side_panel() {
     point_size_->setValue(view_->point_size());
     connect(point_size_, &QDoubleSpinBox::valueChanged, this, &MainWindow::set_point_size);
     view_form->addRow(tr("Point size"), point_size_);
-    auto* half = new QCheckBox(tr("Half-steps: assign, then update (H)"), view);
+    auto* half = new QCheckBox(tr("Half-steps (H)"), view);
     half->setToolTip(tr("→ shows the assignment (points take their nearest centroid), then the update "
                         "(centroids move to their means); ← steps back through both"));
     connect(half, &QCheckBox::toggled, this, &MainWindow::set_half_steps);
@@ -470,7 +525,6 @@ QWidget* MainWindow::build_side_panel() {
     view_form->addRow(fit);
     layout->addWidget(view);
 
-    layout->addWidget(compare_->controls());
     layout->addStretch(1);
     return panel;
 }
@@ -520,6 +574,9 @@ void MainWindow::build_actions() {
     delay_->setValue(300);
     transport->addWidget(delay_label_);
     transport->addWidget(delay_);
+    auto* compare_bar = addToolBar(tr("Compare"));
+    compare_bar->setObjectName(QStringLiteral("compareBar"));
+    compare_bar->addWidget(compare_->controls());
 
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open..."), QKeySequence::Open, this,
@@ -539,13 +596,19 @@ void MainWindow::build_actions() {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open run"), QString(), tr("Runs (*.kmsrun);;All files (*)"));
         if (path.isEmpty()) return;
         try {
-            open_run(path);
+            open_run(path, true);
         } catch (const std::exception& error) {
             show_error(QString::fromStdString(error.what()));
         }
     });
     file->addAction(tr("&Save run (.kmsrun)..."), this, [this] {
-        run_export(tr("Run"), tr("Runs (*.kmsrun)"), &MainWindow::save_run);
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save run"), QString(), tr("Runs (*.kmsrun)"));
+        if (path.isEmpty()) return;
+        try {
+            statusBar()->showMessage(tr("Wrote %1").arg(save_run(path)), 8000);
+        } catch (const std::exception& error) {
+            show_error(QString::fromStdString(error.what()));
+        }
     });
     exports->addAction(tr("Animation (GIF or MP4)..."), this, [this] {  // the dialog offers MP4 where this build has it
         QString filter;
@@ -580,8 +643,44 @@ void MainWindow::build_actions() {
     connect(spectral_dock_, &QDockWidget::visibilityChanged, spectral, [this, spectral](bool) {
         if (!spectral_dock_->isVisible() && spectral->isChecked()) spectral->setChecked(false);  // closed by its ✕
     });
+    // Every view setting and every dock from the menu: a dock closed by its ✕ came
+    // back only by right-clicking a dock's title (issue 36).
     auto* view_menu = menuBar()->addMenu(tr("&View"));
+    view_menu->setObjectName(QStringLiteral("viewMenu"));
     view_menu->addAction(presentation_action_);
+    view_menu->addAction(half_steps_);
+    auto* colours = view_menu->addMenu(tr("&Colour points by"));
+    auto* colour_group = new QActionGroup(colours);
+    for (int i = 0; i < colour_mode_->count(); ++i) {
+        QAction* action = colours->addAction(colour_mode_->itemText(i));
+        action->setCheckable(true);
+        action->setChecked(i == colour_mode_->currentIndex());
+        colour_group->addAction(action);
+        const ColourMode mode = ColourMode(colour_mode_->itemData(i).toInt());
+        connect(action, &QAction::triggered, this, [this, mode] { set_colour_mode(mode); });
+        connect(colour_mode_, &QComboBox::currentIndexChanged, action, [action, i](int index) { action->setChecked(index == i); });
+    }
+    for (QCheckBox* box : {voronoi_, trails_}) {
+        QAction* action = view_menu->addAction(box->text());
+        action->setCheckable(true);
+        action->setChecked(box->isChecked());
+        connect(action, &QAction::toggled, box, &QCheckBox::setChecked);
+        connect(box, &QCheckBox::toggled, action, &QAction::setChecked);
+    }
+    view_menu->addAction(tr("&Fit the data (F)"), this, [this] { mode().fit_view(); });
+    view_menu->addSeparator();
+    for (QDockWidget* dock : {side_dock_, charts_dock_, scores_dock_, compare_dock_, sweep_dock_, spectral_dock_}) {
+        QAction* toggle = dock->toggleViewAction();
+        if (dock == spectral_dock_) {
+            // The spectral dock brings its view into the centre: through show_spectral.
+            toggle = view_menu->addAction(dock->windowTitle());
+            toggle->setCheckable(true);
+            connect(toggle, &QAction::triggered, this, &MainWindow::show_spectral);
+            connect(dock, &QDockWidget::visibilityChanged, toggle, [toggle, dock](bool) { toggle->setChecked(dock->isVisible()); });
+            continue;
+        }
+        view_menu->addAction(toggle);
+    }
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About kmeans-studio"), this, [this] {
         std::string mp4_reason;
         const bool mp4 = mp4_export_available(&mp4_reason);
@@ -627,6 +726,22 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::apply_setup(const RunSetup& setup) {
+    // A new seed discards the stepped run: ask first, as S does (typing a seed threw
+    // the run away at the first digit: issue 36). Other edits restart as before.
+    const int steps = compare_->active() ? 1 : controller_->latest_iteration();
+    if (setup.init.seed != controller_->setup().init.seed && steps > 0) {
+        pending_setup_ = setup;
+        ask(tr("Seed %1 re-draws the initial centroids: the %2 iteration(s) of this run are discarded.")
+                .arg(setup.init.seed)
+                .arg(steps),
+            tr("Re-seed"),
+            [this] {
+                if (compare_->active()) compare_->leave();
+                controller_->set_setup(pending_setup_);
+            },
+            [this] { solver_panel_->set_setup(controller_->setup()); });  // the panel shows the run's seed again
+        return;
+    }
     if (compare_->active()) compare_->leave();  // a new set-up ends the comparison
     controller_->set_setup(setup);
 }
@@ -634,10 +749,12 @@ void MainWindow::apply_setup(const RunSetup& setup) {
 void MainWindow::show_spectral(bool on) {
     if (on && compare_->active()) compare_->leave();
     spectral_dock_->setVisible(on);
-    // The scores follow the single run, which the spectral view replaces: the dock gives its place.
-    if (!presentation_) scores_dock_->setVisible(!on);
+    // Under the Scores dock, which stays (it hid them, and its own controls started out of sight).
     keep_view_share();
-    if (on) resizeDocks({spectral_dock_}, {spectral_dock_->maximumWidth()}, Qt::Horizontal);
+    if (on) {
+        resizeDocks({spectral_dock_}, {spectral_dock_->maximumWidth()}, Qt::Horizontal);
+        resizeDocks({scores_dock_, spectral_dock_}, {height() / 3, 2 * height() / 3}, Qt::Vertical);
+    }
     stack_->setCurrentWidget(on ? static_cast<QWidget*>(spectral_->view()) : view_);
 }
 
@@ -741,12 +858,41 @@ void MainWindow::show_hint(const QString& message) {
     show_banner(message, false);
 }
 
+void MainWindow::ask(const QString& message, const QString& action, std::function<void()> confirmed,
+                     std::function<void()> declined) {
+    if (banner_declined_) std::exchange(banner_declined_, {})();  // an older question is answered "no"
+    show_banner(message, false);
+    banner_action_->setText(action);
+    banner_action_->show();
+    banner_confirmed_ = std::move(confirmed);
+    banner_declined_ = std::move(declined);
+    place_banner();
+}
+
+bool MainWindow::confirm_banner() {
+    if (banner_action_->isHidden()) return false;
+    banner_action_->click();
+    return true;
+}
+
 void MainWindow::show_banner(const QString& message, bool error) {
+    if (banner_declined_) std::exchange(banner_declined_, {})();  // a question replaced: "no"
+    banner_confirmed_ = {};
+    banner_action_->hide();
     banner_is_error_ = error;
     banner_label_->setText(error ? tr("Error: %1").arg(message) : message);
     banner_->setStyleSheet(error ? QStringLiteral("QFrame { background: #fde2e1; color: #7a1111; }")
                                  : QStringLiteral("QFrame { background: #fff4cc; color: #4a3b00; }"));
     banner_->show();
+    place_banner();
+}
+
+void MainWindow::place_banner() {
+    const QWidget* centre = banner_->parentWidget();
+    const int height = banner_->layout()->hasHeightForWidth() ? banner_->layout()->totalHeightForWidth(centre->width())
+                                                              : banner_->sizeHint().height();
+    banner_->setGeometry(0, 0, centre->width(), std::max(height, banner_->sizeHint().height()));
+    banner_->raise();
 }
 
 QString MainWindow::banner_text() const { return banner_->isHidden() ? QString() : banner_label_->text(); }
@@ -754,6 +900,9 @@ QString MainWindow::banner_text() const { return banner_->isHidden() ? QString()
 void MainWindow::dismiss_banner() {
     banner_->hide();
     banner_is_error_ = false;
+    banner_action_->hide();
+    banner_confirmed_ = {};
+    if (banner_declined_) std::exchange(banner_declined_, {})();
 }
 
 void MainWindow::request_reseed() {
@@ -762,12 +911,21 @@ void MainWindow::request_reseed() {
     // Throwing iterations away takes a second press: a stray S must not lose the run.
     if (steps > 0 && (reseed_armed_at_ms_ < 0 || now - reseed_armed_at_ms_ > 5000)) {
         reseed_armed_at_ms_ = now;
-        show_hint(tr("Press S again to re-seed: the %1 iteration(s) of this run are discarded "
-                     "(Home goes back to iteration 0 and keeps the centroids).").arg(std::max(steps, 1)));
+        ask(tr("Press S again (or Re-seed) to re-seed: the %1 iteration(s) of this run are discarded "
+               "(Home goes back to iteration 0 and keeps the centroids).").arg(std::max(steps, 1)),
+            tr("Re-seed"),
+            [this] {
+                reseed_armed_at_ms_ = QDateTime::currentMSecsSinceEpoch();  // the button is the second press
+                request_reseed();
+            },
+            [this] { reseed_armed_at_ms_ = -1; });
         return;
     }
     reseed_armed_at_ms_ = -1;
-    if (!banner_is_error_) dismiss_banner();
+    if (!banner_is_error_) {
+        banner_declined_ = {};  // answered: yes
+        dismiss_banner();
+    }
     RunSetup setup = controller_->setup();
     setup.init.seed += 1;
     solver_panel_->set_setup(setup);
@@ -809,10 +967,20 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
 
 void MainWindow::keep_view_share() {
     // The point view keeps at least 60 % of the width: the two side docks share
-    // the rest (the data panel a little more); their contents scroll or wrap.
+    // the rest; their contents scroll or wrap. The Scores dock gets the width its
+    // numbers need (at 1280×720 it was clipped behind a scroll bar), the data panel
+    // what is left of the docks' 40 %, at most 22 % of the window.
     const int width = std::max(this->width(), 640);
-    side_dock_->setMaximumWidth(side_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(180, int(width * 0.22)));
-    scores_dock_->setMaximumWidth(scores_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(160, int(width * 0.16)));
+    const auto* scores_scroll = static_cast<const QScrollArea*>(scores_dock_->widget());
+    const int scores_need = scores_scroll->widget()->minimumSizeHint().width() + 2 * scores_scroll->frameWidth() +
+                            scores_scroll->verticalScrollBar()->sizeHint().width() + 4;
+    const int scores_width = std::max({160, scores_need, int(width * 0.16)});
+    const bool scores_docked = !scores_dock_->isFloating() && scores_dock_->isVisible();
+    scores_dock_->setMaximumWidth(scores_dock_->isFloating() ? QWIDGETSIZE_MAX : scores_width);
+    scores_dock_->setMinimumWidth(scores_dock_->isFloating() ? 0 : std::min(scores_need, int(width * 0.2)));
+    side_dock_->setMaximumWidth(side_dock_->isFloating() ? QWIDGETSIZE_MAX
+                                                         : std::max(180, std::min(int(width * 0.22), int(width * 0.4) -
+                                                                                  (scores_docked ? scores_width : 0))));
     // Where the share allows, the data panel grows to the width its fields need
     // (at 1920x1080 it stayed at its first 300 px and clipped its fields).
     if (!side_dock_->isFloating()) {
@@ -821,15 +989,33 @@ void MainWindow::keep_view_share() {
                                                                     scroll->verticalScrollBar()->sizeHint().width());
         if (side_dock_->width() < wanted) resizeDocks({side_dock_}, {wanted}, Qt::Horizontal);
     }
-    spectral_dock_->setMaximumWidth(spectral_dock_->isFloating() ? QWIDGETSIZE_MAX : std::max(240, int(width * 0.2)));
+    // The right-hand docks share one column (spectral and elbow sit under Scores).
+    const int right = std::max(240, int(width * 0.2));
+    for (QDockWidget* dock : {spectral_dock_, sweep_dock_}) dock->setMaximumWidth(dock->isFloating() ? QWIDGETSIZE_MAX : right);
+    if (!scores_dock_->isFloating() && (spectral_dock_->isVisible() || sweep_dock_->isVisible()))
+        scores_dock_->setMaximumWidth(right);
     // The charts take at most a quarter of the height.
     charts_dock_->setMaximumHeight(std::max(140, int(height() * 0.28)));
     compare_dock_->setMaximumHeight(std::max(160, int(height() * 0.35)));
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::Resize && watched == centralWidget() && !banner_->isHidden()) place_banner();
+    // ← and → belong to a text field only while the user is typing in it: after Tab (or
+    // a click elsewhere) they step again. Typing marks the field, leaving it clears the mark.
+    if (event->type() == QEvent::FocusIn || event->type() == QEvent::FocusOut) field_being_edited_ = nullptr;
+    if (event->type() == QEvent::ShortcutOverride && watched != field_being_edited_) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if ((key->key() == Qt::Key_Left || key->key() == Qt::Key_Right) && key->modifiers() == Qt::NoModifier &&
+            (qobject_cast<QLineEdit*>(watched) || qobject_cast<QAbstractSpinBox*>(watched))) {
+            event->ignore();  // not taken by the field: the transport's shortcut fires
+            return true;
+        }
+    }
     if (event->type() == QEvent::KeyPress) {
         const auto* key = static_cast<QKeyEvent*>(event);
+        if (!key->text().isEmpty() || key->key() == Qt::Key_Backspace || key->key() == Qt::Key_Delete)
+            field_being_edited_ = watched;
         if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter || key->key() == Qt::Key_Escape) {
             // After the field has taken its value, the view gets the focus back, so
             // the transport's keys (→, Space, End) act again without a click.
@@ -844,18 +1030,22 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
 
 // ---------------------------------------------------------------- replay files and animation
 
-void MainWindow::save_run(const QString& path) {
+QString MainWindow::save_run(const QString& path) {
     if (!controller_->ready()) throw Error("no run to save: load data first");
-    write_studio_file(path.toStdString(), run_file_text(controller_->run_file()));
+    // "lesson" becomes lesson.kmsrun: File → Open run lists *.kmsrun only (issue 36).
+    const QString written = QFileInfo(path).suffix().isEmpty() ? path + QStringLiteral(".kmsrun") : path;
+    write_studio_file(written.toStdString(), run_file_text(controller_->run_file()));
+    return written;
 }
 
-void MainWindow::open_run(const QString& path) {
+int MainWindow::open_run(const QString& path, bool step_to_recorded) {
     const RunFile run = read_run_file(path.toStdString());  // throws naming file and line
     if (compare_->active()) compare_->leave();
     controller_->set_k_from_data(false);
-    controller_->open_run(run);
+    controller_->open_run(run, step_to_recorded);
     RunSetup setup = controller_->setup();
     solver_panel_->set_setup(setup);
+    return run.steps;
 }
 
 AnimationExport* MainWindow::export_animation(const QString& path, QSize size) {

@@ -6,6 +6,7 @@
 // on the active RunMode: the single run or the comparison.
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 
 #include "compare/compare_mode.hpp"
@@ -21,6 +22,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSlider;
 class QSpinBox;
 class QStackedWidget;
@@ -49,6 +51,8 @@ class MainWindow : public QMainWindow {
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
+    // The window's first size on a screen whose free area is `available`.
+    static QSize preferred_size(QSize available);
 
     RunController& controller() { return *controller_; }
     CompareSession& compare_session() { return compare_->session(); }
@@ -82,6 +86,11 @@ public:
     // The banner over the view: errors stay until dismissed, hints until replaced or dismissed.
     QString banner_text() const;
     void dismiss_banner();
+    // A question on the banner: `action` runs `confirmed`; dismissing it (✕, another
+    // banner) runs `declined`. confirm_banner() presses the action, for tests and keys.
+    void ask(const QString& message, const QString& action, std::function<void()> confirmed,
+             std::function<void()> declined);
+    bool confirm_banner();
     void show_hint(const QString& message);
     // Presentation mode (F11): docks hidden, big points, markers, text and legend.
     void set_presentation(bool on);
@@ -91,8 +100,10 @@ public:
     // S: the first press asks (on the banner) when iterations would be lost; a second within 5 s re-seeds.
     void request_reseed();
     // Replay files (throw kms::Error naming the path).
-    void save_run(const QString& path);
-    void open_run(const QString& path);
+    // save_run adds .kmsrun to a name without an extension and returns the path written;
+    // open_run returns how far the saved run was stepped, and steps there with step_to_recorded.
+    QString save_run(const QString& path);
+    int open_run(const QString& path, bool step_to_recorded = false);
     // The run as an animated GIF of `size` frames; the returned export reports finished(error).
     AnimationExport* export_animation(const QString& path, QSize size);
     // Paint tool: drag on the view to add points of `cls` (drawn data; saved as CSV with the class).
@@ -130,8 +141,11 @@ private:
     void update_actions();
     void show_error(const QString& message);
     void show_banner(const QString& message, bool error);
+    void place_banner();
     // Docks never take the point view below 60 % of the window's width.
     void keep_view_share();
+    // The window stays inside the screen's free area when docks come and go.
+    void keep_on_screen();
     void commit_drawing();
     void choose_file();
     void run_export(const QString& title, const QString& filter, void (MainWindow::*writer)(const QString&));
@@ -155,6 +169,9 @@ private:
     QDockWidget* charts_dock_ = nullptr;
     QFrame* banner_ = nullptr;
     QLabel* banner_label_ = nullptr;
+    QPushButton* banner_action_ = nullptr;
+    std::function<void()> banner_confirmed_, banner_declined_;
+    RunSetup pending_setup_;  // a seed typed while the run had iterations, until confirmed
     QLabel* source_label_ = nullptr;
     QWidget* side_panel_ = nullptr;
     bool banner_is_error_ = false;
@@ -162,6 +179,7 @@ private:
     QByteArray state_before_presentation_;
     double point_size_before_presentation_ = 0;
     qint64 reseed_armed_at_ms_ = -1;
+    QObject* field_being_edited_ = nullptr;  // a text field typed in since it took the focus
     QSize size_before_compare_;
     // Paint tool state: x, y pairs and classes of the points drawn so far.
     std::vector<double> drawing_;

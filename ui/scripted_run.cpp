@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "compare/compare_table.hpp"
 #include "compare/compare_view.hpp"
 #include "export/animation_export.hpp"
 #include "main_window.hpp"
@@ -52,7 +53,10 @@ void ScriptedRun::start() {
     window_.solver_panel().set_setup(setup);
     if (!options_.replay.empty()) {
         try {
-            window_.open_run(QString::fromStdString(options_.replay));
+            const int recorded = window_.open_run(QString::fromStdString(options_.replay));
+            // Without --steps, as far as the saved run went (or to convergence): a replay's
+            // animation of iteration 0 alone was one silent frame (issue 36).
+            if (!options_.steps_given) options_.steps = recorded > 0 ? recorded : -1;
         } catch (const std::exception& error) {
             phase_ = Phase::Loading;
             QTimer::singleShot(0, this, [this, message = QString::fromStdString(error.what())] { fail(message); });
@@ -160,7 +164,22 @@ void ScriptedRun::poll() {
 
 void ScriptedRun::print_timing() const {
     // The solver's own step times (as kmeans-cli measures them), iteration 1 (warm-up) left out.
-    if (window_.compare_mode()) return;
+    if (window_.compare_mode()) {
+        // The table's numbers, by the table's rule (CompareModel: speed-up without iteration 1).
+        const CompareModel& model = *window_.compare_table().model();
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const CompareSummary summary = summarize(model.entries()[std::size_t(row)]);
+            const auto cell = [&](int column) {
+                return model.data(model.index(row, column), CompareModel::kValueRole).toDouble();
+            };
+            std::printf("kmeans-studio: compare %s: %d iterations, total %.3f ms, iteration 1 (warm-up) %.3f ms, "
+                        "median %.3f ms, speed-up %.2fx (iterations 2-%d)\n",
+                        qPrintable(model.entries()[std::size_t(row)].name), summary.iterations, summary.total_ms,
+                        summary.first_iteration_ms, summary.median_iteration_ms, cell(CompareModel::SpeedUp),
+                        summary.iterations);
+        }
+        return;
+    }
     const std::vector<IterationStats> stats = window_.controller().stats_history();
     if (stats.size() < 2) return;
     std::vector<double> times;
@@ -191,8 +210,8 @@ void ScriptedRun::save_and_finish() {
     try {
         if (!options_.screenshot.empty()) window_.export_png(QString::fromStdString(options_.screenshot));
         if (!options_.save_run.empty()) {
-            window_.save_run(QString::fromStdString(options_.save_run));
-            std::printf("kmeans-studio: wrote %s\n", options_.save_run.c_str());
+            const QString written = window_.save_run(QString::fromStdString(options_.save_run));
+            std::printf("kmeans-studio: wrote %s\n", qPrintable(written));
         }
     } catch (const std::exception& error) {
         std::fprintf(stderr, "kmeans-studio: %s\n", error.what());

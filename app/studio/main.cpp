@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QOffscreenSurface>
 #include <QOpenGLContext>
+#include <QScreen>
 #include <QSurfaceFormat>
 
 #include <unistd.h>
@@ -94,8 +95,18 @@ int main(int argc, char** argv) {
         context.doneCurrent();
     }
     kms::ui::MainWindow window;
-    if (options.width > 0) window.resize(options.width, options.height);
-    window.show();
+    const QSize available = window.screen()->availableGeometry().size();
+    if (options.width > 0) {
+        window.resize(options.width, options.height);
+        window.show();
+    } else if (options.scripted()) {
+        window.resize(available);  // a scripted run renders what the screen shows
+        window.show();
+    } else if (available.width() < 1400 || available.height() < 900) {
+        window.showMaximized();  // a projector: all of it, the window manager's frame included
+    } else {
+        window.show();
+    }
 
     kms::ui::ScriptedRun script(window, options);
     int exit_code = 0;

@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 
 #include <cstring>
+#include <limits>
 #include <filesystem>
 
 #include "charts/plot_widget.hpp"
@@ -26,9 +27,12 @@
 #include "kms/fit.hpp"
 #include "kms/io.hpp"
 #include "kms/run_file.hpp"
+#include "kms/scores.hpp"
 #include "main_window.hpp"
 #include "run/run_controller.hpp"
+#include "run/solver_panel.hpp"
 #include "run/studio_files.hpp"
+#include "scores/scores_panel.hpp"
 #include "scores/silhouette_plot.hpp"
 #include "test_support.hpp"
 #include "view/point_cloud_view.hpp"
@@ -374,6 +378,129 @@ private slots:
         window.clear_drawing();
         QCOMPARE(window.drawn_points(), std::size_t(0));
         QVERIFY_THROWS_EXCEPTION(Error, window.save_drawing(path));  // nothing drawn: a clear error
+    }
+
+    // ---- issue 36: the studio in front of a class ----------------------------------
+
+    void save_run_adds_the_extension_and_replays_to_the_recorded_step() {
+        QTemporaryDir dir;
+        QString written;
+        {
+            MainWindow window;
+            RunController& run = window.controller();
+            make_ready(run, "blobs:n=900,k=4,d=2,spread=1.0", 4);
+            run.run_steps(3);
+            QVERIFY(wait_for([&] { return !run.running() && run.latest_iteration() == 3; }));
+            written = window.save_run(dir.filePath(QStringLiteral("lesson")));
+        }
+        // "lesson" became lesson.kmsrun: the name File → Open run lists.
+        QCOMPARE(written, dir.filePath(QStringLiteral("lesson.kmsrun")));
+        QVERIFY(QFileInfo::exists(written));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("lesson"))));
+        QCOMPARE(read_run_file(written.toStdString()).steps, 3);
+        MainWindow window;
+        QCOMPARE(window.open_run(written, true), 3);  // File → Open run steps to where the run was saved
+        RunController& run = window.controller();
+        QVERIFY2(wait_for([&] { return run.latest_iteration() == 3 && !run.running() && !run.busy(); }),
+                 "the replay did not step to its recorded iteration");
+        QCOMPARE(run.displayed_iteration(), 3);
+        // An extension the user typed is kept.
+        QCOMPARE(window.save_run(dir.filePath(QStringLiteral("copy.run"))), dir.filePath(QStringLiteral("copy.run")));
+    }
+
+    void typed_seed_asks_before_discarding_the_run() {
+        MainWindow window;
+        RunController& run = window.controller();
+        make_ready(run, "blobs:n=600,k=3,d=2", 3);
+        run.run_steps(2);
+        QVERIFY(wait_for([&] { return !run.running() && run.latest_iteration() == 2; }));
+        const std::uint64_t seed = run.setup().init.seed;
+        QSpinBox* seed_box = nullptr;
+        for (QSpinBox* box : window.solver_panel().findChildren<QSpinBox*>())
+            if (box->value() == int(seed) && box->maximum() == std::numeric_limits<int>::max()) seed_box = box;
+        QVERIFY(seed_box);
+        seed_box->setValue(int(seed) + 40);  // as typing does, digit by digit
+        QTest::qWait(50);
+        QCOMPARE(run.latest_iteration(), 2);  // asked, not discarded
+        QCOMPARE(run.setup().init.seed, seed);
+        QVERIFY2(window.banner_text().contains(QStringLiteral("discarded")), qPrintable(window.banner_text()));
+        window.dismiss_banner();  // "keep the run": the panel shows the run's seed again
+        QCOMPARE(seed_box->value(), int(seed));
+        QCOMPARE(run.latest_iteration(), 2);
+        seed_box->setValue(int(seed) + 41);
+        QVERIFY(window.confirm_banner());  // Re-seed
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy() && run.setup().init.seed == seed + 41; }));
+        QCOMPARE(run.latest_iteration(), 0);
+    }
+
+    void scores_follow_the_half_step_however_it_was_reached() {
+        MainWindow window;
+        RunController& run = window.controller();
+        make_ready(run, "blobs:n=1500,k=5,d=2,spread=2.0", 5);
+        auto* panel = window.findChild<ScoresPanel*>();
+        QVERIFY(panel);
+        const auto inertia_shown = [&] {
+            QVERIFY2(wait_for([&] { return window.scores_idle() && panel->state() == ScoresPanel::State::Ready; }, 20000),
+                     "no scores");
+        };
+        window.set_half_steps(true);
+        for (int i = 0; i < 4; ++i) {  // 1 assign, 1 update, 2 assign, 2 update
+            run.step();
+            QVERIFY(wait_for([&] { return !run.busy() && run.displayed_labels(); }));
+            QTest::qWait(30);
+        }
+        QCOMPARE(run.displayed_iteration(), 2);
+        QCOMPARE(run.displayed_phase(), Phase::Update);
+        inertia_shown();
+        QString forward = panel->valueText(ScoresPanel::Row::Inertia);
+        const double expected = inertia(run.dataset().dataset->points, *run.displayed_labels(), run.displayed_centroids());
+        run.step();  // 3 assign
+        QVERIFY(wait_for([&] { return run.latest_iteration() == 3 && run.displayed_labels(); }));
+        inertia_shown();
+        run.step_back();  // back to 2 update
+        QCOMPARE(run.displayed_phase(), Phase::Update);
+        QTest::qWait(30);
+        inertia_shown();
+        QCOMPARE(panel->valueText(ScoresPanel::Row::Inertia), forward);
+        const QString text = QLocale(QLocale::English).toString(expected, 'f', 2);
+        QVERIFY2(forward.remove(QLatin1Char(',')).startsWith(QString(text).remove(QLatin1Char(',')).left(5)),
+                 qPrintable(forward + QStringLiteral(" vs ") + text));
+    }
+
+    void run_with_half_steps_shows_both_halves() {
+        RunController run;
+        make_ready(run, "blobs:n=800,k=4,d=2,spread=1.5", 4);
+        run.set_half_steps(true);
+        run.set_delay_ms(160);
+        std::vector<std::pair<int, Phase>> shown;
+        QObject::connect(&run, &RunController::frameChanged, &run,
+                         [&] { shown.emplace_back(run.displayed_iteration(), run.displayed_phase()); });
+        run.run();
+        QVERIFY(wait_for([&] { return run.latest_iteration() >= 3; }, 20000));
+        run.pause();
+        QVERIFY(wait_for([&] { return !run.running(); }));
+        bool assign = false, update = false;
+        for (const auto& [iteration, phase] : shown)
+            if (iteration == 2) (phase == Phase::Assign ? assign : update) = true;
+        QVERIFY2(assign && update, "Run showed only one half of iteration 2");
+    }
+
+    void painting_keeps_the_camera_and_the_initial_centroids() {
+        MainWindow window;
+        window.resize(900, 600);
+        RunController& run = window.controller();
+        make_ready(run, "blobs:n=400,k=3,d=2,spread=1.0", 3);
+        window.set_paint_mode(true);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        const Matrix<double> before = run.initial_centroids();
+        const double ppu = window.view().camera()->pixels_per_unit();
+        const QPointF centre = window.view().camera()->centre();
+        for (int dab = 0; dab < 5; ++dab) window.paint_at(QPointF(40.0, 40.0), 2.0);  // far outside: a re-fit would zoom out
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy() && run.dataset().n() > 400; }));
+        QTest::qWait(50);
+        QVERIFY2(same_bits(run.initial_centroids(), before), "a stroke re-seeded the initial centroids");
+        QCOMPARE(window.view().camera()->pixels_per_unit(), ppu);
+        QCOMPARE(window.view().camera()->centre(), centre);
     }
 
     void silhouette_numbers_every_one_of_31_clusters() {

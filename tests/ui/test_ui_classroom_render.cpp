@@ -12,6 +12,8 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QImageReader>
+#include <QScreen>
+#include <QLineEdit>
 #include <QOffscreenSurface>
 #include <QOpenGLContext>
 #include <QProcess>
@@ -22,6 +24,7 @@
 #include <QTemporaryDir>
 
 #include "compare/compare_session.hpp"
+#include "compare/compare_view.hpp"
 #include "kms/run_file.hpp"
 #include "main_window.hpp"
 #include "run/solver_panel.hpp"
@@ -269,6 +272,132 @@ private slots:
         QVERIFY(comparison && charts);
         QVERIFY(!comparison->isVisible());
         QVERIFY(charts->widget()->isVisible());
+    }
+
+    // ---- issue 36, on a 1280×720 projector without a window manager (CTest's
+    // test_ui_projector runs these on such a screen; elsewhere they skip) ----------
+
+    static bool on_a_projector() {
+        const QSize screen = QGuiApplication::primaryScreen()->availableGeometry().size();
+        return screen.width() <= 1280 && screen.height() <= 720;
+    }
+    static bool inside(const QRect& outer, const QRect& inner) { return outer.contains(inner); }
+    static QString rect_text(const QRect& r) {
+        return QStringLiteral("%1x%2+%3+%4").arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y());
+    }
+    static std::vector<SolverConfig> three_solvers() {
+        std::vector<SolverConfig> configs(3);
+        configs[1].algorithm = Algorithm::Elkan;
+        configs[2].algorithm = Algorithm::Hamerly;
+        return configs;
+    }
+    // Every centroid marker of `view` lies in its data area, clear of caption and legend.
+    static QString markers_covered(const PointCloudView& view) {
+        const QRectF area = view.data_area();
+        for (const QPointF& centroid : view.centroid_positions()) {
+            const QPointF pixel = view.world_to_pixel(centroid);
+            if (!area.contains(pixel))
+                return QStringLiteral("marker at %1,%2 outside the free area %3x%4+%5+%6")
+                    .arg(pixel.x()).arg(pixel.y()).arg(area.width()).arg(area.height()).arg(area.x()).arg(area.y());
+        }
+        return {};
+    }
+
+    void projector_window_fits_and_compare_keeps_it_there() {
+        if (!on_a_projector()) QSKIP("needs a screen of at most 1280x720 (CTest's test_ui_projector)");
+        const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+        MainWindow window;  // the size the studio opens at
+        QVERIFY2(window.width() <= screen.width() && window.height() <= screen.height(),
+                 qPrintable(QStringLiteral("opens at %1x%2").arg(window.width()).arg(window.height())));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        RunController& run = window.controller();
+        run.generate(QStringLiteral("blobs:n=3000,k=5,d=2"), 7);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QTest::qWait(200);
+        QVERIFY2(inside(screen, window.frameGeometry()), qPrintable(rect_text(window.frameGeometry())));
+        QVERIFY2(window.minimumSizeHint().height() <= screen.height(),
+                 qPrintable(QStringLiteral("minimum height %1").arg(window.minimumSizeHint().height())));
+        auto* scores = window.findChild<QDockWidget*>(QStringLiteral("scores"));
+        QVERIFY(scores && scores->isVisible());
+        QVERIFY2(inside(window.rect(), QRect(scores->mapTo(&window, QPoint(0, 0)), scores->size())),
+                 "the Scores dock is cut off");
+        {
+            auto* first = qobject_cast<QScrollArea*>(scores->widget());
+            QVERIFY2(first && !first->horizontalScrollBar()->isVisible(),
+                     qPrintable(QStringLiteral("Scores clipped at the start: %1 px wide, its panel needs %2")
+                                    .arg(first->viewport()->width()).arg(first->widget()->minimumSizeHint().width())));
+        }
+        // The initial centroids are clear of the caption.
+        QVERIFY2(markers_covered(window.view()).isEmpty(), qPrintable(markers_covered(window.view())));
+
+        window.set_colour_mode(ColourMode::Bounds);  // the legend the issue saw over the captions
+        window.start_compare(three_solvers());
+        QVERIFY(wait_for([&] { return window.compare_session().all_ready(); }));
+        window.compare_session().run_all_to_convergence();
+        QVERIFY(wait_for([&] { return window.compare_session().all_converged() && !window.compare_session().any_running(); }));
+        QTest::qWait(300);
+        QVERIFY2(inside(screen, window.frameGeometry()), qPrintable(QStringLiteral("compare: ") + rect_text(window.frameGeometry())));
+        CompareView& compare = window.compare_view();
+        QCOMPARE(compare.panel_count(), std::size_t(3));
+        for (std::size_t i = 0; i < compare.panel_count(); ++i) {
+            const PointCloudView& panel = *compare.panel(i);
+            QVERIFY2(panel.height() >= 150, qPrintable(QStringLiteral("panel %1: %2 px").arg(i).arg(panel.height())));
+            QVERIFY2(markers_covered(panel).isEmpty(), qPrintable(markers_covered(panel)));
+            QVERIFY(compare.caption(i).contains(QStringLiteral("converged")));
+        }
+        if (const QString dir = qEnvironmentVariable("KMS_SCREENSHOT_DIR"); !dir.isEmpty())
+            window.grab().save(dir + QStringLiteral("/projector-compare3.png"));
+
+        window.start_compare({});  // Single view
+        QTest::qWait(300);
+        QVERIFY2(inside(screen, window.frameGeometry()), qPrintable(QStringLiteral("single: ") + rect_text(window.frameGeometry())));
+        QVERIFY(scores->isVisible());
+        auto* scroll = qobject_cast<QScrollArea*>(scores->widget());
+        QVERIFY(scroll);
+        QVERIFY2(!scroll->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("the Scores dock is clipped behind a scroll bar: %1 px wide, its panel needs %2")
+                                .arg(scroll->viewport()->width()).arg(scroll->widget()->minimumSizeHint().width())));
+        QVERIFY2(inside(window.rect(), QRect(scores->mapTo(&window, QPoint(0, 0)), scores->size())),
+                 "the Scores dock is cut off after Single view");
+    }
+
+    void projector_banner_floats_over_the_view() {
+        if (!on_a_projector()) QSKIP("needs a screen of at most 1280x720 (CTest's test_ui_projector)");
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(100);
+        const QPoint before = window.view().mapTo(&window, QPoint(0, 0));
+        const QSize size_before = window.view().size();
+        window.show_hint(QStringLiteral("Centroid added: k = 6"));
+        QTest::qWait(100);
+        QVERIFY(!window.banner_text().isEmpty());
+        QCOMPARE(window.view().mapTo(&window, QPoint(0, 0)), before);  // the next click lands where it aimed
+        QCOMPARE(window.view().size(), size_before);
+    }
+
+    void projector_arrows_step_after_typing_and_tab() {
+        if (!on_a_projector()) QSKIP("needs a screen of at most 1280x720 (CTest's test_ui_projector)");
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.activateWindow();
+        RunController& run = window.controller();
+        run.generate(QStringLiteral("blobs:n=2000,k=5,d=2"), 3);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        auto* spec = window.findChild<QLineEdit*>(QStringLiteral("generatorSpec"));
+        QVERIFY(spec);
+        spec->setFocus();
+        QTest::keyClicks(spec, QStringLiteral(",noise"));  // typed, no Enter
+        QTest::keyClick(spec, Qt::Key_Left);  // while typing, ← moves the cursor
+        QCOMPARE(run.latest_iteration(), 0);
+        QTest::keyClick(spec, Qt::Key_Tab);
+        QTest::qWait(50);
+        QWidget* focus = QApplication::focusWidget();
+        QVERIFY(focus && focus != spec);
+        QTest::keyClick(focus, Qt::Key_Right);  // → steps now
+        QVERIFY2(wait_for([&] { return run.latest_iteration() == 1; }, 10000), "→ did nothing after Tab");
     }
 
     void scripted_replay_exports_a_gif_per_half_step() {

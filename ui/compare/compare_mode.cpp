@@ -1,10 +1,11 @@
 #include "compare/compare_mode.hpp"
 
-#include <QFormLayout>
-#include <QGroupBox>
+#include <QCheckBox>
 #include <QHBoxLayout>
-#include <QLineEdit>
+#include <QLabel>
 #include <QPushButton>
+
+#include <algorithm>
 
 #include "charts/iteration_charts.hpp"
 #include "compare/compare_table.hpp"
@@ -48,35 +49,52 @@ CompareMode::~CompareMode() {
         if (!widget->parent()) delete widget;
 }
 
-QGroupBox* CompareMode::build_controls() {
-    auto* box = new QGroupBox(tr("Compare"));
-    auto* form = new QFormLayout(box);
-    // One back end for all (the run's, when none is named): speed-ups then compare algorithms, not devices.
-    specs_ = new QLineEdit(QStringLiteral("lloyd,elkan,hamerly"), box);
-    specs_->setToolTip(tr("2 to 4 of SOLVER[/BACKEND[/PRECISION]], comma-separated; without a back end, the run's "
-                          "(now %1); same data and initial centroids").arg(QString::fromUtf8(to_string(single_.setup().config.backend).data())));
-    form->addRow(tr("Solvers"), specs_);
-    auto* start_button = new QPushButton(tr("Compare"), box);
-    auto* stop_button = new QPushButton(tr("Single view"), box);
-    auto* row = new QHBoxLayout;
+QWidget* CompareMode::build_controls() {
+    // A toolbar row: a box per solver (typed lists were a classroom's first stumble),
+    // all on the run's back end, so the speed-ups compare algorithms, not devices.
+    auto* bar = new QWidget;
+    auto* row = new QHBoxLayout(bar);
+    row->setContentsMargins(4, 0, 4, 0);
+    row->setSpacing(6);
+    row->addWidget(new QLabel(tr("Compare:"), bar));
+    for (Algorithm algorithm : kExactAlgorithms) {
+        QString name = QString::fromUtf8(to_string(algorithm).data());
+        name[0] = name[0].toUpper();
+        auto* box = new QCheckBox(name, bar);
+        box->setObjectName(QStringLiteral("compare_") + QString::fromUtf8(to_string(algorithm).data()));
+        box->setChecked(algorithm == Algorithm::Lloyd || algorithm == Algorithm::Elkan || algorithm == Algorithm::Hamerly);
+        box->setToolTip(tr("Tick 2 to 4 solvers: they run side by side on the same data from the same initial centroids"));
+        row->addWidget(box);
+        solver_boxes_.emplace_back(algorithm, box);
+    }
+    auto* start_button = new QPushButton(tr("Compare"), bar);
+    start_button->setObjectName(QStringLiteral("compareStart"));
+    auto* stop_button = new QPushButton(tr("Single view"), bar);
     row->addWidget(start_button);
     row->addWidget(stop_button);
-    form->addRow(row);
     connect(start_button, &QPushButton::clicked, this, &CompareMode::start_from_controls);
     connect(stop_button, &QPushButton::clicked, this, [this] { start({}); });
-    return box;
+    return bar;
 }
 
 void CompareMode::start_from_controls() {
-    try {
-        std::vector<SolverConfig> configs;
-        for (const QString& item : specs_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
-            configs.push_back(parse_solver_spec(item.trimmed().toStdString(), single_.setup().config));
-        if (configs.size() < 2 || configs.size() > 4) throw Error("compare needs 2 to 4 solvers");
-        start(configs);
-    } catch (const std::exception& error) {
-        emit errorOccurred(QString::fromStdString(error.what()));
+    std::vector<SolverConfig> configs;
+    for (const auto& [algorithm, box] : solver_boxes_) {
+        if (!box->isChecked()) continue;
+        SolverConfig config = single_.setup().config;
+        config.algorithm = algorithm;
+        configs.push_back(config);
     }
+    if (configs.size() < 2 || configs.size() > 4) {
+        emit errorOccurred(tr("Compare: tick 2 to 4 solvers (%1 ticked)").arg(configs.size()));
+        return;
+    }
+    start(configs);
+}
+
+void CompareMode::set_ticked(const std::vector<Algorithm>& algorithms) {
+    for (const auto& [algorithm, box] : solver_boxes_)
+        box->setChecked(std::find(algorithms.begin(), algorithms.end(), algorithm) != algorithms.end());
 }
 
 void CompareMode::start(const std::vector<SolverConfig>& configs) {

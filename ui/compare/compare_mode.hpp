@@ -7,14 +7,15 @@
 #include <QObject>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "compare/compare_scores.hpp"
 #include "compare/compare_session.hpp"
 #include "run/run_mode.hpp"
 
-class QGroupBox;
-class QLineEdit;
+class QCheckBox;
+class QWidget;
 
 namespace kms::ui {
 
@@ -34,7 +35,11 @@ public:
     // The widgets, created without a parent: the window places them (and then owns them).
     CompareView* view() const { return view_; }
     CompareTable* table() const { return table_; }
-    QGroupBox* controls() const { return controls_; }
+    // The toolbar row: a box per solver, Compare, Single view.
+    QWidget* controls() const { return controls_; }
+    // Compare the ticked solvers (an error when not 2 to 4 are ticked); set_ticked ticks these.
+    void start_from_controls();
+    void set_ticked(const std::vector<Algorithm>& algorithms);
 
     CompareSession& session() { return *session_; }
     const CompareScores& scores() const { return *scores_; }
@@ -69,8 +74,7 @@ signals:
     void errorOccurred(QString message);
 
 private:
-    QGroupBox* build_controls();
-    void start_from_controls();
+    QWidget* build_controls();
 
     RunController& single_;
     IterationCharts& charts_;
@@ -78,8 +82,8 @@ private:
     std::unique_ptr<CompareScores> scores_;
     CompareView* view_ = nullptr;
     CompareTable* table_ = nullptr;
-    QGroupBox* controls_ = nullptr;
-    QLineEdit* specs_ = nullptr;
+    QWidget* controls_ = nullptr;
+    std::vector<std::pair<Algorithm, QCheckBox*>> solver_boxes_;
     bool active_ = false;
     int charted_iterations_ = -1;  // sum over the runs, as last charted
 };

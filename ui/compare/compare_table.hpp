@@ -35,6 +35,10 @@ struct CompareEntry {
 struct CompareSummary {
     int iterations = 0;
     double total_ms = 0.0;
+    // Iteration 1 holds the warm-up (allocations, first touch of the data, bound set-up,
+    // a GPU's module load): shown apart, and left out of the speed-up.
+    double first_iteration_ms = std::numeric_limits<double>::quiet_NaN();
+    double after_first_ms = std::numeric_limits<double>::quiet_NaN();  // iterations 2..; NaN with fewer than 2
     double median_iteration_ms = std::numeric_limits<double>::quiet_NaN();
     std::uint64_t distances = 0;        // point–centroid + centroid–centroid
     double distance_percent = std::numeric_limits<double>::quiet_NaN();  // of Lloyd's iterations·n·k
@@ -45,12 +49,15 @@ struct CompareSummary {
     double final_inertia = std::numeric_limits<double>::quiet_NaN();
 };
 CompareSummary summarize(const CompareEntry& entry);
+// The time a speed-up compares: iterations 2.. where there are any (the first is
+// warm-up), else the total. The studio's table and its scripted comparison both use it.
+double steady_time_ms(const CompareSummary& summary);
 
 class CompareModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
-        Solver, Iterations, TotalTime, MedianTime, SpeedUp, Distances, DistancePercent, SkipPercent,
+        Solver, Iterations, TotalTime, FirstIteration, MedianTime, SpeedUp, Distances, DistancePercent, SkipPercent,
         GroupSkipPercent, FinalInertia, Silhouette, CalinskiHarabasz, DaviesBouldin, Ari, Nmi, ColumnCount
     };
     // The unformatted number behind a cell (NaN when empty), for sorting and tests.

@@ -61,8 +61,16 @@ void CompareView::refresh() {
         PointCloudView& view = *views_[i];
         if (run.has_data()) view.set_points(run.dataset().projected == nullptr ? nullptr : run.dataset().projected);
         show_run_in_view(run, view);
+        // The caption above the panel says what the single view's in-view caption says:
+        // in a panel ~160 px tall that box hid the initial centroids (issue 36).
+        ViewOverlay overlay = view.overlay();
+        overlay.caption.clear();
+        overlay.detail.clear();
+        view.set_overlay(std::move(overlay));
         if (i > 0) view.set_reference_labels(session_->run(0).displayed_labels());
         QString caption = QStringLiteral("%1   iteration %2").arg(run.solver_description()).arg(run.displayed_iteration());
+        if (run.half_steps() && run.displayed_iteration() > 0)
+            caption += run.displayed_phase() == Phase::Assign ? tr(" · assign") : tr(" · update");
         if (run.displayed_iteration() > 0) {
             const IterationStats& stats = run.history()[std::size_t(run.displayed_iteration())].stats;
             caption += QStringLiteral("   %1 ms").arg(stats.time_total_ms, 0, 'f', 2);

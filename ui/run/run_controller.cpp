@@ -2,8 +2,10 @@
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
+#include <QTimer>
 
 #include <algorithm>
+#include <utility>
 
 #include "run/solver_worker.hpp"
 
@@ -123,9 +125,11 @@ void RunController::generate(const QString& spec, std::uint64_t seed) {
         Qt::QueuedConnection);
 }
 
-void RunController::open_run(const RunFile& run) {
+void RunController::open_run(const RunFile& run, bool step_to_recorded) {
     pause();
     loading_ = true;
+    steps_after_open_ = step_to_recorded ? run.steps : 0;
+    steps_after_open_epoch_ = data_epoch_ + 1;  // the epoch this load takes below
     setup_.config = run.options.solver;
     setup_.init = run.options.init;
     setup_.n_init = run.options.n_init;
@@ -148,7 +152,11 @@ void RunController::set_drawn_data(Dataset data) {
     run.inline_data = std::move(data);
     pause();
     loading_ = true;
-    pending_initial_ = Matrix<double>();
+    // Each stroke makes new data; the initial centroids stay (also ones placed by hand):
+    // re-seeding on every stroke lost them (issue 36).
+    const bool keep_centroids = ready_ && initial_centroids_.rows() == setup_.k &&
+                                initial_centroids_.cols() == run.inline_data.d() && run.inline_data.n() >= setup_.k;
+    pending_initial_ = keep_centroids ? initial_centroids_ : Matrix<double>();
     pending_source_spec_.clear();
     pending_source_ = tr("drawn: %1 points").arg(run.inline_data.n());
     const quint64 epoch = ++data_epoch_;
@@ -171,6 +179,7 @@ RunFile RunController::run_file() const {
     run.options.n_init = setup_.n_init;
     run.options.k = initial_centroids_.rows();
     run.initial_centroids = initial_centroids_;
+    run.steps = latest_iteration();
     return run;
 }
 
@@ -224,7 +233,9 @@ void RunController::on_dataset_ready(const DatasetBundle& bundle, quint64 epoch)
         // A replay: its own initial centroids, exactly.
         const Matrix<double> initial = std::move(pending_initial_);
         pending_initial_ = Matrix<double>();
-        emit statusMessage(tr("Opened the run: %1").arg(data_source_));
+        emit statusMessage(data_source_.startsWith(QLatin1String("replay"))
+                               ? tr("Opened the run: %1").arg(data_source_)
+                               : tr("%1, initial centroids kept").arg(data_source_));
         request_initial_centroids(initial);
         return;
     }
@@ -351,6 +362,8 @@ void RunController::on_setup_done(const SetupResult& result) {
                                .arg(best.inertia, 0, 'g', 8)
                                .arg(best.iterations));
     }
+    if (steps_after_open_ > 0 && steps_after_open_epoch_ == data_epoch_)
+        run_steps(std::exchange(steps_after_open_, 0));  // where the saved run was
 }
 
 // ---------------------------------------------------------------- transport
@@ -449,10 +462,18 @@ void RunController::on_stepped(const StepResult& result) {
     emit historyChanged();
     if (following) {
         displayed_ = latest_iteration();
-        displayed_phase_ = assign_phase_next_ && !running_ ? Phase::Assign : Phase::Update;
+        // Run (Space) with half-steps and a teaching delay shows both halves: the
+        // assignment first, the update half a delay later (it showed updates only).
+        const bool both_halves = running_ && half_steps_ && delay_ms_ > 0 && !history_.back().finalized;
+        displayed_phase_ = (assign_phase_next_ && !running_) || both_halves ? Phase::Assign : Phase::Update;
         assign_phase_next_ = false;
         ensure_displayed_labels();
         emit frameChanged();
+        if (both_halves)
+            QTimer::singleShot(delay_ms_ / 2, this, [this, iteration = displayed_, epoch = run_epoch_] {
+                if (epoch == run_epoch_ && displayed_ == iteration && displayed_phase_ == Phase::Assign)
+                    show(iteration, Phase::Update);
+            });
     }
     if (converged() && !running_)
         emit statusMessage(tr("Converged after %1 iterations (%2)")

@@ -52,8 +52,9 @@ public:
     void set_dataset(const DatasetBundle& bundle);
     // Data, settings and initial centroids at once (a comparison's runs).
     void start(const DatasetBundle& bundle, const RunSetup& setup, const Matrix<double>& initial_centroids);
-    // Data from a replay file, with its options and initial centroids (iteration 0).
-    void open_run(const RunFile& run);
+    // Data from a replay file, with its options and initial centroids (iteration 0);
+    // with step_to_recorded, then stepped as far as the saved run was (RunFile::steps).
+    void open_run(const RunFile& run, bool step_to_recorded = false);
     // Points drawn by hand (or any data made in the studio), with their classes.
     void set_drawn_data(Dataset data);
     // This run as a replay file: the generator spec and seed, or the points themselves.
@@ -162,6 +163,9 @@ private:
     StopReason stop_reason_ = StopReason::NotStopped;
 
     std::uint64_t data_epoch_ = 0;   // identifies the newest load request
+    // A replay's recorded steps, run once the set-up of that load (its data epoch) is done.
+    int steps_after_open_ = 0;
+    std::uint64_t steps_after_open_epoch_ = 0;
     std::uint64_t run_epoch_ = 0;    // identifies the newest solver set-up / reset
     bool loading_ = false;
     bool ready_ = false;

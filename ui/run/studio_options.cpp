@@ -11,7 +11,8 @@ namespace {
 // The studio's own options; data and solver options come from the shared table.
 constexpr OptionSpec kStudioOptions[] = {
     {"--compare", "S/B[/P],...", "", "2 to 4 solvers side by side on the same data and initial centroids"},
-    {"--steps", "N|converge", "", "iterations to run after start"},
+    {"--steps", "N|converge", "", "iterations to run after start (default 0; with --replay, as far as\n"
+                                          "the saved run went, else to convergence)"},
     {"--screenshot", "PATH", "", "after the steps, save the window as PNG and exit (errors: stderr, exit 1)"},
     {"--colour", "MODE", "labels", "labels | bounds | difference"},
     {"--voronoi", "", "", "draw the Voronoi cells of the centroids"},
@@ -130,6 +131,7 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
                              std::to_string(options.compare.size()) + ")");
     }
     if (has("--steps")) {
+        options.steps_given = true;
         const std::string steps = get("--steps");
         options.steps = steps == "converge" ? -1 : parse_number<int>("--steps", steps);
         if (options.steps < -1) throw UsageError("option --steps must be >= 0 or 'converge'");

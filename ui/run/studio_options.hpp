@@ -23,6 +23,7 @@ struct StudioOptions {
     RunSetup setup;                 // --k --solver --backend --precision --init --max-iter --tol --threads --block-size --empty
     std::vector<SolverConfig> compare;  // --compare lloyd/seq,elkan/omp/f32,...
     int steps = 0;                  // --steps N: iterations to run after start (-1: to convergence)
+    bool steps_given = false;       // else a replay runs to its recorded steps (or convergence)
     std::string screenshot;         // --screenshot PATH: save the window as PNG after the steps, then exit
     ColourMode colour = ColourMode::Labels;  // --colour labels|bounds|difference
     bool voronoi = false;           // --voronoi

@@ -2,6 +2,8 @@
 
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "kms/backends.hpp"
 #include "scores/scores_panel.hpp"
 
@@ -75,7 +77,13 @@ ScoresDock::~ScoresDock() {
 
 void ScoresDock::request(std::shared_ptr<const Dataset> dataset, LabelsPtr labels, const Matrix<double>& centroids,
                          int iteration) {
-    if (labels == last_labels_ && labels) return;
+    // The same labels with other centroids (a half-step's assignment, then its update)
+    // are another state: keyed by labels alone, the scores depended on how the
+    // shown half-step was reached (issue 36).
+    const bool same_centroids = centroids.rows() == last_centroids_.rows() && centroids.cols() == last_centroids_.cols() &&
+                                std::equal(centroids.data(), centroids.data() + centroids.rows() * centroids.cols(),
+                                           last_centroids_.data());
+    if (labels == last_labels_ && labels && same_centroids) return;
     if (!labels || !dataset || labels->size() != dataset->n()) {
         ++serial_;
         stop_.request_stop();
@@ -104,6 +112,7 @@ void ScoresDock::launch() {
     job.serial = ++serial_;
     job.settings.options.stop = stop_.get_token();
     last_labels_ = job.labels;
+    last_centroids_ = job.centroids;
     panel_->setComputing(job.iteration);
     ++in_flight_;
     QMetaObject::invokeMethod(worker_, [w = worker_, job = std::move(job)] { w->compute(job); }, Qt::QueuedConnection);

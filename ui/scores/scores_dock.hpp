@@ -78,6 +78,7 @@ private:
     QTimer debounce_;
     std::unique_ptr<ScoresJob> pending_;
     LabelsPtr last_labels_;
+    Matrix<double> last_centroids_;  // with the labels: the state last scored
     SolverConfig where_;
     quint64 serial_ = 0;
     int in_flight_ = 0;

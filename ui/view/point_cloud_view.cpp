@@ -55,7 +55,9 @@ void PointCloudView::set_points(std::shared_ptr<const std::vector<float>> positi
     positions_ = std::move(positions);
     positions_dirty_ = true;
     colours_dirty_ = true;
-    fit_pending_ = true;
+    // New data is fitted, except while painting: the canvas must stay under the brush.
+    fit_pending_ = !paint_mode_;
+    fit_after_overlay_ = !paint_mode_;
     device_colours_iteration_ = -1;
     update();
 }
@@ -98,6 +100,10 @@ void PointCloudView::set_centroids(std::vector<QPointF> centroids, std::vector<s
 
 void PointCloudView::set_overlay(ViewOverlay overlay) {
     overlay_ = std::move(overlay);
+    // Once per data set, not on every caption change: the scene must not jump while stepping.
+    if (fit_after_overlay_ && !user_camera_ && camera_ == &own_camera_ && positions_ && width() > 0 &&
+        (!overlay_.caption.isEmpty() || !overlay_.legend.empty()))
+        fit();
     update();
 }
 
@@ -156,10 +162,43 @@ QRectF PointCloudView::data_bounds() const {
     return QRectF(QPointF(min_x, min_y), QPointF(max_x, max_y));
 }
 
+QRectF PointCloudView::data_area() const {
+    // The part of the view that the caption, legend and note leave free (at 1280x720
+    // they covered points and initial centroids: issue 36). Two ways to keep clear of
+    // the top-right legend: below it, or beside it; the one that shows the data larger wins.
+    const OverlayLayout layout = overlay_layout();
+    double caption_bottom = 0.0, note_top = height();
+    for (const OverlayBox& text : layout.texts) {
+        if (text.box.top() > height() / 2.0) note_top = std::min(note_top, text.box.top() - 4.0);
+        else caption_bottom = std::max(caption_bottom, text.box.bottom() + 4.0);
+    }
+    const QRectF full(0, 0, width(), height());
+    QRectF below(0, caption_bottom, width(), std::max(1.0, note_top - caption_bottom));
+    QRectF beside = below;
+    if (!layout.legend.isEmpty()) {
+        below.setTop(std::max(below.top(), layout.legend.bottom() + 4.0));
+        beside.setRight(std::max(1.0, layout.legend.left() - 4.0));
+    }
+    const QRectF world = data_bounds();
+    const auto scale = [&](const QRectF& area) {
+        return std::min(area.width() / std::max(world.width(), 1e-12), area.height() / std::max(world.height(), 1e-12));
+    };
+    const QRectF area = scale(below) >= scale(beside) ? below : beside;
+    return area.height() < 0.4 * full.height() ? full : area;  // a tiny view: better covered than unreadable
+}
+
 void PointCloudView::fit() {
-    camera_->fit(data_bounds(), QSizeF(width(), height()));
+    const QRectF full(0, 0, width(), height());
+    const QRectF area = data_area();
+    const QRectF world = data_bounds();
+    camera_->fit(world, area.size());
+    // Centre the data in `area`, not in the whole view.
+    const double ppu = camera_->pixels_per_unit();
+    const QPointF offset = area.center() - full.center();
+    camera_->set(world.center() - QPointF(offset.x(), -offset.y()) / ppu, ppu);
     fit_pending_ = false;
     user_camera_ = false;
+    fit_after_overlay_ = overlay_.caption.isEmpty() && overlay_.legend.empty();
 }
 
 QPointF PointCloudView::world_to_pixel(QPointF world) const {
@@ -532,49 +571,62 @@ void PointCloudView::draw_map(QPainter& painter) {
     painter.restore();
 }
 
-void PointCloudView::draw_overlay(QPainter& painter) {
+PointCloudView::OverlayLayout PointCloudView::overlay_layout() const {
+    OverlayLayout layout;
     const double scale = ui_scale();
     const double margin = 10.0 * scale;
-    QFont font = painter.font();
+    const QFont font = this->font();
     const double base = font.pointSizeF() > 0 ? font.pointSizeF() : 10.0;
+    // The legend first: the captions wrap left of it rather than run under it.
+    if (!overlay_.legend.empty()) {
+        layout.legend_font = font;
+        layout.legend_font.setPointSizeF(base * scale);
+        const QFontMetricsF metrics(layout.legend_font);
+        layout.legend_line = metrics.height() * 1.15;
+        double text_width = 0;
+        for (const auto& entry : overlay_.legend) text_width = std::max(text_width, metrics.horizontalAdvance(entry.second));
+        const double swatch = layout.legend_line * 0.7;
+        layout.legend = QRectF(width() - margin - text_width - swatch - 18, margin, text_width + swatch + 18,
+                               layout.legend_line * double(overlay_.legend.size()) + 8);
+    }
+    const double text_right = layout.legend.isEmpty() ? width() - margin : layout.legend.left() - margin;
     double y = margin;
-    const auto boxed_text = [&](const QString& text, double point_size, bool bold, Qt::Alignment align, double top) {
+    const auto add = [&](const QString& text, double point_size, bool bold, double top) {
         QFont f = font;
         f.setPointSizeF(point_size);
         f.setBold(bold);
-        painter.setFont(f);
         const QFontMetricsF metrics(f);
-        const QRectF bounds = metrics.boundingRect(QRectF(0, 0, width() - 2 * margin, 1e4),
-                                                   Qt::TextWordWrap | align, text);
-        QRectF box(align & Qt::AlignRight ? width() - margin - bounds.width() - 8 : margin, top,
-                   bounds.width() + 8, bounds.height() + 4);
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(QColor(255, 255, 255, 210));
-        painter.drawRoundedRect(box, 4, 4);
-        painter.setPen(QColor(30, 30, 30));
-        painter.drawText(box.adjusted(4, 2, -4, -2), Qt::TextWordWrap | align, text);
+        const double room = std::max(80.0, text_right - margin - 8);
+        const QRectF bounds = metrics.boundingRect(QRectF(0, 0, room, 1e4), Qt::TextWordWrap | Qt::AlignLeft, text);
+        const QRectF box(margin, top, bounds.width() + 8, bounds.height() + 4);
+        layout.texts.push_back({box, f, text, Qt::AlignLeft});
         return box.height();
     };
-    if (!overlay_.caption.isEmpty())
-        y += boxed_text(overlay_.caption, base * 1.25 * scale, true, Qt::AlignLeft, y) + 4;
-    if (!overlay_.detail.isEmpty()) y += boxed_text(overlay_.detail, base * scale, false, Qt::AlignLeft, y) + 4;
+    if (!overlay_.caption.isEmpty()) y += add(overlay_.caption, base * 1.25 * scale, true, y) + 4;
+    if (!overlay_.detail.isEmpty()) y += add(overlay_.detail, base * scale, false, y) + 4;
     if (!overlay_.note.isEmpty()) {
         QFont f = font;
         f.setPointSizeF(base * 0.95 * scale);
         const double line = QFontMetricsF(f).height();
-        boxed_text(overlay_.note, base * 0.95 * scale, false, Qt::AlignLeft, height() - margin - line * 2.4);
+        add(overlay_.note, base * 0.95 * scale, false, height() - margin - line * 2.4);
+    }
+    return layout;
+}
+
+void PointCloudView::draw_overlay(QPainter& painter) {
+    const OverlayLayout layout = overlay_layout();
+    for (const OverlayBox& text : layout.texts) {
+        painter.setFont(text.font);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(QColor(255, 255, 255, 210));
+        painter.drawRoundedRect(text.box, 4, 4);
+        painter.setPen(QColor(30, 30, 30));
+        painter.drawText(text.box.adjusted(4, 2, -4, -2), Qt::TextWordWrap | text.align, text.text);
     }
     if (!overlay_.legend.empty()) {
-        QFont f = font;
-        f.setPointSizeF(base * scale);
-        painter.setFont(f);
-        const QFontMetricsF metrics(f);
-        const double line = metrics.height() * 1.15;
-        double text_width = 0;
-        for (const auto& entry : overlay_.legend) text_width = std::max(text_width, metrics.horizontalAdvance(entry.second));
-        const double swatch = line * 0.7;
-        const QRectF box(width() - margin - text_width - swatch - 18, margin, text_width + swatch + 18,
-                         line * double(overlay_.legend.size()) + 8);
+        painter.setFont(layout.legend_font);
+        const QRectF& box = layout.legend;
+        const double line = layout.legend_line, swatch = line * 0.7;
         painter.setPen(Qt::NoPen);
         painter.setBrush(QColor(255, 255, 255, 220));
         painter.drawRoundedRect(box, 4, 4);
@@ -584,7 +636,7 @@ void PointCloudView::draw_overlay(QPainter& painter) {
             painter.setBrush(colour);
             painter.drawEllipse(QRectF(box.left() + 6, row + (line - swatch) / 2, swatch, swatch));
             painter.setPen(QColor(30, 30, 30));
-            painter.drawText(QRectF(box.left() + 12 + swatch, row, text_width + 4, line), Qt::AlignVCenter, text);
+            painter.drawText(QRectF(box.left() + 12 + swatch, row, box.width() - 18 - swatch, line), Qt::AlignVCenter, text);
             row += line;
         }
     }

@@ -95,7 +95,11 @@ public:
     // Share a camera with other views (the view does not own it).
     void set_camera(ViewCamera* camera);
     ViewCamera* camera() const { return camera_; }
+    // Fits the data into data_area(): the view less its caption, legend and note boxes.
     void fit();
+    QRectF data_area() const;
+    // Projected centroids as last set (the markers drawn).
+    const std::vector<QPointF>& centroid_positions() const { return centroids_; }
 
     QPointF world_to_pixel(QPointF world) const;  // widget pixels, y down
     QPointF pixel_to_world(QPointF pixel) const;
@@ -141,6 +145,21 @@ private:
     void draw_voronoi();
     void draw_trails(QPainter& painter);
     void draw_centroids();
+    // Where the caption, detail, note and legend boxes go (draw_overlay draws them;
+    // fit() keeps the data out of them).
+    struct OverlayBox {
+        QRectF box;
+        QFont font;
+        QString text;
+        Qt::Alignment align;
+    };
+    struct OverlayLayout {
+        std::vector<OverlayBox> texts;
+        QRectF legend;
+        QFont legend_font;
+        double legend_line = 0.0;
+    };
+    OverlayLayout overlay_layout() const;
     void draw_overlay(QPainter& painter);
     void draw_map(QPainter& painter);
     void draw_overlay_image();
@@ -174,6 +193,7 @@ private:
     bool positions_dirty_ = false;
     bool colours_dirty_ = false;
     bool fit_pending_ = true;
+    bool fit_after_overlay_ = true;  // the first overlay after new data refits, so it covers no point
     bool user_camera_ = false;  // the user zoomed or panned: resizing keeps their view
     std::size_t buffer_points_ = 0;  // capacity of the GL buffers
 

@@ -8,6 +8,7 @@
 //   data generate blobs:n=3000,k=5,d=2 seed 7      (or: data inline NAME N D [truth])
 //   point 0x1.8p+1 -0x1.4p-2 [LABEL]                (inline data: N lines)
 //   option --solver hamerly                         (the fit option table's names)
+//   steps 12                                        (optional: how far the saved run was stepped)
 //   centroid 0x1.8p+1 0x1.4p-2                      (k lines)
 //   end
 #include <cstdint>
@@ -28,6 +29,9 @@ struct RunFile {
 
     FitOptions options;              // k = initial_centroids.rows()
     Matrix<double> initial_centroids;
+    // Iterations the saved run had taken (0: none, or a file from before this line existed):
+    // a replay steps this far unless told otherwise.
+    int steps = 0;
 
     // The data it describes (generated now, or the inline points).
     Dataset dataset() const;

@@ -18,6 +18,9 @@ namespace kms {
 // only in speed. Auto is a request, not an algorithm: the fit layer resolves it
 // from n, d, k and the back end (choose_solver() in kms/backends.hpp).
 enum class Algorithm { Lloyd, Elkan, Hamerly, Yinyang, Exponion, Auto };
+// The exact solvers, in the order lists and menus show them (Auto chooses among them).
+inline constexpr Algorithm kExactAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly,
+                                                 Algorithm::Yinyang, Algorithm::Exponion};
 // The device a solver runs on; back ends register themselves in kms/backends.hpp.
 enum class Backend { Sequential, OpenMP, Cuda };
 // Which CUDA kernels: global memory, or centroids staged in shared memory. Auto

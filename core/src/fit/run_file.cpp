@@ -69,7 +69,7 @@ public:
         std::map<std::string, std::uint64_t> option_lines;  // option name -> its line, for errors
         std::vector<std::vector<double>> centroids;
         std::size_t points_expected = 0, d = 0;
-        bool truth = false, have_data = false, ended = false, have_magic = false;
+        bool truth = false, have_data = false, ended = false, have_magic = false, have_steps = false;
         std::vector<double> values;
         std::vector<std::int32_t> labels;
         std::string_view line;
@@ -77,6 +77,7 @@ public:
             if (line.empty() || line.front() == '#') continue;
             if (ended) fail("text after 'end'");
             const auto words = split_words(line);
+            if (words.empty()) continue;  // blanks and tabs only
             if (!have_magic) {
                 if (line != kMagic) fail("not a kmeans-studio run file (the first line must be '" + std::string(kMagic) + "')");
                 have_magic = true;
@@ -94,6 +95,10 @@ public:
                     points_expected = number<std::size_t>(words[2], "number of points");
                     d = number<std::size_t>(words[3], "dimension");
                     if (points_expected == 0 || d == 0) fail("inline data needs at least one point and one dimension");
+                    // N·D must not wrap: every coordinate takes at least one character of the file.
+                    if (points_expected > text_.size() / d)
+                        fail("'data inline' announces " + std::string(words[2]) + " points of " + std::string(words[3]) +
+                             " coordinates, more than this file of " + std::to_string(text_.size()) + " bytes can hold");
                     truth = words.size() >= 5 && words[4] == "truth";
                     run.inline_data.name = rest_after(line, truth ? 5 : 4);
                     values.reserve(points_expected * d);
@@ -132,10 +137,16 @@ public:
                     fail("this centroid has " + std::to_string(row.size()) + " coordinates, the first " +
                          std::to_string(centroids.front().size()));
                 centroids.push_back(std::move(row));
+            } else if (keyword == "steps") {
+                if (have_steps) fail("a second 'steps' line");
+                have_steps = true;
+                if (words.size() != 2) fail("expected 'steps N' (the iterations the saved run had taken)");
+                run.steps = number<int>(words[1], "steps");
+                if (run.steps < 0) fail("steps must be 0 or more");
             } else if (keyword == "end") {
                 ended = true;
             } else {
-                fail("unknown line '" + std::string(keyword) + "' (expected data, point, option, centroid or end)");
+                fail("unknown line '" + std::string(keyword) + "' (expected data, point, option, steps, centroid or end)");
             }
         }
         if (!have_magic) fail("empty file: not a kmeans-studio run file");
@@ -262,6 +273,7 @@ std::string run_file_text(const RunFile& run) {
     if (run.options.init.method != InitMethod::File) option("--init", std::string(to_string(run.options.init.method)));
     option("--seed", std::to_string(run.options.init.seed));
     option("--n-init", std::to_string(run.options.n_init));
+    if (run.steps > 0) out << "steps " << run.steps << '\n';
     for (std::size_t i = 0; i < run.initial_centroids.rows(); ++i) {
         out << "centroid";
         for (std::size_t j = 0; j < run.initial_centroids.cols(); ++j)
