@@ -330,6 +330,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
         stack_->setCurrentWidget(compare_->view());
         compare_dock_->show();
         compare_dock_->raise();
+        QTimer::singleShot(0, this, [this] {  // once the tab is in place
+            if (compare_->active()) resizeDocks({compare_dock_}, {compare_dock_->maximumHeight()}, Qt::Vertical);
+        });
         // The dock follows the single run; compared runs get their final scores in the compare table.
         scores_->request(nullptr, nullptr, Matrix<double>(), 0);
         scores_dock_->hide();
@@ -996,7 +999,9 @@ void MainWindow::keep_view_share() {
         scores_dock_->setMaximumWidth(right);
     // The charts take at most a quarter of the height.
     charts_dock_->setMaximumHeight(std::max(140, int(height() * 0.28)));
-    compare_dock_->setMaximumHeight(std::max(160, int(height() * 0.35)));
+    // Room for the summary and a few per-iteration rows (it showed two at 1280×720): the
+    // compared panels sit side by side above it, square, so they lose width, not data.
+    compare_dock_->setMaximumHeight(std::max(160, int(height() * 0.42)));
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {

@@ -29,7 +29,6 @@ void CompareView::rebuild() {
     views_.clear();
     captions_.clear();
     const std::size_t count = session_->size();
-    const int columns = count <= 2 ? int(count) : 2;
     for (std::size_t i = 0; i < count; ++i) {
         auto* cell = new QWidget(this);
         auto* layout = new QVBoxLayout(cell);
@@ -37,6 +36,9 @@ void CompareView::rebuild() {
         layout->setSpacing(0);
         auto* caption = new QLabel(cell);
         caption->setContentsMargins(6, 2, 6, 2);
+        // Wraps in narrow panels instead of widening the window past the screen.
+        caption->setWordWrap(true);
+        caption->setMinimumWidth(60);
         layout->addWidget(caption);
         auto* view = new PointCloudView(cell);
         layout->addWidget(view, 1);
@@ -46,12 +48,37 @@ void CompareView::rebuild() {
         view->set_show_trails(trails_);
         view->set_point_size(point_size_);
         view->set_presentation(presentation_);
-        grid_->addWidget(cell, int(i) / std::max(1, columns), int(i) % std::max(1, columns));
         views_.push_back(view);
         cells_.push_back(cell);
         captions_.push_back(caption);
     }
+    columns_ = 0;
+    arrange();
     fitted_ = false;
+}
+
+int CompareView::best_columns(std::size_t panels, QSize area) {
+    // The grid whose panels are the largest squares: three solvers at 1280×720 side
+    // by side (~330 px each), not 2 + 1 in panels ~160 px tall.
+    int best = 1;
+    double best_side = -1.0;
+    for (int columns = 1; columns <= int(std::max<std::size_t>(panels, 1)); ++columns) {
+        const int rows = (int(panels) + columns - 1) / columns;
+        const double side = std::min(double(area.width()) / columns, double(area.height()) / std::max(rows, 1));
+        if (side > best_side + 0.5) {
+            best_side = side;
+            best = columns;
+        }
+    }
+    return best;
+}
+
+void CompareView::arrange() {
+    const int columns = best_columns(cells_.size(), size());
+    if (columns == columns_) return;
+    columns_ = columns;
+    for (QWidget* cell : cells_) grid_->removeWidget(cell);
+    for (std::size_t i = 0; i < cells_.size(); ++i) grid_->addWidget(cells_[i], int(i) / columns, int(i) % columns);
 }
 
 void CompareView::refresh() {
@@ -102,6 +129,7 @@ std::size_t CompareView::differing_points(std::size_t i) const {
 
 void CompareView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    arrange();
     // Refit once the grid has its new size (the panels resize after this widget).
     QTimer::singleShot(0, this, [this] {
         if (session_->all_ready()) fit();

@@ -29,6 +29,8 @@ public:
     void fit();
     PointCloudView* panel(std::size_t i) const { return views_.at(i); }
     std::size_t panel_count() const { return views_.size(); }
+    // Columns of the grid that shows `panels` panels in `area` as large as they can be.
+    static int best_columns(std::size_t panels, QSize area);
     // Panel i's caption: solver, iteration, step time, skips (and Yinyang's group skips).
     QString caption(std::size_t i) const;
     // Points whose label differs from run 0's in panel i (shown iteration).
@@ -39,6 +41,7 @@ protected:
 
 private:
     void rebuild();
+    void arrange();  // the grid's columns for the current size
     void refresh();
 
     CompareSession* session_;
@@ -52,6 +55,7 @@ private:
     bool trails_ = true;
     double point_size_ = 3.0;
     bool fitted_ = false;
+    int columns_ = 0;  // of the grid as arranged
     bool presentation_ = false;
 };
 
