@@ -67,6 +67,7 @@
 #include "scores/scores_dock.hpp"
 #include "sweep/sweep_panel.hpp"
 #include "geo/geo_view.hpp"
+#include "lesson/lesson.hpp"
 #include "spectral/spectral_panel.hpp"
 #include "spectral/spectral_pipeline.hpp"
 
@@ -318,6 +319,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), controller_(std::
                      "then drag a centroid, click to add one or right-click to remove one."));
     });
     connect(view_, &PointCloudView::paintStroke, this, &MainWindow::paint_at);
+    lesson_ = new Lesson(*controller_, *view_, this);
+    connect(view_, &PointCloudView::lessonClicked, lesson_, &Lesson::place);
+    connect(view_, &PointCloudView::lessonUndo, lesson_, &Lesson::undo);
+    connect(lesson_, &Lesson::messageChanged, this, [this](const QString& message) {
+        if (message.isEmpty()) {
+            if (!banner_is_error_) dismiss_banner();
+        } else {
+            show_hint(message);
+        }
+    });
     drawing_commit_ = new QTimer(this);
     drawing_commit_->setSingleShot(true);
     drawing_commit_->setInterval(200);
@@ -463,6 +474,7 @@ QWidget* MainWindow::build_side_panel() {
     colour_mode_->addItem(tr("Cluster labels"), int(ColourMode::Labels));
     colour_mode_->addItem(tr("Bounds: skipped / recomputed"), int(ColourMode::Bounds));
     colour_mode_->addItem(tr("Compare: labels that differ"), int(ColourMode::Difference));
+    colour_mode_->addItem(tr("Membership lines"), int(ColourMode::Membership));
     colour_mode_->setToolTip(tr("Bounds: green points needed fewer than k distances this iteration (the bounds ruled "
                                 "centroids out: Elkan's, Hamerly's and Exponion's bounds, Yinyang's global, group and "
                                 "local filters), red ones computed all k (every point in Lloyd and in iteration 1)"));
@@ -561,6 +573,11 @@ void MainWindow::build_actions() {
     presentation_action_ = make(QStyle::SP_TitleBarMaxButton, tr("Presentation"), QKeySequence(Qt::Key_F11),
                                 [this] { set_presentation(!presentation_); });
     presentation_action_->setCheckable(true);
+    lesson_action_ = make(QStyle::SP_MessageBoxQuestion, tr("Lesson: predict, then reveal"), QKeySequence(Qt::Key_L),
+                          [this] { set_lesson(!lesson_->active()); });
+    lesson_action_->setCheckable(true);
+    lesson_action_->setToolTip(tr("Lesson (L): before each step the class clicks where every centroid will move; "
+                                  "→ reveals the step and scores the prediction"));
     transport->addSeparator();
     delay_label_ = new QLabel(tr("Delay 0 ms"), this);
     delay_ = new QSlider(Qt::Horizontal, this);
@@ -651,6 +668,7 @@ void MainWindow::build_actions() {
     auto* view_menu = menuBar()->addMenu(tr("&View"));
     view_menu->setObjectName(QStringLiteral("viewMenu"));
     view_menu->addAction(presentation_action_);
+    view_menu->addAction(lesson_action_);
     view_menu->addAction(half_steps_);
     auto* colours = view_menu->addMenu(tr("&Colour points by"));
     auto* colour_group = new QActionGroup(colours);
@@ -934,6 +952,14 @@ void MainWindow::request_reseed() {
     solver_panel_->set_setup(setup);
     if (compare_->active()) compare_->leave();  // a new seed ends the comparison
     controller_->reseed(setup.init.seed);
+}
+
+void MainWindow::set_lesson(bool on) {
+    if (on && compare_->active()) compare_->leave();  // the lesson is on the single run
+    if (on && view_->paint_mode()) set_paint_mode(false);
+    lesson_action_->setChecked(on);
+    view_->set_lesson_mode(on);
+    lesson_->set_active(on);
 }
 
 void MainWindow::set_half_steps(bool on) {

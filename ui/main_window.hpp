@@ -31,6 +31,7 @@ class QTimer;
 namespace kms::ui {
 
 class AnimationExport;
+class Lesson;
 class CompareTable;
 class CompareView;
 class IterationCharts;
@@ -97,6 +98,9 @@ public:
     bool presentation() const { return presentation_; }
     // Step by half-steps (assignment, update).
     void set_half_steps(bool on);
+    // Lesson mode (L): predictions before each step, scored when the step is shown.
+    void set_lesson(bool on);
+    Lesson& lesson() { return *lesson_; }
     // S: the first press asks (on the banner) when iterations would be lost; a second within 5 s re-seeds.
     void request_reseed();
     // Replay files (throw kms::Error naming the path).
@@ -212,6 +216,8 @@ private:
     QAction* half_steps_ = nullptr;
     QAction* presentation_action_ = nullptr;
     QAction* paint_action_ = nullptr;
+    QAction* lesson_action_ = nullptr;
+    Lesson* lesson_ = nullptr;
 
     QString last_error_;
 };

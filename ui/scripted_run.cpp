@@ -36,6 +36,7 @@ void ScriptedRun::start() {
     RunController& controller = window_.controller();
     if (options_.presentation) window_.set_presentation(true);
     if (options_.half_steps) window_.set_half_steps(true);
+    if (options_.lesson) window_.set_lesson(true);
     if (options_.k_given) controller.set_k_from_data(false);  // --k wins over the data's classes
     if (options_.scripted()) {
         connect(&controller, &RunController::errorOccurred, this, &ScriptedRun::fail);

@@ -27,6 +27,7 @@
 #include "kms/fit.hpp"
 #include "kms/io.hpp"
 #include "kms/run_file.hpp"
+#include "lesson/lesson.hpp"
 #include "kms/scores.hpp"
 #include "main_window.hpp"
 #include "run/run_controller.hpp"
@@ -501,6 +502,68 @@ private slots:
         QVERIFY2(same_bits(run.initial_centroids(), before), "a stroke re-seeded the initial centroids");
         QCOMPARE(window.view().camera()->pixels_per_unit(), ppu);
         QCOMPARE(window.view().camera()->centre(), centre);
+    }
+
+    void lesson_scores_predictions_against_the_step() {
+        // The arithmetic: exact → 100; a tenth of the diagonal away → 0; unpredicted → 0.
+        const std::vector<QPointF> actual{QPointF(0, 0), QPointF(10, 0)};
+        QCOMPARE(score_prediction({QPointF(0, 0), QPointF(10, 0)}, actual, 100.0, 1).score, 100.0);
+        QCOMPARE(score_prediction({QPointF(0, 5), QPointF(10, 0)}, actual, 100.0, 1).score, 75.0);  // 50 + 100, / 2
+        QCOMPARE(score_prediction({QPointF(0, 20), std::nullopt}, actual, 100.0, 1).score, 0.0);
+        QCOMPARE(score_prediction({QPointF(0, 5), std::nullopt}, actual, 100.0, 1).predicted, 1);
+
+        MainWindow window;
+        RunController& run = window.controller();
+        make_ready(run, "blobs:n=1200,k=4,d=2,spread=1.5", 4);
+        window.set_lesson(true);
+        Lesson& lesson = window.lesson();
+        QVERIFY(window.banner_text().contains(QStringLiteral("centroid 1 of 4")));
+        QCOMPARE(window.view().lesson_marks().next, 0);
+        // Predict "no move": every centroid where it is now.
+        const std::vector<QPointF> start = lesson.marks().from;
+        QCOMPARE(start.size(), std::size_t(4));
+        for (const QPointF& p : start) QVERIFY(lesson.place(p));
+        QVERIFY(!lesson.place(QPointF(0, 0)));  // all placed
+        QVERIFY(window.banner_text().contains(QStringLiteral("press →")));
+        QVERIFY(lesson.undo());  // right click: the last one back
+        QCOMPARE(lesson.marks().next, 3);
+        QVERIFY(lesson.place(start[3]));
+        run.step();
+        QVERIFY(wait_for([&] { return run.latest_iteration() == 1 && !run.busy(); }));
+        QTRY_COMPARE(int(lesson.scores().size()), 1);
+        const std::vector<QPointF> went = lesson.marks().actual;
+        QCOMPARE(went.size(), std::size_t(4));
+        QVERIFY(lesson.scores()[0].score < 100.0);
+        QVERIFY2(window.banner_text().contains(QStringLiteral("Iteration 1:")), qPrintable(window.banner_text()));
+        // Back to iteration 0, predict exactly where they went: 100.
+        run.step_back();
+        QTRY_VERIFY(lesson.marks().next == 0 && lesson.marks().actual.empty());
+        for (const QPointF& p : went) QVERIFY(lesson.place(p));
+        run.step();
+        QTRY_COMPARE(int(lesson.scores().size()), 2);
+        QCOMPARE(lesson.scores()[1].score, 100.0);
+        QCOMPARE(lesson.average(), (lesson.scores()[0].score + 100.0) / 2);
+    }
+
+    void lesson_with_half_steps_reveals_at_the_update() {
+        MainWindow window;
+        RunController& run = window.controller();
+        make_ready(run, "blobs:n=900,k=3,d=2,spread=1.2", 3);
+        window.set_half_steps(true);
+        window.set_lesson(true);
+        Lesson& lesson = window.lesson();
+        for (const QPointF& p : std::vector<QPointF>(lesson.marks().from)) QVERIFY(lesson.place(p + QPointF(0.1, 0)));
+        run.step();  // 1 · assign: the centroids have not moved yet
+        QVERIFY(wait_for([&] { return run.latest_iteration() == 1 && !run.busy() && run.displayed_labels(); }));
+        QTest::qWait(30);
+        QCOMPARE(int(lesson.scores().size()), 0);
+        QVERIFY(lesson.marks().actual.empty());
+        run.step();  // 1 · update: revealed
+        QTRY_COMPARE(int(lesson.scores().size()), 1);
+        QCOMPARE(lesson.scores()[0].iteration, 1);
+        // Leaving lesson mode clears the marks and the banner's question.
+        window.set_lesson(false);
+        QVERIFY(window.view().lesson_marks().empty());
     }
 
     void silhouette_numbers_every_one_of_31_clusters() {

@@ -26,6 +26,7 @@
 #include "compare/compare_session.hpp"
 #include "compare/compare_view.hpp"
 #include "kms/run_file.hpp"
+#include "lesson/lesson.hpp"
 #include "main_window.hpp"
 #include "run/solver_panel.hpp"
 #include "test_support.hpp"
@@ -398,6 +399,63 @@ private slots:
         QVERIFY(focus && focus != spec);
         QTest::keyClick(focus, Qt::Key_Right);  // → steps now
         QVERIFY2(wait_for([&] { return run.latest_iteration() == 1; }, 10000), "→ did nothing after Tab");
+    }
+
+    void projector_lesson_draws_predictions_and_membership_lines() {
+        if (!on_a_projector()) QSKIP("needs a screen of at most 1280x720 (CTest's test_ui_projector)");
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        RunController& run = window.controller();
+        RunSetup setup;
+        setup.k = 4;
+        setup.init.method = InitMethod::Random;
+        setup.init.seed = 2;
+        run.set_k_from_data(false);
+        run.set_setup(setup);
+        run.generate(QStringLiteral("blobs:n=2000,k=4,d=2,spread=1.0"), 5);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        window.set_lesson(true);
+        Lesson& lesson = window.lesson();
+        const std::vector<QPointF> from = lesson.marks().from;
+        QCOMPARE(from.size(), std::size_t(4));
+        PointCloudView& view = window.view();
+        // A prediction 60 px right of each centroid: its ring is drawn there.
+        for (const QPointF& p : from) QVERIFY(lesson.place(view.pixel_to_world(view.world_to_pixel(p) + QPointF(60, 0))));
+        QTest::qWait(300);
+        const QImage image = view.grabFramebuffer();
+        const double dpr = view.devicePixelRatioF();
+        int dark = 0;
+        const QPointF ring = (view.world_to_pixel(from[0]) + QPointF(60, 0)) * dpr;
+        for (int dy = -14; dy <= 14; ++dy)
+            for (int dx = -14; dx <= 14; ++dx) {
+                const QRgb pixel = image.pixel(int(ring.x()) + dx, int(ring.y()) + dy);
+                dark += qGray(pixel) < 90 ? 1 : 0;
+            }
+        QVERIFY2(dark > 20, qPrintable(QStringLiteral("%1 dark pixels at the first prediction").arg(dark)));
+        const QString dir = qEnvironmentVariable("KMS_SCREENSHOT_DIR");
+        if (!dir.isEmpty()) window.grab().save(dir + QStringLiteral("/lesson-predict.png"));
+        run.step();
+        QTRY_COMPARE(int(lesson.scores().size()), 1);
+        QTest::qWait(200);
+        if (!dir.isEmpty()) window.grab().save(dir + QStringLiteral("/lesson-reveal.png"));
+        // Membership lines: each point joined to its centroid, in the cluster's colour.
+        window.set_lesson(false);
+        window.set_colour_mode(ColourMode::Membership);
+        QTest::qWait(200);
+        const QImage lines = view.grabFramebuffer();
+        const QImage plain = [&] {
+            window.set_colour_mode(ColourMode::Labels);
+            QTest::qWait(200);
+            return view.grabFramebuffer();
+        }();
+        int changed = 0;
+        for (int y = 0; y < lines.height(); y += 2)
+            for (int x = 0; x < lines.width(); x += 2) changed += lines.pixel(x, y) != plain.pixel(x, y) ? 1 : 0;
+        QVERIFY2(changed > 500, qPrintable(QStringLiteral("membership lines changed %1 sampled pixels").arg(changed)));
+        window.set_colour_mode(ColourMode::Membership);
+        QTest::qWait(200);
+        if (!dir.isEmpty()) window.grab().save(dir + QStringLiteral("/membership.png"));
     }
 
     void scripted_replay_exports_a_gif_per_half_step() {

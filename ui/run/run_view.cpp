@@ -39,6 +39,7 @@ std::vector<std::pair<QColor, QString>> legend_for(const PointCloudView& view, s
             legend.emplace_back(qcolour(kDifferColour), QObject::tr("label differs"));
             break;
         case ColourMode::Labels:
+        case ColourMode::Membership:
             if (!view.presentation()) break;
             if (!assigned) {
                 legend.emplace_back(qcolour(kUnassignedColour), QObject::tr("not assigned yet"));

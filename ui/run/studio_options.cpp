@@ -14,7 +14,7 @@ constexpr OptionSpec kStudioOptions[] = {
     {"--steps", "N|converge", "", "iterations to run after start (default 0; with --replay, as far as\n"
                                           "the saved run went, else to convergence)"},
     {"--screenshot", "PATH", "", "after the steps, save the window as PNG and exit (errors: stderr, exit 1)"},
-    {"--colour", "MODE", "labels", "labels | bounds | difference"},
+    {"--colour", "MODE", "labels", "labels | bounds | difference | membership (each point joined to its centroid)"},
     {"--voronoi", "", "", "draw the Voronoi cells of the centroids"},
     {"--no-trails", "", "", "hide the centroids' paths"},
     {"--point-size", "PX", "", "point size in pixels, 1 to 64"},
@@ -29,6 +29,7 @@ constexpr OptionSpec kStudioOptions[] = {
                                          "(with --screenshot: once the sweep is done)"},
     {"--sweep-hierarchy", "", "", "the --sweep as a hierarchy (each k seeded from the k above by merging)"},
     {"--half-steps", "", "", "step the assignment and the update separately (also the animation's frames)"},
+    {"--lesson", "", "", "lesson mode (L): the class predicts each step's centroids, the step scores it"},
     {"--spectral", "K|auto", "", "after the steps, run the spectral pipeline (k-means representatives) with\n"
                                  "K clusters or auto, and show it (docs/spectral.md)"},
     {"--spectral-view", "STAGE", "clusters", "representatives | clusters: what --spectral shows"},
@@ -88,6 +89,7 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
     options.export_animation = get("--export-animation");
     options.presentation = has("--presentation");
     options.half_steps = has("--half-steps");
+    options.lesson = has("--lesson");
     if (has("--sweep")) options.sweep = parse_k_range(get("--sweep"), "--sweep");
     options.sweep_hierarchy = has("--sweep-hierarchy");
     options.geo = geo_options_from(parsed_options);
@@ -148,7 +150,8 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
     if (colour == "labels") options.colour = ColourMode::Labels;
     else if (colour == "bounds") options.colour = ColourMode::Bounds;
     else if (colour == "difference") options.colour = ColourMode::Difference;
-    else throw UsageError("option --colour: unknown value '" + colour + "' (expected labels, bounds or difference)");
+    else if (colour == "membership") options.colour = ColourMode::Membership;
+    else throw UsageError("option --colour: unknown value '" + colour + "' (expected labels, bounds, difference or membership)");
     options.voronoi = has("--voronoi");
     options.trails = !has("--no-trails");
     if (has("--point-size")) {

@@ -35,7 +35,8 @@ struct StudioOptions {
     std::string save_run;           // --save-run PATH: after the steps, write the run as a .kmsrun file
     std::string export_animation;   // --export-animation PATH.gif|.mp4: after the steps, the run as GIF or MP4
     bool presentation = false;      // --presentation: docks hidden, big points, markers and text
-    bool half_steps = false;        // --half-steps: assignment and update as separate steps (and frames)
+    bool half_steps = false;
+    bool lesson = false;            // --lesson: start in lesson mode        // --half-steps: assignment and update as separate steps (and frames)
     std::optional<KRange> sweep;    // --sweep FIRST:LAST[:STEP]: after the steps, the elbow chart of this range
     bool sweep_hierarchy = false;   // --sweep-hierarchy
     GeoOptions geo;                 // --geo --lat --lon --geo-projection

@@ -305,6 +305,7 @@ void PointCloudView::upload_colours() {
     const bool have_labels = labels_ && labels_->size() == n;
     switch (colour_mode_) {
         case ColourMode::Labels:
+        case ColourMode::Membership:
             if (have_labels)
                 for (std::size_t i = 0; i < n; ++i) {
                     const std::int32_t label = (*labels_)[i];
@@ -339,7 +340,7 @@ bool PointCloudView::write_device_colours(const void* device_labels, const void*
         if (n != buffer_points_) throw Error("the view holds " + std::to_string(buffer_points_) + " points, the solver " +
                                              std::to_string(n));
         if (!interop_) interop_ = GlColourBuffer::register_buffer(colour_buffer_.bufferId(), buffer_points_);
-        if (colour_mode_ == ColourMode::Labels) {
+        if (colour_mode_ == ColourMode::Labels || colour_mode_ == ColourMode::Membership) {
             interop_->set_palette(cluster_palette(k_), kUnassignedColour);
             interop_->write_label_colours(static_cast<const std::int32_t*>(device_labels), n);
         } else {
@@ -414,7 +415,11 @@ void PointCloudView::draw_overlay_image() {
         painter.setRenderHint(QPainter::Antialiasing, true);
         painter.setFont(font());
         draw_map(painter);
+        const ToPixel to_pixel = [this](QPointF world) { return world_to_pixel(world); };
+        if (colour_mode_ == ColourMode::Membership && labels_ && positions_)
+            draw_membership_lines(painter, *positions_, *labels_, centroids_, to_pixel, 20000);
         if (show_trails_) draw_trails(painter);
+        if (!lesson_marks_.empty()) draw_lesson_marks(painter, lesson_marks_, to_pixel, ui_scale());
         draw_overlay(painter);
     }
     glActiveTexture(GL_TEXTURE0);
@@ -481,13 +486,19 @@ void PointCloudView::draw_trails(QPainter& painter) {
             QColor shade = dark;
             // Age fades: the latest move opaque, the first at 30 %.
             shade.setAlphaF(float(0.3 + 0.7 * double(i + 1) / double(moves)));
-            painter.setPen(QPen(shade, width, Qt::SolidLine, Qt::RoundCap));
             painter.setBrush(Qt::NoBrush);
             const QPointF delta = to - from;
             const double length = std::hypot(delta.x(), delta.y());
             // The newest move ends at the marker's rim, not under it.
             const double rim = i + 1 == moves ? std::min(length, kMarkerPixels * 0.5 * scale) : 0.0;
-            painter.drawLine(from, length > 0 ? to - delta / length * rim : to);
+            const QPointF end = length > 0 ? to - delta / length * rim : to;
+            // A pale halo under the line: inside a dense cluster of its own colour a
+            // faded trail vanished (issue 36).
+            painter.setPen(QPen(QColor(255, 255, 255, int(170 * shade.alphaF())), width + 3.0 * scale, Qt::SolidLine,
+                                Qt::RoundCap));
+            painter.drawLine(from, end);
+            painter.setPen(QPen(shade, width, Qt::SolidLine, Qt::RoundCap));
+            painter.drawLine(from, end);
             painter.setPen(Qt::NoPen);
             painter.setBrush(shade);
             painter.drawEllipse(from, width * 1.2, width * 1.2);  // where it was
@@ -680,8 +691,17 @@ int PointCloudView::centroid_at(QPointF pixel) const {
     return best;
 }
 
+void PointCloudView::set_lesson_marks(LessonMarks marks) {
+    lesson_marks_ = std::move(marks);
+    update();
+}
+
 void PointCloudView::mousePressEvent(QMouseEvent* event) {
     const int hit = centroid_at(event->position());
+    if (lesson_mode_ && event->button() == Qt::RightButton) {
+        emit lessonUndo();
+        return;
+    }
     if (event->button() == Qt::RightButton) {
         if (hit >= 0 && centroids_editable_) emit centroidRemoveRequested(hit);
         else if (hit >= 0) emit centroidEditRefused();
@@ -692,7 +712,7 @@ void PointCloudView::mousePressEvent(QMouseEvent* event) {
         emit paintStroke(pixel_to_world(event->position()), brush_radius_ / camera_->pixels_per_unit());
         return;
     }
-    if (hit >= 0) {
+    if (hit >= 0 && !lesson_mode_) {
         if (centroids_editable_) dragged_centroid_ = hit;
         else emit centroidEditRefused();  // say how, rather than panning silently
         return;
@@ -726,7 +746,8 @@ void PointCloudView::mouseReleaseEvent(QMouseEvent* event) {
         // A click (not a pan) on empty space adds a centroid there.
         const QPointF moved = event->position() - *press_position_;
         if (std::hypot(moved.x(), moved.y()) < 4.0) {
-            if (centroids_editable_) emit centroidAddRequested(pixel_to_world(event->position()));
+            if (lesson_mode_) emit lessonClicked(pixel_to_world(event->position()));
+            else if (centroids_editable_) emit centroidAddRequested(pixel_to_world(event->position()));
         }
     }
     press_position_.reset();

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "view/labels.hpp"
+#include "view/view_marks.hpp"
 #include "view/point_colours.hpp"
 #include "view/view_camera.hpp"
 
@@ -28,7 +29,8 @@ class QPainter;
 
 namespace kms::ui {
 
-enum class ColourMode { Labels, Bounds, Difference };
+// Membership: the labels' colours, and each point joined to its centroid by a line.
+enum class ColourMode { Labels, Bounds, Difference, Membership };
 
 // Text and legend drawn over the points (QPainter on top of the GL frame).
 struct ViewOverlay {
@@ -90,6 +92,11 @@ public:
     void set_paint_mode(bool on);
     bool paint_mode() const { return paint_mode_; }
     void set_brush_radius(double pixels) { brush_radius_ = pixels; }
+    // Lesson mode: a click is a prediction (lessonClicked), a right click takes the last back.
+    void set_lesson_mode(bool on) { lesson_mode_ = on; }
+    bool lesson_mode() const { return lesson_mode_; }
+    void set_lesson_marks(LessonMarks marks);
+    const LessonMarks& lesson_marks() const { return lesson_marks_; }
     double brush_radius() const { return brush_radius_; }
 
     // Share a camera with other views (the view does not own it).
@@ -123,6 +130,8 @@ signals:
     void centroidRemoveRequested(int index);    // right click on a centroid while editable
     void centroidEditRefused();                 // tried to move / add / remove after iteration 0
     void paintStroke(QPointF world, double radius_world);
+    void lessonClicked(QPointF world);
+    void lessonUndo();
     void glInitialised(QString renderer);
 
 protected:
@@ -187,6 +196,8 @@ private:
     MapOverlay map_;
     bool presentation_ = false;
     bool paint_mode_ = false;
+    bool lesson_mode_ = false;
+    LessonMarks lesson_marks_;
     double brush_radius_ = 24.0;
     std::optional<QPointF> press_position_;  // a press that may become a click (add a centroid)
 
