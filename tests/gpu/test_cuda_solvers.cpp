@@ -50,7 +50,7 @@ struct Case {
     std::string name;
     std::size_t n, d, k;
     int iterations;
-    enum Kind { Blobs, Grid, Duplicates, Bisectors, FarFromOrigin, FarOutlier } kind = Blobs;
+    enum Kind { Blobs, Grid, Duplicates, Bisectors, FarFromOrigin, FarOutlier, HugeOffset } kind = Blobs;
     kms::EmptyClusterPolicy policy = kms::EmptyClusterPolicy::Keep;
     int block = 0;
     std::size_t blobs = 0;  // 0: min(k, 12)
@@ -63,7 +63,8 @@ struct Case {
 // coordinate (far from the data mean, which the GEMM filter subtracts: its int8
 // quantisation step s ≈ 1e3/127 is far coarser than the blobs), or blobs with one
 // point at 1e6 in every coordinate (a far outlier: s ≈ 1e6/127 quantises every
-// other point and centroid to the same row, so the filter certifies nothing).
+// other point and centroid to the same row, so the filter certifies nothing), or
+// every coordinate near 1e6 (HugeOffset, below).
 std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
@@ -75,8 +76,10 @@ std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
     for (double& v : center) v = uniform(rng);
     // 1e3, not more: the float CPU comparison below tolerates rounding ties only, and
     // farther out float centroids differ by whole ulps of the offset.
+    // HugeOffset: every coordinate 1e6 + a tiny spread (float's step there is 1/16:
+    // many equal points and exact distance ties; the sums' cancellation at its worst).
     const double far = c.kind == Case::FarFromOrigin ? 1e3 : 0.0;
-    const double spread = c.kind == Case::FarFromOrigin ? 1.0 : 1.5;
+    const double spread = c.kind == Case::FarFromOrigin ? 1.0 : c.kind == Case::HugeOffset ? 0.05 : 1.5;
     for (std::size_t i = 0; i < c.n; ++i) {
         if (c.kind == Case::FarOutlier && i == c.n / 2) {
             for (std::size_t j = 0; j < c.d; ++j) (*points)(i, j) = 1e6;
@@ -87,7 +90,7 @@ std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
             continue;
         }
         const std::size_t g = i % centers;
-        const double offset = g % 2 == 0 ? far : -far;
+        const double offset = c.kind == Case::HugeOffset ? 1e6 : g % 2 == 0 ? far : -far;
         for (std::size_t j = 0; j < c.d; ++j)
             (*points)(i, j) = c.kind == Case::Grid ? static_cast<double>(cell(rng))
                                                     : offset + center[g * c.d + j] + spread * normal(rng);
@@ -197,6 +200,16 @@ std::vector<Case> cases() {
         {"far from origin d=2 k=64 (low-d search)", n(10000, 600), 2, 64, 5, Case::FarFromOrigin},
         {"d=2 k=3500 (low-d f32, tiled f64)", n(14000, 3600), 2, 3500, 3},
     };
+    // Lloyd cuda-shared with k ≤ 32 (the small-k kernel): 16-byte copies (d·size a
+    // multiple of 16) and element copies (odd d), a row of several chunks, one tile
+    // and a part tile; smallKMatchesExact() below sweeps k and hostile data.
+    const std::vector<Case> small_k = {
+        {"d=17 k=5 (small-k kernel)", n(30000, 700), 17, 5, 5},
+        {"d=64 k=32 (small-k kernel)", n(20000, 600), 64, 32, 4},
+        {"d=100 k=13 (small-k kernel)", n(10000, 300), 100, 13, 4},
+        {"grid ties d=16 k=20 (small-k kernel)", n(5000, 400), 16, 20, 5, Case::Grid},
+    };
+    list.insert(list.end(), small_k.begin(), small_k.end());
     // The GEMM filter-and-verify path of Lloyd cuda-shared (d ≥ 16, k ≥ 64): partial
     // coordinate chunks, scalar loads (d % 4 ≠ 0), k below / not a multiple of the
     // 128-centroid tile, n not a multiple of the 128-point tile, and hostile data.
@@ -433,6 +446,78 @@ private slots:
             gemm->reset();  // a reset run uses the filter again
             QVERIFY(gemm->step().verified_points > 0);
         }
+    }
+
+    // Lloyd's small-k kernel (cuda-shared, k ≤ 32, no fused small-path sums) in
+    // lockstep with the one-thread-per-point exact kernel (cuda-global): labels and
+    // centroids bitwise equal at every iteration, f32 and f64, weighted and not; every
+    // k from 1 to 32 at d = 16 (16-byte copies) and d = 33 (element copies, two
+    // chunks), a sample of k at d = 17, 100 and 1000; exact ties (integer grid,
+    // duplicated points and centroids, points on bisectors) and every coordinate near
+    // 1e6; n a multiple of the 256-point tile, not, below it, and (full size) more
+    // tiles than the grid has blocks. Labels also those of CPU Lloyd (below).
+    void smallKMatchesExact() {
+        const bool small = small_mode();
+        struct Shape {
+            std::size_t n, d;
+            std::vector<std::size_t> ks;
+            Case::Kind kind;
+        };
+        std::vector<std::size_t> every_k, some_k = {1, 5, 8, 9, 16, 17, 31, 32};
+        for (std::size_t k = 1; k <= 32; ++k) every_k.push_back(k);
+        const std::vector<Shape> shapes = {
+            {small ? 700u : 5000u, 16, every_k, Case::Blobs},
+            {small ? 600u : 3001u, 33, every_k, Case::Blobs},
+            {small ? 300u : 2560u, 17, some_k, Case::Grid},
+            {small ? 300u : 4000u, 100, some_k, Case::Duplicates},
+            {small ? 200u : 1500u, 1000, {3, 32}, Case::Blobs},
+            {small ? 257u : 6000u, 24, some_k, Case::HugeOffset},
+            {small ? 100u : 3000u, 20, {2, 7, 32}, Case::Bisectors},
+            {small ? 512u : 200000u, 16, {7}, Case::Blobs},
+        };
+        int seed = 500;
+        std::size_t runs = 0;
+        for (const Shape& shape : shapes)
+            for (std::size_t k : shape.ks)
+                for (bool weighted : {false, true}) {
+                    const Case c{"small-k", shape.n, shape.d, k, 3, shape.kind};
+                    const auto points = make_points(c, static_cast<std::uint64_t>(seed));
+                    const Matrix<double> start = initial_centroids(c, *points, static_cast<std::uint64_t>(seed++));
+                    place_on_bisectors(c, *points, start);
+                    auto weights = std::make_shared<std::vector<double>>(c.n);
+                    std::mt19937_64 rng(static_cast<std::uint64_t>(seed));
+                    for (double& w : *weights) w = 0.25 + static_cast<double>(rng() % 8) * 0.5;
+                    for (Precision p : {Precision::F32, Precision::F64}) {
+                        auto fast = make(Algorithm::Lloyd, kCudaShared, p, c);
+                        auto exact = make(Algorithm::Lloyd, kCudaGlobal, p, c);
+                        auto cpu = make(Algorithm::Lloyd, kOpenMP, p, c);
+                        for (auto* s : {fast.get(), exact.get(), cpu.get()}) {
+                            s->set_data(points);
+                            if (weighted) s->set_sample_weight(weights);
+                            s->set_initial_centroids(start);
+                        }
+                        for (int it = 1; it <= c.iterations; ++it) {
+                            const kms::IterationStats stats = fast->step();
+                            const kms::IterationStats reference = exact->step();
+                            const std::string where = "small-k d=" + std::to_string(c.d) + " k=" + std::to_string(k) +
+                                                      " n=" + std::to_string(c.n) + " kind " +
+                                                      std::to_string(static_cast<int>(c.kind)) +
+                                                      (weighted ? " weighted " : " ") + fast->config().describe() +
+                                                      " / iteration " + std::to_string(it);
+                            QVERIFY2(fast->labels() == exact->labels(), ("labels differ: " + where).c_str());
+                            QVERIFY2(fast->centroids() == exact->centroids(), ("centroids differ: " + where).c_str());
+                            QCOMPARE(stats.labels_changed, reference.labels_changed);
+                            // CPU Lloyd: the same labels from the same centroids (the first
+                            // step); f64 unweighted, at every step (its sums round alike here).
+                            if (it == 1 || (p == Precision::F64 && !weighted)) {
+                                cpu->step();
+                                QVERIFY2(fast->labels() == cpu->labels(), ("labels differ from CPU: " + where).c_str());
+                            }
+                        }
+                        ++runs;
+                    }
+                }
+        qInfo("small-k kernel: %zu runs in lockstep with the exact kernel", runs);
     }
 
     void lloydStatisticsAndStop() {

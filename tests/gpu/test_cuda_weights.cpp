@@ -129,6 +129,7 @@ std::vector<Case> cases() {
         {"d=3 k=7 integer weights (small shape)", n(20000, 1000), 3, 7, 6, kms::EmptyClusterPolicy::Keep, true},
         {"d=2 k=9", n(20000, 1000), 2, 9, 6},
         {"d=70 k=30", n(20000, 600), 70, 30, 5},
+        {"d=33 k=12 (small-k kernel)", n(15000, 500), 33, 12, 5},
         {"d=33 k=300", n(30000, 900), 33, 300, 4},
         {"d=20 k=70 (int8 filter)", n(12000, 700), 20, 70, 4},
         {"duplicates farthest", n(4000, 300), 3, 10, 5, kms::EmptyClusterPolicy::Farthest, false, true},

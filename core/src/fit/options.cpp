@@ -18,7 +18,7 @@ constexpr OptionSpec kFitOptions[] = {
                                   "raced 6 steps each on the data, the fastest kept; docs/solvers.md)"},
     {"--backend", "NAME", "omp", "seq | omp | cuda (also cuda-global, cuda-shared: cuda with --variant)"},
     {"--variant", "V", "auto", "CUDA kernels: global | shared | auto (shared for Lloyd with k >= 64\n"
-                               "or k > 32 and d >= 16, for Hamerly with k > 32, and for Yinyang and\n"
+                               "or d >= 16, for Hamerly with k > 32, and for Yinyang and\n"
                                "Exponion; else global: the faster on the H100 and H200)"},
     {"--int8-filter", "on|off", "on", "CUDA Lloyd, shared variant, d >= 16, k >= 64: certify labels with\n"
                                       "int8 tensor cores, verify the rest exactly (labels unchanged); used\n"

@@ -1,6 +1,7 @@
 // Lloyd's assignment kernels: cuda-global (centroids read from global memory /
 // L2), with the small-path update fused in for k ≤ 8, d ≤ 4; cuda-shared
-// (centroids staged through shared memory in tiles); both register-tiled for large k.
+// (centroids staged through shared memory in tiles; k ≤ 32 without fused sums:
+// kernels/lloyd_small_k.cu); both register-tiled for large k.
 //
 // Every distance is kms::squared_distance() in the same arithmetic (sub, mul,
 // add in index order, no FMA) and candidates are compared in index order with
@@ -370,6 +371,8 @@ void launch_lloyd_with(const LloydArgs<T>& args, bool shared_variant, const Geom
                                       stream, "Lloyd tiled search kernel");
         return;
     }
+    // k ≤ 32 without fused sums: each row read once through shared memory (kernels/lloyd_small_k.cu).
+    if (shared_variant && !args.block_partials && launch_lloyd_small_k(args, g, stream)) return;
     if (shared_variant) {
         const int tile_d = static_cast<int>(std::min<std::size_t>(args.d, kTileBytes / (kLloydTile * sizeof(T))));
         const std::size_t bytes = static_cast<std::size_t>(kLloydTile) * tile_d * sizeof(T);

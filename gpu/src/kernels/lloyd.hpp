@@ -27,4 +27,11 @@ struct LloydArgs {
 template <typename T>
 void launch_lloyd(const LloydArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
 
+// Lloyd assignment for k ≤ kSmallKMax without the fused small-path sums
+// (kernels/lloyd_small_k.cu): each point read once, through shared memory. Returns
+// false, launching nothing, where the device's shared memory is too small for it.
+constexpr int kSmallKMax = 32;
+template <typename T>
+bool launch_lloyd_small_k(const LloydArgs<T>& args, const Geometry& geometry, cudaStream_t stream);
+
 }  // namespace kms::cuda

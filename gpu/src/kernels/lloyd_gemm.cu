@@ -32,6 +32,7 @@
 #include <limits>
 
 #include "cuda_device.hpp"
+#include "kernels/cp_async.cuh"
 #include "kernels/lloyd_gemm.hpp"
 #include "kernels/tiled_search.cuh"
 
@@ -45,28 +46,6 @@ namespace {
 // different banks.
 constexpr int kTilePoints = 128, kTileCentroids = 128, kFilterThreads = 256, kStages = 3, kRowBytes = 48;
 static_assert(kQuantStep == 32, "one k-step of m16n8k32 per pipeline stage");
-
-// cp.async needs sm_80; older targets (which never launch the filter: int8 MMA is
-// sm_80+ too) get a synchronous copy, so every listed architecture still compiles.
-__device__ __forceinline__ void cp_async16(void* shared, const void* global) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
-#else
-    *static_cast<int4*>(shared) = *static_cast<const int4*>(global);
-#endif
-}
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-template <int Pending>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
-#endif
-}
 
 // D += A·B, A 16×32 (row), B 32×8 (col), int8 → int32 (exact).
 __device__ __forceinline__ void mma_s8(int (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {

@@ -270,6 +270,47 @@ __global__ void cluster_sums_kernel(const long long* piece_offsets, const double
     sums[e] = total;
 }
 
+// Few clusters (k ≤ kFoldBlocksMaxK), each of many pieces (10^6 points, k = 5: ~780):
+// the thread-per-(cluster, coordinate) fold above waits on its loads 16 at a time, and
+// its k·d threads are too few to hide that (~0.13 ms of the update at 10^6 × 16-D,
+// k = 5, H100, where k = 32 took ~0.02). Here a block per (cluster, 32 coordinates)
+// loads kFoldPieces pieces at a time, every thread kFoldLoads of them in flight (the
+// next batch loading while this one is added), and lane t of warp 0 adds coordinate
+// j0 + t's pieces in order from 0.0: cluster_sums_kernel's order, so the same bits.
+constexpr int kFoldBlocksMaxK = 64, kFoldThreads = 256, kFoldPieces = 128;
+constexpr int kFoldLoads = kFoldPieces * 32 / kFoldThreads;
+__global__ void __launch_bounds__(kFoldThreads) cluster_fold_kernel(const long long* piece_offsets,
+                                                                    const double* __restrict__ piece_sums, int d,
+                                                                    int groups, double* sums) {
+    __shared__ double tile[kFoldPieces][33];
+    const int c = blockIdx.x / groups, j0 = (blockIdx.x - c * groups) * 32;
+    const int cols = min(32, d - j0);
+    const long long begin = piece_offsets[c], end = piece_offsets[c + 1];
+    const int t = threadIdx.x & 31, row = threadIdx.x >> 5;  // e = threadIdx.x + kFoldThreads·m: piece row + 8m, column t
+    double v[kFoldLoads];
+    auto load = [&](long long q0) {
+#pragma unroll
+        for (int m = 0; m < kFoldLoads; ++m) {
+            const long long q = q0 + row + m * (kFoldThreads / 32);
+            v[m] = q < end && t < cols ? piece_sums[q * d + j0 + t] : 0.0;
+        }
+    };
+    double total = 0.0;
+    if (begin < end) load(begin);
+    for (long long q0 = begin; q0 < end; q0 += kFoldPieces) {
+#pragma unroll
+        for (int m = 0; m < kFoldLoads; ++m) tile[row + m * (kFoldThreads / 32)][t] = v[m];
+        __syncthreads();
+        if (q0 + kFoldPieces < end) load(q0 + kFoldPieces);  // in flight while warp 0 adds
+        if (threadIdx.x < cols) {
+            const int count = static_cast<int>(min(static_cast<long long>(kFoldPieces), end - q0));
+            for (int q = 0; q < count; ++q) total += tile[q][threadIdx.x];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x < cols) sums[static_cast<long long>(c) * d + j0 + threadIdx.x] = total;
+}
+
 // One block per centroid: the threads divide the sums (the serial part was d
 // double divisions per thread), then thread 0 computes the shifts exactly as
 // apply_centroid does (same order, same values).
@@ -459,8 +500,14 @@ void launch_accumulate(const T* points, long long n, int d, const std::int32_t* 
     else if (d <= 128) piece_sums(piece_sums_kernel<T, 4>);
     else piece_sums(piece_sums_kernel<T, 8>);
     KMS_CUDA_LAUNCH_CHECK("piece sum kernel");
-    cluster_sums_kernel<<<blocks_for(static_cast<long long>(k) * d, 256), 256, 0, stream>>>(
-        w.piece_offsets.get(), w.piece_sums.get(), k, d, w.sums.get());
+    if (k <= kFoldBlocksMaxK) {
+        const int groups = (d + 31) / 32;
+        cluster_fold_kernel<<<static_cast<unsigned>(k * groups), kFoldThreads, 0, stream>>>(
+            w.piece_offsets.get(), w.piece_sums.get(), d, groups, w.sums.get());
+    } else {
+        cluster_sums_kernel<<<blocks_for(static_cast<long long>(k) * d, 256), 256, 0, stream>>>(
+            w.piece_offsets.get(), w.piece_sums.get(), k, d, w.sums.get());
+    }
     KMS_CUDA_LAUNCH_CHECK("cluster sum kernel");
 }
 

@@ -101,15 +101,17 @@ protected:
 
     // Shared-memory or global-memory kernels: as configured; Auto picks what measured
     // faster (docs/gpu-benchmark.md): shared for Lloyd with k >= 64 (many centroids to
-    // stage; there the int8 filter applies too) or k > 32 and d >= 16, for Hamerly
-    // with k > 32 (the tiled searches stage centroids) and for Yinyang and Exponion,
-    // global elsewhere.
+    // stage; there the int8 filter applies too) or d >= 16 (k > 32: the tiled search;
+    // k <= 32: the small-k kernel, each row read once, where the device has its ~80 KB
+    // of shared memory a block: compute capability 8.0 on), for Hamerly with k > 32
+    // (the tiled searches stage centroids) and for Yinyang and Exponion, global elsewhere.
     bool shared_variant() const {
         if (config_.variant != KernelVariant::Auto) return config_.variant == KernelVariant::Shared;
         if (config_.algorithm == Algorithm::Hamerly) return tiled_search_pays(k_);
         // Yinyang and Exponion: all k centroids staged once per block (when they fit).
         if (config_.algorithm == Algorithm::Yinyang || config_.algorithm == Algorithm::Exponion) return true;
-        return config_.algorithm == Algorithm::Lloyd && (k_ >= kGemmMinK || (tiled_search_pays(k_) && d_ >= kGemmMinD));
+        return config_.algorithm == Algorithm::Lloyd &&
+               (k_ >= kGemmMinK || (d_ >= kGemmMinD && (tiled_search_pays(k_) || compute_major_ >= 8)));
     }
     // Lloyd, filter on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.
     bool int8_filter_possible() const {
