@@ -22,3 +22,16 @@ generate_points() {
   [ "$1" = blobs ] && spec="$spec,k=100"
   "$cli" generate --generate "$spec" --seed 7 --out "$4" >/dev/null || { echo "generate $spec failed"; return 1; }
 }
+
+# step_medians CLI RUN-ARGS... → one JSON object: the medians over steps 3.. of a
+# `CLI run ... --report json` of time_total_ms, time_assign_ms and time_update_ms, and
+# the steps counted ({"failed": true} if none).
+step_medians() {
+  "$@" --report json 2>/dev/null | python3 -c '
+import json, statistics, sys
+its = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+its = [r for r in its if r.get("type") == "iteration"][2:]
+keys = {"total": "time_total_ms", "assign": "time_assign_ms", "update": "time_update_ms"}
+print(json.dumps({m: round(statistics.median(r[f] for r in its), 4) for m, f in keys.items()} | {"steps": len(its)}
+                 if its else {"failed": True}))'
+}

@@ -35,6 +35,24 @@ def median(values):
     return statistics.median(values) if values else None
 
 
+def median_step_ms(step, x, c, warmup=3, repeats=10):
+    """PyTorch on the GPU: the median ms of `repeats` CUDA-event-timed steps c = step(x, c) after
+    `warmup` untimed ones (bench/gpu/torch_step.py uses it too)."""
+    import torch
+    for _ in range(warmup):
+        c = step(x, c)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        c = step(x, c)
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
 def have_module(name):
     try:
         __import__(name)
@@ -285,19 +303,7 @@ class Harness:
         results = {}
         for name, step in forms.items():
             try:
-                c = c_start.clone()
-                for _ in range(3):
-                    c = step(x, c)
-                torch.cuda.synchronize()
-                times = []
-                for _ in range(iterations):
-                    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    start.record()
-                    c = step(x, c)
-                    stop.record()
-                    stop.synchronize()
-                    times.append(start.elapsed_time(stop))
-                results[name] = median(times)
+                results[name] = median_step_ms(step, x, c_start.clone(), 3, iterations)
             except Exception as error:  # e.g. out of memory for the n x k distance matrix
                 results[name] = None
                 self.note(f"torch {name} failed at n={x.shape[0]}, d={x.shape[1]}, k={c0.shape[0]}: {str(error)[:120]}")
