@@ -24,7 +24,7 @@ struct OptionSpec {
 };
 using OptionTable = std::span<const OptionSpec>;
 
-// The fit options: --k --solver --backend --variant --int8-filter --precision
+// The fit options: --k --solver --backend --variant --gemm-filter --precision
 // --init --seed --n-init --max-iter --tol --threads --block-size --device --empty.
 OptionTable fit_option_table();
 // The data options: --input, --generate.

@@ -70,7 +70,11 @@ struct SolverConfig {
     bool compute_inertia = false;      // fill IterationStats::inertia each step
     bool record_point_status = false;  // keep per-point skipped/recomputed flags (GUI bounds view)
     KernelVariant variant = KernelVariant::Auto;  // CUDA kernel variant
-    bool int8_filter = true;           // CUDA Lloyd, shared variant, d >= 16, k >= 64: certify labels with int8 tensor cores
+    // Lloyd's certified GEMM assignment (--gemm-filter): approximate distances by a GEMM,
+    // labels its error bound proves kept, the rest searched exactly (labels unchanged).
+    // CUDA, shared variant, d >= 16, k >= 64: int8 tensor cores; CPU, d >= 16, k >= 32:
+    // an FMA micro-kernel in the solver's precision (core/src/solvers/cpu/gemm_assign.hpp).
+    bool gemm_filter = true;
     int cuda_block_size = 0;           // CUDA threads per block; 0 = automatic
     int cuda_device = 0;
     // CUDA Lloyd, host data: stream the points from page-locked host memory in chunks

@@ -23,7 +23,8 @@ struct IterationStats {
     std::uint64_t group_skips = 0;     // Yinyang: (point, group) pairs the group filter ruled out whole
     std::uint32_t groups = 0;          // Yinyang: t, its number of centroid groups (0: a solver without groups)
     std::uint64_t labels_changed = 0;  // points whose label differs from the previous iteration
-    std::uint64_t verified_points = 0; // CUDA Lloyd GEMM filter: points it could not certify, labelled by exact distances
+    std::uint64_t verified_points = 0; // Lloyd's GEMM filter (CUDA, CPU): points it could not certify, labelled by exact distances
+    std::uint64_t gemm_certified = 0;  // CPU Lloyd's GEMM filter: points whose label its error bound proved (+ verified = n)
     std::uint64_t streamed_bytes = 0;  // CUDA, streamed points: bytes copied from host memory in this step
     double max_shift = 0.0;            // largest centroid move (Euclidean) in this update
     double mean_shift = 0.0;           // mean centroid move

@@ -20,9 +20,12 @@ constexpr OptionSpec kFitOptions[] = {
     {"--variant", "V", "auto", "CUDA kernels: global | shared | auto (shared for Lloyd with k >= 64\n"
                                "or d >= 16, for Hamerly with k > 32, and for Yinyang and\n"
                                "Exponion; else global: the faster on the H100 and H200)"},
-    {"--int8-filter", "on|off", "on", "CUDA Lloyd, shared variant, d >= 16, k >= 64: certify labels with\n"
-                                      "int8 tensor cores, verify the rest exactly (labels unchanged); used\n"
-                                      "while it assigns faster than the exact kernel, timed on the run"},
+    {"--gemm-filter", "on|off", "on", "Lloyd: approximate distances by a GEMM, keep the labels its error\n"
+                                      "bound proves, search the rest exactly (labels unchanged). CPU: d >= 16,\n"
+                                      "k >= 32, an FMA GEMM in the run's precision; CUDA: shared variant,\n"
+                                      "d >= 16, k >= 64, int8 tensor cores, used while it assigns faster than\n"
+                                      "the exact kernel, timed on the run"},
+    {"--int8-filter", "on|off", "", "the older spelling of --gemm-filter"},
     {"--precision", "P", "f64", "f32 | f64"},
     {"--init", "METHOD|PATH", "kmeans++", "random | kmeans++ | greedy-kmeans++ | maximin, or a centroid file"},
     {"--seed", "S", "0", "seed of the generator and of the initialisation"},
@@ -183,10 +186,13 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required, bool r
         config.variant = parsed_or_usage(parse_kernel_variant(options.get("--variant")), "--variant",
                                          options.get("--variant"), "auto, global or shared");
     }
-    const std::string filter = options.get("--int8-filter");
+    if (options.has("--gemm-filter") && options.has("--int8-filter"))
+        throw UsageError("give --gemm-filter once (--int8-filter is its older spelling)");
+    const std::string filter_option = options.has("--int8-filter") ? "--int8-filter" : "--gemm-filter";
+    const std::string filter = options.get(filter_option);
     if (filter != "on" && filter != "off")
-        throw UsageError("option --int8-filter: unknown value '" + filter + "' (expected on or off)");
-    config.int8_filter = filter == "on";
+        throw UsageError("option " + filter_option + ": unknown value '" + filter + "' (expected on or off)");
+    config.gemm_filter = filter == "on";
     config.precision = parsed_or_usage(parse_precision(options.get("--precision")), "--precision",
                                        options.get("--precision"), "f32 or f64");
     config.empty_policy = parsed_or_usage(parse_empty_policy(options.get("--empty")), "--empty",

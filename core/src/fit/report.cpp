@@ -81,6 +81,7 @@ std::string iteration_json(JsonObject object, const IterationStats& s) {
         .integer("group_skips", static_cast<long long>(s.group_skips))
         .integer("labels_changed", static_cast<long long>(s.labels_changed))
         .integer("verified_points", static_cast<long long>(s.verified_points))
+        .integer("gemm_certified", static_cast<long long>(s.gemm_certified))
         .number("max_shift", s.max_shift)
         .number("mean_shift", s.mean_shift)
         .number("shift_sq_total", s.shift_sq_total)

@@ -261,7 +261,7 @@ std::string run_file_text(const RunFile& run) {
     option("--solver", std::string(to_string(config.algorithm)));
     option("--backend", std::string(to_string(config.backend)));
     if (config.variant != KernelVariant::Auto) option("--variant", std::string(to_string(config.variant)));
-    option("--int8-filter", config.int8_filter ? "on" : "off");
+    option("--gemm-filter", config.gemm_filter ? "on" : "off");
     option("--precision", std::string(to_string(config.precision)));
     option("--empty", std::string(to_string(config.empty_policy)));
     option("--max-iter", std::to_string(config.max_iterations));

@@ -115,7 +115,7 @@ protected:
     }
     // Lloyd, filter on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.
     bool int8_filter_possible() const {
-        return config_.algorithm == Algorithm::Lloyd && config_.int8_filter && compute_major_ >= 8 &&
+        return config_.algorithm == Algorithm::Lloyd && config_.gemm_filter && compute_major_ >= 8 &&
                config_.variant != KernelVariant::Global && !streamed_;
     }
 

@@ -22,6 +22,7 @@
 
 #include <omp.h>
 
+#include "gemm_assign.hpp"
 #include "kernels.hpp"
 #include "thread_binding.hpp"
 #include "kms/communicator.hpp"
@@ -325,9 +326,16 @@ protected:
     virtual std::uint64_t assign(IterationStats& stats) = 0;
     virtual void allocate_bounds() {}
 
-    // Lloyd's full search for every point (also the first step of Elkan/Hamerly
-    // when they do not keep per-centroid bounds).
-    std::uint64_t full_assignment() {
+    // Lloyd's full search for every point (Lloyd's step and every solver's
+    // finalize_labels()): through the certified GEMM (gemm_assign.hpp) where it
+    // applies and SolverConfig::gemm_filter is on, else the exact kernel; the same
+    // labels either way. `gemm` (optional) receives the GEMM's counts (zero without it).
+    std::uint64_t full_assignment(GemmAssignCounts* gemm = nullptr) {
+        if (config_.gemm_filter && gemm_assign_applies(d_, k_, std::is_same_v<T, float>)) {
+            const GemmAssignCounts counts = gemm_assignment();
+            if (gemm) *gemm = counts;
+            return counts.changed;
+        }
         std::uint64_t changed = 0;
         const T* c = centroids_.data();
 #pragma omp parallel num_threads(threads_) if (threads_ > 1) reduction(+ : changed)
@@ -342,6 +350,29 @@ protected:
                                            labels_.data(), scratch.data());
         }
         return changed;
+    }
+
+    // full_assignment() through the GEMM: the same fixed chunks, each labelled by one
+    // thread with the single-threaded micro-kernel, so nothing depends on the thread count.
+    GemmAssignCounts gemm_assignment() {
+        gemm_.prepare(centroids_.data(), k_, d_);
+        std::uint64_t changed = 0, certified = 0, verified = 0;
+#pragma omp parallel num_threads(threads_) if (threads_ > 1) reduction(+ : changed, certified, verified)
+        {
+            typename GemmAssign<T>::Scratch scratch;
+            GemmAssignCounts counts;
+            constexpr std::size_t kChunk = 1024;
+            const std::size_t chunks = (n_ + kChunk - 1) / kChunk;
+#pragma omp for schedule(static)
+            for (std::size_t chunk = 0; chunk < chunks; ++chunk)
+                if (!stop_now())
+                    gemm_.label_range(points_, centroids_.data(), chunk * kChunk, std::min(n_, (chunk + 1) * kChunk),
+                                      labels_.data(), scratch, counts);
+            changed += counts.changed;
+            certified += counts.certified;
+            verified += counts.verified;
+        }
+        return {changed, certified, verified};
     }
 
     // Distances between centroids, as certain lower bounds: cc_half_[a*k+b] =
@@ -466,6 +497,7 @@ protected:
     std::vector<T> cc_half_;         // k × k half centroid distances (Elkan, Exponion)
     std::vector<T> nearest_half_;    // per centroid: half the distance to the nearest other one
     std::vector<T> by_coordinate_;   // the centroids coordinate-major (centroid_rows)
+    GemmAssign<T> gemm_;             // the certified GEMM's packed centroids (full_assignment)
     bool bounds_valid_ = false;      // false: the next assignment is a full search that rebuilds bounds
     // Cancellation inside a step: assignment loops skip their remaining work once
     // stop_now() holds; step() then restores the last completed iteration.
@@ -724,13 +756,14 @@ private:
     // The per-point counts of a step, summed over the ranks (exact).
     void sum_over_ranks(IterationStats& stats) {
         std::uint64_t counts[] = {stats.point_centroid_distances, stats.bound_skips, stats.group_skips,
-                                  stats.labels_changed, stats.verified_points};
+                                  stats.labels_changed, stats.verified_points, stats.gemm_certified};
         partition_.comm->sum(counts);
         stats.point_centroid_distances = counts[0];
         stats.bound_skips = counts[1];
         stats.group_skips = counts[2];
         stats.labels_changed = counts[3];
         stats.verified_points = counts[4];
+        stats.gemm_certified = counts[5];
     }
 
     // One sub-package of the update: Σ (x − old) in T per cluster (Weighted: Σ w·(x − old),

@@ -1,0 +1,290 @@
+// The certified GEMM assignment (gemm_assign.hpp has the method and the bound).
+// The micro-kernel is written once with GCC/Clang vector extensions and compiled
+// per instruction set with a target attribute, as kernels.cpp does; this file is
+// compiled with -ffp-contract=fast (core/CMakeLists.txt) so that acc + x·c becomes
+// one FMA: the bound holds for any contraction and any order, and nothing here
+// feeds an exact distance (those come from kernels.cpp, compiled without contraction).
+#include "gemm_assign.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels.hpp"
+#include "kms/simd.hpp"
+#include "simd_kernels.hpp"  // KMS_FORCE_INLINE, simd::Pack
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define KMS_GEMM_X86 1
+#define KMS_GEMM_AVX2 __attribute__((target("avx2,fma")))
+#define KMS_GEMM_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw")))
+#else
+#define KMS_GEMM_X86 0
+#endif
+
+namespace kms::cpu {
+namespace {
+
+// Micro-kernel shape per level: W lanes a vector, NV vectors of centroids (a panel
+// is NV·W centroids), R points at a time: R·NV accumulators, within the 16 (AVX2)
+// or 32 (AVX-512) vector registers with room for the NV panel loads.
+constexpr int kNv = 2;
+constexpr int kRowsAvx512 = 12, kRowsAvx2 = 6;
+// Points of a block: the panel loop runs over them while a panel stays in L1.
+constexpr std::size_t kBlockGroups = 4;
+
+enum class GemmLevel { None, Avx2, Avx512 };
+
+GemmLevel gemm_level() {
+#if KMS_GEMM_X86
+    const SimdLevel level = active_simd_level();
+    if (level == SimdLevel::Avx512) return GemmLevel::Avx512;
+    if (level == SimdLevel::Avx2) {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("fma")) return GemmLevel::Avx2;
+    }
+#endif
+    return GemmLevel::None;
+}
+
+template <typename T>
+std::size_t panel_lanes(GemmLevel level) {
+    const std::size_t bytes = level == GemmLevel::Avx512 ? 64 : 32;
+    return kNv * bytes / sizeof(T);
+}
+
+// For the m points first .. first + m − 1 (m ≤ R·kBlockGroups): A (best), its
+// centroid (index) and B (second: the least v_j over j ≠ index), over all panels.
+// The points are packed a group of R at a time coordinate-major (packed[g][t][r],
+// R·kBlockGroups·d values), so the kernel reads one stream of broadcasts; rows
+// past m repeat the last point (computed, never reported).
+template <typename T, int W, int R>
+KMS_FORCE_INLINE void gemm_block(const T* points, std::size_t d, const T* panels, const T* panel_norm,
+                                 std::size_t panel_count, std::size_t first, std::size_t m, T* best_out,
+                                 T* second_out, std::int32_t* index_out, T* lane_best, T* lane_second,
+                                 std::int32_t* lane_index, T* packed) {
+    using Vec = simd::Pack<T, W>;
+    using V = typename Vec::V;
+    using I = typename Vec::I;
+    using Int = typename Vec::Int;
+    constexpr std::size_t lanes = static_cast<std::size_t>(kNv) * W;
+    const T inf = std::numeric_limits<T>::infinity();
+    // Per point, lane-wise over the centroids seen so far: least v, its index, second least v.
+    for (std::size_t p = 0; p < m * W; ++p) {
+        lane_best[p] = inf;
+        lane_second[p] = inf;
+    }
+    for (std::size_t group = 0; group < m; group += R)
+        for (int r = 0; r < R; ++r) {
+            const T* x = points + (first + std::min(group + r, m - 1)) * d;
+            T* to = packed + group * d + static_cast<std::size_t>(r);
+            for (std::size_t t = 0; t < d; ++t) to[t * R] = x[t];
+        }
+    I lane_of{};
+    for (int l = 0; l < W; ++l) lane_of[l] = static_cast<Int>(l);
+    for (std::size_t panel = 0; panel < panel_count; ++panel) {
+        const T* block = panels + panel * d * lanes;
+        V norm[kNv];
+        for (int v = 0; v < kNv; ++v) Vec::load(norm[v], panel_norm + panel * lanes + v * W);
+        for (std::size_t group = 0; group < m; group += R) {
+            const T* x = packed + group * d;
+            V acc[R][kNv];
+            for (int r = 0; r < R; ++r)
+                for (int v = 0; v < kNv; ++v) acc[r][v] = V{};
+            for (std::size_t t = 0; t < d; ++t) {
+                V c[kNv];
+                for (int v = 0; v < kNv; ++v) Vec::load(c[v], block + t * lanes + v * W);
+                for (int r = 0; r < R; ++r) {
+                    const T xt = x[t * R + r];
+                    for (int v = 0; v < kNv; ++v) acc[r][v] += xt * c[v];  // one FMA (-ffp-contract=fast)
+                }
+            }
+            const std::size_t rows = std::min<std::size_t>(R, m - group);
+            for (std::size_t r = 0; r < rows; ++r) {
+                T* best_row = lane_best + (group + r) * W;
+                T* second_row = lane_second + (group + r) * W;
+                std::int32_t* index_row = lane_index + (group + r) * W;
+                V best, second;
+                Vec::load(best, best_row);
+                Vec::load(second, second_row);
+                I index;
+                if constexpr (sizeof(Int) == 4) {
+                    std::memcpy(&index, index_row, sizeof index);
+                } else {
+                    for (int l = 0; l < W; ++l) index[l] = index_row[l];
+                }
+                for (int v = 0; v < kNv; ++v) {
+                    const V value = norm[v] - (acc[r][v] + acc[r][v]);
+                    const I j = lane_of + static_cast<Int>(panel * lanes + static_cast<std::size_t>(v) * W);
+                    const I closer = value < best;
+                    const V above = closer ? best : value;  // max(best, value)
+                    second = above < second ? above : second;
+                    index = closer ? j : index;
+                    best = closer ? value : best;
+                }
+                std::memcpy(best_row, &best, sizeof best);
+                std::memcpy(second_row, &second, sizeof second);
+                if constexpr (sizeof(Int) == 4) {
+                    std::memcpy(index_row, &index, sizeof index);
+                } else {
+                    for (int l = 0; l < W; ++l) index_row[l] = static_cast<std::int32_t>(index[l]);
+                }
+            }
+        }
+    }
+    // Lanes to one value per point: A = the least lane, B = the least of that lane's
+    // second and every other lane's least (a tie between lanes gives B = A).
+    for (std::size_t p = 0; p < m; ++p) {
+        const T* best = lane_best + p * W;
+        const T* second = lane_second + p * W;
+        int top = 0;
+        for (int l = 1; l < W; ++l)
+            if (best[l] < best[top]) top = l;
+        T runner = second[top];
+        for (int l = 0; l < W; ++l)
+            if (l != top && best[l] < runner) runner = best[l];
+        best_out[p] = best[top];
+        second_out[p] = runner;
+        index_out[p] = lane_index[p * W + top];
+    }
+}
+
+#define KMS_GEMM_ENTRIES(NAME, ATTR, BYTES, ROWS)                                                                   \
+    ATTR void gemm_block_##NAME(const float* x, std::size_t d, const float* panels, const float* norm,             \
+                                std::size_t count, std::size_t first, std::size_t m, float* best, float* second,   \
+                                std::int32_t* index, float* lb, float* ls, std::int32_t* li, float* pk) {          \
+        gemm_block<float, BYTES / 4, ROWS>(x, d, panels, norm, count, first, m, best, second, index, lb, ls, li, pk); \
+    }                                                                                                              \
+    ATTR void gemm_block_##NAME(const double* x, std::size_t d, const double* panels, const double* norm,          \
+                                std::size_t count, std::size_t first, std::size_t m, double* best, double* second, \
+                                std::int32_t* index, double* lb, double* ls, std::int32_t* li, double* pk) {       \
+        gemm_block<double, BYTES / 8, ROWS>(x, d, panels, norm, count, first, m, best, second, index, lb, ls, li, pk); \
+    }
+
+#if KMS_GEMM_X86
+KMS_GEMM_ENTRIES(avx2, KMS_GEMM_AVX2, 32, kRowsAvx2)
+KMS_GEMM_ENTRIES(avx512, KMS_GEMM_AVX512, 64, kRowsAvx512)
+#endif
+#undef KMS_GEMM_ENTRIES
+
+std::size_t rows_of(GemmLevel level) { return level == GemmLevel::Avx512 ? kRowsAvx512 : kRowsAvx2; }
+
+// The test of gemm_assign.hpp's bound, in double: true when `a` (the centroid of
+// A) is certainly the strict arg-min of the exact kernel's distances.
+template <typename T>
+bool certified(double norm, double best, double second, double radius_sq, std::size_t d) {
+    constexpr double eps = std::numeric_limits<T>::epsilon();
+    const double dd = static_cast<double>(d);
+    const double gamma = (dd + 2.0) * eps, rounding = (dd + 12.0) * eps;
+    const double tau = 8.0 * (dd + 2.0) * static_cast<double>(std::numeric_limits<T>::denorm_min());
+    if (!std::isfinite(norm) || !std::isfinite(best) || !std::isfinite(second)) return false;
+    const double x = std::sqrt(norm * (1.0 + gamma) + tau), r = std::sqrt(radius_sq);
+    const double error = gamma * (x + r) * (x + r) + tau;
+    const double far = (norm + second - error) * (1.0 - rounding);
+    const double near = std::max(norm + best + error, 0.0) * (1.0 + rounding) + tau;
+    return far > near;
+}
+
+}  // namespace
+
+bool gemm_assign_applies(std::size_t d, std::size_t k, bool precision_is_float) {
+    const double eps = precision_is_float ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    return d >= kGemmAssignMinD && k >= kGemmAssignMinK && static_cast<double>(d) * eps <= 0.01 &&
+           gemm_level() != GemmLevel::None;
+}
+
+template <typename T>
+void GemmAssign<T>::prepare(const T* centroids, std::size_t k, std::size_t d) {
+    const GemmLevel level = gemm_level();
+    k_ = k;
+    d_ = d;
+    usable_ = level != GemmLevel::None && k >= 2;
+    if (!usable_) return;
+    const std::size_t lanes = panel_lanes<T>(level);
+    panels_ = (k + lanes - 1) / lanes;
+    panel_.assign(panels_ * d * lanes, T(0));
+    panel_norm_.assign(panels_ * lanes, std::numeric_limits<T>::infinity());
+    double largest = 0.0;
+    for (std::size_t j = 0; j < k; ++j) {
+        const T* c = centroids + j * d;
+        T norm = T(0);
+        for (std::size_t t = 0; t < d; ++t) norm += c[t] * c[t];
+        const std::size_t p = j / lanes, l = j % lanes;
+        for (std::size_t t = 0; t < d; ++t) panel_[(p * d + t) * lanes + l] = c[t];
+        panel_norm_[p * lanes + l] = norm;
+        if (!std::isfinite(norm)) usable_ = false;
+        largest = std::max(largest, static_cast<double>(norm));
+    }
+    // R² ≥ max ‖c‖²: the computed norm is within γ_d of it, and gradual underflow.
+    const double dd = static_cast<double>(d);
+    radius_sq_ = largest * (1.0 + (dd + 2.0) * std::numeric_limits<T>::epsilon()) +
+                 8.0 * (dd + 2.0) * static_cast<double>(std::numeric_limits<T>::denorm_min());
+}
+
+template <typename T>
+void GemmAssign<T>::label_range(const T* points, const T* centroids, std::size_t begin, std::size_t end,
+                                std::int32_t* labels, Scratch& s, GemmAssignCounts& counts) const {
+    const GemmLevel level = gemm_level();
+    const std::size_t block = rows_of(level) * kBlockGroups, lanes = panel_lanes<T>(level);
+    s.pending.clear();
+    if (usable_) {
+        const std::size_t w = lanes / kNv;
+        s.best.resize(block);
+        s.second.resize(block);
+        s.index.resize(block);
+        s.lane_best.resize(block * w);
+        s.lane_second.resize(block * w);
+        s.lane_index.resize(block * w);
+        s.packed.resize(block * d_);
+        for (std::size_t first = begin; first < end; first += block) {
+            const std::size_t m = std::min(block, end - first);
+#if KMS_GEMM_X86
+            if (level == GemmLevel::Avx512)
+                gemm_block_avx512(points, d_, panel_.data(), panel_norm_.data(), panels_, first, m, s.best.data(),
+                                  s.second.data(), s.index.data(), s.lane_best.data(), s.lane_second.data(),
+                                  s.lane_index.data(), s.packed.data());
+            else
+                gemm_block_avx2(points, d_, panel_.data(), panel_norm_.data(), panels_, first, m, s.best.data(),
+                                s.second.data(), s.index.data(), s.lane_best.data(), s.lane_second.data(),
+                                s.lane_index.data(), s.packed.data());
+#endif
+            for (std::size_t p = 0; p < m; ++p) {
+                const T* x = points + (first + p) * d_;
+                T norm = T(0);
+                for (std::size_t t = 0; t < d_; ++t) norm += x[t] * x[t];
+                if (certified<T>(static_cast<double>(norm), static_cast<double>(s.best[p]),
+                                 static_cast<double>(s.second[p]), radius_sq_, d_)) {
+                    const std::int32_t label = s.index[p];
+                    counts.changed += labels[first + p] != label;
+                    labels[first + p] = label;
+                    ++counts.certified;
+                } else {
+                    s.pending.push_back(first + p);
+                }
+            }
+        }
+    } else {
+        for (std::size_t i = begin; i < end; ++i) s.pending.push_back(i);
+    }
+    // The rest: the exact full search over all k (the kernel Lloyd uses without the GEMM).
+    const std::size_t open = s.pending.size();
+    if (open == 0) return;
+    s.exact_label.resize(open);
+    s.exact_best.resize(open);
+    s.exact_second.resize(open);
+    s.kernel.resize(kernel_scratch_size(d_));
+    nearest_two(points, d_, centroids, k_, s.pending.data(), open, s.exact_label.data(), s.exact_best.data(),
+                s.exact_second.data(), s.kernel.data());
+    for (std::size_t q = 0; q < open; ++q) {
+        const std::size_t i = s.pending[q];
+        counts.changed += labels[i] != s.exact_label[q];
+        labels[i] = s.exact_label[q];
+    }
+    counts.verified += open;
+}
+
+template class GemmAssign<float>;
+template class GemmAssign<double>;
+
+}  // namespace kms::cpu
