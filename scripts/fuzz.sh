@@ -14,6 +14,7 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(fuzz_text fuzz_npy fuzz_benchmark_set fuzz_options)
 build_dir=${KMS_FUZZ_BUILD_DIR:-build-fuzz}
 jobs=${KMS_JOBS:-2}
+build_nice=${KMS_BUILD_NICE:-0}  # the build's niceness (scripts/test.sh: 15, beside the other builds)
 cxx=${KMS_FUZZ_CXX:-clang++-14}
 command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (scripts/install-deps.sh --fuzz)" >&2; exit 1; }
 
@@ -24,7 +25,10 @@ command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (scripts/install
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DKMS_FUZZ=ON -DKMS_WITH_CUDA=OFF -DKMS_WITH_QT=OFF -DKMS_BUILD_TESTS=OFF -DKMS_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"
+nice -n "$build_nice" cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"
+# KMS_FUZZ_BUILD_ONLY=1: build, run nothing (scripts/test.sh builds beside other work and
+# fuzzes once the machine is free, so that each target gets its seconds of a whole core).
+[ -z "${KMS_FUZZ_BUILD_ONLY:-}" ] || exit 0
 
 # One process, one thread per target, $jobs targets at a time (the 2-core CI box
 # runs two side by side: the same time per target in half the wall time). The

@@ -14,7 +14,7 @@
 #         OMP_TOOL_LIBRARIES. No suppressions are used.
 #   scripts/sanitize.sh [asan|tsan|all]      (default all)
 # Environment: KMS_JOBS (build jobs, default 2), KMS_BUILD_NICE (the builds' niceness, default 0;
-# scripts/test.sh runs them at 10 beside the Release build), KMS_ASAN_CXX (default g++),
+# scripts/test.sh: ASan 10, TSan 15, beside the Release build), KMS_ASAN_CXX (default g++),
 # KMS_TSAN_CXX (default clang++-14).
 set -euo pipefail
 cd "$(dirname "$0")/.."
