@@ -12,6 +12,7 @@ packages=(
   qt6-base-dev libqt6opengl6-dev libgl-dev  # studio (Qt6 Widgets + OpenGL) and Qt Test
   python3 python3-numpy python3-sklearn     # the scikit-learn oracle in the tests and benchmarks
   python3-matplotlib                        # the benchmark suites' plots (scripts/bench.sh)
+  python3-faiss                             # FAISS's k-means beside ours (bench/cpu_vs_sklearn.py --grid)
   pybind11-dev python3-pytest libdlpack-dev # the Python module (python/) and its tests
   xvfb xauth                                # rendering tests and the studio on a machine without a display
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev  # the studio's MP4 export (H.264: libx264)

@@ -242,7 +242,7 @@ private slots:
         }
     }
 
-    // The assignment alone, k = 2 .. 300 (panels partly filled, several panels),
+    // The assignment alone, k = 1 .. 300 (panels partly filled, several panels),
     // blocks split by the chunks, d = 16 .. 1000.
     void shapes() {
         try {
@@ -251,6 +251,8 @@ private slots:
                 const BothCounts counts = check_both(data, rows_of(data, k, 31 + k), "k=" + std::to_string(k));
                 QVERIFY(counts.f64.certified > 0);
             }
+            const Matrix<double> single = blobs(100, 16, 3, 29);  // k = 1: nothing to compare, all exact
+            QCOMPARE(check_both(single, rows_of(single, 1, 28), "k=1").f64.certified, std::uint64_t{0});
             const Matrix<double> wide = blobs(300, 1000, 5, 41);
             const BothCounts counts = check_both(wide, rows_of(wide, 40, 42), "d=1000");
             QVERIFY(counts.f64.certified > 0);
