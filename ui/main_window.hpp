@@ -1,9 +1,11 @@
 #pragma once
-// The studio's main window assembles the features: data (open, drop, examples,
-// generators), the solver panel, the transport, the OpenGL view, the charts and
-// scores docks, export, and compare mode (compare/CompareMode: its split view,
-// table and controls are placed here). The transport, charts and status line act
-// on the active RunMode: the single run or the comparison.
+// The studio's main window assembles the features: the side panel (window/
+// SidePanel: data, solver, view settings, paint tool), the transport and menus
+// (window/window_actions.cpp), the docks (window/window_docks.cpp), the banner
+// (window/Banner), the paint tool (window/PaintTool) and the exports
+// (window/run_exports). The views follow one ViewSettings model; the transport,
+// charts and status line act on the active RunMode (the single run or the
+// comparison), which also says what the centre shows and which dock is its own.
 #include <QMainWindow>
 
 #include <functional>
@@ -13,28 +15,24 @@
 #include "kms/sweep.hpp"
 #include "run/run_controller.hpp"
 #include "view/point_cloud_view.hpp"
+#include "view/view_settings.hpp"
+#include "window/side_panel.hpp"
 
 class QAction;
-class QFrame;
-class QCheckBox;
 class QDockWidget;
-class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
-class QLineEdit;
-class QPushButton;
 class QSlider;
-class QSpinBox;
 class QStackedWidget;
-class QTimer;
 
 namespace kms::ui {
 
 class AnimationExport;
+class Banner;
 class Lesson;
 class CompareTable;
 class CompareView;
 class IterationCharts;
+class PaintTool;
 class SingleRunMode;
 class SolverPanel;
 class ScoresDock;
@@ -43,9 +41,6 @@ class SpectralPipeline;
 
 // The bundled default data set (resources/data/default.csv), or empty if not found.
 QString find_default_dataset();
-// The generated data used when the bundled file is missing.
-inline constexpr const char* kFallbackSpec = "blobs:n=3000,k=5,d=2";
-inline constexpr std::uint64_t kFallbackSeed = 7;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -57,12 +52,14 @@ public:
 
     RunController& controller() { return *controller_; }
     CompareSession& compare_session() { return compare_->session(); }
-    SolverPanel& solver_panel() { return *solver_panel_; }
+    SolverPanel& solver_panel() { return side_panel_->solver_panel(); }
     PointCloudView& view() { return *view_; }
     CompareView& compare_view() { return *compare_->view(); }
     CompareTable& compare_table() { return *compare_->table(); }
     const CompareScores& compare_scores() const { return compare_->scores(); }
     bool compare_mode() const { return compare_->active(); }
+    // How every view draws the runs (the View fields and menu set it too).
+    ViewSettings& view_settings() { return settings_; }
     // The elbow chart's dock (ui/sweep/): shown, sweeping the current data.
     SweepPanel& sweep_panel() { return *sweep_; }
     void start_sweep(const KRange& range, bool hierarchy);
@@ -75,10 +72,11 @@ public:
     void apply_setup(const RunSetup& setup);
     // Compare these solvers on the current data and initial centroids; empty: leave compare mode.
     void start_compare(const std::vector<SolverConfig>& configs);
-    void set_colour_mode(ColourMode mode);
-    void set_show_voronoi(bool show);
-    void set_show_trails(bool show);
-    void set_point_size(double pixels);
+    // Forwards to view_settings().
+    void set_colour_mode(ColourMode mode) { settings_.set_colour_mode(mode); }
+    void set_show_voronoi(bool show) { settings_.set_show_voronoi(show); }
+    void set_show_trails(bool show) { settings_.set_show_trails(show); }
+    void set_point_size(double pixels) { settings_.set_point_size(pixels); }
     void set_projection_mode(ProjectionMode mode);
     // Last error shown to the user (banner over the view), for tests and scripts.
     QString last_error() const { return last_error_; }
@@ -95,7 +93,7 @@ public:
     void show_hint(const QString& message);
     // Presentation mode (F11): docks hidden, big points, markers, text and legend.
     void set_presentation(bool on);
-    bool presentation() const { return presentation_; }
+    bool presentation() const { return settings_.presentation(); }
     // Step by half-steps (assignment, update).
     void set_half_steps(bool on);
     // Lesson mode (L): predictions before each step, scored when the step is shown.
@@ -112,12 +110,12 @@ public:
     AnimationExport* export_animation(const QString& path, QSize size);
     // Paint tool: drag on the view to add points of `cls` (drawn data; saved as CSV with the class).
     void set_paint_mode(bool on);
-    void set_paint_class(int cls) { paint_class_ = cls; }
-    void set_paint_density(int points_per_dab) { paint_density_ = points_per_dab; }
+    void set_paint_class(int cls);
+    void set_paint_density(int points_per_dab);
     void paint_at(QPointF world, double radius_world);
     void clear_drawing();
     void save_drawing(const QString& path);
-    std::size_t drawn_points() const { return drawing_.size() / 2; }
+    std::size_t drawn_points() const;
     // No scores computation pending or running (the single run's, or the compared runs').
     bool scores_idle() const;
 
@@ -135,72 +133,55 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // window/window_docks.cpp: the side panel, charts, scores, comparison, elbow and spectral docks.
+    void build_docks();
+    // window/window_actions.cpp: the transport and compare toolbars, the File, Run, View and Help menus.
     void build_actions();
-    QWidget* build_side_panel();
-    // What the transport, charts and status line act on now.
+    void build_menus();
+    void update_actions();
+    void run_export(const QString& title, const QString& filter, void (MainWindow::*writer)(const QString&));
+    void connect_run();
+    void connect_modes();
+    // What the transport, charts, status line and centre act on now.
     RunMode& mode();
+    // The centre and docks for the active mode.
+    void show_mode();
     void refresh_view();
     void refresh_charts();
     void refresh_status();
-    void update_actions();
     void show_error(const QString& message);
-    void show_banner(const QString& message, bool error);
-    void place_banner();
     // Docks never take the point view below 60 % of the window's width.
     void keep_view_share();
     // The window stays inside the screen's free area when docks come and go.
     void keep_on_screen();
-    void commit_drawing();
     void choose_file();
-    void run_export(const QString& title, const QString& filter, void (MainWindow::*writer)(const QString&));
 
     std::unique_ptr<RunController> controller_;
+    ViewSettings settings_;
     std::unique_ptr<SingleRunMode> single_;
     std::unique_ptr<CompareMode> compare_;
     std::unique_ptr<SpectralPipeline> spectral_;
 
     QStackedWidget* stack_ = nullptr;
     PointCloudView* view_ = nullptr;
-    SolverPanel* solver_panel_ = nullptr;
     IterationCharts* charts_ = nullptr;
     ScoresDock* scores_ = nullptr;
-    QDockWidget* compare_dock_ = nullptr;
     SweepPanel* sweep_ = nullptr;
     QDockWidget* sweep_dock_ = nullptr;
     QDockWidget* spectral_dock_ = nullptr;
     QDockWidget* scores_dock_ = nullptr;
     QDockWidget* side_dock_ = nullptr;
     QDockWidget* charts_dock_ = nullptr;
-    QFrame* banner_ = nullptr;
-    QLabel* banner_label_ = nullptr;
-    QPushButton* banner_action_ = nullptr;
-    std::function<void()> banner_confirmed_, banner_declined_;
+    Banner* banner_ = nullptr;
+    SidePanel* side_panel_ = nullptr;
+    PaintTool* paint_ = nullptr;
+    Lesson* lesson_ = nullptr;
     RunSetup pending_setup_;  // a seed typed while the run had iterations, until confirmed
-    QLabel* source_label_ = nullptr;
-    QWidget* side_panel_ = nullptr;
-    bool banner_is_error_ = false;
-    bool presentation_ = false;
     QByteArray state_before_presentation_;
-    double point_size_before_presentation_ = 0;
     qint64 reseed_armed_at_ms_ = -1;
     QObject* field_being_edited_ = nullptr;  // a text field typed in since it took the focus
     QSize size_before_compare_;
-    // Paint tool state: x, y pairs and classes of the points drawn so far.
-    std::vector<double> drawing_;
-    std::vector<std::int32_t> drawing_classes_;
-    int paint_class_ = 0;
-    int paint_density_ = 12;
-    std::uint64_t paint_dabs_ = 0;
-    QTimer* drawing_commit_ = nullptr;
 
-    QComboBox* examples_ = nullptr;
-    QLineEdit* generator_spec_ = nullptr;
-    QSpinBox* generator_seed_ = nullptr;
-    QComboBox* projection_ = nullptr;
-    QComboBox* colour_mode_ = nullptr;
-    QCheckBox* voronoi_ = nullptr;
-    QCheckBox* trails_ = nullptr;
-    QDoubleSpinBox* point_size_ = nullptr;
     QSlider* delay_ = nullptr;
     QLabel* delay_label_ = nullptr;
     QLabel* iteration_label_ = nullptr;
@@ -215,9 +196,7 @@ private:
     QAction* reseed_ = nullptr;
     QAction* half_steps_ = nullptr;
     QAction* presentation_action_ = nullptr;
-    QAction* paint_action_ = nullptr;
     QAction* lesson_action_ = nullptr;
-    Lesson* lesson_ = nullptr;
 
     QString last_error_;
 };

@@ -18,8 +18,8 @@
 #include "kms/gpu_backends.hpp"
 #include "main_window.hpp"
 #include "run/openmp_policy.hpp"
-#include "run/studio_options.hpp"
-#include "scripted_run.hpp"
+#include "studio/studio_options.hpp"
+#include "studio/scripted_run.hpp"
 
 namespace {
 

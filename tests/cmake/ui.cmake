@@ -7,7 +7,7 @@ endif()
 find_package(Qt6 REQUIRED COMPONENTS Widgets)
 
 kms_add_test(test_ui_controller SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_controller.cpp
-             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+             LIBS kms_studio kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
 set_target_properties(test_ui_controller PROPERTIES AUTOMOC ON)
 set_property(TEST test_ui_controller APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
 
@@ -17,7 +17,7 @@ set_target_properties(test_ui_window PROPERTIES AUTOMOC ON)
 set_property(TEST test_ui_window APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
 
 kms_add_test(test_ui_spectral SOURCES ${CMAKE_CURRENT_LIST_DIR}/../ui/test_ui_spectral.cpp
-             LIBS kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
+             LIBS kms_studio kms_ui Qt6::Widgets TIMEOUT 300 LABELS ui)
 set_target_properties(test_ui_spectral PROPERTIES AUTOMOC ON)
 set_property(TEST test_ui_spectral APPEND PROPERTY ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
 

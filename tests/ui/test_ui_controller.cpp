@@ -24,7 +24,7 @@
 #include "run/run_controller.hpp"
 #include "run/solver_panel.hpp"
 #include "run/solver_worker.hpp"
-#include "run/studio_options.hpp"
+#include "studio/studio_options.hpp"
 #include "view/point_colours.hpp"
 #include "view/projection.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "kms/eigen.hpp"
 #include "run/run_controller.hpp"
-#include "run/studio_options.hpp"
+#include "studio/studio_options.hpp"
 #include "spectral/spectral_panel.hpp"
 #include "spectral/spectral_pipeline.hpp"
 #include "test_support.hpp"

@@ -1,6 +1,7 @@
 #include "compare/compare_mode.hpp"
 
 #include <QCheckBox>
+#include <QDockWidget>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -12,7 +13,6 @@
 #include "compare/compare_view.hpp"
 #include "kms/error.hpp"
 #include "run/run_controller.hpp"
-#include "run/studio_options.hpp"
 
 namespace kms::ui {
 
@@ -21,6 +21,9 @@ CompareMode::CompareMode(RunController& single, IterationCharts& charts, QObject
       scores_(std::make_unique<CompareScores>()) {
     view_ = new CompareView(session_.get());
     table_ = new CompareTable;
+    dock_ = new QDockWidget(tr("Comparison"));
+    dock_->setObjectName(QStringLiteral("comparison"));
+    dock_->setWidget(table_);
     controls_ = build_controls();
 
     connect(session_.get(), &CompareSession::changed, this, [this] {
@@ -44,7 +47,7 @@ CompareMode::CompareMode(RunController& single, IterationCharts& charts, QObject
 
 CompareMode::~CompareMode() {
     // Widgets the window did not place have no parent to delete them.
-    const QWidget* placed[] = {view_, table_, controls_};
+    const QWidget* placed[] = {view_, dock_, controls_};
     for (const QWidget* widget : placed)
         if (!widget->parent()) delete widget;
 }
@@ -132,6 +135,7 @@ RunMode::TransportState CompareMode::transport_state() const {
 }
 
 void CompareMode::fit_view() { view_->fit(); }
+QWidget* CompareMode::centre() const { return view_; }
 
 void CompareMode::refresh_charts() {
     // One overlaid series per run.

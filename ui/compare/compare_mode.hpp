@@ -1,7 +1,7 @@
 #pragma once
 // Compare mode: 2–4 solvers on the single run's data and initial centroids.
 // Owns the comparison (CompareSession, CompareScores), its widgets (the split
-// view, the table, the "Compare" controls of the side panel) and their
+// view, the table in its dock, the "Compare" toolbar row) and their
 // connections. The main window only places the widgets and, while active(),
 // points its transport, charts and status line at this mode.
 #include <QObject>
@@ -51,7 +51,7 @@ public:
     // (pausing it); empty: leave() instead.
     void start(const std::vector<SolverConfig>& configs);
     // Back to the single run: the comparison and its scores are dropped.
-    void leave();
+    void leave() override;
     void set_delay_ms(int delay_ms) { session_->set_delay_ms(delay_ms); }
 
     // RunMode, while active.
@@ -66,6 +66,12 @@ public:
     void refresh_charts() override;
     QString status_text() const override;
     void fit_view() override;
+    QWidget* centre() const override;
+    // The "Comparison" dock (object name "comparison") holding table(), unplaced like view().
+    QDockWidget* dock() const override { return dock_; }
+    // The dock follows the single run; compared runs get their final scores in the table.
+    bool scores_follow() const override { return false; }
+    int iterations_at_stake() const override { return 1; }  // the comparison is discarded
 
 signals:
     void entered();   // comparing now: show view() and table(), put the single run's scores aside
@@ -82,6 +88,7 @@ private:
     std::unique_ptr<CompareScores> scores_;
     CompareView* view_ = nullptr;
     CompareTable* table_ = nullptr;
+    QDockWidget* dock_ = nullptr;
     QWidget* controls_ = nullptr;
     std::vector<std::pair<Algorithm, QCheckBox*>> solver_boxes_;
     bool active_ = false;

@@ -163,6 +163,10 @@ void CompareView::set_presentation(bool on) {
     for (PointCloudView* view : views_) view->set_presentation(on);
 }
 
+void CompareView::follow(const ViewSettings& settings) {
+    show_settings_in(settings, this, [this](ColourMode mode) { set_colour_mode(mode); });
+}
+
 void CompareView::fit() {
     if (!views_.empty()) views_[0]->fit();
 }

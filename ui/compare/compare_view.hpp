@@ -26,6 +26,9 @@ public:
     void set_show_trails(bool show);
     void set_point_size(double pixels);
     void set_presentation(bool on);
+    // Follow these settings from now on (Difference: the panels after the first mark
+    // the labels that differ from the first run's).
+    void follow(const ViewSettings& settings);
     void fit();
     PointCloudView* panel(std::size_t i) const { return views_.at(i); }
     std::size_t panel_count() const { return views_.size(); }

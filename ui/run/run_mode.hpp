@@ -1,8 +1,13 @@
 #pragma once
 // What the main window's transport (step, run, pause ...), iteration charts,
 // status line and Fit button act on: the single run (SingleRunMode) or a
-// comparison (compare/CompareMode). The window holds both and asks the active one.
+// comparison (compare/CompareMode). The window holds both and asks the active one,
+// also what it shows: the centre widget, the mode's own dock, whether the Scores
+// dock follows. The lesson mode (lesson/) runs on the single run.
 #include <QString>
+
+class QDockWidget;
+class QWidget;
 
 namespace kms::ui {
 
@@ -35,6 +40,17 @@ public:
     virtual QString status_text() const = 0;
     // Fit the point view(s) to the data.
     virtual void fit_view() = 0;
+
+    // The window's centre while this mode is active; it takes the keys back after a field's Enter.
+    virtual QWidget* centre() const = 0;
+    // The dock shown only while this mode is active (nullptr: none).
+    virtual QDockWidget* dock() const { return nullptr; }
+    // Whether the Scores dock follows the single run's shown iteration now.
+    virtual bool scores_follow() const = 0;
+    // Iterations a new seed would discard (above 0: the window asks first).
+    virtual int iterations_at_stake() const = 0;
+    // Back to the single run (a new seed, set-up, replay, lesson or spectral view ends a comparison).
+    virtual void leave() {}
 };
 
 }  // namespace kms::ui

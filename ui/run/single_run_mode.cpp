@@ -32,6 +32,8 @@ void SingleRunMode::pause() { run_.pause(); }
 void SingleRunMode::run_to_convergence() { run_.run_to_convergence(); }
 void SingleRunMode::reset() { run_.reset(); }
 void SingleRunMode::fit_view() { view_.fit(); }
+QWidget* SingleRunMode::centre() const { return &view_; }
+int SingleRunMode::iterations_at_stake() const { return run_.latest_iteration(); }
 
 void SingleRunMode::show_iteration(int iteration) {
     while (run_.displayed_iteration() > iteration && run_.displayed_iteration() > 0) run_.step_back();

@@ -28,6 +28,9 @@ public:
     void refresh_charts() override;
     QString status_text() const override;
     void fit_view() override;
+    QWidget* centre() const override;
+    bool scores_follow() const override { return true; }
+    int iterations_at_stake() const override;
 
 private:
     RunController& run_;

@@ -138,6 +138,12 @@ void PointCloudView::set_point_size(double pixels) {
     update();
 }
 
+void PointCloudView::follow(const ViewSettings& settings) {
+    show_settings_in(settings, this, [this](ColourMode mode) {
+        set_colour_mode(mode == ColourMode::Difference ? ColourMode::Labels : mode);
+    });
+}
+
 void PointCloudView::set_camera(ViewCamera* camera) {
     if (camera_) disconnect(camera_, &ViewCamera::changed, this, nullptr);
     camera_ = camera ? camera : &own_camera_;

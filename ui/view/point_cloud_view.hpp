@@ -21,6 +21,7 @@
 #include "view/view_marks.hpp"
 #include "view/point_colours.hpp"
 #include "view/view_camera.hpp"
+#include "view/view_settings.hpp"
 
 namespace kms {
 class GlColourBuffer;
@@ -28,9 +29,6 @@ class GlColourBuffer;
 class QPainter;
 
 namespace kms::ui {
-
-// Membership: the labels' colours, and each point joined to its centroid by a line.
-enum class ColourMode { Labels, Bounds, Difference, Membership };
 
 // Text and legend drawn over the points (QPainter on top of the GL frame).
 struct ViewOverlay {
@@ -76,6 +74,9 @@ public:
     bool show_trails() const { return show_trails_; }
     void set_point_size(double pixels);
     double point_size() const { return point_size_; }
+    // Follow these settings from now on (a view on its own has no run to differ
+    // from: Difference shows its labels; CompareView gives its panels their modes).
+    void follow(const ViewSettings& settings);
     // Initial centroids may be dragged, added (click) and removed (right click) before the first step.
     void set_centroids_editable(bool editable) { centroids_editable_ = editable; }
     bool centroids_editable() const { return centroids_editable_; }

@@ -1,4 +1,4 @@
-#include "run/studio_options.hpp"
+#include "studio/studio_options.hpp"
 
 #include "kms/error.hpp"
 #include "kms/io.hpp"

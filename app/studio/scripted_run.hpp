@@ -6,7 +6,7 @@
 #include <QString>
 #include <QTimer>
 
-#include "run/studio_options.hpp"
+#include "studio/studio_options.hpp"
 
 namespace kms::ui {
 

@@ -1,4 +1,4 @@
-#include "scripted_run.hpp"
+#include "studio/scripted_run.hpp"
 
 #include <QCoreApplication>
 #include <QImage>
