@@ -187,8 +187,8 @@ private slots:
     // kernel's every iteration, f32 and f64, weighted, 1, 2 and 3 threads, each level.
     void lockstep_with_exact_kernel() {
         RestoreLevel restore;
-        const Matrix<double> data = blobs(2500, 24, 12, 11);
-        const Matrix<double> initial = rows_of(data, 40, 12);
+        const Matrix<double> data = blobs(2000, 48, 12, 11);
+        const Matrix<double> initial = rows_of(data, 90, 12);  // d·k = 4320: above the GEMM's threshold
         std::vector<double> weights(data.rows());
         for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = 0.25 + 2.0 * random_uniform(13, 1, i);
         for (SimdLevel level : gemm_levels()) {
@@ -215,15 +215,15 @@ private slots:
     // initial centroids (exact ties), and data at 1e6 with a tiny spread.
     void lockstep_adversarial() {
         RestoreLevel restore;
-        Matrix<double> data = blobs(1200, 16, 6, 21);
+        Matrix<double> data = blobs(1200, 32, 6, 21);
         for (std::size_t i = 600; i < 1200; ++i)
-            for (std::size_t t = 0; t < 16; ++t) data(i, t) = data(i % 37, t);  // duplicates
-        Matrix<double> initial = rows_of(data, 36, 22);
-        for (std::size_t t = 0; t < 16; ++t) initial(35, t) = initial(3, t);  // a duplicated centroid
-        Matrix<double> far = blobs(1200, 16, 6, 23);
+            for (std::size_t t = 0; t < 32; ++t) data(i, t) = data(i % 37, t);  // duplicates
+        Matrix<double> initial = rows_of(data, 130, 22);
+        for (std::size_t t = 0; t < 32; ++t) initial(129, t) = initial(3, t);  // a duplicated centroid
+        Matrix<double> far = blobs(1200, 32, 6, 23);
         for (std::size_t i = 0; i < far.rows(); ++i)
             for (std::size_t t = 0; t < far.cols(); ++t) far(i, t) = 1.0e6 + 1.0e-3 * far(i, t);
-        const Matrix<double> far_initial = rows_of(far, 40, 24);
+        const Matrix<double> far_initial = rows_of(far, 130, 24);
         for (SimdLevel level : gemm_levels()) {
             force_simd_level(level);
             for (Precision precision : {Precision::F32, Precision::F64}) {
@@ -232,7 +232,7 @@ private slots:
                     const LockstepTotals ties = lockstep(data, initial, precision, nullptr, 6, where + " duplicates");
                     QVERIFY2(ties.verified > 0, (where + ": ties never fell back").c_str());
                     const LockstepTotals offset = lockstep(far, far_initial, precision, nullptr, 4, where + " 1e6");
-                    // Cancellation: ‖x‖² ≈ 1.6e13 against gaps of ~1e-6: nothing can be certified.
+                    // Cancellation: ‖x‖² ≈ 3.2e13 against gaps of ~1e-6: nothing can be certified.
                     QCOMPARE(offset.certified, std::uint64_t{0});
                     QVERIFY(offset.verified > 0);
                 } catch (const std::exception& error) {
@@ -342,13 +342,13 @@ private slots:
     // The switch: --gemm-filter off (SolverConfig::gemm_filter = false) and shapes
     // below the thresholds count nothing; the reference path is unchanged.
     void off_and_below_thresholds() {
-        const Matrix<double> data = blobs(500, 16, 5, 70);
+        const Matrix<double> data = blobs(700, 160, 5, 70);
         auto points = std::make_shared<const Matrix<double>>(data);
         struct Shape {
             std::size_t d, k;
             bool gemm;
         };
-        for (Shape shape : {Shape{16, 40, false}, Shape{8, 40, true}, Shape{16, 31, true}}) {
+        for (Shape shape : {Shape{16, 300, false}, Shape{8, 600, true}, Shape{160, 31, true}, Shape{16, 100, true}}) {
             Matrix<double> cut(data.rows(), shape.d);
             for (std::size_t i = 0; i < data.rows(); ++i)
                 for (std::size_t t = 0; t < shape.d; ++t) cut(i, t) = data(i, t);
@@ -364,7 +364,7 @@ private slots:
         auto gemm = lloyd(Backend::OpenMP, Precision::F64, 2, true);
         for (Solver* solver : {exact.get(), gemm.get()}) {
             solver->set_data(points);
-            solver->set_initial_centroids(rows_of(data, 40, 72));
+            solver->set_initial_centroids(rows_of(data, 60, 72));
             solver->step();
         }
         QCOMPARE(gemm->finalize_labels(), exact->finalize_labels());

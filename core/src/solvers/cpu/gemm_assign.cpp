@@ -63,7 +63,7 @@ template <typename T, int W, int R>
 KMS_FORCE_INLINE void gemm_block(const T* points, std::size_t d, const T* panels, const T* panel_norm,
                                  std::size_t panel_count, std::size_t first, std::size_t m, T* best_out,
                                  T* second_out, std::int32_t* index_out, T* lane_best, T* lane_second,
-                                 std::int32_t* lane_index, T* packed) {
+                                 std::int32_t* lane_index, T* packed, T* norm_out) {
     using Vec = simd::Pack<T, W>;
     using V = typename Vec::V;
     using I = typename Vec::I;
@@ -81,6 +81,16 @@ KMS_FORCE_INLINE void gemm_block(const T* points, std::size_t d, const T* panels
             T* to = packed + group * d + static_cast<std::size_t>(r);
             for (std::size_t t = 0; t < d; ++t) to[t * R] = x[t];
         }
+    // fl(‖x‖²) in eight interleaved partial sums (vectorised; the bound takes any order).
+    for (std::size_t p = 0; p < m; ++p) {
+        const T* x = points + (first + p) * d;
+        T part[8] = {};
+        std::size_t t = 0;
+        for (; t + 8 <= d; t += 8)
+            for (int l = 0; l < 8; ++l) part[l] += x[t + l] * x[t + l];
+        for (; t < d; ++t) part[0] += x[t] * x[t];
+        norm_out[p] = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+    }
     I lane_of{};
     for (int l = 0; l < W; ++l) lane_of[l] = static_cast<Int>(l);
     for (std::size_t panel = 0; panel < panel_count; ++panel) {
@@ -133,33 +143,48 @@ KMS_FORCE_INLINE void gemm_block(const T* points, std::size_t d, const T* panels
             }
         }
     }
-    // Lanes to one value per point: A = the least lane, B = the least of that lane's
-    // second and every other lane's least (a tie between lanes gives B = A).
+    // Lanes to one value per point, as a tree over the lanes (log2 W shuffles): each
+    // lane holds the least and second least of the centroids it saw; two such pairs
+    // combine to (min(a1, b1), min(max(a1, b1), min(a2, b2))), so the root is A and
+    // B = the second least v over all k (B = A when two centroids tie at A). The
+    // centroid of A is the first lane whose least equals A (any of them would do: a
+    // tie is never certified).
     for (std::size_t p = 0; p < m; ++p) {
-        const T* best = lane_best + p * W;
-        const T* second = lane_second + p * W;
+        V best, second;
+        Vec::load(best, lane_best + p * W);
+        Vec::load(second, lane_second + p * W);
+        const V own = best;
+        for (int half = W / 2; half >= 1; half /= 2) {
+            const I swap = lane_of ^ static_cast<Int>(half);
+            const V other_best = __builtin_shuffle(best, swap), other_second = __builtin_shuffle(second, swap);
+            const V low = best < other_best ? best : other_best, high = best < other_best ? other_best : best;
+            const V seconds = second < other_second ? second : other_second;
+            second = high < seconds ? high : seconds;
+            best = low;
+        }
+        const I at = own == best;
         int top = 0;
-        for (int l = 1; l < W; ++l)
-            if (best[l] < best[top]) top = l;
-        T runner = second[top];
-        for (int l = 0; l < W; ++l)
-            if (l != top && best[l] < runner) runner = best[l];
-        best_out[p] = best[top];
-        second_out[p] = runner;
-        index_out[p] = lane_index[p * W + top];
+        while (top < W - 1 && !at[top]) ++top;
+        best_out[p] = best[0];
+        second_out[p] = second[0];
+        index_out[p] = lane_index[p * W + static_cast<std::size_t>(top)];
     }
 }
 
 #define KMS_GEMM_ENTRIES(NAME, ATTR, BYTES, ROWS)                                                                   \
     ATTR void gemm_block_##NAME(const float* x, std::size_t d, const float* panels, const float* norm,             \
                                 std::size_t count, std::size_t first, std::size_t m, float* best, float* second,   \
-                                std::int32_t* index, float* lb, float* ls, std::int32_t* li, float* pk) {          \
-        gemm_block<float, BYTES / 4, ROWS>(x, d, panels, norm, count, first, m, best, second, index, lb, ls, li, pk); \
+                                std::int32_t* index, float* lb, float* ls, std::int32_t* li, float* pk,           \
+                                float* xn) {                                                                       \
+        gemm_block<float, BYTES / 4, ROWS>(x, d, panels, norm, count, first, m, best, second, index, lb, ls, li, pk,  \
+                                           xn);                                                                    \
     }                                                                                                              \
     ATTR void gemm_block_##NAME(const double* x, std::size_t d, const double* panels, const double* norm,          \
                                 std::size_t count, std::size_t first, std::size_t m, double* best, double* second, \
-                                std::int32_t* index, double* lb, double* ls, std::int32_t* li, double* pk) {       \
-        gemm_block<double, BYTES / 8, ROWS>(x, d, panels, norm, count, first, m, best, second, index, lb, ls, li, pk); \
+                                std::int32_t* index, double* lb, double* ls, std::int32_t* li, double* pk,        \
+                                double* xn) {                                                                      \
+        gemm_block<double, BYTES / 8, ROWS>(x, d, panels, norm, count, first, m, best, second, index, lb, ls, li, pk, \
+                                            xn);                                                                   \
     }
 
 #if KMS_GEMM_X86
@@ -171,7 +196,8 @@ KMS_GEMM_ENTRIES(avx512, KMS_GEMM_AVX512, 64, kRowsAvx512)
 std::size_t rows_of(GemmLevel level) { return level == GemmLevel::Avx512 ? kRowsAvx512 : kRowsAvx2; }
 
 // The test of gemm_assign.hpp's bound, in double: true when `a` (the centroid of
-// A) is certainly the strict arg-min of the exact kernel's distances.
+// A) is certainly the strict arg-min of the exact kernel's distances. E uses
+// (X + R)² ≤ 2(X² + R²) (no square root), X² ≤ x̂(1 + γ') + τ.
 template <typename T>
 bool certified(double norm, double best, double second, double radius_sq, std::size_t d) {
     constexpr double eps = std::numeric_limits<T>::epsilon();
@@ -179,8 +205,7 @@ bool certified(double norm, double best, double second, double radius_sq, std::s
     const double gamma = (dd + 2.0) * eps, rounding = (dd + 12.0) * eps;
     const double tau = 8.0 * (dd + 2.0) * static_cast<double>(std::numeric_limits<T>::denorm_min());
     if (!std::isfinite(norm) || !std::isfinite(best) || !std::isfinite(second)) return false;
-    const double x = std::sqrt(norm * (1.0 + gamma) + tau), r = std::sqrt(radius_sq);
-    const double error = gamma * (x + r) * (x + r) + tau;
+    const double error = 2.0 * gamma * (norm * (1.0 + gamma) + tau + radius_sq) + tau;
     const double far = (norm + second - error) * (1.0 - rounding);
     const double near = std::max(norm + best + error, 0.0) * (1.0 + rounding) + tau;
     return far > near;
@@ -190,7 +215,8 @@ bool certified(double norm, double best, double second, double radius_sq, std::s
 
 bool gemm_assign_applies(std::size_t d, std::size_t k, bool precision_is_float) {
     const double eps = precision_is_float ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-    return d >= kGemmAssignMinD && k >= kGemmAssignMinK && static_cast<double>(d) * eps <= 0.01 &&
+    return d >= kGemmAssignMinD && k >= kGemmAssignMinK && d * k >= kGemmAssignMinWork &&
+           static_cast<double>(d) * eps <= 0.01 &&
            gemm_level() != GemmLevel::None;
 }
 
@@ -237,23 +263,21 @@ void GemmAssign<T>::label_range(const T* points, const T* centroids, std::size_t
         s.lane_second.resize(block * w);
         s.lane_index.resize(block * w);
         s.packed.resize(block * d_);
+        s.norm.resize(block);
         for (std::size_t first = begin; first < end; first += block) {
             const std::size_t m = std::min(block, end - first);
 #if KMS_GEMM_X86
             if (level == GemmLevel::Avx512)
                 gemm_block_avx512(points, d_, panel_.data(), panel_norm_.data(), panels_, first, m, s.best.data(),
                                   s.second.data(), s.index.data(), s.lane_best.data(), s.lane_second.data(),
-                                  s.lane_index.data(), s.packed.data());
+                                  s.lane_index.data(), s.packed.data(), s.norm.data());
             else
                 gemm_block_avx2(points, d_, panel_.data(), panel_norm_.data(), panels_, first, m, s.best.data(),
                                 s.second.data(), s.index.data(), s.lane_best.data(), s.lane_second.data(),
-                                s.lane_index.data(), s.packed.data());
+                                s.lane_index.data(), s.packed.data(), s.norm.data());
 #endif
             for (std::size_t p = 0; p < m; ++p) {
-                const T* x = points + (first + p) * d_;
-                T norm = T(0);
-                for (std::size_t t = 0; t < d_; ++t) norm += x[t] * x[t];
-                if (certified<T>(static_cast<double>(norm), static_cast<double>(s.best[p]),
+                if (certified<T>(static_cast<double>(s.norm[p]), static_cast<double>(s.best[p]),
                                  static_cast<double>(s.second[p]), radius_sq_, d_)) {
                     const std::int32_t label = s.index[p];
                     counts.changed += labels[first + p] != label;

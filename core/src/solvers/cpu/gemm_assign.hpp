@@ -17,7 +17,7 @@
 // R = max_j ‖c_j‖, s_j = x·c_j, e_j = ‖c_j‖² − 2s_j, D_j = ‖x − c_j‖² = X² + e_j:
 //   |fl(s_j) − s_j| ≤ γ_d Σ_t |x_t c_jt| ≤ γ_d·X·R (Cauchy–Schwarz), |fl(‖c‖²) − ‖c‖²| ≤ γ_d R²,
 //   v_j = fl(fl(‖c_j‖²) − 2·fl(s_j)) (×2 exact, one rounding) ⇒ |v_j − e_j| ≤ γ_{d+1}(R² + 2XR);
-//   x̂ = fl(‖x‖²), |x̂ − X²| ≤ γ_d X²  ⇒  with E = γ_{d+1}(X + R)²:
+//   x̂ = fl(‖x‖²), |x̂ − X²| ≤ γ_d X²  ⇒  with E = γ_{d+1}(X + R)² ≤ 2γ_{d+1}(X² + R²):
 //   D_a ≤ x̂ + A + E and D_j ≥ x̂ + B − E for every j ≠ a.
 // The exact kernel's computed distance obeys |fl(D) − D| ≤ γ_{d+2}·D, so a is its strict
 // (unique) arg-min when (x̂ + B − E)(1 − γ_{d+2}) > max(x̂ + A + E, 0)(1 + γ_{d+2}).
@@ -33,10 +33,13 @@
 
 namespace kms::cpu {
 
-// Where the GEMM path pays (measured, docs/cpu-benchmark.md): the micro-kernel
-// works on panels of 16-32 centroids and its epilogue costs a few operations per
-// (point, centroid), so small d or k gain nothing over the exact kernel.
-constexpr std::size_t kGemmAssignMinD = 16, kGemmAssignMinK = 32;
+// Where the GEMM path pays: its epilogue (a running least and second least per
+// point and centroid vector, the lane tree, the certificate) costs about as much
+// as d = 16 coordinates, so it needs enough work per point. Assignment times, one
+// thread, uniform data, f32/f64, exact kernel against GEMM (docs/cpu-benchmark.md):
+// d·k = 1600 (16 × 100) 0.78/0.83x, 2048 (32 × 64, 64 × 32) 0.9-1.15x, 3200 (32 × 100)
+// 1.1x, 4096 (64 × 64, 128 × 32) 1.04-1.47x, 4800 (16 × 300) 1.1/1.5x, 64000 (64 × 1000) 2.1/2.5x.
+constexpr std::size_t kGemmAssignMinD = 16, kGemmAssignMinK = 32, kGemmAssignMinWork = 4096;
 
 // True when this CPU's vector level (kms/simd.hpp) has a GEMM micro-kernel
 // (AVX2 with FMA, or AVX-512), the shape is in range and the path is asked for.
@@ -61,7 +64,7 @@ public:
 
     // One thread's scratch (reused over its chunks).
     struct Scratch {
-        std::vector<T> best, second, lane_best, lane_second, packed, exact_best, exact_second, kernel;
+        std::vector<T> best, second, norm, lane_best, lane_second, packed, exact_best, exact_second, kernel;
         std::vector<std::int32_t> index, lane_index, exact_label;
         std::vector<std::size_t> pending;
     };
