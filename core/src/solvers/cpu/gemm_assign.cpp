@@ -59,11 +59,31 @@ std::size_t panel_lanes(GemmLevel level) {
 // The points are packed a group of R at a time coordinate-major (packed[g][t][r],
 // R·kBlockGroups·d values), so the kernel reads one stream of broadcasts; rows
 // past m repeat the last point (computed, never reported).
+template <typename T>
+struct BlockArgs {
+    const T* points;
+    std::size_t d;
+    const T* panels;        // the packed centroids (GemmAssign::panel_)
+    const T* panel_norm;    // their norms, +inf past k
+    std::size_t panel_count;
+    std::size_t first, m;   // the block's points
+    T* best_out;            // m: A
+    T* second_out;          // m: B
+    std::int32_t* index_out;  // m: the centroid of A
+    T* norm_out;            // m: fl(‖x‖²)
+    T* lane_best;           // scratch: m·W running least per lane
+    T* lane_second;         // m·W running second least
+    std::int32_t* lane_index;  // m·W centroid of the running least
+    T* packed;              // m rounded up to R, times d: the points coordinate-major per group
+};
+
 template <typename T, int W, int R>
-KMS_FORCE_INLINE void gemm_block(const T* points, std::size_t d, const T* panels, const T* panel_norm,
-                                 std::size_t panel_count, std::size_t first, std::size_t m, T* best_out,
-                                 T* second_out, std::int32_t* index_out, T* lane_best, T* lane_second,
-                                 std::int32_t* lane_index, T* packed, T* norm_out) {
+KMS_FORCE_INLINE void gemm_block(const BlockArgs<T>& a) {
+    const T* points = a.points;
+    const std::size_t d = a.d, first = a.first, m = a.m;
+    const T *panels = a.panels, *panel_norm = a.panel_norm;
+    T *lane_best = a.lane_best, *lane_second = a.lane_second, *packed = a.packed;
+    std::int32_t* lane_index = a.lane_index;
     using Vec = simd::Pack<T, W>;
     using V = typename Vec::V;
     using I = typename Vec::I;
@@ -89,11 +109,11 @@ KMS_FORCE_INLINE void gemm_block(const T* points, std::size_t d, const T* panels
         for (; t + 8 <= d; t += 8)
             for (int l = 0; l < 8; ++l) part[l] += x[t + l] * x[t + l];
         for (; t < d; ++t) part[0] += x[t] * x[t];
-        norm_out[p] = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+        a.norm_out[p] = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
     }
     I lane_of{};
     for (int l = 0; l < W; ++l) lane_of[l] = static_cast<Int>(l);
-    for (std::size_t panel = 0; panel < panel_count; ++panel) {
+    for (std::size_t panel = 0; panel < a.panel_count; ++panel) {
         const T* block = panels + panel * d * lanes;
         V norm[kNv];
         for (int v = 0; v < kNv; ++v) Vec::load(norm[v], panel_norm + panel * lanes + v * W);
@@ -165,27 +185,15 @@ KMS_FORCE_INLINE void gemm_block(const T* points, std::size_t d, const T* panels
         const I at = own == best;
         int top = 0;
         while (top < W - 1 && !at[top]) ++top;
-        best_out[p] = best[0];
-        second_out[p] = second[0];
-        index_out[p] = lane_index[p * W + static_cast<std::size_t>(top)];
+        a.best_out[p] = best[0];
+        a.second_out[p] = second[0];
+        a.index_out[p] = lane_index[p * W + static_cast<std::size_t>(top)];
     }
 }
 
-#define KMS_GEMM_ENTRIES(NAME, ATTR, BYTES, ROWS)                                                                   \
-    ATTR void gemm_block_##NAME(const float* x, std::size_t d, const float* panels, const float* norm,             \
-                                std::size_t count, std::size_t first, std::size_t m, float* best, float* second,   \
-                                std::int32_t* index, float* lb, float* ls, std::int32_t* li, float* pk,           \
-                                float* xn) {                                                                       \
-        gemm_block<float, BYTES / 4, ROWS>(x, d, panels, norm, count, first, m, best, second, index, lb, ls, li, pk,  \
-                                           xn);                                                                    \
-    }                                                                                                              \
-    ATTR void gemm_block_##NAME(const double* x, std::size_t d, const double* panels, const double* norm,          \
-                                std::size_t count, std::size_t first, std::size_t m, double* best, double* second, \
-                                std::int32_t* index, double* lb, double* ls, std::int32_t* li, double* pk,        \
-                                double* xn) {                                                                      \
-        gemm_block<double, BYTES / 8, ROWS>(x, d, panels, norm, count, first, m, best, second, index, lb, ls, li, pk, \
-                                            xn);                                                                   \
-    }
+#define KMS_GEMM_ENTRIES(NAME, ATTR, BYTES, ROWS)                                                        \
+    ATTR void gemm_block_##NAME(const BlockArgs<float>& a) { gemm_block<float, BYTES / 4, ROWS>(a); }    \
+    ATTR void gemm_block_##NAME(const BlockArgs<double>& a) { gemm_block<double, BYTES / 8, ROWS>(a); }
 
 #if KMS_GEMM_X86
 KMS_GEMM_ENTRIES(avx2, KMS_GEMM_AVX2, 32, kRowsAvx2)
@@ -266,15 +274,12 @@ void GemmAssign<T>::label_range(const T* points, const T* centroids, std::size_t
         s.norm.resize(block);
         for (std::size_t first = begin; first < end; first += block) {
             const std::size_t m = std::min(block, end - first);
+            const BlockArgs<T> args{points, d_, panel_.data(), panel_norm_.data(), panels_, first, m,
+                                    s.best.data(), s.second.data(), s.index.data(), s.norm.data(),
+                                    s.lane_best.data(), s.lane_second.data(), s.lane_index.data(), s.packed.data()};
 #if KMS_GEMM_X86
-            if (level == GemmLevel::Avx512)
-                gemm_block_avx512(points, d_, panel_.data(), panel_norm_.data(), panels_, first, m, s.best.data(),
-                                  s.second.data(), s.index.data(), s.lane_best.data(), s.lane_second.data(),
-                                  s.lane_index.data(), s.packed.data(), s.norm.data());
-            else
-                gemm_block_avx2(points, d_, panel_.data(), panel_norm_.data(), panels_, first, m, s.best.data(),
-                                s.second.data(), s.index.data(), s.lane_best.data(), s.lane_second.data(),
-                                s.lane_index.data(), s.packed.data(), s.norm.data());
+            if (level == GemmLevel::Avx512) gemm_block_avx512(args);
+            else gemm_block_avx2(args);
 #endif
             for (std::size_t p = 0; p < m; ++p) {
                 if (certified<T>(static_cast<double>(s.norm[p]), static_cast<double>(s.best[p]),
