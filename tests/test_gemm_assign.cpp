@@ -17,6 +17,8 @@
 #include "../core/src/solvers/cpu/gemm_assign.hpp"
 #include "../core/src/solvers/cpu/kernels.hpp"
 #include "kms/backends.hpp"
+#include "kms/error.hpp"
+#include "kms/options.hpp"
 #include "kms/random.hpp"
 #include "kms/simd.hpp"
 #include "kms/solver.hpp"
@@ -369,6 +371,20 @@ private slots:
         }
         QCOMPARE(gemm->finalize_labels(), exact->finalize_labels());
         QCOMPARE(gemm->labels(), exact->labels());
+    }
+
+    // --gemm-filter on|off, and --int8-filter as its older spelling (run files keep it).
+    void option_spellings() {
+        const auto filter = [](std::vector<std::string> args) {
+            args.insert(args.end(), {"--k", "3"});
+            return fit_options_from(ParsedOptions(args, {fit_option_table()})).solver.gemm_filter;
+        };
+        QVERIFY(filter({}));
+        QVERIFY(!filter({"--gemm-filter", "off"}));
+        QVERIFY(!filter({"--int8-filter", "off"}));
+        QVERIFY(filter({"--int8-filter=on"}));
+        QVERIFY_THROWS_EXCEPTION(UsageError, filter({"--gemm-filter", "on", "--int8-filter", "on"}));
+        QVERIFY_THROWS_EXCEPTION(UsageError, filter({"--gemm-filter", "yes"}));
     }
 };
 

@@ -37,8 +37,8 @@ namespace kms::cpu {
 // point and centroid vector, the lane tree, the certificate) costs about as much
 // as d = 16 coordinates, so it needs enough work per point. Assignment times, one
 // thread, uniform data, f32/f64, exact kernel against GEMM (docs/cpu-benchmark.md):
-// d·k = 1600 (16 × 100) 0.78/0.83x, 2048 (32 × 64, 64 × 32) 0.9-1.15x, 3200 (32 × 100)
-// 1.1x, 4096 (64 × 64, 128 × 32) 1.04-1.47x, 4800 (16 × 300) 1.1/1.5x, 64000 (64 × 1000) 2.1/2.5x.
+// d·k = 1600 (16 × 100) 0.78/0.83x, 2048 (32 × 64, 64 × 32) 1.0-1.14x, 3200 (32 × 100)
+// 1.1x, 4096 (64 × 64, 128 × 32) 1.04-1.47x, 4800 (16 × 300) 1.1/1.5x, 64000 (64 × 1000) 2.3/2.4x.
 constexpr std::size_t kGemmAssignMinD = 16, kGemmAssignMinK = 32, kGemmAssignMinWork = 4096;
 
 // True when this CPU's vector level (kms/simd.hpp) has a GEMM micro-kernel
