@@ -129,13 +129,8 @@ void MainWindow::connect_run() {
     });
     connect(c, &RunController::frameChanged, this, &MainWindow::refresh_view);
     connect(c, &RunController::historyChanged, this, &MainWindow::refresh_charts);
+    connect_device_colours(*controller_, *view_);
     connect(c, &RunController::setupChanged, this, [this] {
-        // CUDA back end: colours are written on the GPU straight into the view's
-        // buffer (CUDA–GL interop), unless that already failed for this view.
-        const BackendEntry* entry = find_backend(controller_->setup().config.backend);
-        const bool on_device = entry && entry->device_labels;
-        controller_->set_offer_device_labels(on_device && !view_->interop_failed() &&
-                                             gl_interop_availability().available);
         scores_->set_where(controller_->setup().config);
         if (controller_->ready()) solver_panel().set_setup(controller_->setup());
         refresh_charts();
@@ -149,10 +144,6 @@ void MainWindow::connect_run() {
     });
     connect(c, &RunController::loadProgress, this, [this](qint64 done, qint64 total) {
         if (total > 0) statusBar()->showMessage(tr("Loading ... %1%").arg(100 * done / total));
-    });
-    connect(c, &RunController::deviceLabelsReady, this, [this](const void* labels, const void* status, quint64 n) {
-        // Called while the worker waits: the device pointers are valid now.
-        view_->write_device_colours(labels, status, n, controller_->latest_iteration() + 1);
     });
     connect(view_, &PointCloudView::centroidDragged, this, [this](int index, QPointF world) {
         controller_->move_initial_centroid(std::size_t(index), world.x(), world.y());

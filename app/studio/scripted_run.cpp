@@ -164,8 +164,19 @@ void ScriptedRun::poll() {
 }
 
 void ScriptedRun::print_timing() const {
+    // What drawing cost: per view, the median paintGL (host colours are built and
+    // uploaded there) and the median CUDA–GL colour write (the interop path's instead).
+    const auto frames = [](const char* name, const PointCloudView& view) {
+        const QString interop = view.interop_message();
+        std::printf("kmeans-studio: view %s: %zu frames, paint median %.2f ms; %zu colour writes on the GPU, median "
+                    "%.2f ms (%s)\n",
+                    name, view.paint_times().count, view.paint_times().median(), view.device_write_times().count,
+                    view.device_write_times().median(), interop.isEmpty() ? "host colours" : qPrintable(interop));
+    };
     // The solver's own step times (as kmeans-cli measures them), iteration 1 (warm-up) left out.
     if (window_.compare_mode()) {
+        for (std::size_t i = 0; i < window_.compare_view().panel_count(); ++i)
+            frames(qPrintable(QStringLiteral("panel %1").arg(i + 1)), *window_.compare_view().panel(i));
         // The table's numbers, by the table's rule (CompareModel: speed-up without iteration 1).
         const CompareModel& model = *window_.compare_table().model();
         for (int row = 0; row < model.rowCount(); ++row) {
@@ -174,13 +185,14 @@ void ScriptedRun::print_timing() const {
                 return model.data(model.index(row, column), CompareModel::kValueRole).toDouble();
             };
             std::printf("kmeans-studio: compare %s: %d iterations, total %.3f ms, iteration 1 (warm-up) %.3f ms, "
-                        "median %.3f ms, speed-up %.2fx (iterations 2-%d)\n",
+                        "median %.3f ms, speed-up %.2fx (median of iterations 2-%d)\n",
                         qPrintable(model.entries()[std::size_t(row)].name), summary.iterations, summary.total_ms,
                         summary.first_iteration_ms, summary.median_iteration_ms, cell(CompareModel::SpeedUp),
                         summary.iterations);
         }
         return;
     }
+    frames("single", window_.view());
     const std::vector<IterationStats> stats = window_.controller().stats_history();
     if (stats.size() < 2) return;
     std::vector<double> times;

@@ -82,7 +82,8 @@ CompareSummary summarize(const CompareEntry& entry) {
         group_pairs += static_cast<double>(entry.n) * static_cast<double>(s.groups);
     }
     if (!step_times.empty()) summary.first_iteration_ms = step_times.front();
-    if (step_times.size() >= 2) summary.after_first_ms = summary.total_ms - step_times.front();
+    if (step_times.size() >= 2)
+        summary.steady_median_ms = median(std::vector<double>(step_times.begin() + 1, step_times.end()));
     summary.median_iteration_ms = median(std::move(step_times));
     if (summary.iterations > 0 && entry.n > 0) {
         const double points = static_cast<double>(summary.iterations) * static_cast<double>(entry.n);
@@ -98,7 +99,7 @@ CompareSummary summarize(const CompareEntry& entry) {
 }
 
 double steady_time_ms(const CompareSummary& summary) {
-    return summary.iterations >= 2 ? summary.after_first_ms : summary.total_ms;
+    return summary.iterations >= 2 ? summary.steady_median_ms : summary.total_ms;
 }
 
 // ---- CompareModel ---------------------------------------------------------------
@@ -286,8 +287,9 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
                           "bounds' set-up, a GPU's start), so it is shown apart and left out of the speed-up");
             case MedianTime: return tr("Median step time: robust to the odd slow iteration");
             case SpeedUp:
-                return tr("Time of iterations 2 to the last of the slowest solver on the same back end, divided by "
-                          "this solver's (iteration 1's warm-up left out; with one iteration, the totals)");
+                return tr("Median step of iterations 2 to the last of the slowest solver on the same back end, "
+                          "divided by this solver's (iteration 1's warm-up left out, one slow step of a busy machine "
+                          "too; with one iteration, the totals)");
             case Distances: return tr("Point–centroid plus centroid–centroid distance evaluations, all iterations");
             case DistancePercent: return tr("Distance evaluations relative to Lloyd's n·k per iteration");
             case SkipPercent: return tr("Point assignments the bounds proved unchanged without a full search");

@@ -38,7 +38,7 @@ struct CompareSummary {
     // Iteration 1 holds the warm-up (allocations, first touch of the data, bound set-up,
     // a GPU's module load): shown apart, and left out of the speed-up.
     double first_iteration_ms = std::numeric_limits<double>::quiet_NaN();
-    double after_first_ms = std::numeric_limits<double>::quiet_NaN();  // iterations 2..; NaN with fewer than 2
+    double steady_median_ms = std::numeric_limits<double>::quiet_NaN();  // median of iterations 2..; NaN with fewer than 2
     double median_iteration_ms = std::numeric_limits<double>::quiet_NaN();
     std::uint64_t distances = 0;        // point–centroid + centroid–centroid
     double distance_percent = std::numeric_limits<double>::quiet_NaN();  // of Lloyd's iterations·n·k
@@ -49,8 +49,9 @@ struct CompareSummary {
     double final_inertia = std::numeric_limits<double>::quiet_NaN();
 };
 CompareSummary summarize(const CompareEntry& entry);
-// The time a speed-up compares: iterations 2.. where there are any (the first is
-// warm-up), else the total. The studio's table and its scripted comparison both use it.
+// The time a speed-up compares: the median step of iterations 2.. where there are
+// any (the first is warm-up, and a median ignores one slow step of a busy machine),
+// else the total. The studio's table and its scripted comparison both use it.
 double steady_time_ms(const CompareSummary& summary);
 
 class CompareModel : public QAbstractTableModel {

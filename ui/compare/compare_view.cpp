@@ -48,6 +48,8 @@ void CompareView::rebuild() {
         view->set_show_trails(trails_);
         view->set_point_size(point_size_);
         view->set_presentation(presentation_);
+        // CUDA runs colour their panel on the GPU, as the single view does (they took the host path).
+        connect_device_colours(session_->run(i), *view);
         views_.push_back(view);
         cells_.push_back(cell);
         captions_.push_back(caption);

@@ -1,5 +1,8 @@
 #include "run/run_view.hpp"
 
+#include "kms/backends.hpp"
+#include "kms/gl_interop.hpp"
+
 #include <QLocale>
 
 #include "charts/iteration_charts.hpp"
@@ -151,6 +154,22 @@ void show_run_in_view(const RunController& run, PointCloudView& view) {
         overlay.detail = overlay.detail.isEmpty() ? groups : overlay.detail + QStringLiteral(" · ") + groups;
     }
     view.set_overlay(std::move(overlay));
+}
+
+void connect_device_colours(RunController& run, PointCloudView& view) {
+    const auto offer = [&run, &view] {
+        const BackendEntry* entry = find_backend(run.setup().config.backend);
+        const bool on_device = entry && entry->device_labels;
+        run.set_offer_device_labels(on_device && !view.interop_failed() && gl_interop_availability().available &&
+                                    qEnvironmentVariable("KMS_STUDIO_INTEROP") != QLatin1String("off"));
+    };
+    offer();
+    QObject::connect(&run, &RunController::setupChanged, &view, offer);
+    QObject::connect(&run, &RunController::deviceLabelsReady, &view,
+                     [&run, &view](const void* labels, const void* status, quint64 n) {
+                         // Called while the worker waits: the device pointers are valid now.
+                         view.write_device_colours(labels, status, n, run.latest_iteration() + 1);
+                     });
 }
 
 }  // namespace kms::ui

@@ -339,6 +339,8 @@ bool PointCloudView::write_device_colours(const void* device_labels, const void*
                                           int iteration) {
     if (!gl_ready_ || interop_failed_ || colour_mode_ == ColourMode::Difference) return false;
     if (colour_mode_ == ColourMode::Bounds && !device_point_status) return false;
+    QElapsedTimer timer;
+    timer.start();
     makeCurrent();
     if (positions_dirty_) upload_positions();
     bool ok = false;
@@ -357,6 +359,8 @@ bool PointCloudView::write_device_colours(const void* device_labels, const void*
         device_colours_mode_ = colour_mode_;
         interop_message_ = tr("CUDA–OpenGL interop: colours written on the GPU");
         ok = true;
+        glFinish();  // the write's whole cost in the sample, as the host path's upload is in paintGL's
+        device_write_ms_.record(double(timer.nsecsElapsed()) / 1e6);
     } catch (const std::exception& error) {
         // Fall back to host labels for good (e.g. GL on a software renderer).
         interop_failed_ = true;
@@ -406,6 +410,20 @@ void PointCloudView::paintGL() {
     draw_centroids();
     draw_overlay_image();
     last_paint_ms_ = double(timer.nsecsElapsed()) / 1e6;
+    paint_ms_.record(last_paint_ms_);
+}
+
+double PointCloudView::TimeSamples::median() const {
+    if (values.empty()) return 0.0;
+    std::vector<double> sorted = values;
+    std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(sorted.size() / 2), sorted.end());
+    return sorted[sorted.size() / 2];
+}
+
+void PointCloudView::TimeSamples::record(double ms) {
+    if (values.size() < 256) values.push_back(ms);
+    else values[count % 256] = ms;
+    ++count;
 }
 
 void PointCloudView::draw_overlay_image() {

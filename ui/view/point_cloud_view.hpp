@@ -123,6 +123,17 @@ public:
     QString renderer() const { return renderer_; }
     // Milliseconds the last paintGL took on the CPU side (for the status bar).
     double last_paint_ms() const { return last_paint_ms_; }
+    // The last 256 frames' paintGL times (host colours built and uploaded there) and
+    // the CUDA–GL colour writes' times (interop: outside paintGL), for the frame-time
+    // figures a scripted run prints.
+    struct TimeSamples {
+        std::vector<double> values;
+        std::size_t count = 0;
+        void record(double ms);
+        double median() const;
+    };
+    const TimeSamples& paint_times() const { return paint_ms_; }
+    const TimeSamples& device_write_times() const { return device_write_ms_; }
 
 signals:
     void centroidDragged(int index, QPointF world);
@@ -235,6 +246,7 @@ private:
     int dragged_centroid_ = -1;
     std::optional<QPointF> pan_anchor_;
     double last_paint_ms_ = 0.0;
+    TimeSamples paint_ms_, device_write_ms_;
 };
 
 }  // namespace kms::ui
