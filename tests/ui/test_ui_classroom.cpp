@@ -37,6 +37,7 @@
 #include "scores/silhouette_plot.hpp"
 #include "test_support.hpp"
 #include "view/point_cloud_view.hpp"
+#include "view/point_colours.hpp"
 
 using namespace kms;
 using namespace kms::ui;
@@ -564,6 +565,28 @@ private slots:
         // Leaving lesson mode clears the marks and the banner's question.
         window.set_lesson(false);
         QVERIFY(window.view().lesson_marks().empty());
+    }
+
+    void removing_a_centroid_keeps_the_others_colours() {
+        MainWindow window;
+        RunController& run = window.controller();
+        make_ready(run, "blobs:n=800,k=4,d=2", 4);
+        QTest::qWait(20);
+        PointCloudView& view = window.view();
+        const std::vector<PackedRgba> before = view.palette(4);
+        QVERIFY(run.remove_initial_centroid(1));
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QTest::qWait(20);
+        // Markers 0, 2, 3 became 0, 1, 2: each keeps its colour.
+        QCOMPARE(view.palette(3), (std::vector<PackedRgba>{before[0], before[2], before[3]}));
+        QVERIFY(run.add_initial_centroid(0.5, 0.5));  // the new one takes the free colour
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QTest::qWait(20);
+        QCOMPARE(view.palette(4), (std::vector<PackedRgba>{before[0], before[2], before[3], before[1]}));
+        run.reseed(99);  // new centroids: colours in order again
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QTest::qWait(20);
+        QCOMPARE(view.palette(4), before);
     }
 
     void silhouette_numbers_every_one_of_31_clusters() {

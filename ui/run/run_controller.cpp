@@ -5,6 +5,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 #include "run/solver_worker.hpp"
@@ -301,7 +302,15 @@ bool RunController::add_initial_centroid(double x, double y) {
     Matrix<double> centroids(k + 1, d);
     std::copy(initial_centroids_.data(), initial_centroids_.data() + k * d, centroids.data());
     std::copy(position.begin(), position.end(), centroids.row(k));
-    request_initial_centroids(centroids);
+    std::vector<std::size_t> colours = colour_slots_;
+    if (colours.size() != k) {
+        colours.resize(k);
+        std::iota(colours.begin(), colours.end(), std::size_t(0));
+    }
+    std::size_t free_slot = 0;
+    while (std::find(colours.begin(), colours.end(), free_slot) != colours.end()) ++free_slot;
+    colours.push_back(free_slot);
+    request_initial_centroids(centroids, std::move(colours));
     return true;
 }
 
@@ -311,18 +320,26 @@ bool RunController::remove_initial_centroid(std::size_t index) {
     Matrix<double> centroids(k - 1, d);
     for (std::size_t i = 0, row = 0; i < k; ++i)
         if (i != index) std::copy(initial_centroids_.row(i), initial_centroids_.row(i) + d, centroids.row(row++));
-    request_initial_centroids(centroids);
+    std::vector<std::size_t> colours = colour_slots_;
+    if (colours.size() != k) {
+        colours.resize(k);
+        std::iota(colours.begin(), colours.end(), std::size_t(0));
+    }
+    colours.erase(colours.begin() + std::ptrdiff_t(index));
+    request_initial_centroids(centroids, std::move(colours));
     return true;
 }
 
-void RunController::request_initial_centroids(const Matrix<double>& centroids) {
+void RunController::request_initial_centroids(const Matrix<double>& centroids, std::vector<std::size_t> colours) {
     setup_.k = centroids.rows();
     initial_centroids_ = centroids;
     request_setup(centroids);
+    if (colours.size() == centroids.rows()) colour_slots_ = std::move(colours);
 }
 
 void RunController::request_setup(const Matrix<double>& given) {
     pause();
+    colour_slots_.clear();  // new centroids: colours in their order (a hand edit sets its own after this)
     ready_ = false;
     history_.clear();
     displayed_ = 0;

@@ -114,6 +114,10 @@ public:
 
     // ---- what is shown
     const std::vector<HistoryEntry>& history() const { return history_; }
+    // Centroid c is drawn in palette colour colour_slots()[c] (empty: colour c). A
+    // centroid removed by hand takes its colour with it and one added takes the first
+    // free colour, so the other markers keep theirs (they were recoloured: issue 36).
+    const std::vector<std::size_t>& colour_slots() const { return colour_slots_; }
     int latest_iteration() const { return static_cast<int>(history_.size()) - 1; }
     int displayed_iteration() const { return displayed_; }
     // Update for iteration 0 and whenever whole steps are shown.
@@ -148,7 +152,8 @@ private:
     void trim_label_memory();
     void ensure_displayed_labels();
     void show(int iteration, Phase phase = Phase::Update);
-    void request_initial_centroids(const Matrix<double>& centroids);
+    // `colours`: each centroid's colour (colour_slots()), kept through a hand edit.
+    void request_initial_centroids(const Matrix<double>& centroids, std::vector<std::size_t> colours = {});
 
     QThread thread_;
     SolverWorker* worker_ = nullptr;  // lives in thread_, deleted when it finishes
@@ -165,6 +170,7 @@ private:
     std::uint64_t data_epoch_ = 0;   // identifies the newest load request
     // A replay's recorded steps, run once the set-up of that load (its data epoch) is done.
     int steps_after_open_ = 0;
+    std::vector<std::size_t> colour_slots_;
     std::uint64_t steps_after_open_epoch_ = 0;
     std::uint64_t run_epoch_ = 0;    // identifies the newest solver set-up / reset
     bool loading_ = false;

@@ -50,7 +50,7 @@ std::vector<std::pair<QColor, QString>> legend_for(const PointCloudView& view, s
             }
             constexpr std::size_t kShown = 10;
             for (std::size_t c = 0; c < std::min(k, kShown); ++c)
-                legend.emplace_back(qcolour(cluster_colour(c)), QObject::tr("cluster %1").arg(c));
+                legend.emplace_back(qcolour(view.colour_of(c)), QObject::tr("cluster %1").arg(c));
             if (k > kShown) legend.emplace_back(QColor(255, 255, 255), QObject::tr("… %1 clusters in all").arg(k));
             break;
     }
@@ -79,6 +79,7 @@ QString bounds_work_text(const IterationStats& stats, std::size_t n, bool bounde
 }
 
 void show_run_in_view(const RunController& run, PointCloudView& view) {
+    view.set_colour_slots(run.colour_slots());
     const Projection2D& projection = run.dataset().projection;
     const int shown = run.displayed_iteration();
     const bool assign_phase = run.displayed_phase() == Phase::Assign && shown > 0;

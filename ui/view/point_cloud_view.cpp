@@ -307,7 +307,7 @@ void PointCloudView::upload_colours() {
     // The host colours replace whatever the kernel wrote: never skip on its behalf again.
     device_colours_iteration_ = -1;
     std::vector<PackedRgba> colours(n, kUnassignedColour);
-    const std::vector<PackedRgba> palette = cluster_palette(k_);
+    const std::vector<PackedRgba> palette = this->palette(k_);
     const bool have_labels = labels_ && labels_->size() == n;
     switch (colour_mode_) {
         case ColourMode::Labels:
@@ -349,7 +349,7 @@ bool PointCloudView::write_device_colours(const void* device_labels, const void*
                                              std::to_string(n));
         if (!interop_) interop_ = GlColourBuffer::register_buffer(colour_buffer_.bufferId(), buffer_points_);
         if (colour_mode_ == ColourMode::Labels || colour_mode_ == ColourMode::Membership) {
-            interop_->set_palette(cluster_palette(k_), kUnassignedColour);
+            interop_->set_palette(palette(k_), kUnassignedColour);
             interop_->write_label_colours(static_cast<const std::int32_t*>(device_labels), n);
         } else {
             interop_->write_status_colours(static_cast<const PointStatus*>(device_point_status), n, kSkippedColour,
@@ -441,9 +441,10 @@ void PointCloudView::draw_overlay_image() {
         draw_map(painter);
         const ToPixel to_pixel = [this](QPointF world) { return world_to_pixel(world); };
         if (colour_mode_ == ColourMode::Membership && labels_ && positions_)
-            draw_membership_lines(painter, *positions_, *labels_, centroids_, to_pixel, 20000);
+            draw_membership_lines(painter, *positions_, *labels_, centroids_, to_pixel, 20000, palette(centroids_.size()));
         if (show_trails_) draw_trails(painter);
-        if (!lesson_marks_.empty()) draw_lesson_marks(painter, lesson_marks_, to_pixel, ui_scale());
+        if (!lesson_marks_.empty())
+            draw_lesson_marks(painter, lesson_marks_, to_pixel, ui_scale(), palette(lesson_marks_.from.size()));
         draw_overlay(painter);
     }
     glActiveTexture(GL_TEXTURE0);
@@ -470,7 +471,7 @@ void PointCloudView::draw_voronoi() {
         centres[2 * i] = float(centroids_[i].x());
         centres[2 * i + 1] = float(centroids_[i].y());
     }
-    const std::vector<PackedRgba> palette = cluster_palette(k);
+    const std::vector<PackedRgba> palette = this->palette(k);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, centroid_texture_);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RG32F, GLsizei(k), 1, 0, GL_RG, GL_FLOAT, centres.data());
@@ -501,7 +502,7 @@ void PointCloudView::draw_trails(QPainter& painter) {
     for (std::size_t c = 0; c < trails_.size(); ++c) {
         const std::vector<QPointF>& trail = trails_[c];
         if (trail.size() < 2) continue;
-        const PackedRgba colour = cluster_colour(c);
+        const PackedRgba colour = colour_of(c);
         const QColor dark(red_of(colour) * 3 / 5, green_of(colour) * 3 / 5, blue_of(colour) * 3 / 5);
         const std::size_t moves = trail.size() - 1;
         for (std::size_t i = 0; i < moves; ++i) {
@@ -684,7 +685,7 @@ void PointCloudView::draw_centroids() {
     for (std::size_t c = 0; c < centroids_.size(); ++c) {
         positions.push_back(float(centroids_[c].x()));
         positions.push_back(float(centroids_[c].y()));
-        colours.push_back(cluster_colour(c));
+        colours.push_back(colour_of(c));
     }
     overlay_vao_.bind();
     overlay_position_buffer_.bind();
@@ -713,6 +714,24 @@ int PointCloudView::centroid_at(QPointF pixel) const {
         }
     }
     return best;
+}
+
+void PointCloudView::set_colour_slots(std::vector<std::size_t> chosen) {
+    if (chosen == colour_slots_) return;
+    colour_slots_ = std::move(chosen);
+    colours_dirty_ = true;
+    device_colours_iteration_ = -1;  // the kernel's colours used the old palette
+    update();
+}
+
+PackedRgba PointCloudView::colour_of(std::size_t cluster) const {
+    return cluster_colour(cluster < colour_slots_.size() ? colour_slots_[cluster] : cluster);
+}
+
+std::vector<PackedRgba> PointCloudView::palette(std::size_t k) const {
+    std::vector<PackedRgba> colours(k);
+    for (std::size_t c = 0; c < k; ++c) colours[c] = colour_of(c);
+    return colours;
 }
 
 void PointCloudView::set_lesson_marks(LessonMarks marks) {

@@ -65,6 +65,10 @@ public:
     // Labels of the run this view is compared against (Difference mode).
     void set_reference_labels(LabelsPtr labels);
     void set_colour_mode(ColourMode mode);
+    // Centroid c's palette colour is chosen[c] (empty: c), as RunController::colour_slots().
+    void set_colour_slots(std::vector<std::size_t> chosen);
+    PackedRgba colour_of(std::size_t cluster) const;
+    std::vector<PackedRgba> palette(std::size_t k) const;
     ColourMode colour_mode() const { return colour_mode_; }
     // Projected centroids of the shown iteration and each centroid's path up to it.
     void set_centroids(std::vector<QPointF> centroids, std::vector<std::vector<QPointF>> trails);
@@ -196,6 +200,7 @@ private:
     LabelsPtr reference_labels_;
     PointStatusPtr point_status_;
     std::size_t k_ = 0;
+    std::vector<std::size_t> colour_slots_;
     int labels_iteration_ = -1;
     ColourMode colour_mode_ = ColourMode::Labels;
     std::vector<QPointF> centroids_;

@@ -11,19 +11,20 @@ namespace kms::ui {
 
 namespace {
 
-QColor colour_of(std::size_t cluster, int alpha = 255) {
-    const PackedRgba c = cluster_colour(cluster);
+QColor colour_of(const std::vector<PackedRgba>& palette, std::size_t cluster, int alpha = 255) {
+    const PackedRgba c = cluster < palette.size() ? palette[cluster] : cluster_colour(cluster);
     return QColor(red_of(c), green_of(c), blue_of(c), alpha);
 }
 
 }  // namespace
 
-void draw_lesson_marks(QPainter& painter, const LessonMarks& marks, const ToPixel& to_pixel, double scale) {
+void draw_lesson_marks(QPainter& painter, const LessonMarks& marks, const ToPixel& to_pixel, double scale,
+                       const std::vector<PackedRgba>& palette) {
     const double ring = 9.0 * scale;
     painter.save();
     for (std::size_t c = 0; c < marks.from.size(); ++c) {
         const QPointF from = to_pixel(marks.from[c]);
-        const QColor colour = colour_of(c);
+        const QColor colour = colour_of(palette, c);
         if (int(c) == marks.next) {  // whose turn it is: a dashed ring around the centroid
             painter.setPen(QPen(QColor(20, 20, 20), 2.0 * scale, Qt::DashLine));
             painter.setBrush(Qt::NoBrush);
@@ -57,7 +58,8 @@ void draw_lesson_marks(QPainter& painter, const LessonMarks& marks, const ToPixe
 }
 
 void draw_membership_lines(QPainter& painter, const std::vector<float>& positions, const std::vector<std::int32_t>& labels,
-                           const std::vector<QPointF>& centroids, const ToPixel& to_pixel, std::size_t max_lines) {
+                           const std::vector<QPointF>& centroids, const ToPixel& to_pixel, std::size_t max_lines,
+                           const std::vector<PackedRgba>& palette) {
     const std::size_t n = std::min(positions.size() / 2, labels.size());
     if (n == 0 || centroids.empty() || max_lines == 0) return;
     const std::size_t stride = (n + max_lines - 1) / max_lines;
@@ -75,7 +77,7 @@ void draw_membership_lines(QPainter& painter, const std::vector<float>& position
     painter.save();
     painter.setBrush(Qt::NoBrush);
     for (std::size_t c = 0; c < paths.size(); ++c) {
-        painter.setPen(QPen(colour_of(c, 90).darker(120), 1.0));
+        painter.setPen(QPen(colour_of(palette, c, 90).darker(120), 1.0));
         painter.drawPath(paths[c]);
     }
     painter.restore();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "view/labels.hpp"
+#include "view/point_colours.hpp"
 
 namespace kms::ui {
 
@@ -26,11 +27,13 @@ using ToPixel = std::function<QPointF(QPointF)>;
 
 // Predictions as rings joined to their centroid by dashes, the next centroid to
 // place ringed; once revealed, a line from each prediction to where it went.
-void draw_lesson_marks(QPainter& painter, const LessonMarks& marks, const ToPixel& to_pixel, double scale);
+void draw_lesson_marks(QPainter& painter, const LessonMarks& marks, const ToPixel& to_pixel, double scale,
+                       const std::vector<PackedRgba>& palette);
 
 // Thin lines from points to their centroid in the cluster's colour: every point up
 // to `max_lines`, else an even sample (every ⌈n / max_lines⌉-th point).
 void draw_membership_lines(QPainter& painter, const std::vector<float>& positions, const std::vector<std::int32_t>& labels,
-                           const std::vector<QPointF>& centroids, const ToPixel& to_pixel, std::size_t max_lines);
+                           const std::vector<QPointF>& centroids, const ToPixel& to_pixel, std::size_t max_lines,
+                           const std::vector<PackedRgba>& palette);
 
 }  // namespace kms::ui
