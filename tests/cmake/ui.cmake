@@ -64,7 +64,8 @@ set_tests_properties(test_ui_classroom_render PROPERTIES TIMEOUT 300 LABELS ui
                      ENVIRONMENT "${KMS_TEST_ENVIRONMENT};KMS_STUDIO=$<TARGET_FILE:kmeans-studio>;${_kms_render_env}")
 # The same suite's projector cases (issue 36) on a 1280×720 screen without a window manager.
 set(_kms_projector_cases projector_window_fits_and_compare_keeps_it_there projector_banner_floats_over_the_view
-    projector_arrows_step_after_typing_and_tab projector_lesson_draws_predictions_and_membership_lines)
+    projector_arrows_step_after_typing_and_tab projector_lesson_draws_predictions_and_membership_lines
+    projector_elbow_and_spectral_keep_the_view_and_the_scores)
 if(KMS_XVFB_RUN)
   add_test(NAME test_ui_projector COMMAND ${KMS_XVFB_RUN} -a -s "-screen 0 1280x720x24"
            $<TARGET_FILE:test_ui_classroom_render> ${_kms_projector_cases})

@@ -14,6 +14,7 @@
 #include <QImageReader>
 #include <QScreen>
 #include <QLineEdit>
+#include <QMenu>
 #include <QOffscreenSurface>
 #include <QOpenGLContext>
 #include <QProcess>
@@ -458,6 +459,43 @@ private slots:
         if (!dir.isEmpty()) window.grab().save(dir + QStringLiteral("/membership.png"));
     }
 
+    void projector_elbow_and_spectral_keep_the_view_and_the_scores() {
+        if (!on_a_projector()) QSKIP("needs a screen of at most 1280x720 (CTest's test_ui_projector)");
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        RunController& run = window.controller();
+        run.generate(QStringLiteral("blobs:n=1500,k=4,d=2"), 7);
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QTest::qWait(200);
+        // The data panel's fields fit its share: no sideways scrolling at 1280x720.
+        auto* side = window.findChild<QDockWidget*>(QStringLiteral("side"));
+        auto* side_scroll = side ? qobject_cast<QScrollArea*>(side->widget()) : nullptr;
+        QVERIFY(side_scroll);
+        QVERIFY2(side_scroll->horizontalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("data panel clipped by %1 px").arg(side_scroll->horizontalScrollBar()->maximum())));
+        auto* scores = window.findChild<QDockWidget*>(QStringLiteral("scores"));
+        QVERIFY(scores);
+        window.start_sweep(KRange{2, 6, 1}, false);
+        QTest::qWait(300);
+        const auto view_share = [&](QWidget* centre) { return double(centre->width()) / window.width(); };
+        QVERIFY2(view_share(&window.view()) >= 0.55,
+                 qPrintable(QStringLiteral("with the elbow dock the view has %1 of %2 px").arg(window.view().width()).arg(window.width())));
+        QVERIFY2(scores->isVisible(), "the elbow dock hid the scores");
+        window.show_spectral(true);
+        QTest::qWait(300);
+        QVERIFY2(scores->isVisible(), "the spectral dock hid the scores");
+        window.show_spectral(false);
+        // Every dock can be brought back from the View menu.
+        QMenu* view_menu = window.findChild<QMenu*>(QStringLiteral("viewMenu"));
+        QVERIFY(view_menu);
+        QStringList titles;
+        for (QAction* action : view_menu->actions()) titles << action->text();
+        for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+            QVERIFY2(titles.contains(dock->windowTitle()) || titles.contains(dock->toggleViewAction()->text()),
+                     qPrintable(dock->windowTitle() + QStringLiteral(" missing from the View menu: ") + titles.join(QLatin1Char('|'))));
+    }
+
     void scripted_replay_exports_a_gif_per_half_step() {
         const QString studio = qEnvironmentVariable("KMS_STUDIO");
         if (studio.isEmpty()) QSKIP("KMS_STUDIO not set");
@@ -482,6 +520,25 @@ private slots:
         QVERIFY2(reader.canRead(), qPrintable(reader.errorString()));
         QCOMPARE(reader.imageCount(), 1 + 2 * 3);  // iteration 0, then assign and update of 3 iterations
         QCOMPARE(reader.read().size(), QSize(400, 300));
+        // Issue 36: a replay exported without --steps wrote one frame (iteration 0) without a
+        // word; now it goes as far as the saved run went and says how many frames it wrote.
+        QProcess stepped;
+        const QString stepped_path = dir.filePath(QStringLiteral("stepped.kmsrun"));
+        stepped.start(studio, {QStringLiteral("--generate"), QStringLiteral("blobs:n=2000,k=4,d=2"), QStringLiteral("--k"),
+                               QStringLiteral("4"), QStringLiteral("--init"), QStringLiteral("random"),
+                               QStringLiteral("--tol"), QStringLiteral("0"), QStringLiteral("--steps"), QStringLiteral("2"),
+                               QStringLiteral("--save-run"), stepped_path});
+        QVERIFY(stepped.waitForFinished(60000));
+        QCOMPARE(stepped.exitCode(), 0);
+        QCOMPARE(read_run_file(stepped_path.toStdString()).steps, 2);
+        QProcess replay;
+        const QString replay_gif = dir.filePath(QStringLiteral("replay.gif"));
+        replay.start(studio, {QStringLiteral("--replay"), stepped_path, QStringLiteral("--export-animation"), replay_gif,
+                              QStringLiteral("--size"), QStringLiteral("320x240")});
+        QVERIFY(replay.waitForFinished(120000));
+        QVERIFY2(replay.exitCode() == 0, replay.readAllStandardError().constData());
+        QVERIFY(QString::fromUtf8(replay.readAllStandardOutput()).contains(QStringLiteral("(3 frames)")));
+        QCOMPARE(QImageReader(replay_gif, "gif").imageCount(), 3);  // iteration 0, 1 and 2
         // A malformed replay file: exit 1, file and line on stderr, no GIF.
         QFile bad(dir.filePath(QStringLiteral("bad.kmsrun")));
         QVERIFY(bad.open(QIODevice::WriteOnly));
