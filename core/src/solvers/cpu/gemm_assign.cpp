@@ -231,6 +231,7 @@ bool gemm_assign_applies(std::size_t d, std::size_t k, bool precision_is_float) 
 template <typename T>
 void GemmAssign<T>::prepare(const T* centroids, std::size_t k, std::size_t d) {
     const GemmLevel level = gemm_level();
+    level_ = static_cast<int>(level);
     k_ = k;
     d_ = d;
     usable_ = level != GemmLevel::None && k >= 2;
@@ -259,7 +260,7 @@ void GemmAssign<T>::prepare(const T* centroids, std::size_t k, std::size_t d) {
 template <typename T>
 void GemmAssign<T>::label_range(const T* points, const T* centroids, std::size_t begin, std::size_t end,
                                 std::int32_t* labels, Scratch& s, GemmAssignCounts& counts) const {
-    const GemmLevel level = gemm_level();
+    const auto level = static_cast<GemmLevel>(level_);  // the panels' layout is prepare()'s level's
     const std::size_t block = rows_of(level) * kBlockGroups, lanes = panel_lanes<T>(level);
     s.pending.clear();
     if (usable_) {

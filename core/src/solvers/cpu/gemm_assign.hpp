@@ -75,6 +75,7 @@ public:
 
 private:
     std::size_t k_ = 0, d_ = 0, panels_ = 0;
+    int level_ = 0;              // the micro-kernel prepare() packed for (gemm_assign.cpp's GemmLevel)
     bool usable_ = false;
     std::vector<T> panel_;       // panels_ × d × lanes: coordinate t of centroid p·lanes + l at [p][t][l], zeros past k
     std::vector<T> panel_norm_;  // panels_ × lanes: fl(‖c‖²), +inf past k
