@@ -29,6 +29,9 @@ for object in "$stage"/bin/* "$stage"/plugins/*/*.so "$stage"/dri/*.so "$stage"/
     esac
   done
 done
-tar -C "$stage" -cJf "$root/.studio-dev/pack.tar.xz" .
+# Stripped, and xz with its x86 filter for the machine code (Mesa's LLVM alone is
+# 112 MB): the pack must fit the device's carry limit beside the working tree.
+strip --strip-unneeded "$stage"/bin/kmeans-studio "$stage"/lib/*.so* "$stage"/dri/*.so "$stage"/plugins/*/*.so 2>/dev/null || true
+tar -C "$stage" -cf - . | xz --x86 --lzma2=preset=9e -T"$(nproc)" > "$root/.studio-dev/pack.tar.xz"
 rm -rf "$stage"
 ls -la "$root/.studio-dev/pack.tar.xz"

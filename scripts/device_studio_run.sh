@@ -31,7 +31,7 @@ studio() {  # name, then kmeans-studio's options
   local name=$1; shift
   echo "== $name: kmeans-studio $*" | tee -a "$out/studio.log"
   timeout 120 "$work/bin/kmeans-studio" --generate "$spec" --seed 7 --k 20 --size "${KMS_STUDIO_SIZE:-1600x1000}" \
-    --screenshot "$out/$name.png" "$@" >> "$out/studio.log" 2>&1
+    --screenshot "${KMS_SHOT_DIR:-$out}/$name.png" "$@" >> "$out/studio.log" 2>&1
   echo "exit $?" | tee -a "$out/studio.log"
   tail -2 "$out/studio.log"
 }
@@ -41,12 +41,16 @@ if [ "${KMS_STUDIO_CASES:-}" = compare ]; then
   # time of its steps with the display's work (CUDA solvers step in lockstep).
   for size in 1920x1080 1280x720; do
     for interop in on off; do
-      KMS_STUDIO_SIZE=$size KMS_STUDIO_INTEROP=$interop studio "compare3-$size-interop-$interop" \
+      shots=$out
+      [ "$interop" = off ] && shots=$work  # the host path's pictures look the same: kept off $OUT's 8 files
+      KMS_SHOT_DIR=$shots KMS_STUDIO_SIZE=$size KMS_STUDIO_INTEROP=$interop studio "compare3-$size-interop-$interop" \
         --compare hamerly,elkan,lloyd --backend "$backend" --colour labels --steps 12
     done
   done
   for interop in on off; do
-    KMS_STUDIO_SIZE=1920x1080 KMS_STUDIO_INTEROP=$interop studio "single-1920x1080-interop-$interop" \
+    shots=$out
+    [ "$interop" = off ] && shots=$work
+    KMS_SHOT_DIR=$shots KMS_STUDIO_SIZE=1920x1080 KMS_STUDIO_INTEROP=$interop studio "single-1920x1080-interop-$interop" \
       --solver lloyd --backend "$backend" --colour labels --steps 12
   done
   kill "$xvfb" 2>/dev/null

@@ -4,6 +4,7 @@
 #include <QImage>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -184,11 +185,13 @@ void ScriptedRun::print_timing() const {
             const auto cell = [&](int column) {
                 return model.data(model.index(row, column), CompareModel::kValueRole).toDouble();
             };
+            const double speed_up = cell(CompareModel::SpeedUp);
+            const QString speed = std::isnan(speed_up) ? QStringLiteral("running (not converged)")
+                                                       : QString::number(speed_up, 'f', 2) + QLatin1Char('x');
             std::printf("kmeans-studio: compare %s: %d iterations, total %.3f ms, iteration 1 (warm-up) %.3f ms, "
-                        "median %.3f ms, speed-up %.2fx (median of iterations 2-%d)\n",
+                        "median %.3f ms, speed-up %s (median of iterations 2-%d)\n",
                         qPrintable(model.entries()[std::size_t(row)].name), summary.iterations, summary.total_ms,
-                        summary.first_iteration_ms, summary.median_iteration_ms, cell(CompareModel::SpeedUp),
-                        summary.iterations);
+                        summary.first_iteration_ms, summary.median_iteration_ms, qPrintable(speed), summary.iterations);
         }
         return;
     }
