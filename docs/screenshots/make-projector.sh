@@ -19,13 +19,13 @@ shot() {  # SCREEN NAME ARGS...: a scripted run on a bare Xvfb screen of that si
   xvfb-run -a -s "-screen 0 ${screen}x24" "$studio" "$@" --screenshot "$out/$name.png" >/dev/null
 }
 
-# Without a window manager.
-for screen in 1280x720 1920x1080; do
+# Without a window manager (at 1920x1080 the pictures come from openbox below).
+for screen in 1280x720; do
   shot "$screen" "projector-single-$screen" "${data[@]}" --solver hamerly --colour bounds --voronoi --steps 3
   shot "$screen" "projector-compare2-$screen" "${data[@]}" --compare lloyd,hamerly --colour bounds --steps converge
   shot "$screen" "projector-compare3-$screen" "${data[@]}" --compare lloyd,elkan,hamerly --colour bounds --steps converge
   shot "$screen" "projector-presentation-$screen" "${data[@]}" --half-steps --presentation --steps 3
-  [ "$screen" = 1280x720 ] && shot "$screen" "projector-membership-$screen" "${data[@]}" --colour membership --steps 2
+  shot "$screen" "projector-membership-$screen" "${data[@]}" --colour membership --steps 2
 done
 # Lesson mode: the render test places the predictions and keeps its pictures.
 KMS_SCREENSHOT_DIR=$out KMS_STUDIO=$studio QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x720x24" \
@@ -34,8 +34,10 @@ mv "$out/lesson-predict.png" "$out/lesson-predict-1280x720.png"
 mv "$out/lesson-reveal.png" "$out/lesson-reveal-1280x720.png"
 rm -f "$out/membership.png"
 
-# With openbox: the window as opened (maximised on a small screen), then Compare clicked.
-with_openbox() {  # SCREEN NAME COMPARE_X COMPARE_Y
+# With openbox: the window as a user opens it (maximised on a small screen), driven with
+# xdotool: lesson mode (L, five clicks, →), to convergence (End), presentation (F11), then
+# Compare with three and with two solvers ticked (the toolbar's boxes and button).
+with_openbox() {  # SCREEN NAME
   local screen=$1 name=$2 display=:$((RANDOM % 400 + 100))
   Xvfb "$display" -screen 0 "${screen}x24" >/dev/null 2>&1 &
   local xvfb=$!
@@ -46,18 +48,39 @@ with_openbox() {  # SCREEN NAME COMPARE_X COMPARE_Y
   DISPLAY=$display "$studio" "${data[@]}" >/dev/null 2>&1 &
   local app=$!
   sleep 6
-  DISPLAY=$display xdotool key End
-  sleep 2
-  DISPLAY=$display import -window root "$out/$name-single.png"
-  DISPLAY=$display xdotool mousemove "$3" "$4" click 1
-  sleep 2
-  DISPLAY=$display xdotool key End
-  sleep 3
-  DISPLAY=$display import -window root "$out/$name-compare3.png"
+  key() { DISPLAY=$display xdotool key "$1"; sleep "${2:-1}"; }
+  local window
+  window=$(DISPLAY=$display xdotool search --name "k-means studio" | head -1)
+  click() {  # X Y in the window's coordinates
+    local X Y WIDTH HEIGHT SCREEN WINDOW
+    eval "$(DISPLAY=$display xdotool getwindowgeometry --shell "$window")"
+    DISPLAY=$display xdotool mousemove $((X + $1)) $((Y + $2)) click 1
+    sleep 0.5
+  }
+  grab() { DISPLAY=$display import -window root "$out/$name-$1.png"; }
+  key l
+  for xy in "600 170" "700 230" "640 330" "820 270" "560 390"; do click $xy; done
+  grab lesson-predict
+  key Right 2
+  grab lesson-reveal
+  key l
+  key End 2
+  grab single
+  key F11 2
+  grab presentation
+  key F11 2
+  click 1019 18  # Compare
+  key End 3
+  grab compare3
+  click 675 18    # untick Elkan
+  click 1019 18
+  key End 3
+  grab compare2
   kill "$app" "$wm" "$xvfb" 2>/dev/null || true
   wait 2>/dev/null || true
 }
-with_openbox 1280x720 projector-openbox-1280x720 1019 56
+with_openbox 1280x720 projector-openbox-1280x720
+with_openbox 1920x1080 projector-openbox-1920x1080
 
 if command -v optipng >/dev/null; then optipng -quiet -o2 "$out"/projector-*.png "$out"/lesson-*.png; fi
 ls -l "$out"/projector-*.png "$out"/lesson-*.png

@@ -175,8 +175,18 @@ KMS_FORCE_INLINE void gemm_block(const BlockArgs<T>& a) {
         Vec::load(second, lane_second + p * W);
         const V own = best;
         for (int half = W / 2; half >= 1; half /= 2) {
+#if defined(__clang__)
+            // clang has no run-time-mask __builtin_shuffle (the TSan build uses clang-14):
+            // the same lane swap, lane by lane (the same values, so the same bits).
+            V other_best, other_second;
+            for (int l = 0; l < W; ++l) {
+                other_best[l] = best[l ^ half];
+                other_second[l] = second[l ^ half];
+            }
+#else
             const I swap = lane_of ^ static_cast<Int>(half);
             const V other_best = __builtin_shuffle(best, swap), other_second = __builtin_shuffle(second, swap);
+#endif
             const V low = best < other_best ? best : other_best, high = best < other_best ? other_best : best;
             const V seconds = second < other_second ? second : other_second;
             second = high < seconds ? high : seconds;
