@@ -173,6 +173,7 @@ void MainWindow::connect_modes() {
         QDockWidget* dock = mode().dock();
         dock->raise();
         QTimer::singleShot(0, this, [this, dock] {  // once the tab is in place
+            keep_view_share();  // the charts' tab limit follows the comparison's
             if (mode().dock() == dock) resizeDocks({dock}, {dock->maximumHeight()}, Qt::Vertical);
         });
         if (!mode().scores_follow()) {

@@ -14,7 +14,9 @@
 #include <QImageReader>
 #include <QScreen>
 #include <QLineEdit>
+#include <QHeaderView>
 #include <QMenu>
+#include <QTableView>
 #include <QOffscreenSurface>
 #include <QOpenGLContext>
 #include <QProcess>
@@ -25,6 +27,7 @@
 #include <QTemporaryDir>
 
 #include "compare/compare_session.hpp"
+#include "compare/compare_table.hpp"
 #include "compare/compare_view.hpp"
 #include "kms/run_file.hpp"
 #include "lesson/lesson.hpp"
@@ -348,6 +351,11 @@ private slots:
             QVERIFY2(markers_covered(panel).isEmpty(), qPrintable(markers_covered(panel)));
             QVERIFY(compare.caption(i).contains(QStringLiteral("converged")));
         }
+        // The per-iteration table below the summary shows at least three rows (it showed two).
+        QTableView* detail = window.compare_table().detailView();
+        const int row_height = detail->verticalHeader()->defaultSectionSize();
+        QVERIFY2(detail->viewport()->height() >= 3 * row_height,
+                 qPrintable(QStringLiteral("per-iteration rows: %1 px for rows of %2").arg(detail->viewport()->height()).arg(row_height)));
         if (const QString dir = qEnvironmentVariable("KMS_SCREENSHOT_DIR"); !dir.isEmpty())
             window.grab().save(dir + QStringLiteral("/projector-compare3.png"));
 

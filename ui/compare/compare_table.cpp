@@ -4,7 +4,6 @@
 #include <QScrollBar>
 #include <QLabel>
 #include <QLocale>
-#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -267,10 +266,11 @@ CompareTable::CompareTable(QWidget* parent) : QWidget(parent) {
     detail_ = new IterationDetailModel(this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    layout->addWidget(splitter);
-
-    summary_view_ = new QTableView(splitter);
+    layout->setSpacing(0);
+    // The summary keeps the height of its rows (fitSummaryHeight); every other pixel goes
+    // to the per-iteration rows (in a splitter the spare height sat empty between the two).
+    summary_view_ = new QTableView(this);
+    layout->addWidget(summary_view_);
     summary_view_->setModel(model_);
     summary_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
     summary_view_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -278,7 +278,7 @@ CompareTable::CompareTable(QWidget* parent) : QWidget(parent) {
     summary_view_->setAlternatingRowColors(true);
     summary_view_->horizontalHeader()->setStretchLastSection(false);
 
-    auto* lower = new QWidget(splitter);
+    auto* lower = new QWidget(this);
     auto* lower_layout = new QVBoxLayout(lower);
     lower_layout->setContentsMargins(0, 4, 0, 0);
     detail_title_ = new QLabel(lower);
@@ -289,9 +289,11 @@ CompareTable::CompareTable(QWidget* parent) : QWidget(parent) {
     detail_view_->setAlternatingRowColors(true);
     detail_view_->horizontalHeader()->setStretchLastSection(false);
     lower_layout->addWidget(detail_view_);
-    splitter->setStretchFactor(0, 0);
-    splitter->setStretchFactor(1, 1);
-    splitter->setChildrenCollapsible(false);
+    layout->addWidget(lower, 1);
+    // Rows as tall as their text needs: the style's default (30 px here) left room for
+    // two per-iteration rows at 1280×720.
+    for (QTableView* view : {summary_view_, detail_view_})
+        view->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
 
     connect(summary_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showDetail(current.isValid() ? current.row() : -1); });

@@ -175,8 +175,11 @@ void MainWindow::keep_view_share() {
     for (QDockWidget* dock : {spectral_dock_, sweep_dock_}) dock->setMaximumWidth(dock->isFloating() ? QWIDGETSIZE_MAX : right);
     if (!scores_dock_->isFloating() && (spectral_dock_->isVisible() || sweep_dock_->isVisible()))
         scores_dock_->setMaximumWidth(right);
-    // The charts take at most a quarter of the height.
-    charts_dock_->setMaximumHeight(std::max(140, int(height() * 0.28)));
+    // The charts take at most a quarter of the height; while comparing they share a tab
+    // with the table, and a tab group is no taller than its shortest limit: the table's
+    // per-iteration rows were cut to two at 1280×720.
+    const bool comparing = compare_->dock()->isVisible() && !compare_->dock()->isFloating();
+    charts_dock_->setMaximumHeight(std::max(140, int(height() * (comparing ? 0.42 : 0.28))));
     // Room for the summary and a few per-iteration rows (it showed two at 1280×720): the
     // compared panels sit side by side above it, square, so they lose width, not data.
     compare_->dock()->setMaximumHeight(std::max(160, int(height() * 0.42)));
