@@ -189,9 +189,9 @@ void ScriptedRun::print_timing() const {
             const QString speed = std::isnan(speed_up) ? QStringLiteral("running (not converged)")
                                                        : QString::number(speed_up, 'f', 2) + QLatin1Char('x');
             std::printf("kmeans-studio: compare %s: %d iterations, total %.3f ms, iteration 1 (warm-up) %.3f ms, "
-                        "median %.3f ms, speed-up %s (median of iterations 2-%d)\n",
+                        "median step %.3f ms and speed-up %s (of iterations 2-%d)\n",
                         qPrintable(model.entries()[std::size_t(row)].name), summary.iterations, summary.total_ms,
-                        summary.first_iteration_ms, summary.median_iteration_ms, qPrintable(speed), summary.iterations);
+                        summary.first_iteration_ms, steady_time_ms(summary), qPrintable(speed), summary.iterations);
         }
         return;
     }

@@ -115,7 +115,7 @@ double CompareModel::value(int row, int column) const {
         case Iterations: return summary.iterations;
         case TotalTime: return summary.iterations > 0 ? summary.total_ms : kNaN;
         case FirstIteration: return summary.first_iteration_ms;
-        case MedianTime: return summary.median_iteration_ms;
+        case MedianTime: return steady_time_ms(summary);  // the speed-up's basis, so the two agree
         case SpeedUp: {
             // Against the slowest finished run on the same back end: an algorithm's
             // gain, not a device's (a run still going has no total yet). Iteration 1's
@@ -236,7 +236,9 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
             case FirstIteration:
                 return tr("Iteration 1 alone: it also pays for warm-up (allocation, first touch of the data, the "
                           "bounds' set-up, a GPU's start), so it is shown apart and left out of the speed-up");
-            case MedianTime: return tr("Median step time: robust to the odd slow iteration");
+            case MedianTime:
+                return tr("Median step time of iterations 2 to the last (iteration 1 is warm-up; with one iteration, "
+                          "its time): robust to the odd slow step");
             case SpeedUp:
                 return tr("Median step of iterations 2 to the last of the slowest solver on the same back end, "
                           "divided by this solver's (iteration 1's warm-up left out, one slow step of a busy machine "
