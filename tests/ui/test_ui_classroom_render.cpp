@@ -308,18 +308,24 @@ private slots:
         return {};
     }
 
+    // Shows `window` and loads generated data into its run: the projector cases' common start.
+    static bool shown_with_data(MainWindow& window, const char* spec) {
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window)) return false;
+        RunController& run = window.controller();
+        run.generate(QString::fromLatin1(spec), 7);
+        const bool ready = wait_for([&] { return run.ready() && !run.busy(); });
+        QTest::qWait(200);
+        return ready;
+    }
+
     void projector_window_fits_and_compare_keeps_it_there() {
         if (!on_a_projector()) QSKIP("needs a screen of at most 1280x720 (CTest's test_ui_projector)");
         const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
         MainWindow window;  // the size the studio opens at
         QVERIFY2(window.width() <= screen.width() && window.height() <= screen.height(),
                  qPrintable(QStringLiteral("opens at %1x%2").arg(window.width()).arg(window.height())));
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        RunController& run = window.controller();
-        run.generate(QStringLiteral("blobs:n=3000,k=5,d=2"), 7);
-        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
-        QTest::qWait(200);
+        QVERIFY(shown_with_data(window, "blobs:n=3000,k=5,d=2"));
         QVERIFY2(inside(screen, window.frameGeometry()), qPrintable(rect_text(window.frameGeometry())));
         QVERIFY2(window.minimumSizeHint().height() <= screen.height(),
                  qPrintable(QStringLiteral("minimum height %1").arg(window.minimumSizeHint().height())));
@@ -470,12 +476,7 @@ private slots:
     void projector_elbow_and_spectral_keep_the_view_and_the_scores() {
         if (!on_a_projector()) QSKIP("needs a screen of at most 1280x720 (CTest's test_ui_projector)");
         MainWindow window;
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        RunController& run = window.controller();
-        run.generate(QStringLiteral("blobs:n=1500,k=4,d=2"), 7);
-        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
-        QTest::qWait(200);
+        QVERIFY(shown_with_data(window, "blobs:n=1500,k=4,d=2"));
         // The data panel's fields fit its share: no sideways scrolling at 1280x720.
         auto* side = window.findChild<QDockWidget*>(QStringLiteral("side"));
         auto* side_scroll = side ? qobject_cast<QScrollArea*>(side->widget()) : nullptr;
