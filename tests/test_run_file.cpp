@@ -2,7 +2,11 @@
 // and centroids at every iteration), for generated and inline data; malformed
 // files are refused with file, line and reason.
 #include <QtTest>
+#include <QTemporaryDir>
 
+#include <sys/stat.h>
+
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -144,6 +148,8 @@ private slots:
         QTest::newRow("wrapping size 4") << QStringLiteral("kmsrun 1\ndata inline 4611686018427387904 4 x\nend\n")
                                          << QStringLiteral("mem.kmsrun:2: 'data inline' announces");
         QTest::newRow("blank line") << QStringLiteral("kmsrun 1\n   \n\t\nend\n") << QStringLiteral("mem.kmsrun:4: no 'data' line");
+        QTest::newRow("negative label") << QStringLiteral("kmsrun 1\ndata inline 2 1 truth x\npoint 1 0\npoint 2 -5\n")
+                                        << QStringLiteral("mem.kmsrun:4: label -5 is negative: ground-truth labels are 0 or more");
         QTest::newRow("after end") << head + QStringLiteral("centroid 1 2\nend\ncentroid 1 2\n")
                                    << QStringLiteral("mem.kmsrun:5: text after 'end'");
     }
@@ -156,6 +162,29 @@ private slots:
             QFAIL("accepted a malformed run file");
         } catch (const kms::InputError& error) {
             QVERIFY2(QString::fromStdString(error.what()).startsWith(expected), error.what());
+        }
+    }
+
+    // Issue 39: a FIFO nobody writes to hung the studio's replay (an ifstream blocks in
+    // open()); a folder read as an empty file. Both are refused as the data loaders refuse them.
+    void fifoWithoutWriterAndFolderAreRefused() {
+        QTemporaryDir dir;
+        const std::string fifo = dir.filePath(QStringLiteral("run.kmsrun")).toStdString();
+        QVERIFY(::mkfifo(fifo.c_str(), 0600) == 0);
+        kms::LoadOptions options;
+        options.fifo_writer_wait = std::chrono::milliseconds(100);
+        try {
+            (void)kms::read_run_file(fifo, options);
+            QFAIL("read a FIFO without a writer");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(QString::fromUtf8(error.what()).contains(QStringLiteral("no process opened the FIFO for writing")),
+                     error.what());
+        }
+        try {
+            (void)kms::read_run_file(dir.path().toStdString());
+            QFAIL("read a folder");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(QString::fromUtf8(error.what()).contains(QStringLiteral("is a directory")), error.what());
         }
     }
 

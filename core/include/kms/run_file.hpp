@@ -17,6 +17,7 @@
 
 #include "kms/dataset.hpp"
 #include "kms/fit.hpp"
+#include "kms/io.hpp"
 #include "kms/matrix.hpp"
 
 namespace kms {
@@ -41,7 +42,10 @@ struct RunFile {
 std::string run_file_text(const RunFile& run);
 // Parses a run file; `source` names it in errors: kms::InputError "SOURCE:LINE: REASON".
 RunFile parse_run_file(std::string_view text, const std::string& source);
-// Reads and parses PATH (kms::InputError naming PATH for unreadable or malformed files).
-RunFile read_run_file(const std::string& path);
+// Reads and parses PATH as the data loaders read files (kms/io.hpp: a FIFO without a
+// writer is waited for options.fifo_writer_wait, then refused; folders, sockets and
+// block devices are refused): kms::InputError naming PATH for unreadable or malformed
+// files, kms::Error naming it when memory runs out.
+RunFile read_run_file(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace kms

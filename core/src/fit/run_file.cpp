@@ -3,11 +3,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <vector>
 
+#include "../data/detail/io_detail.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/options.hpp"
@@ -25,6 +26,16 @@ std::string hex_double(double value) {
     std::string text = std::signbit(value) ? "-0x" : "0x";
     const auto result = std::to_chars(buffer, buffer + sizeof buffer, std::fabs(value), std::chars_format::hex);
     return text + std::string(buffer, result.ptr);
+}
+
+// A name or spec as one line of the file reads it back: control characters (a newline
+// would end the line) written as '?', surrounding blanks dropped (the reader drops them).
+std::string one_line(std::string text) {
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    const std::size_t first = text.find_first_not_of(" \t");
+    if (first == std::string::npos) return {};
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
 // Shortest text that reads back as the same double (options such as --tol).
@@ -113,7 +124,14 @@ public:
                     fail("a point needs " + std::to_string(d) + " coordinates" + (truth ? " and a label" : "") +
                          ", this line has " + std::to_string(words.size() - 1) + " values");
                 for (std::size_t j = 0; j < d; ++j) values.push_back(coordinate(words[1 + j]));
-                if (truth) labels.push_back(number<std::int32_t>(words[1 + d], "label"));
+                if (truth) {
+                    // The studio colours drawn data by these classes (max + 1 of them): a
+                    // negative label there wrapped to a size beyond memory (issue 39).
+                    const std::int32_t label = number<std::int32_t>(words[1 + d], "label");
+                    if (label < 0)
+                        fail("label " + std::to_string(label) + " is negative: ground-truth labels are 0 or more");
+                    labels.push_back(label);
+                }
             } else if (keyword == "option") {
                 if (words.size() != 3) fail("expected 'option --NAME VALUE'");
                 const std::vector<std::string> args{std::string(words[1]), std::string(words[2])};
@@ -240,12 +258,16 @@ std::string run_file_text(const RunFile& run) {
     std::ostringstream out;
     out << kMagic << "\n# kmeans-studio replay file: data, options and initial centroids of one run\n";
     if (!run.generator.empty()) {
-        out << "data generate " << run.data_seed << ' ' << run.generator << '\n';
+        out << "data generate " << run.data_seed << ' ' << one_line(run.generator) << '\n';
     } else {
         const Dataset& data = run.inline_data;
         const bool truth = data.truth_labels.size() == data.n() && data.n() > 0;
         out << "data inline " << data.n() << ' ' << data.d() << (truth ? " truth" : "");
-        if (!data.name.empty()) out << ' ' << data.name;
+        std::string name = one_line(data.name);
+        // A name whose first word is "truth" would read back as the labels' flag.
+        if (!truth && (name == "truth" || name.rfind("truth ", 0) == 0 || name.rfind("truth\t", 0) == 0))
+            name = "./" + name;
+        if (!name.empty()) out << ' ' << name;
         out << '\n';
         for (std::size_t i = 0; i < data.n(); ++i) {
             out << "point";
@@ -271,6 +293,11 @@ std::string run_file_text(const RunFile& run) {
     option("--device", std::to_string(config.cuda_device));
     if (config.stream_chunk > 0) option("--stream-chunk", std::to_string(config.stream_chunk));
     if (run.options.init.method != InitMethod::File) option("--init", std::string(to_string(run.options.init.method)));
+    if (!run.options.init.bounds) option("--init-bounds", "off");
+    if (run.options.init.method == InitMethod::KMeansParallel) {
+        option("--oversampling", round_trip(run.options.init.oversampling));
+        option("--init-rounds", std::to_string(run.options.init.parallel_rounds));
+    }
     option("--seed", std::to_string(run.options.init.seed));
     option("--n-init", std::to_string(run.options.n_init));
     if (run.steps > 0) out << "steps " << run.steps << '\n';
@@ -284,15 +311,21 @@ std::string run_file_text(const RunFile& run) {
     return out.str();
 }
 
-RunFile parse_run_file(std::string_view text, const std::string& source) { return Parser(text, source).parse(); }
+RunFile parse_run_file(std::string_view text, const std::string& source) {
+    try {
+        return Parser(io_detail::skip_utf8_bom(text), source).parse();
+    } catch (const std::bad_alloc&) {
+        throw Error(source + ": not enough memory to hold the run it describes (" + std::to_string(text.size()) +
+                    " bytes of file)");
+    }
+}
 
-RunFile read_run_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError::whole(path, "cannot open the file");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw InputError::whole(path, "read error");
-    return parse_run_file(buffer.str(), path);
+RunFile read_run_file(const std::string& path, const LoadOptions& options) {
+    // As the data loaders read: a FIFO without a writer is waited for a while, then
+    // refused (an ifstream blocked in open() for ever: the studio hung), a folder or
+    // a socket is refused by name (it read as an empty file), the OS's reason is given.
+    const io_detail::FileBytes bytes = io_detail::read_whole_file(path, options);
+    return parse_run_file(bytes.view(), path);
 }
 
 }  // namespace kms

@@ -72,6 +72,11 @@ std::vector<std::int32_t> parse_labels(const std::string& path, FileBytes& bytes
 // "\x93NUMPY" at the start: the .npy magic, whatever the file is called.
 bool has_npy_magic(std::string_view bytes) noexcept;
 
+// Every text loader's rule for a UTF-8 byte order mark: skipped at the very start.
+inline std::string_view skip_utf8_bom(std::string_view text) noexcept {
+    return text.substr(0, 3) == "\xEF\xBB\xBF" ? text.substr(3) : text;
+}
+
 // Delimited text / benchmark-set text. The buffer is released as soon as it is
 // no longer needed, so the peak memory is the buffer plus the matrix.
 Matrix<double> parse_text_matrix(const std::string& path, FileBytes& bytes, const LoadOptions& options);
