@@ -13,12 +13,12 @@ float64, Lloyd/Elkan/Hamerly on the CPU (seq, omp) and on CUDA, per-iteration
 statistics, sample weights. kmeans_studio.scores has the quality scores.
 """
 from . import _engine, scores
-from ._estimator import KMeans
+from ._estimator import KMeans, k_means, kmeans_plusplus
 from ._geo import EARTH_RADIUS_KM, GeoProjection, geo_project, geo_unproject
 from ._spectral import SpectralClustering
 from ._sweep import SweepResult, sweep
 
-__all__ = ["KMeans", "SpectralClustering", "sweep", "SweepResult", "geo_project", "geo_unproject", "GeoProjection",
+__all__ = ["KMeans", "k_means", "kmeans_plusplus", "SpectralClustering", "sweep", "SweepResult", "geo_project", "geo_unproject", "GeoProjection",
            "EARTH_RADIUS_KM", "scores", "backends"]
 __version__ = "0.1.0"
 

@@ -21,14 +21,21 @@ on the device. The results (labels_, cluster_centers_) are host NumPy arrays;
 sample weights are host values (a CUDA array of weights is copied to the host).
 """
 import numbers
+import re
 import warnings
 
 import numpy as np
 
 from . import _engine
 
+try:  # SciPy's sparse matrices (CSR, CSC, ...) when SciPy is there
+    import scipy.sparse as _sparse
+except ImportError:  # pragma: no cover
+    _sparse = None
+
 try:  # scikit-learn's base classes and checks when it is there (Debian: python3-sklearn)
-    from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+    from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.utils import check_random_state
     from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
@@ -43,7 +50,20 @@ except ImportError:  # pragma: no cover - the package also works without scikit-
     _HAVE_SKLEARN = False
     BaseEstimator = ClusterMixin = TransformerMixin = object
 
+    class ClassNamePrefixFeaturesOutMixin:  # get_feature_names_out without scikit-learn
+        def get_feature_names_out(self, input_features=None):
+            prefix = type(self).__name__.lower()
+            return np.asarray([f"{prefix}{i}" for i in range(self._n_features_out)], dtype=object)
+
+    class ConvergenceWarning(UserWarning):
+        """scikit-learn's ConvergenceWarning, where scikit-learn is missing."""
+
 _SOLVERS = ("lloyd", "elkan", "hamerly", "yinyang", "exponion", "auto")
+_ALGORITHMS = ("lloyd", "elkan", "auto", "full")  # scikit-learn's; 'auto' and 'full' are its deprecated names of 'lloyd'
+
+
+def _issparse(X):
+    return _sparse is not None and _sparse.issparse(X)
 _INITS = {"k-means++": "kmeans++", "random": "random", "greedy-k-means++": "greedy-kmeans++", "maximin": "maximin"}
 _PRECISIONS = {"f32": "f32", "float32": "f32", "f64": "f64", "float64": "f64"}
 
@@ -90,33 +110,58 @@ def _to_host(values):
     return np.asarray(values)
 
 
-class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
+class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     """K-means clustering by kmeans-studio's engine, with scikit-learn's API.
+
+    scikit-learn's `KMeans` parameters, methods and attributes (a drop-in for
+    `sklearn.cluster.KMeans`: its own test suite passes with only the import changed,
+    bar the differences listed in docs/python.md), plus the engine's.
 
     Parameters
     ----------
     n_clusters : int, default=8
-    solver : {'lloyd', 'elkan', 'hamerly', 'yinyang', 'exponion', 'auto'}, default='auto'
-        The algorithm; all give the same labels and centroids ('auto': the engine's
-        rule for the data's n, d, k and the back end, docs/solvers.md; `solver_`
-        and `solver_choice_` say what it ran and why).
-    backend : {'omp', 'seq', 'cuda', 'cuda-global', 'cuda-shared'}, default='omp'
-    init : {'k-means++', 'random', 'greedy-k-means++', 'maximin'}, array of shape
-        (n_clusters, n_features) or callable(X, n_clusters, random_state), default='k-means++'
+        The number of clusters k.
+    init : {'k-means++', 'random', 'greedy-k-means++', 'maximin'}, array of shape \
+(n_clusters, n_features) or callable(X, n_clusters, random_state), default='k-means++'
+        How the first centres are chosen ('greedy-k-means++' is scikit-learn's
+        k-means++ with local trials).
     n_init : int or 'auto', default=1
-        Restarts with seeds s, s+1, ...; the lowest inertia is kept ('auto': 1).
+        Restarts with seeds s, s+1, ...; the lowest inertia is kept. 'auto': 10 with
+        init='random', else 1 (scikit-learn's rule). scikit-learn 1.2's default is 10.
     max_iter : int, default=300
+        Iterations per restart.
     tol : float, default=1e-4
-        scikit-learn's tolerance: relative to the mean feature variance.
+        scikit-learn's tolerance: the fit stops when the centres' total squared shift
+        is at most tol × the mean feature variance; 0: until the labels settle.
+    verbose : int, default=0
+        >0: print scikit-learn's lines ("Initialization complete", "Iteration i,
+        inertia x.", "Converged at iteration i: ...") while the fit runs.
     random_state : None, int or RandomState, default=None
-        An int is the engine's seed (as `kmeans-cli --seed`).
+        An int is the engine's seed (as `kmeans-cli --seed`); None or a RandomState
+        draws one.
+    copy_x : bool, default=True
+        Accepted for scikit-learn's API; X is never modified either way (the engine
+        does not centre the data).
+    algorithm : None or {'lloyd', 'elkan', 'auto', 'full'}, default=None
+        scikit-learn's name for `solver`: 'lloyd' and 'elkan' run those solvers;
+        'auto' and 'full' run 'lloyd' with scikit-learn 1.2's FutureWarning; 'elkan'
+        with n_clusters=1 runs 'lloyd' with its RuntimeWarning. None: `solver` decides.
+        Given with a different `solver` than 'auto': ValueError.
+    solver : {'lloyd', 'elkan', 'hamerly', 'yinyang', 'exponion', 'auto'}, default='auto'
+        The algorithm; all give the same labels and centres, bit for bit ('auto': the
+        engine's rule for the data's n, d, k and the back end, docs/solvers.md;
+        `solver_` and `solver_choice_` say what ran and why). Sparse X: 'lloyd' or
+        'elkan' ('auto' runs 'lloyd').
+    backend : {'omp', 'seq', 'cuda', 'cuda-global', 'cuda-shared'}, default='omp'
+        Where it runs; `kmeans_studio.backends()` says which are available here.
     n_threads : int or None, default=None
         OpenMP threads (None: all cores). Results do not depend on it.
     precision : None, 'f32' or 'f64', default=None
-        None follows X's dtype (float32 data: f32, anything else: f64).
+        None follows X's dtype (float32 data: f32, anything else: f64). Sparse X is
+        computed in double for both dtypes (float32 values widen exactly).
     devices : None, 'all' or sequence of int, default=None
         CUDA back ends: split the rows over these GPUs, stepped together (as
-        `kmeans-cli --devices`); the centroids are bitwise those of one GPU with
+        `kmeans-cli --devices`); the centres are bitwise those of one GPU with
         `devices=[N]` (docs/scale-out.md). None: one GPU.
     callback : callable(stats) or None, default=None
         Called after every iteration with that iteration's statistics (a dict, as
@@ -124,20 +169,57 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    cluster_centers_, labels_, inertia_, n_iter_, n_features_in_,
-    history_ : list of dict, one per iteration of every restart (key 'restart').
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        The centres, in X's dtype (float64 for integer data).
+    labels_ : ndarray of shape (n_samples,), int32
+        Each sample's cluster (its nearest centre; ties to the lowest index).
+    inertia_ : float
+        Σ w·squared distance of each sample to its centre.
+    n_iter_ : int
+        Iterations of the kept restart.
+    n_features_in_ : int
+        Features seen by fit.
+    feature_names_in_ : ndarray of str
+        X's column names, when X has them (a pandas DataFrame).
+    history_ : list of dict
+        One record per iteration of every restart: 'restart', 'iteration', 'inertia',
+        'labels_changed', shifts, phase times and work counters (docs/python.md).
+    restarts_ : list of dict
+        Each restart's 'restart', 'seed', 'iterations', 'stop_reason', 'inertia', 'time_ms'.
+    stop_reason_ : str
+        Why the kept restart stopped: 'no-label-change', 'tolerance', 'max-iterations'
+        or 'cancelled'.
+    solver_ : str
+        What ran, e.g. 'hamerly/omp/f64'.
+    solver_choice_ : str
+        Why solver='auto' chose it ('' for a named solver).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmeans_studio import KMeans
+    >>> X = np.array([[1, 2], [1, 4], [1, 0], [10, 2], [10, 4], [10, 0]])
+    >>> km = KMeans(n_clusters=2, n_init=1, random_state=0).fit(X)
+    >>> sorted(km.cluster_centers_.tolist())
+    [[1.0, 2.0], [10.0, 2.0]]
+    >>> km.predict([[0, 0], [12, 3]]).tolist() == [km.labels_[0], km.labels_[3]]
+    True
     """
 
-    def __init__(self, n_clusters=8, *, solver="auto", backend="omp", init="k-means++", n_init=1, max_iter=300,
-                 tol=1e-4, random_state=None, n_threads=None, precision=None, devices=None, callback=None):
+    def __init__(self, n_clusters=8, *, init="k-means++", n_init=1, max_iter=300, tol=1e-4, verbose=0,
+                 random_state=None, copy_x=True, algorithm=None, solver="auto", backend="omp", n_threads=None,
+                 precision=None, devices=None, callback=None):
         self.n_clusters = n_clusters
-        self.solver = solver
-        self.backend = backend
         self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
+        self.verbose = verbose
         self.random_state = random_state
+        self.copy_x = copy_x
+        self.algorithm = algorithm
+        self.solver = solver
+        self.backend = backend
         self.n_threads = n_threads
         self.precision = precision
         self.devices = devices
@@ -145,6 +227,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------ checks
     def _check_X(self, X, reset):
+        if _issparse(X):
+            return _check_sparse(self, X, reset)
         if _HAVE_SKLEARN:
             return _validate_data(self, X, accept_sparse=False, dtype=[np.float64, np.float32], order="C",
                                   reset=reset)
@@ -176,15 +260,45 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------ fitting
     def fit(self, X, y=None, sample_weight=None):
-        """Compute k-means clustering; returns self. X: array-like, or a CUDA array (see the module's doc)."""
+        """Compute the k-means clustering.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The samples: a NumPy array (C-contiguous float32/float64 is read in place),
+            anything NumPy converts, a SciPy sparse matrix (CSR read in place; CSC and
+            others converted to CSR once), or a CUDA array with backend='cuda'.
+        y : Ignored
+            Not used, present for scikit-learn's API.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights (None: all 1).
+
+        Returns
+        -------
+        self : KMeans
+            The fitted estimator.
+        """
         if _is_cuda_array(X):
             return self._fit_device(X, sample_weight)
         X = self._check_X(X, reset=True)
         weights = self._check_weights(sample_weight, X)
         args, init = self._engine_args(X, X.shape[0])
-        # _check_X made X C-contiguous float32 or float64: the engine reads it in place.
-        result = _engine.fit(X, args, sample_weight=weights, init=init, callback=self.callback,
-                             compute_inertia=True)
+        callback = _verbose_callback(self, X, self.callback) if self.verbose else self.callback
+        if _issparse(X):
+            result = _engine_call(_engine.fit_sparse, *_csr_parts(X), args, sample_weight=weights, init=init,
+                                  callback=callback, compute_inertia=True)
+        else:  # _check_X made X C-contiguous float32 or float64: the engine reads it in place.
+            try:
+                result = _engine_call(_engine.fit, X, args, sample_weight=weights, init=init, callback=callback,
+                                      compute_inertia=True)
+            except ValueError as error:
+                # float32 data beyond float's distance range: computed in f64 (as scikit-learn computes it),
+                # unless precision='f32' was asked for
+                if self.precision is not None or "too large for f32" not in str(error):
+                    raise
+                args[args.index("--precision") + 1] = "f64"
+                result = _engine_call(_engine.fit, X, args, sample_weight=weights, init=init, callback=callback,
+                                      compute_inertia=True)
         return self._store(result, args, X.dtype)
 
     # ------------------------------------------------------------ CUDA arrays
@@ -220,9 +334,9 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         weights = self._device_weights(sample_weight, shape[0])
         args, init = self._engine_args(X, shape[0])
         try:
-            result = _engine.fit_device(X, args, sample_weight=weights, init=init, callback=self.callback,
-                                        compute_inertia=True)
-        except RuntimeError as error:
+            result = _engine_call(_engine.fit_device, X, args, sample_weight=weights, init=init,
+                                  callback=self.callback, compute_inertia=True)
+        except (RuntimeError, ValueError) as error:
             if "NaN or infinite" in str(error):
                 raise ValueError("Input X contains NaN or infinity.") from error
             raise
@@ -243,12 +357,43 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.solver_ = result["solver"]
         self.solver_choice_ = result["solver_choice"]
         self._fit_dtype = dtype
+        self._n_features_out = self.cluster_centers_.shape[0]
+        distinct = len(np.unique(self.labels_))
+        if distinct < self.n_clusters:
+            warnings.warn(f"Number of distinct clusters ({distinct}) found smaller than n_clusters "
+                          f"({self.n_clusters}). Possibly due to duplicate points in X.", ConvergenceWarning,
+                          stacklevel=3)
         return self
 
     def fit_predict(self, X, y=None, sample_weight=None):
+        """Fit, then return each sample's cluster (`labels_`).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            As for `fit`.
+        y : Ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,), int32
+        """
         return self.fit(X, sample_weight=sample_weight).labels_
 
     def fit_transform(self, X, y=None, sample_weight=None):
+        """Fit, then return the distances of each sample to every centre (`transform`).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : Ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_clusters)
+        """
         if _is_cuda_array(X):
             raise ValueError("transform takes host arrays; for a CUDA array use fit and predict")
         return self.fit(X, sample_weight=sample_weight)._transform(self._check_X(X, reset=False))
@@ -262,7 +407,11 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def _assign(self, X, sample_weight=None):
         centers = np.ascontiguousarray(self.cluster_centers_, dtype=np.float64)
-        labels, inertia, _ = _engine.assign(X, centers, self._run_args(), sample_weight)
+        if _issparse(X):
+            labels, inertia = _engine_call(_engine.assign_sparse, *_csr_parts(X), centers, self._run_args(),
+                                           sample_weight)
+            return labels, inertia
+        labels, inertia, _ = _engine_call(_engine.assign, X, centers, self._run_args(), sample_weight)
         return labels, inertia
 
     def _assign_device(self, X, sample_weight=None):
@@ -271,35 +420,78 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         shape, _ = self._check_device_X(X, reset=False)
         weights = self._device_weights(sample_weight, shape[0])
         centers = np.ascontiguousarray(self.cluster_centers_, dtype=np.float64)
-        labels, inertia, address = _engine.assign_device(X, centers, self._run_args(), weights)
+        labels, inertia, address = _engine_call(_engine.assign_device, X, centers, self._run_args(), weights)
         self._predict_address_ = address
         return labels, inertia
 
     def predict(self, X, sample_weight=None):
         """The closest cluster of each sample (the engine's distance, ties to the lowest index).
-        A CUDA array is assigned on the device; the labels come back as a NumPy array."""
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            New samples (a CUDA array is assigned on the device).
+        sample_weight : Ignored
+            Accepted for scikit-learn's API (the labels do not depend on weights).
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,), int32
+        """
         if _is_cuda_array(X):
             return self._assign_device(X)[0]
         X = self._check_fitted_X(X)
         return self._assign(X)[0]
 
     def transform(self, X):
-        """Distances of each sample to every cluster centre."""
+        """Euclidean distances of each sample to every cluster centre.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_clusters), in X's float dtype
+        """
         if _is_cuda_array(X):
             raise ValueError("transform takes host arrays; for a CUDA array use predict, or pass a host copy")
         return self._transform(self._check_fitted_X(X))
 
     def _transform(self, X):
+        if _issparse(X):
+            centers = self.cluster_centers_.astype(np.float64)
+            xx = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+            cc = np.einsum("ij,ij->i", centers, centers)
+            out = np.empty((X.shape[0], centers.shape[0]), dtype=X.dtype)
+            step = max(1, (1 << 22) // max(1, centers.shape[0]))  # bounded memory; Ctrl-C between blocks
+            for start in range(0, X.shape[0], step):
+                dot = np.asarray(X[start:start + step] @ centers.T)
+                sq = xx[start:start + step, None] - 2.0 * dot + cc[None, :]
+                out[start:start + step] = np.sqrt(np.maximum(sq, 0.0))
+            return out
         centers = self.cluster_centers_.astype(X.dtype, copy=False)
         out = np.empty((X.shape[0], centers.shape[0]), dtype=X.dtype)
-        step = max(1, (1 << 22) // max(1, centers.size))  # bounded temporary memory
+        step = max(1, (1 << 22) // max(1, centers.size))  # bounded temporary memory; Ctrl-C between blocks
         for start in range(0, X.shape[0], step):
             diff = X[start:start + step, None, :] - centers[None, :, :]
             out[start:start + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
         return out
 
     def score(self, X, y=None, sample_weight=None):
-        """Opposite of the (weighted) inertia of X against the cluster centres."""
+        """Opposite of the (weighted) inertia of X against the cluster centres.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : Ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+            −Σ w·squared distance of each sample to its closest centre.
+        """
         if _is_cuda_array(X):
             return -float(self._assign_device(X, sample_weight)[1])
         X = self._check_fitted_X(X)
@@ -312,6 +504,113 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 "check_sample_weights_invariance": "zero sample_weight is not equivalent to removing samples",
             },
         }
+
+
+def _check_sparse(estimator, X, reset):
+    """A sparse X as CSR with float32/float64 values, scikit-learn's checks (finite values, feature count)."""
+    if _HAVE_SKLEARN:
+        X = _validate_data(estimator, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
+    else:
+        X = X.tocsr()
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        if not np.isfinite(X.data).all():
+            raise ValueError("Input X contains NaN or infinity.")
+        if reset:
+            estimator.n_features_in_ = X.shape[1]
+        elif X.shape[1] != estimator.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but KMeans is expecting {estimator.n_features_in_} "
+                             "features as input.")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"Found array with shape {X.shape}; at least one sample and one feature are required.")
+    if not X.has_canonical_format:  # repeated entries of a row would count twice in ||x||²
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def _csr_parts(X):
+    """The engine's CSR arrays: int64 offsets (n + 1 values, a copy where SciPy keeps int32), int32 columns and
+    the values, read in place where they already have those types."""
+    if X.indices.dtype != np.int32 and X.shape[1] > np.iinfo(np.int32).max:
+        raise ValueError(f"sparse X has {X.shape[1]} features; at most {np.iinfo(np.int32).max} are supported")
+    return (np.ascontiguousarray(X.indptr, dtype=np.int64), np.ascontiguousarray(X.indices, dtype=np.int32),
+            np.ascontiguousarray(X.data), X.shape[0], X.shape[1])
+
+
+def _mean_variance(X):
+    if _issparse(X):
+        mean = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
+        mean_sq = np.asarray(X.multiply(X).mean(axis=0), dtype=np.float64).ravel()
+        return float(np.mean(mean_sq - mean * mean))
+    return float(np.mean(np.var(X, axis=0, dtype=np.float64)))
+
+
+def _verbose_callback(estimator, X, user_callback):
+    """scikit-learn's verbose lines, printed from the engine's per-iteration statistics."""
+    tol = float(estimator.tol) * _mean_variance(X) if estimator.tol else 0.0
+    max_iter = estimator.max_iter
+
+    def report(stats):
+        i = stats["iteration"]
+        if i == 1:
+            print("Initialization complete")
+        print(f"Iteration {i - 1}, inertia {stats['inertia']}.")
+        if i > 1 and stats["labels_changed"] == 0:
+            print(f"Converged at iteration {i - 1}: strict convergence.")
+        elif stats["shift_sq_total"] <= tol:
+            print(f"Converged at iteration {i - 1}: center shift {stats['shift_sq_total']} within tolerance {tol}.")
+        elif i >= max_iter:
+            print(f"Stopped at iteration {i - 1}: max_iter={max_iter} reached.")
+        return None if user_callback is None else user_callback(stats)
+
+    return report
+
+
+_FLAG_WORDS = (("--precision ", "precision="), ("--solver ", "solver="), ("--backend ", "backend="),
+               ("--threads ", "n_threads="), ("--init ", "init="), ("--k ", "n_clusters="), ("--n-init ", "n_init="),
+               ("--max-iter ", "max_iter="), ("--tol ", "tol="), ("--devices ", "devices="), ("--seed ", "random_state="))
+
+
+def _literal(value):
+    """A value as Python would write it: numbers bare, words quoted."""
+    try:
+        float(value)
+        return value
+    except ValueError:
+        return repr(value)
+
+
+def _python_words(message):
+    """The engine's message in Python's words: parameter names for the CLI's flags, numbers short."""
+    for flag, name in _FLAG_WORDS:
+        message = re.sub(re.escape(flag) + r"([\w.+-]+)", lambda m, n=name: n + _literal(m.group(1)), message)
+        message = message.replace(flag.strip(), name.rstrip("="))
+
+    def short(match):
+        text = match.group(0)
+        try:
+            return f"{float(text):.6g}"
+        except ValueError:
+            return text
+    return re.sub(r"[-+]?\d[\d.]{11,}(?:[eE][-+]?\d+)?", short, message)
+
+
+def _engine_call(function, *args, **kwargs):
+    """An engine call whose refusals arrive as ValueError in Python's words (RuntimeError stays for a back end
+    that is not available here)."""
+    try:
+        return function(*args, **kwargs)
+    except ValueError as error:
+        words = _python_words(str(error))
+        if words == str(error):
+            raise
+        raise ValueError(words) from None
+    except RuntimeError as error:
+        text = str(error)
+        if "not available" in text or "unavailable" in text or "no CUDA" in text:
+            raise
+        raise ValueError(_python_words(text)) from None
 
 
 def _check_weights(sample_weight, X):
@@ -349,6 +648,24 @@ def _fit_args(params, X, n_samples, owner, stacklevel=4):
         raise ValueError(f"The 'solver' parameter of {owner} must be a str among {set(_SOLVERS)}. "
                          f"Got {params.solver!r} instead.")
     solver = params.solver  # 'auto' is resolved by the engine's fit layer
+    algorithm = getattr(params, "algorithm", None)  # scikit-learn's name for the solver
+    if algorithm is not None:
+        if algorithm not in _ALGORITHMS:
+            raise ValueError(f"The 'algorithm' parameter of {owner} must be a str among {set(_ALGORITHMS)} or None. "
+                             f"Got {algorithm!r} instead.")
+        if algorithm in ("auto", "full"):
+            warnings.warn(f"algorithm='{algorithm}' is deprecated, it will be removed in 1.3. Using 'lloyd' instead.",
+                          FutureWarning, stacklevel=stacklevel)
+            algorithm = "lloyd"
+        if algorithm == "elkan" and k == 1:
+            warnings.warn("algorithm='elkan' doesn't make sense for a single cluster. Using 'lloyd' instead.",
+                          RuntimeWarning, stacklevel=stacklevel)
+            algorithm = "lloyd"
+        if solver not in ("auto", algorithm) and not (solver == "elkan" and k == 1):
+            raise ValueError(f"{owner} got solver={params.solver!r} and algorithm={params.algorithm!r}: algorithm is "
+                             "scikit-learn's name for solver; give one of them")
+        solver = algorithm
+    params._algorithm = algorithm if algorithm is not None else solver
     if not isinstance(params.backend, str) or params.backend not in _backend_names() + ("cuda-global", "cuda-shared"):
         raise ValueError(f"The 'backend' parameter of {owner} must be a str among "
                          f"{set(_backend_names() + ('cuda-global', 'cuda-shared'))}. Got {params.backend!r} instead.")
@@ -370,8 +687,8 @@ def _fit_args(params, X, n_samples, owner, stacklevel=4):
                              f"Got {params.precision!r} instead.")
         precision = _PRECISIONS[key]
     n_init = params.n_init
-    if n_init == "auto":
-        n_init = 1
+    if isinstance(n_init, str) and n_init == "auto":  # scikit-learn's rule: 10 for random starts, else 1
+        n_init = 10 if isinstance(params.init, str) and params.init == "random" else 1
     if not isinstance(n_init, numbers.Integral) or isinstance(n_init, bool) or n_init < 1:
         raise ValueError(f"The 'n_init' parameter of {owner} must be an int in the range [1, inf) or 'auto'. "
                          f"Got {params.n_init!r} instead.")
@@ -407,6 +724,8 @@ def _fit_args(params, X, n_samples, owner, stacklevel=4):
         args += ["--init", _INITS[params.init], "--n-init", str(n_init)]
     else:
         init = params.init(X, k, _random_state(seed)) if callable(params.init) else params.init
+        if _issparse(init):
+            init = init.toarray()
         init = np.array(init, dtype=np.float64, order="C", ndmin=2)
         if init.shape[0] != k:
             raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of "
@@ -419,6 +738,8 @@ def _fit_args(params, X, n_samples, owner, stacklevel=4):
         if n_init != 1:
             warnings.warn(f"Explicit initial center position passed: performing only one init in {owner} "
                           f"instead of n_init={n_init}.", RuntimeWarning, stacklevel=stacklevel)
+        n_init = 1
+    params._n_init = n_init
     return args, init
 
 
@@ -428,3 +749,107 @@ def _random_state(seed):
     if seed is None or isinstance(seed, numbers.Integral):
         return np.random.RandomState(seed)
     return seed
+
+
+def k_means(X, n_clusters, *, sample_weight=None, init="k-means++", n_init=1, max_iter=300, verbose=False, tol=1e-4,
+            random_state=None, copy_x=True, algorithm="lloyd", return_n_iter=False):
+    """scikit-learn's `k_means` function: `KMeans(...).fit(X)` in one call.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    n_clusters : int
+    sample_weight : array-like of shape (n_samples,), default=None
+    init, n_init, max_iter, verbose, tol, random_state, copy_x, algorithm
+        As for `KMeans` (scikit-learn's names and meanings; n_init's default is 1).
+    return_n_iter : bool, default=False
+        Also return the number of iterations.
+
+    Returns
+    -------
+    centroid : ndarray of shape (n_clusters, n_features)
+    label : ndarray of shape (n_samples,), int32
+    inertia : float
+    best_n_iter : int
+        Only when return_n_iter is True.
+    """
+    estimator = KMeans(n_clusters=n_clusters, init=init, n_init=n_init, max_iter=max_iter, verbose=verbose, tol=tol,
+                       random_state=random_state, copy_x=copy_x, algorithm=algorithm).fit(X, sample_weight=sample_weight)
+    if return_n_iter:
+        return estimator.cluster_centers_, estimator.labels_, estimator.inertia_, estimator.n_iter_
+    return estimator.cluster_centers_, estimator.labels_, estimator.inertia_
+
+
+class _SeedingParams:
+    """The fit options kmeans_plusplus needs, as an estimator's parameters."""
+
+    def __init__(self, n_clusters, random_state, n_local_trials):
+        self.n_clusters = n_clusters
+        self.solver = "lloyd"
+        self.backend = "omp"
+        self.init = "greedy-k-means++"
+        self.n_init = 1
+        self.max_iter = 1
+        self.tol = 0.0
+        self.random_state = random_state
+        self.n_threads = None
+        self.precision = None
+        self.devices = None
+        self.n_local_trials = n_local_trials
+
+
+def kmeans_plusplus(X, n_clusters, *, x_squared_norms=None, random_state=None, n_local_trials=None):
+    """scikit-learn's `kmeans_plusplus`: k-means++ seeds with local trials, by the engine's seeding.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    n_clusters : int
+    x_squared_norms : array-like of shape (n_samples,), default=None
+        Accepted for scikit-learn's API and checked for its length; the engine computes
+        the norms it needs itself.
+    random_state : None, int or RandomState, default=None
+    n_local_trials : int, default=None
+        Candidates per round, the best kept (None: 2 + floor(ln k), scikit-learn's).
+
+    Returns
+    -------
+    centers : ndarray of shape (n_clusters, n_features), in X's float dtype
+    indices : ndarray of shape (n_clusters,), int64
+        The rows of X chosen as centres.
+    """
+    sparse_input = _issparse(X)
+    if sparse_input:
+        X = X.tocsr()
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        if not np.isfinite(X.data).all():
+            raise ValueError("Input X contains NaN or infinity.")
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+    else:
+        X = np.asarray(X)
+        X = np.ascontiguousarray(X if X.dtype in (np.float32, np.float64) else X.astype(np.float64))
+        if X.ndim != 2:
+            raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
+        if not np.isfinite(X).all():
+            raise ValueError("Input X contains NaN or infinity.")
+    n = X.shape[0]
+    if x_squared_norms is not None and len(x_squared_norms) != n:
+        raise ValueError(f"The length of x_squared_norms {len(x_squared_norms)} should be equal to the length of "
+                         f"n_samples {n}.")
+    if not isinstance(n_clusters, numbers.Integral) or n_clusters < 1:
+        raise ValueError(f"n_clusters must be an int >= 1; got {n_clusters!r}")
+    if n < n_clusters:
+        raise ValueError(f"n_samples={n} should be >= n_clusters={n_clusters}.")
+    if n_local_trials is not None and (not isinstance(n_local_trials, numbers.Integral) or n_local_trials < 1):
+        raise ValueError(f"n_local_trials must be None or an int >= 1; got {n_local_trials!r}")
+    args, _ = _fit_args(_SeedingParams(n_clusters, random_state, n_local_trials), X, n, "kmeans_plusplus")
+    trials = int(n_local_trials or 0)
+    if sparse_input:
+        centers, indices = _engine_call(_engine.initialize, None, args, sparse=_csr_parts(X), greedy_trials=trials)
+    else:
+        centers, _ = _engine_call(_engine.initialize, X, args, greedy_trials=trials)
+        indices = np.array([np.flatnonzero((X == c.astype(X.dtype)).all(axis=1))[0] for c in centers], dtype=np.int64)
+    return centers.astype(X.dtype, copy=False), indices

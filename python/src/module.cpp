@@ -30,6 +30,7 @@
 #include "kms/geo.hpp"
 #include "kms/options.hpp"
 #include "kms/scores.hpp"
+#include "kms/sparse.hpp"
 #include "kms/spectral.hpp"
 #include "kms/sweep.hpp"
 #if KMS_PYTHON_WITH_GPU
@@ -400,6 +401,105 @@ py::tuple assign_py(const py::array& x, const py::array& centroids, const std::v
     return on(view_of<double>(x, "X"));
 }
 
+// A score over float32 or float64 data read in place.
+template <typename Score>
+py::object on_data(const py::array& x, Score score) {
+    if (py::isinstance<py::array_t<float>>(x)) return score(view_of<float>(x, "X"));
+    return score(view_of<double>(x, "X"));
+}
+
+// --- sparse points (SciPy CSR, kms/sparse.hpp): indptr int64 (n + 1), indices int32,
+// data float32 or float64, all C-contiguous and read in place (kept alive by the matrix).
+template <typename T>
+std::shared_ptr<const SparseMatrix<T>> sparse_view(const py::array& indptr, const py::array& indices,
+                                                   const py::array& data, std::size_t rows, std::size_t cols) {
+    using Offsets = py::array_t<std::int64_t, py::array::c_style>;
+    using Columns = py::array_t<std::int32_t, py::array::c_style>;
+    using Values = py::array_t<T, py::array::c_style>;
+    if (!py::isinstance<Offsets>(indptr) || !py::isinstance<Columns>(indices) || !py::isinstance<Values>(data))
+        throw py::value_error("sparse X: indptr must be int64, indices int32 and data the engine's dtype, C-contiguous");
+    if (static_cast<std::size_t>(indptr.size()) != rows + 1)
+        throw py::value_error("sparse X: indptr has " + std::to_string(indptr.size()) + " entries for " +
+                              std::to_string(rows) + " rows");
+    const auto* offsets = static_cast<const std::int64_t*>(indptr.data());
+    const auto nnz = static_cast<std::size_t>(offsets[rows]);
+    if (offsets[rows] < 0 || static_cast<std::size_t>(indices.size()) < nnz || static_cast<std::size_t>(data.size()) < nnz)
+        throw py::value_error("sparse X: indptr[-1] does not match indices and data");
+    auto matrix = std::make_shared<SparseMatrix<T>>();
+    matrix->rows = rows;
+    matrix->cols = cols;
+    matrix->indptr = offsets;
+    matrix->indices = static_cast<const std::int32_t*>(indices.data());
+    matrix->values = static_cast<const T*>(data.data());
+    matrix->owner = keep_alive(py::make_tuple(indptr, indices, data));
+    return matrix;
+}
+
+template <typename Work>
+auto on_sparse(const py::array& indptr, const py::array& indices, const py::array& data, std::size_t rows,
+               std::size_t cols, Work work) {
+    if (py::isinstance<py::array_t<float>>(data)) return work(sparse_view<float>(indptr, indices, data, rows, cols));
+    return work(sparse_view<double>(indptr, indices, data, rows, cols));
+}
+
+py::dict fit_sparse_py(const py::array& indptr, const py::array& indices, const py::array& data, std::size_t rows,
+                       std::size_t cols, const std::vector<std::string>& args, const py::object& sample_weight,
+                       const py::object& init, const py::object& callback, bool compute_inertia) {
+    return on_sparse(indptr, indices, data, rows, cols, [&](auto points) {
+        return fit_common(points, args, sample_weight, init, callback, compute_inertia);
+    });
+}
+
+py::tuple assign_sparse_py(const py::array& indptr, const py::array& indices, const py::array& data, std::size_t rows,
+                           std::size_t cols, const py::array& centroids, const std::vector<std::string>& args,
+                           const py::object& sample_weight) {
+    const FitOptions options = parse_fit_options(args);
+    const Matrix<double> c = copy_matrix(centroids, "centroids");
+    const auto weights = weights_of(sample_weight);
+    return on_sparse(indptr, indices, data, rows, cols, [&](auto points) {
+        std::stop_source stop;
+        Assignment a;
+        const int threads = options.solver.backend == Backend::Sequential ? 1 : options.solver.threads;
+        run_interruptible(stop, [&] { a = assign_sparse(*points, c, threads, weights.get(), stop.get_token()); });
+        return py::make_tuple(to_numpy(a.labels), a.inertia);
+    });
+}
+
+// The seeding alone (kmeans_plusplus): centres and the chosen rows, dense or sparse.
+py::tuple initialize_py(const py::object& x, const std::vector<std::string>& args, const py::object& sample_weight,
+                        const py::object& sparse_parts, int greedy_trials) {
+    const FitOptions options = parse_fit_options(args);
+    const auto weights = weights_of(sample_weight);
+    std::stop_source stop;
+    InitOptions init = options.init;
+    init.cancel = stop.get_token();
+    init.threads = options.solver.threads;
+    if (greedy_trials < 0) throw py::value_error("n_local_trials must be positive");
+    init.greedy_trials = greedy_trials;
+    if (weights) init.sample_weight = *weights;
+    Matrix<double> centres;
+    std::vector<std::size_t> chosen;
+    if (!sparse_parts.is_none()) {
+        const py::tuple parts = sparse_parts;
+        on_sparse(parts[0], parts[1], parts[2], parts[3].cast<std::size_t>(), parts[4].cast<std::size_t>(),
+                  [&](auto points) {
+                      points->check("X");
+                      run_interruptible(stop, [&] { centres = initialize_centroids(*points, options.k, init, "X", &chosen); });
+                      return 0;
+                  });
+    } else {
+        const py::array array = x;
+        const auto dense = [&](auto points) {
+            run_interruptible(stop, [&] { centres = initialize_centroids(*points, options.k, init, "X"); });
+            return py::none();
+        };
+        on_data(array, dense);
+    }
+    py::array_t<std::int64_t> rows(chosen.size());
+    std::copy(chosen.begin(), chosen.end(), rows.mutable_data());
+    return py::make_tuple(to_numpy(centres), rows);
+}
+
 std::vector<std::int32_t> labels_of(const py::array& labels, std::size_t n) {
     const auto l = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>::ensure(labels);
     if (!l || l.ndim() != 1) throw py::value_error("labels must be a 1-D integer array");
@@ -407,13 +507,6 @@ std::vector<std::int32_t> labels_of(const py::array& labels, std::size_t n) {
         throw py::value_error("labels has " + std::to_string(l.size()) + " entries, X has " + std::to_string(n) +
                               " samples");
     return {l.data(), l.data() + l.size()};
-}
-
-// A score over float32 or float64 data read in place.
-template <typename Score>
-py::object on_data(const py::array& x, Score score) {
-    if (py::isinstance<py::array_t<float>>(x)) return score(view_of<float>(x, "X"));
-    return score(view_of<double>(x, "X"));
 }
 
 py::dict silhouette_py(const py::array& x, const py::array& labels, const py::object& sample_size,
@@ -686,6 +779,18 @@ PYBIND11_MODULE(_engine, m) {
     m.def("assign_device", &assign_device_py, py::arg("X"), py::arg("centroids"), py::arg("args"),
           py::arg("sample_weight") = py::none(), py::arg("protocol") = "auto",
           "assign_device(X, centroids, args, sample_weight, protocol) -> (labels, inertia, device address)");
+    m.def("fit_sparse", &fit_sparse_py, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("rows"),
+          py::arg("cols"), py::arg("args"), py::arg("sample_weight") = py::none(), py::arg("init") = py::none(),
+          py::arg("callback") = py::none(), py::arg("compute_inertia") = false,
+          "fit_sparse(indptr int64, indices int32, data float32/float64, rows, cols, args, ...) -> dict; CSR X read "
+          "in place, Lloyd or Elkan over sparse rows (kms/sparse.hpp)");
+    m.def("assign_sparse", &assign_sparse_py, py::arg("indptr"), py::arg("indices"), py::arg("data"), py::arg("rows"),
+          py::arg("cols"), py::arg("centroids"), py::arg("args"), py::arg("sample_weight") = py::none(),
+          "assign_sparse(CSR parts, rows, cols, centroids, args, sample_weight) -> (labels, inertia)");
+    m.def("initialize", &initialize_py, py::arg("X"), py::arg("args"), py::arg("sample_weight") = py::none(),
+          py::arg("sparse") = py::none(), py::arg("greedy_trials") = 0,
+          "initialize(X, args, sample_weight, sparse=(indptr, indices, data, rows, cols)) -> (centres, chosen rows; "
+          "empty for dense X)");
     m.def("has_dlpack", [] { return bool(KMS_HAVE_DLPACK); });
     m.def("backends", [] {
         py::dict out;
