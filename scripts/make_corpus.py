@@ -10,8 +10,10 @@ Commands (tests/test_corpus.cpp runs them, GOOD = good_6x2.csv, LABELS = good_la
   init    kmeans-cli run --input GOOD --k 2 --init FILE
   labels  kmeans-cli score --input GOOD --labels FILE
   truth   kmeans-cli score --input GOOD --labels LABELS --truth FILE
-For exit code 0 the message is "ok ROWSxCOLS" (run, init: the loaded matrix) or
-"ok N" (labels, truth: the number of labels); the runner also loads the file
+  f32     kmeans-cli run --input FILE --k 2 --precision f32
+  weights kmeans-cli run --input GOOD --k 2 --weights FILE
+For exit code 0 the message is "ok ROWSxCOLS" (run, init, f32: the loaded matrix) or
+"ok N" (labels, truth, weights: the number of labels or weights); the runner also loads the file
 in-process and compares. A failing row's message must equal the loader's
 exception text exactly when the loader itself refuses the file, and must appear
 on the CLI's stderr in every case. fuzz-*.bin cases are inputs the fuzz targets
@@ -195,6 +197,25 @@ CASES = [
     ("truth_ok.txt", b"1\n1\n1\n2\n2\n2\n", "truth", 0, "ok 6"),
     ("truth_count_mismatch.txt", b"1\n1\n2\n", "truth", 1, "{FILE}: 3 true labels, but {GOOD} has 6 points"),
     ("truth_text.txt", b"a\nb\n", "truth", 1, "{FILE}:2: not an integer label: 'b' (column 1)"),
+    # ---- numeric extremes (issue 39): refused up front with the range, never a silent wrong answer
+    ("range_underflow_f64.csv", b"1e-310,0\n1.1e-310,0\n1.2e-310,0\n7e-309,0\n7.05e-309,0\n7.1e-309,0\n", "run", 1,
+     "{FILE}: coordinates spread over only 7e-309 (the largest max - min of a column), too little for f64 distances (limit 1.49167e-154): squared distances underflow to 0; rescale the data (multiply it by a power of two)"),
+    ("range_underflow_f32.csv", b"0,0\n1e-25,0\n2e-25,0\n1e-23,0\n1.1e-23,0\n1.2e-23,0\n", "f32", 1, "{FILE}: coordinates spread over only 1.2e-23 (the largest max - min of a column), too little for f32 distances (limit 1.0842e-19): squared distances underflow to 0; rescale the data (multiply it by a power of two) or use --precision f64"),
+    ("range_ok_f64_small.csv", b"0,0\n1e-25,0\n2e-25,0\n1e-23,0\n1.1e-23,0\n1.2e-23,0\n", "run", 0, "ok 6x2"),
+    ("range_overflow_f64.csv", b"1e300,1\n2e300,2\n3,3\n4,4\n", "run", 1, "{FILE}: coordinates up to 2e+300, too large for f64 distances at d = 2 (limit 4.74038e+153): rescale the data (divide it by a power of two)"),
+    ("range_overflow_f32.csv", b"1e20,1\n2e20,2\n3,3\n4,4\n", "f32", 1, "{FILE}: coordinates up to 2e+20, too large for f32 distances at d = 2 (limit 6.52191e+18): rescale the data (divide it by a power of two) or use --precision f64"),
+    ("range_inertia_overflow.csv", b"".join(b"%s\n" % v for v in [b"5e153", b"3e153", b"-4e153", b"-6e153"] * 100),
+     "run", 1, "{FILE}: squared distances between points overflow (or are not numbers); rescale the data"),
+    ("weights_sum_overflow.txt", b"1e307\n" * 6, "weights", 1, "{GOOD}: the sample weights sum to 6e+307 and the coordinates reach 11: the centroid update's weighted sums overflow f64; scale the weights down (only their ratios matter)"),
+    ("weights_subnormal.txt", b"1e-320\n" * 6, "weights", 1, "{GOOD}: sample weight 1 (9.99989e-321) is outside the f64 range of normal numbers 2.22507e-308 .. 1.79769e+308: rescale the weights (only their ratios matter)"),
+    # ---- weights files: the data loader's rules (BOM skipped, .npy recognised, bytes escaped)
+    ("weights_bom.txt", b"\xef\xbb\xbf1\n1\n1\n2\n2\n2\n", "weights", 0, "ok 6"),
+    ("weights_npy.npy", npy("<f8", "(6,)", f8(1, 1, 1, 2, 2, 2)), "weights", 0, "ok 6"),
+    ("weights_npy_2d.npy", npy("<f8", "(3, 2)", f8(1, 1, 1, 2, 2, 2)), "weights", 1,
+     "{FILE}: sample weights must be a 1-D array, this .npy file holds 3 × 2 values"),
+    ("weights_npy_negative.npy", npy("<f8", "(6,)", f8(1, 1, 1, 2, 2, -2)), "weights", 1,
+     "{FILE}: the weight -2 (element 5) is negative"),
+    ("weights_binary.txt", b"1\n\x01\x02\xff\n", "weights", 1, "{FILE}:2: '\\x01\\x02\\xFF' is not a number"),
 ]
 
 

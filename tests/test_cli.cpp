@@ -149,6 +149,13 @@ private slots:
                                       << "/nonexistent/data.csv";
         QTest::newRow("bad report") << QStringList{"run", "--generate", "blobs", "--k", "2", "--report", "xml"} << 2
                                     << "--report must be table or json";
+        // Issue 39: --report was taken as --scores' value, then 'json' was an unexpected argument.
+        QTest::newRow("value is an option")
+            << QStringList{"sweep", "--generate", "blobs:n=100", "--k-range", "2:3", "--scores", "--report", "json"} << 2
+            << "option --scores needs a value, but the next argument is the option --report (--scores=VALUE takes";
+        QTest::newRow("value starts with --")
+            << QStringList{"run", "--generate", "blobs", "--k", "2", "--labels-out", "--x.txt"} << 2
+            << "option --labels-out needs a value, but the next argument is --x.txt";
     }
     void errors_name_the_problem() {
         QFETCH(QStringList, arguments);
@@ -158,6 +165,37 @@ private slots:
         QCOMPARE(r.exit_code, exit_code);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY(r.out.isEmpty());
+    }
+
+    // Issue 39: predict's centroids are "the centroids", not "the initial centroids"; numbers
+    // in messages are short (1e300 printed with %f made a first line of 590 characters).
+    void predict_names_its_centroids_and_prints_numbers_short() {
+        write(path("predict-data.csv"), "0,0\n1,1\n");
+        write(path("predict-huge.csv"), "1e300,0\n0,0\n");
+        const Result r = run_cli({"predict", "--input", path("predict-data.csv"), "--centroids", path("predict-huge.csv"),
+                                  "--labels-out", path("predict-labels.txt")});
+        QCOMPARE(r.exit_code, 1);
+        QVERIFY2(r.err.contains(path("predict-huge.csv") +
+                                ": coordinates up to 1e+300, too large for f64 distances at d = 2 (limit "),
+                 qPrintable(r.err));
+        QVERIFY2(!r.err.contains("initial"), qPrintable(r.err));
+        QVERIFY2(r.err.split('\n').first().size() < 200, qPrintable(r.err));
+    }
+
+    // Issue 39: a non-finite result is an error, never "converged" with exit 0 (here the
+    // inertia of 400 points 1e153 from their centroids overflows; k-means++ refuses the
+    // data earlier, random centroids do not), and no output is written.
+    void non_finite_result_is_an_error() {
+        std::string text;
+        for (int i = 0; i < 100; ++i) text += "5e153\n3e153\n-4e153\n-6e153\n";
+        write(path("inertia-overflow.csv"), text);
+        const Result r = run_cli({"run", "--input", path("inertia-overflow.csv"), "--k", "2", "--init", "random",
+                                  "--labels-out", path("inertia-overflow-labels.txt")});
+        QCOMPARE(r.exit_code, 1);
+        QVERIFY2(r.err.contains(path("inertia-overflow.csv") + ": the inertia is not finite (inf): the f64 sum of squared "
+                                                               "distances overflowed; rescale the data or the weights"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(path("inertia-overflow-labels.txt")));
     }
 
     // The first SIGINT/SIGTERM ends the run after the step in progress: the summary

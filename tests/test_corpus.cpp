@@ -1,7 +1,7 @@
 // The hostile-input corpus (tests/corpus/, written by scripts/make_corpus.py):
-// every file goes through kmeans-cli (run --input, run --init, score --labels,
-// score --truth) and must end with the exit code and the message its line in
-// tests/corpus/expected.tsv gives; the loader called in-process must throw exactly
+// every file goes through kmeans-cli (run --input, run --input --precision f32,
+// run --init, run --weights, score --labels, score --truth) and must end with the
+// exit code and the message its line in tests/corpus/expected.tsv gives; the loader called in-process must throw exactly
 // that message (or load the expected shape).
 #include <QDir>
 #include <QFile>
@@ -94,6 +94,8 @@ private slots:
 
         QStringList arguments;
         if (command == "run") arguments = {"run", "--input", path, "--k", "2"};
+        else if (command == "f32") arguments = {"run", "--input", path, "--k", "2", "--precision", "f32"};
+        else if (command == "weights") arguments = {"run", "--input", good, "--k", "2", "--weights", path};
         else if (command == "init") arguments = {"run", "--input", good, "--k", "2", "--init", path};
         else if (command == "labels") arguments = {"score", "--input", good, "--labels", path};
         else if (command == "truth") arguments = {"score", "--input", good, "--labels", good_labels, "--truth", path};
@@ -103,11 +105,13 @@ private slots:
         QString loaded;
         QString thrown;
         try {
-            if (command == "run" || command == "init") {
+            if (command == "run" || command == "init" || command == "f32") {
                 kms::LoadOptions options;
                 options.attach_ground_truth = false;
                 const kms::Matrix<double> matrix = kms::load_matrix(path.toStdString(), options);
                 loaded = QString("ok %1x%2").arg(matrix.rows()).arg(matrix.cols());
+            } else if (command == "weights") {
+                loaded = QString("ok %1").arg(kms::load_sample_weights(path.toStdString(), 6).size());
             } else {
                 loaded = QString("ok %1").arg(kms::load_labels(path.toStdString()).size());
             }

@@ -61,7 +61,14 @@ int predict(const Args& args) {
                                                     input + " has " + std::to_string(data.d()));
     const std::size_t n = data.n(), d = data.d();
     auto points = std::make_shared<const Matrix<double>>(std::move(data.points));
-    const Assignment assignment = assign(points, centroids, config);
+    Assignment assignment;
+    try {
+        assignment = assign(points, centroids, config);
+    } catch (const InputError& error) {  // the engine's "the centroids" / "the data": their files
+        if (error.source() == "the centroids") throw InputError::whole(centroids_path, error.reason());
+        if (error.source() == "the data") throw InputError::whole(input, error.reason());
+        throw;
+    }
 
     if (report == "json") {
         std::printf("{\"type\":\"predict\",\"data\":\"%s\",\"centroids\":\"%s\",\"n\":%zu,\"d\":%zu,\"k\":%zu,"

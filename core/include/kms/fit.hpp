@@ -217,4 +217,19 @@ std::optional<std::size_t> pick_race_winner(const std::vector<RacedCandidate>& r
 // non-negative numbers with a positive sum (the first bad one is named by index).
 void check_sample_weight(const std::vector<double>& weights, std::size_t n, const std::string& source_name);
 
+// The sample weights a fit in `precision` can work with (issue 39), checked by fit()
+// on host data before any work: kms::InputError naming `source_name` and the range
+// when a positive weight is outside [smallest normal, largest] of the precision, or the
+// weights' sum times the largest |x| overflows (the update's weighted sums). The data's
+// own range (squared distances that overflow or underflow) every solver checks
+// (check_solver_data, kms/solver_support.hpp). Refused, not rescaled.
+void check_weight_range(const Matrix<double>& points, const std::vector<double>* weights, Precision precision,
+                        const std::string& source_name);
+void check_weight_range(const Matrix<float>& points, const std::vector<double>* weights, Precision precision,
+                        const std::string& source_name);
+// kms::InputError naming `source_name` unless every centroid coordinate and the inertia are
+// finite: a non-finite result is never reported as success (what overflowed, what helps).
+void check_finite_result(const Matrix<double>& centroids, double inertia, Precision precision,
+                         const std::string& source_name);
+
 }  // namespace kms

@@ -17,15 +17,29 @@ namespace kms {
 // that size can overflow `precision` in d dimensions.
 double coordinate_limit(Precision precision, std::size_t d);
 
+// Smallest largest-column-range (max - min) of a data set whose squared distances do
+// not underflow `precision`: sqrt(smallest normal number), f64 1.5e-154, f32 1.1e-19.
+double spread_limit(Precision precision);
+
+// Throws kms::Error (`what` names the array) when `max_abs` exceeds coordinate_limit()
+// (squared distances overflow) or a nonzero `spread` is under spread_limit() (they
+// underflow to 0: points apart at distance 0, one cluster takes all; issue 39). Refused,
+// not rescaled: the message says to rescale by a power of two, or use f64.
+void check_coordinate_range(double max_abs, double spread, std::size_t d, Precision precision, const char* what);
+
 // Throws kms::Error for an empty data set, and for coordinates so large that a
-// squared distance (or the conversion to float) would overflow: every distance
-// would be infinite and the labels meaningless.
-void check_solver_data(const Matrix<double>& points, Precision precision, int threads = 1);
-void check_solver_data(const Matrix<float>& points, Precision precision, int threads = 1);
+// squared distance (or the conversion to float) would overflow, or so close together
+// that every squared distance underflows (check_coordinate_range): every distance
+// would be infinite or 0 and the labels meaningless. `whole` = false: a block of a
+// data set split over ranks, whose own spread says nothing (only the overflow is checked).
+void check_solver_data(const Matrix<double>& points, Precision precision, int threads = 1, bool whole = true);
+void check_solver_data(const Matrix<float>& points, Precision precision, int threads = 1, bool whole = true);
 
 // Throws kms::Error unless `centroids` are 1 <= k <= n finite rows of d coordinates
 // within coordinate_limit().
-void check_initial_centroids(const Matrix<double>& centroids, std::size_t n, std::size_t d, Precision precision);
+// `what` names them in messages (predict's are "the centroids").
+void check_initial_centroids(const Matrix<double>& centroids, std::size_t n, std::size_t d, Precision precision,
+                             const char* what = "the initial centroids");
 
 // scikit-learn's rule for EmptyClusterPolicy::Farthest: the `count` points
 // farthest from their own centroid (`distance`, one per point), largest first,

@@ -10,6 +10,7 @@
 
 #include "detail/io_detail.hpp"
 #include "kms/error.hpp"
+#include "kms/short_number.hpp"
 #include "kms/io.hpp"
 
 namespace kms {
@@ -103,8 +104,25 @@ std::vector<std::int32_t> load_labels(const std::string& path, const LoadOptions
 
 std::vector<double> load_sample_weights(const std::string& path, std::size_t expected, const LoadOptions& options) {
     io_detail::FileBytes bytes = io_detail::read_whole_file(path, options);
-    const std::string_view text = bytes.view();
     std::vector<double> weights;
+    if (io_detail::has_npy_magic(bytes.view())) {
+        // A NumPy array of n weights (its 1-D shape reads as n × 1), not text with a binary header.
+        const Matrix<double> array = io_detail::parse_npy_matrix(path, bytes, options);
+        if (array.cols() != 1)
+            throw InputError::whole(path, "sample weights must be a 1-D array, this .npy file holds " +
+                                              std::to_string(array.rows()) + " × " + std::to_string(array.cols()) +
+                                              " values");
+        weights.assign(array.values().begin(), array.values().end());
+        for (std::size_t i = 0; i < weights.size(); ++i)
+            if (weights[i] < 0.0)
+                throw InputError::whole(path, "the weight " + short_number(weights[i]) + " (element " +
+                                                  std::to_string(i) + ") is negative");
+        if (weights.size() != expected)
+            throw InputError::whole(path, "has " + std::to_string(weights.size()) + " weights but the data has " +
+                                              std::to_string(expected) + " points");
+        return weights;
+    }
+    const std::string_view text = io_detail::skip_utf8_bom(bytes.view());  // the data loader's rule
     weights.reserve(expected);
     std::size_t pos = 0;
     std::uint64_t line = 0;
@@ -120,12 +138,13 @@ std::vector<double> load_sample_weights(const std::string& path, std::size_t exp
         if (field.empty()) throw InputError::at_line(path, line, "empty line: expected one weight per line");
         double value = 0.0;
         const auto [stop, error] = std::from_chars(field.data(), field.data() + field.size(), value);
+        // Tokens quoted as the data loader quotes them: shortened, bytes that do not print escaped.
         if (error == std::errc::result_out_of_range && stop == field.data() + field.size())
-            throw InputError::at_line(path, line, "the weight " + std::string(field.substr(0, 40)) + " is out of range");
+            throw InputError::at_line(path, line, "the weight " + io_detail::quote_token(field) + " is out of range");
         if (error != std::errc() || stop != field.data() + field.size())
-            throw InputError::at_line(path, line, "'" + std::string(field.substr(0, 40)) + "' is not a number");
+            throw InputError::at_line(path, line, io_detail::quote_token(field) + " is not a number");
         if (!std::isfinite(value)) throw InputError::at_line(path, line, "the weight is not finite");
-        if (value < 0.0) throw InputError::at_line(path, line, "the weight " + std::string(field) + " is negative");
+        if (value < 0.0) throw InputError::at_line(path, line, "the weight " + io_detail::quote_token(field) + " is negative");
         if (weights.size() == expected)
             throw InputError::at_line(path, line, "more weights than the " + std::to_string(expected) + " points");
         weights.push_back(value);

@@ -126,8 +126,7 @@ double parse_coordinate(const std::string& path, std::uint64_t line, const std::
 
 GeoTable load_geo_table(const std::string& path, const GeoColumns& columns, const LoadOptions& options) {
     io_detail::FileBytes bytes = io_detail::read_whole_file(path, options);
-    std::string_view rest = bytes.view();
-    if (rest.substr(0, 3) == "\xEF\xBB\xBF") rest.remove_prefix(3);
+    std::string_view rest = io_detail::skip_utf8_bom(bytes.view());
     const std::uint64_t total = bytes.size;
 
     GeoTable table;

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,6 +17,7 @@
 #include "kms/communicator.hpp"
 #include "kms/device_group_solver.hpp"
 #include "kms/error.hpp"
+#include "kms/short_number.hpp"
 
 namespace kms {
 
@@ -139,8 +142,31 @@ std::unique_ptr<Solver> make_fit_solver(const SolverConfig& config, const FitOpt
 // `seed(init)` chooses a restart's initial centroids (host data: the back end's
 // initialiser or the CPU's; device data: the back end's device initialiser).
 template <typename Attach, typename Seed>
+FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer,
+                        std::stop_token stop, const std::string& source_name, const std::function<void()>& check_data,
+                        Attach attach, Seed seed);
+
+// Running out of memory anywhere in a fit is a message with the sizes (issue 39: a row of
+// 25 M columns ended in "terminate called after throwing std::bad_alloc").
+template <typename Attach, typename Seed>
 FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer, std::stop_token stop,
-                  const std::string& source_name, Attach attach, Seed seed) {
+                  const std::string& source_name, const std::function<void()>& check_data, Attach attach, Seed seed) {
+    try {
+        return run_fit_steps(n, d, options, observer, stop, source_name, check_data, attach, seed);
+    } catch (const std::bad_alloc&) {
+        const double bytes = double(n) * double(d) * (options.solver.precision == Precision::F32 ? 4.0 : 8.0);
+        throw Error(source_name + ": not enough memory to fit k = " + std::to_string(options.k) + " clusters to " +
+                    std::to_string(n) + " points × " + std::to_string(d) + " coordinates (" +
+                    std::string(to_string(options.solver.precision)) + ": " + short_number(bytes / 1048576.0) +
+                    " MiB of points, with the solver's labels, bounds and sums on top)" +
+                    (options.solver.precision == Precision::F64 ? "; --precision f32 halves it" : ""));
+    }
+}
+
+template <typename Attach, typename Seed>
+FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer,
+                        std::stop_token stop, const std::string& source_name, const std::function<void()>& check_data,
+                        Attach attach, Seed seed) {
     // Under ranks, a failure of the set-up or of a seeding (k > n, initial centroids
     // of the wrong shape: every rank meets it alike) is agreed on before the next
     // collective, so that it is reported once and no rank is left waiting.
@@ -156,6 +182,7 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
                                                      " must be between 1 and the number of points n = " +
                                                      std::to_string(n));
         if (options.sample_weight) check_sample_weight(*options.sample_weight, n, source_name);
+        if (check_data) check_data();  // the weights against the data (check_weight_range), where the points are on the host
         const SolverChoice choice = choose_solver(options.solver, n, d, options.k);
         result.solver = options.solver;
         result.solver.algorithm = choice.algorithm;
@@ -170,7 +197,12 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
     });
     // The points (this rank's block) and weights of any solver of the run.
     auto prepare = [&](Solver& solver) {
-        attach(solver, first_row, rows);
+        try {
+            attach(solver, first_row, rows);
+        } catch (const InputError& error) {  // the solver's refusal of "the data" (their range): name them
+            if (error.source() == "the data") throw InputError::whole(source_name, error.reason());
+            throw;
+        }
         if (options.sample_weight)
             solver.set_sample_weight(
                 options.ranks ? std::make_shared<const std::vector<double>>(
@@ -252,7 +284,7 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
         // Lowest inertia wins; ties keep the earlier (lower) seed. A restart
         // cancelled before its first step has no state worth keeping.
         const bool candidate = restart.iterations > 0;
-        if (candidate && (!have_best || restart.inertia < result.inertia)) {
+        if (candidate && (!have_best || restart.inertia < result.inertia || !std::isfinite(result.inertia))) {
             have_best = true;
             result.best_restart = r;
             result.initial_centroids = std::move(initial);
@@ -272,6 +304,8 @@ FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitOb
         std::copy(all.begin(), all.end(), result.labels.begin());
     }
     if (!have_best) result.labels.clear();  // no restart completed a step
+    // Never a non-finite result reported as success (issue 39: weights of 1e307 gave a NaN inertia, "converged").
+    if (have_best) check_finite_result(result.centroids, result.inertia, options.solver.precision, source_name);
     if (stop.stop_requested()) result.stop_reason = StopReason::Cancelled;
     return result;
 }
@@ -306,6 +340,7 @@ FitResult fit_over_devices(const std::shared_ptr<const Matrix<T>>& points, const
     seeding.cuda_device = options.devices.front();
     FitResult result = run_fit(
         points->rows(), points->cols(), options, observer, stop, source_name,
+        [&] { check_weight_range(*points, options.sample_weight.get(), options.solver.precision, source_name); },
         [&](Solver& solver, std::size_t, std::size_t) { solver.set_data(points); },
         [&](const InitOptions& init) { return initialize_centroids_for(seeding, *points, options.k, init, source_name); });
     const std::vector<std::size_t> first =
@@ -324,6 +359,7 @@ FitResult fit_host_rows(const std::shared_ptr<const Matrix<T>>& points, const Fi
     if (!options.devices.empty()) return fit_over_devices(points, options, observer, stop, source_name);
     return run_fit(
         points->rows(), points->cols(), options, observer, stop, source_name,
+        [&] { check_weight_range(*points, options.sample_weight.get(), options.solver.precision, source_name); },
         [&](Solver& solver, std::size_t first_row, std::size_t rows) { attach_block(solver, points, options, first_row, rows); },
         [&](const InitOptions& init) {
             return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
@@ -361,6 +397,7 @@ FitResult fit_block_of(const std::shared_ptr<const Matrix<T>>& block, std::size_
     if (!options.devices.empty()) throw UsageError("--devices is not taken by a fit over MPI ranks");
     return run_fit(
         global_rows, block->cols(), options, observer, {}, source_name,
+        [&] { check_weight_range(*block, options.sample_weight.get(), options.solver.precision, source_name); },
         [&](Solver& solver, std::size_t expected_first, std::size_t expected_rows) {
             if (expected_first != first_row || expected_rows != block->rows())
                 throw Error("rank " + std::to_string(options.ranks->rank()) + " holds rows [" + std::to_string(first_row) +
@@ -394,7 +431,7 @@ FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& opti
     if (options.ranks || !options.devices.empty())
         throw Error("a fit over ranks or several devices takes host data, not device arrays");
     return run_fit(
-        points->rows, points->cols, options, observer, stop, source_name,
+        points->rows, points->cols, options, observer, stop, source_name, {},  // device data: unchecked range
         [&](Solver& solver, std::size_t, std::size_t) { solver.set_device_data(points); },
         [&](const InitOptions& init) {
             return initialize_centroids_for(options.solver, *points, options.k, init, source_name);
@@ -409,7 +446,7 @@ void check_sample_weight(const std::vector<double>& weights, std::size_t n, cons
     for (std::size_t i = 0; i < n; ++i) {
         if (!std::isfinite(weights[i]) || weights[i] < 0.0)
             throw InputError::whole(source_name, "sample weight " + std::to_string(i + 1) + " (" +
-                                                     std::to_string(weights[i]) +
+                                                     short_number(weights[i]) +
                                                      ") is not a non-negative finite number");
         total += weights[i];
     }

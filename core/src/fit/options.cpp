@@ -158,6 +158,13 @@ ParsedOptions::ParsedOptions(const std::vector<std::string>& args, std::initiali
         }
         if (!has_value) {
             if (i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
+            // "sweep --scores --report json" took --report as --scores' value and then
+            // complained about 'json' (issue 39): a value that starts with -- is an option.
+            if (args[i + 1].rfind("--", 0) == 0)
+                throw UsageError("option " + name + " needs a value, but the next argument is " +
+                                 (find_spec(tables_, args[i + 1].substr(0, args[i + 1].find('='))) ? "the option "
+                                                                                                     : "") +
+                                 args[i + 1] + " (" + name + "=VALUE takes a value that starts with --)");
             value = args[++i];
         }
         values_[name] = value;

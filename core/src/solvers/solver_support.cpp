@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <numeric>
 #include <string>
+#include <vector>
 
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
+#include "kms/short_number.hpp"
 
 namespace kms {
 
@@ -18,44 +21,115 @@ double coordinate_limit(Precision precision, std::size_t d) {
     return std::sqrt(largest) / (2.0 * std::sqrt(static_cast<double>(std::max<std::size_t>(d, 1))));
 }
 
-namespace {
-template <typename T>
-void check_range(std::span<const T> values, std::size_t d, Precision precision, int threads, const char* what) {
-    double max_abs = 0.0;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) reduction(max : max_abs)
-    for (std::size_t i = 0; i < values.size(); ++i) max_abs = std::max(max_abs, std::abs(static_cast<double>(values[i])));
+void check_coordinate_range(double max_abs, double spread, std::size_t d, Precision precision, const char* what) {
+    const std::string f64_helps = precision == Precision::F32 ? " or use --precision f64" : "";
     const double limit = coordinate_limit(precision, d);
     if (max_abs > limit)
-        throw Error(std::string(what) + " has coordinates up to " + std::to_string(max_abs) + ", too large for " +
-                    std::string(to_string(precision)) + " distances (limit " + std::to_string(limit) +
-                    "): rescale the data" + (precision == Precision::F32 ? " or use --precision f64" : ""));
+        throw InputError::whole(what, "coordinates up to " + short_number(max_abs) + ", too large for " +
+                    std::string(to_string(precision)) + " distances at d = " + std::to_string(d) + " (limit " +
+                    short_number(limit) + "): rescale the data (divide it by a power of two)" + f64_helps);
+    const double needed = spread_limit(precision);
+    if (spread > 0.0 && spread < needed)
+        throw InputError::whole(what, "coordinates spread over only " + short_number(spread) +
+                    " (the largest max - min of a column), too little for " + std::string(to_string(precision)) +
+                    " distances (limit " + short_number(needed) +
+                    "): squared distances underflow to 0; rescale the data (multiply it by a power of two)" + f64_helps);
+}
+
+double spread_limit(Precision precision) {
+    return std::sqrt(precision == Precision::F32 ? static_cast<double>(std::numeric_limits<float>::min())
+                                                 : std::numeric_limits<double>::min());
+}
+
+namespace {
+// The largest |x| and the largest column range (max - min) of rows × d values.
+template <typename T>
+void value_range(const T* values, std::size_t rows, std::size_t d, int threads, bool with_spread, double& max_abs,
+                 double& spread) {
+    max_abs = 0.0;
+    spread = 0.0;
+    const std::size_t count = rows * d;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) reduction(max : max_abs)
+    for (std::size_t i = 0; i < count; ++i) max_abs = std::max(max_abs, std::abs(static_cast<double>(values[i])));
+    if (!with_spread || rows < 2) return;
+    // Blocks of up to 512 columns, each over all rows (reads of a row's block are
+    // contiguous); a thread's low and high are one block's, never d values a thread (a
+    // row of 25 M columns made per-thread copies gigabytes: issue 39).
+    constexpr std::size_t kBlock = 512;
+    const auto blocks = static_cast<std::ptrdiff_t>((d + kBlock - 1) / kBlock);
+    if (blocks == 1) {  // d <= 512: the threads split the rows, each with its own low and high
+        std::vector<double> low(values, values + d), high(low);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+        {
+            double my_low[kBlock], my_high[kBlock];
+            std::copy(low.begin(), low.end(), my_low);
+            std::copy(high.begin(), high.end(), my_high);
+#pragma omp for schedule(static)
+            for (std::ptrdiff_t i = 1; i < static_cast<std::ptrdiff_t>(rows); ++i) {
+                const T* row = values + static_cast<std::size_t>(i) * d;
+                for (std::size_t j = 0; j < d; ++j) {
+                    const double x = static_cast<double>(row[j]);
+                    my_low[j] = std::min(my_low[j], x);
+                    my_high[j] = std::max(my_high[j], x);
+                }
+            }
+#pragma omp critical(kms_value_range)
+            for (std::size_t j = 0; j < d; ++j) {
+                low[j] = std::min(low[j], my_low[j]);
+                high[j] = std::max(high[j], my_high[j]);
+            }
+        }
+        for (std::size_t j = 0; j < d; ++j) spread = std::max(spread, high[j] - low[j]);
+        return;
+    }
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) reduction(max : spread)
+    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
+        const std::size_t first = static_cast<std::size_t>(b) * kBlock, width = std::min(kBlock, d - first);
+        double low[kBlock], high[kBlock];
+        for (std::size_t j = 0; j < width; ++j) low[j] = high[j] = static_cast<double>(values[first + j]);
+        for (std::size_t i = 1; i < rows; ++i) {
+            const T* row = values + i * d + first;
+            for (std::size_t j = 0; j < width; ++j) {
+                const double x = static_cast<double>(row[j]);
+                low[j] = std::min(low[j], x);
+                high[j] = std::max(high[j], x);
+            }
+        }
+        for (std::size_t j = 0; j < width; ++j) spread = std::max(spread, high[j] - low[j]);
+    }
 }
 
 template <typename T>
-void check_data(const Matrix<T>& points, Precision precision, int threads) {
+void check_data(const Matrix<T>& points, Precision precision, int threads, bool whole) {
     if (points.rows() == 0 || points.cols() == 0) throw Error("the data set is empty");
-    check_range(points.span(), points.cols(), precision, std::max(threads, 1), "the data");
+    double max_abs = 0.0, spread = 0.0;
+    value_range(points.data(), points.rows(), points.cols(), std::max(threads, 1), whole, max_abs, spread);
+    check_coordinate_range(max_abs, spread, points.cols(), precision, "the data");
 }
 }  // namespace
 
-void check_solver_data(const Matrix<double>& points, Precision precision, int threads) {
-    check_data(points, precision, threads);
+void check_solver_data(const Matrix<double>& points, Precision precision, int threads, bool whole) {
+    check_data(points, precision, threads, whole);
 }
-void check_solver_data(const Matrix<float>& points, Precision precision, int threads) {
-    check_data(points, precision, threads);
+void check_solver_data(const Matrix<float>& points, Precision precision, int threads, bool whole) {
+    check_data(points, precision, threads, whole);
 }
 
-void check_initial_centroids(const Matrix<double>& centroids, std::size_t n, std::size_t d, Precision precision) {
-    if (centroids.rows() < 1) throw Error("k must be at least 1");
+void check_initial_centroids(const Matrix<double>& centroids, std::size_t n, std::size_t d, Precision precision,
+                             const char* what) {
+    // Refusals of the input: InputError (Python's ValueError), named by `what`.
+    if (centroids.rows() < 1) throw InputError::whole(what, "k must be at least 1");
     if (centroids.cols() != d)
-        throw Error("initial centroids have " + std::to_string(centroids.cols()) + " coordinates, the data " +
-                    std::to_string(d));
+        throw InputError::whole(what, "have " + std::to_string(centroids.cols()) + " coordinates, the data " +
+                                          std::to_string(d));
     if (centroids.rows() > n)
-        throw Error("k = " + std::to_string(centroids.rows()) + " is larger than the number of points n = " +
-                    std::to_string(n));
+        throw InputError::whole(what, "k = " + std::to_string(centroids.rows()) +
+                                          " is larger than the number of points n = " + std::to_string(n));
     for (double v : centroids.values())
-        if (!std::isfinite(v)) throw Error("initial centroids contain NaN or Inf");
-    check_range(std::span<const double>(centroids.values()), d, precision, 1, "the initial centroids");
+        if (!std::isfinite(v)) throw InputError::whole(what, "contain NaN or Inf");
+    double max_abs = 0.0, spread = 0.0;
+    value_range(centroids.data(), centroids.rows(), d, 1, false, max_abs, spread);
+    check_coordinate_range(max_abs, 0.0, d, precision, what);
 }
 
 template <typename T>

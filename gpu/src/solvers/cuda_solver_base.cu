@@ -194,13 +194,12 @@ void CudaSolverBase<T>::set_device_data(std::shared_ptr<const DeviceMatrix> poin
     ColumnStats stats = as_float ? column_stats(static_cast<const float*>(points->data), n, d, stream_)
                                  : column_stats(static_cast<const double*>(points->data), n, d, stream_);
     if (stats.non_finite) throw Error("the data contain NaN or infinite values");
-    double max_abs = 0.0;
-    for (int j = 0; j < d; ++j) max_abs = std::max({max_abs, std::abs(stats.low[j]), std::abs(stats.high[j])});
-    const double limit = coordinate_limit(config_.precision, static_cast<std::size_t>(d));
-    if (max_abs > limit)
-        throw Error("the data has coordinates up to " + std::to_string(max_abs) + ", too large for " +
-                    std::string(to_string(config_.precision)) + " distances (limit " + std::to_string(limit) +
-                    "): rescale the data" + (config_.precision == Precision::F32 ? " or use --precision f64" : ""));
+    double max_abs = 0.0, spread = 0.0;
+    for (int j = 0; j < d; ++j) {
+        max_abs = std::max({max_abs, std::abs(stats.low[j]), std::abs(stats.high[j])});
+        spread = std::max(spread, stats.high[j] - stats.low[j]);
+    }
+    check_coordinate_range(max_abs, spread, static_cast<std::size_t>(d), config_.precision, "the data");
     n_ = n;
     d_ = d;
     first_row_ = 0;

@@ -80,7 +80,7 @@ std::vector<std::int32_t> assign_labels_of(const Matrix<Source>& points, const M
     if (centroids.cols() != points.cols())
         throw Error("the centroids have " + std::to_string(centroids.cols()) + " coordinates, the data " +
                     std::to_string(points.cols()));
-    check_initial_centroids(centroids, centroids.rows(), points.cols(), precision);
+    check_initial_centroids(centroids, centroids.rows(), points.cols(), precision, "the centroids");
     threads = threads > 0 ? threads : omp_get_max_threads();
     return precision == Precision::F32 ? assign_in<float>(points, centroids, threads, inertia, weights)
                                        : assign_in<double>(points, centroids, threads, inertia, weights);

@@ -452,7 +452,7 @@ protected:
         if (!points) throw Error("the data set is empty");
         if (partition_.comm) {  // a block: may be empty, must lie inside the data set
             if (points->cols() == 0) throw Error("the data set is empty");
-            if (points->rows() > 0) check_solver_data(*points, config_.precision, threads_);
+            if (points->rows() > 0) check_solver_data(*points, config_.precision, threads_, false);
             if (partition_.first_row + points->rows() > partition_.global_rows)
                 throw Error("rank " + std::to_string(partition_.comm->rank()) + "'s block (rows " +
                             std::to_string(partition_.first_row) + " + " + std::to_string(points->rows()) +
