@@ -303,6 +303,34 @@ private slots:
                                                                  found(c, 1)));
             QVERIFY(nearest < 3.0);
         }
+        // Issue 39: --init takes the degrees --centroids-out wrote (it read them as km): a run
+        // restarted from its own centroids stops where it was, at the same inertia.
+        for (const char* frame : {"equirectangular", "sphere"}) {
+            const Cli first = run_cli({"run", "--input", path("gen.csv"), "--geo", "--geo-projection", frame, "--k", "3",
+                                       "--seed", "5", "--report", "json", "--centroids-out", path("first.csv")});
+            QVERIFY2(first.exit_code == 0, qPrintable(first.err));
+            const Cli again = run_cli({"run", "--input", path("gen.csv"), "--geo", "--geo-projection", frame, "--k", "3",
+                                       "--init", path("first.csv"), "--report", "json"});
+            QVERIFY2(again.exit_code == 0, qPrintable(again.err));
+            const auto inertia = [](const Cli& cli) {
+                return QJsonDocument::fromJson(cli.out.split('\n', Qt::SkipEmptyParts).back().toUtf8())
+                    .object()["inertia"]
+                    .toDouble();
+            };
+            QVERIFY2(std::fabs(inertia(again) - inertia(first)) <= 1e-6 * inertia(first),
+                     qPrintable(QString("%1: %2 then %3").arg(frame).arg(inertia(first)).arg(inertia(again))));
+        }
+        write(path("three.csv"), "50,4,0\n51,5,0\n52,6,0\n");
+        const Cli three = run_cli({"run", "--input", path("gen.csv"), "--geo", "--k", "3", "--init", path("three.csv")});
+        QCOMPARE(three.exit_code, 1);
+        QVERIFY2(three.err.contains(path("three.csv") + ": the initial centroids are 3 rows × 3 columns; expected k = 3 "
+                                                        "rows of latitude, longitude in degrees"),
+                 qPrintable(three.err));
+        write(path("badlat.csv"), "50,4\n51,5\n95,6\n");
+        const Cli badlat = run_cli({"run", "--input", path("gen.csv"), "--geo", "--k", "3", "--init", path("badlat.csv")});
+        QCOMPARE(badlat.exit_code, 1);
+        QVERIFY2(badlat.err.contains(path("badlat.csv") + ": latitude 95 of centroid 3 is outside [-90, 90] degrees"),
+                 qPrintable(badlat.err));
         // Columns named on the command line; the sphere forced; refused values exit 1 with path:line.
         write(path("named.csv"), "name,y,x\nA,50.1,4.2\nB,50.2,4.3\nC,52.9,8.8\n");
         const Cli named = run_cli({"run", "--input", path("named.csv"), "--lat", "y", "--lon", "x", "--k", "2",

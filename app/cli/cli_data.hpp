@@ -38,6 +38,12 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed);
 // loaded whole by every rank, as load_cli_data.
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit);
 
+// --geo with --init FILE: the file holds latitude, longitude in degrees, as
+// --centroids-out writes them (one frame in and out: issue 39); they are checked
+// (2 columns, each value in range, file and line named) and projected as the data
+// were, into fit.init.given. Anything else: fit is left as it is.
+void project_geo_initial_centroids(const CliData& data, FitOptions& fit);
+
 // " lat, lon" lines / JSON array of centroids in degrees, for geographic runs.
 std::string geo_centroids_json(const Matrix<double>& degrees);
 

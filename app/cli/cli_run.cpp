@@ -153,6 +153,7 @@ int run(const Args& args) {
     const Dataset& data = loaded.data;
     const auto& points = loaded.points;
     fit_options.sample_weight = loaded.weights;
+    project_geo_initial_centroids(loaded, fit_options);  // --geo --init FILE: degrees, as the outputs
 
     const bool json = report == "json";
     const std::string header = "# data " + data.name + ": n = " + std::to_string(loaded.rows()) +
