@@ -22,6 +22,7 @@
 #include "kms/generate.hpp"
 #include "kms/random.hpp"
 #include "kms/scores.hpp"
+#include "kms/short_number.hpp"
 #include "kms/spectral.hpp"
 #include "test_support.hpp"
 
@@ -289,6 +290,30 @@ private slots:
             QFAIL("coincident representatives accepted");
         } catch (const kms::InputError& error) {
             QVERIFY2(std::string(error.what()).find("same.csv") == 0, error.what());
+        }
+    }
+
+    // Issue 39: a sigma far below the representatives' distances gave a graph without edges,
+    // all eigenvalues 0 and arbitrary labels, exit 0. Refused, naming sigma and the neighbours.
+    void degenerateGraphIsRefusedNamingSigma() {
+        REQUIRE_LAPACK();
+        const kms::Dataset data = kms::generate_dataset("moons:n=200", 1);
+        const auto points = std::make_shared<const kms::Matrix<double>>(data.points);
+        for (const double sigma : {1e-200, 1e-10}) {
+            kms::SpectralOptions options = small_options(2, 1, 50);
+            options.sigma = sigma;
+            try {
+                kms::spectral_cluster(points, options, {}, {}, "moons.csv");
+                QFAIL("a graph without edges accepted");
+            } catch (const kms::InputError& error) {
+                const std::string text = error.what();
+                QVERIFY2(text.find("moons.csv: 50 of 50 representatives (the first: 0) have no edge in the similarity "
+                                   "graph with sigma = " + kms::short_number(sigma) + " (given (--sigma))") == 0,
+                         error.what());
+                QVERIFY2(text.find("nearest neighbours") != std::string::npos ||
+                             text.find("every other representative") != std::string::npos,
+                         error.what());
+            }
         }
     }
 

@@ -12,6 +12,7 @@
 #include "kms/backends.hpp"
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
+#include "kms/short_number.hpp"
 
 namespace kms {
 
@@ -145,6 +146,42 @@ Matrix<double> normalized_laplacian(const Matrix<double>& w, int threads) {
     return l;
 }
 
+namespace {
+// A graph the eigenvectors can say something about (issue 39): every similarity finite
+// (a σ² that underflows to 0 made 0/0 of coincident representatives, and LAPACK then
+// refused a parameter) and no representative without an edge (a σ far below the
+// distances: every exp(-d²/2σ²) is 0, all eigenvalues 0, the labels arbitrary). Refused
+// with σ, its rule and the neighbour count, not repaired: a repaired σ would be a choice
+// the user did not make.
+void check_similarity_graph(const Matrix<double>& w, const SpectralResult& result, const std::string& source_name) {
+    const std::size_t r = w.rows();
+    const std::string edges = result.neighbours ? "its " + std::to_string(result.neighbours) + " nearest neighbours"
+                                                : "every other representative (a full graph)";
+    const std::string sigma = "sigma = " + short_number(result.sigma) + " (" + result.sigma_rule + ")";
+    std::size_t isolated = 0, first_isolated = r;
+    for (std::size_t i = 0; i < r; ++i) {
+        double degree = 0.0;
+        for (std::size_t j = 0; j < r; ++j) {
+            if (!std::isfinite(w(i, j)))
+                throw InputError::whole(source_name, "the similarity of representatives " + std::to_string(i) + " and " +
+                                                         std::to_string(j) + " is not a finite number with " + sigma +
+                                                         ", over " + edges + ": give a larger --sigma");
+            degree += w(i, j);
+        }
+        if (!(degree > 0.0)) {
+            if (isolated++ == 0) first_isolated = i;
+        }
+    }
+    if (isolated > 0)
+        throw InputError::whole(source_name, std::to_string(isolated) + " of " + std::to_string(r) +
+                                                 " representatives (the first: " + std::to_string(first_isolated) +
+                                                 ") have no edge in the similarity graph with " + sigma +
+                                                 ": exp(-d^2 / 2 sigma^2) is 0 to " + edges +
+                                                 "; give a larger --sigma (or leave it out: the median-distance rule) "
+                                                 "or more --neighbours");
+}
+}  // namespace
+
 std::size_t eigengap_clusters(const std::vector<double>& values, std::size_t max_clusters) {
     const std::size_t last = std::min(max_clusters, values.size() > 0 ? values.size() - 1 : 0);
     if (last < 2) throw UsageError("--k auto needs at least 3 representatives");
@@ -223,8 +260,10 @@ SpectralResult spectral_cluster(std::shared_ptr<const Matrix<double>> points, co
                                                  "few distinct points for " + std::to_string(r) +
                                                  " representatives; lower --representatives or give --sigma");
     }
-    const Matrix<double> laplacian = normalized_laplacian(
-        gaussian_similarity(centroids, result.sigma, result.neighbours ? &graph_neighbours : nullptr, threads), threads);
+    const Matrix<double> similarity =
+        gaussian_similarity(centroids, result.sigma, result.neighbours ? &graph_neighbours : nullptr, threads);
+    check_similarity_graph(similarity, result, source_name);
+    const Matrix<double> laplacian = normalized_laplacian(similarity, threads);
     result.times.similarity_ms = ms_since(start);
     if (stop.stop_requested()) {
         result.cancelled = true;
