@@ -57,6 +57,7 @@ struct RestartResult {
     StopReason stop_reason = StopReason::NotStopped;
     double inertia = 0.0;      // of its final labels and centroids
     double time_ms = 0.0;      // its steps' summed time
+    InitStats init;            // its seeding: time, distances (k-means‖: candidates, rounds)
 };
 
 struct FitResult {

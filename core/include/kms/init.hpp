@@ -21,16 +21,35 @@ enum class InitMethod {
     KMeansPlusPlus,        // D² sampling (Arthur & Vassilvitskii)
     GreedyKMeansPlusPlus,  // D² sampling with scikit-learn's local trials (2 + ⌊ln k⌋ candidates)
     Maximin,               // farthest point: first at random, then the point farthest from all chosen
-    File                   // centroids read from a file (any loader format)
+    File,                  // centroids read from a file (any loader format)
+    KMeansParallel         // k-means‖ (Bahmani et al. 2012): rounds of independent D² sampling of
+                           // oversampling·k candidates each, reduced to k by weighted k-means++
+};
+
+// What a seeding cost, filled where InitOptions::stats points.
+struct InitStats {
+    double time_ms = 0.0;
+    std::uint64_t point_centroid_distances = 0;     // point-to-centre distances evaluated
+    std::uint64_t centroid_centroid_distances = 0;  // centre-to-centre distances (the bounds' own)
+    std::uint64_t candidates = 0;                   // k-means‖: candidates reduced to k (0 otherwise)
+    int rounds = 0;                                 // k-means‖: sampling rounds run
 };
 
 std::string_view to_string(InitMethod);
-std::optional<InitMethod> parse_init_method(std::string_view);  // random|kmeans++|greedy-kmeans++|maximin
+// random|kmeans++|greedy-kmeans++|maximin|kmeans-parallel (also spelt k-means||)
+std::optional<InitMethod> parse_init_method(std::string_view);
 
 struct InitOptions {
     InitMethod method = InitMethod::KMeansPlusPlus;
     std::uint64_t seed = 0;
     int greedy_trials = 0;   // 0 = scikit-learn's default 2 + ⌊ln k⌋
+    // k-means++ and greedy k-means++ (and k-means‖'s rounds): skip the distances the
+    // triangle inequality rules out (Raff, IJCAI 2021), with a margin for rounding, so
+    // the centres are bitwise those without (one process; ranks take the plain passes).
+    bool bounds = true;
+    double oversampling = 2.0;  // k-means‖: each round samples oversampling·k candidates expected
+    int parallel_rounds = 5;    // k-means‖: sampling rounds (more if fewer than k candidates came)
+    InitStats* stats = nullptr; // filled when set (time, distances, candidates)
     std::string path;        // for InitMethod::File
     // InitMethod::File with centroids already in memory (the Python module's
     // init=array): used instead of reading `path`, checked the same way.

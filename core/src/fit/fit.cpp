@@ -216,8 +216,10 @@ FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options,
     // ranks would have to agree on timings): the first restart's centroids are chosen
     // now, each candidate runs a few steps from them, and the fastest runs the fit.
     std::optional<Matrix<double>> first_initial;
+    InitStats first_stats;
     if (will_race) {
         InitOptions init = options.init;
+        init.stats = &first_stats;
         if (options.sample_weight) init.sample_weight = *options.sample_weight;
         if (!init.cancel.stop_possible()) init.cancel = stop;
         try {
@@ -249,12 +251,18 @@ FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options,
         init.seed = options.init.seed + static_cast<std::uint64_t>(r);
         if (options.sample_weight) init.sample_weight = *options.sample_weight;
         if (!init.cancel.stop_possible()) init.cancel = stop;
+        InitStats init_stats;
+        init.stats = &init_stats;
         Matrix<double> initial;
         bool cancelled = false;
         agreed(options.ranks.get(), [&] {
             try {
-                if (r == 0 && first_initial) initial = std::move(*first_initial);  // the race's centroids
-                else initial = seed(init);
+                if (r == 0 && first_initial) {
+                    initial = std::move(*first_initial);  // the race's centroids
+                    init_stats = first_stats;
+                } else {
+                    initial = seed(init);
+                }
             } catch (const Error&) {
                 cancelled = stop.stop_requested();  // cancelled while choosing centroids
                 if (!cancelled) throw;
@@ -277,6 +285,7 @@ FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options,
         restart.stop_reason = solver.converged() ? solver.stop_reason() : StopReason::Cancelled;
         restart.inertia = solver.iteration() > 0 ? solver.inertia() : 0.0;
         restart.time_ms = run.step_time_ms();
+        restart.init = init_stats;
         result.restarts.push_back(restart);
         result.total_time_ms += restart.time_ms;
         if (observer) observer->restart_done(restart);

@@ -4,6 +4,7 @@
 #include "kms/backends.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -27,7 +28,12 @@ constexpr OptionSpec kFitOptions[] = {
                                       "the exact kernel, timed on the run"},
     {"--int8-filter", "on|off", "", "the older spelling of --gemm-filter"},
     {"--precision", "P", "f64", "f32 | f64"},
-    {"--init", "METHOD|PATH", "kmeans++", "random | kmeans++ | greedy-kmeans++ | maximin, or a centroid file"},
+    {"--init", "METHOD|PATH", "kmeans++", "random | kmeans++ | greedy-kmeans++ | maximin | kmeans-parallel\n"
+                                          "(k-means||: --oversampling, --init-rounds), or a centroid file"},
+    {"--init-bounds", "on|off", "on", "k-means++, greedy-kmeans++, kmeans-parallel: skip the distances the\n"
+                                      "triangle inequality rules out (Raff 2021); the same centroids, bit for bit"},
+    {"--oversampling", "L", "2", "kmeans-parallel: each round samples L x k candidates expected"},
+    {"--init-rounds", "R", "5", "kmeans-parallel: sampling rounds"},
     {"--seed", "S", "0", "seed of the generator and of the initialisation"},
     {"--n-init", "R", "1", "restarts with seeds S .. S+R-1; the lowest final inertia is kept"},
     {"--max-iter", "N", "300", "iteration limit"},
@@ -237,8 +243,17 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required, bool r
         fit.init.method = InitMethod::File;
         fit.init.path = init;
     } else {
-        throw UsageError("--init: '" + init + "' is neither random, kmeans++, greedy-kmeans++, maximin nor an existing file");
+        throw UsageError("--init: '" + init + "' is neither random, kmeans++, greedy-kmeans++, maximin, "
+                         "kmeans-parallel nor an existing file");
     }
+    const std::string bounds = options.get("--init-bounds");
+    if (bounds != "on" && bounds != "off") throw UsageError("--init-bounds: '" + bounds + "' is neither on nor off");
+    fit.init.bounds = bounds == "on";
+    fit.init.oversampling = options.number<double>("--oversampling");
+    if (!(fit.init.oversampling > 0.0) || !std::isfinite(fit.init.oversampling))
+        throw UsageError("--oversampling must be a positive number");
+    fit.init.parallel_rounds = options.number<int>("--init-rounds");
+    if (fit.init.parallel_rounds < 1) throw UsageError("--init-rounds must be at least 1");
     if (fit.k > 0) fit.validate();
     else config.validate();
     return fit;

@@ -115,6 +115,8 @@ RunSummary summarize(const FitResult& result, const FitOptions& options, const s
     summary.n_init = options.n_init;
     summary.best_restart = result.best_restart;
     summary.restarts = result.restarts;
+    summary.init = std::string(to_string(options.init.method));
+    summary.init_bounds = options.init.bounds;
     summary.devices.assign(options.devices.begin(),
                            options.devices.begin() + static_cast<std::ptrdiff_t>(std::min(options.devices.size(),
                                                                                            result.devices_used)));
@@ -134,6 +136,8 @@ std::string restarts_json(const std::vector<RestartResult>& restarts) {
                     .string("stop_reason", std::string(to_string(r.stop_reason)))
                     .number("inertia", r.inertia)
                     .number("time_ms", r.time_ms)
+                    .number("init_time_ms", r.init.time_ms)
+                    .integer("init_point_centroid_distances", static_cast<long long>(r.init.point_centroid_distances))
                     .str();
     }
     return text + "]";
@@ -155,6 +159,17 @@ std::string to_json(const RunSummary& s) {
         .number("inertia", s.inertia)
         .number("total_time_ms", s.total_time_ms)
         .integer("seed", static_cast<long long>(s.seed));
+    if (!s.restarts.empty()) {  // the kept restart's seeding
+        const InitStats& init = s.restarts[static_cast<std::size_t>(s.best_restart)].init;
+        JsonObject seeding;
+        seeding.string("method", s.init)
+            .boolean("bounds", s.init_bounds)
+            .number("time_ms", init.time_ms)
+            .integer("point_centroid_distances", static_cast<long long>(init.point_centroid_distances))
+            .integer("centroid_centroid_distances", static_cast<long long>(init.centroid_centroid_distances));
+        if (init.candidates > 0) seeding.integer("candidates", static_cast<long long>(init.candidates)).integer("rounds", init.rounds);
+        summary.field("init", seeding.str());
+    }
     if (!s.solver_choice.empty()) summary.string("solver_choice", s.solver_choice);
     if (!s.devices.empty()) {
         std::string list = "[";

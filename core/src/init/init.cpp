@@ -1,4 +1,4 @@
-// Initial centroids: random, k-means++, greedy k-means++, maximin, from a file.
+// Initial centroids: random, k-means++, greedy k-means++, maximin, k-means‖, from a file.
 //
 // REPRODUCIBLE ORDER (a CUDA implementation must follow this to the bit):
 //
@@ -44,11 +44,19 @@
 //
 // The OpenMP loops only split whole blocks (sums) or independent points (D
 // updates) between threads, so the result is identical for any thread count.
+//
+// BOUNDS (InitOptions::bounds, the default; one process): k-means++ and greedy
+// k-means++ keep D with the triangle inequality (bounded_nearest.hpp, Raff 2021):
+// a distance is skipped only where the computed one surely would not lower D, and
+// a block's sum is summed again, in the order above, only where a D of it changed,
+// so every choice above is made from the same bits. Maximin and split rows take
+// the plain passes. k-means‖ (InitMethod::KMeansParallel): kmeans_parallel.cpp.
 #include "kms/init.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -60,64 +68,13 @@
 #include "kms/error.hpp"
 #include "kms/io.hpp"
 #include "kms/random.hpp"
+#include "bounded_nearest.hpp"
+#include "seeding.hpp"
 
 namespace kms {
 namespace {
 
-constexpr std::size_t kBlockSize = 4096;
-constexpr std::uint64_t kStreamFirstCentre = 0x1171;
-constexpr std::uint64_t kStreamKMeansPlusPlus = 0x1172;
-constexpr std::uint64_t kStreamGreedyCandidates = 0x1173;
-constexpr std::uint64_t kStreamFallback = 0x1174;
-constexpr std::uint64_t kStreamRandom = 0x1175;
-constexpr std::uint64_t kStreamWeightedFirst = 0x1176;
-constexpr std::uint64_t kStreamWeightedRandom = 0x1177;
-
-// The blocked walk of D² sampling (see the order above) over any per-point mass:
-// the first i whose running sum exceeds u·total.
-template <typename Mass>
-std::size_t blocked_sample(const std::vector<double>& block_sums, double total, double u, std::size_t n, Mass mass) {
-    const auto last_positive = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = end; i > begin; --i)
-            if (mass(i - 1) > 0.0) return i - 1;
-        return end - 1;  // unreachable when the caller saw a positive sum
-    };
-    const double target = u * total;
-    double running = 0.0;
-    for (std::size_t b = 0; b < block_sums.size(); ++b) {
-        if (running + block_sums[b] > target) {
-            const std::size_t begin = b * kBlockSize;
-            const std::size_t end = std::min(n, begin + kBlockSize);
-            for (std::size_t i = begin; i < end; ++i) {
-                running += mass(i);
-                if (running > target) return i;
-            }
-            return last_positive(begin, end);
-        }
-        running += block_sums[b];
-    }
-    return last_positive(0, n);
-}
-
-// Block sums of a per-point mass, in the fixed order.
-template <typename Mass>
-std::vector<double> block_sums_of(std::size_t n, Mass mass) {
-    std::vector<double> sums((n + kBlockSize - 1) / kBlockSize, 0.0);
-    for (std::size_t i = 0; i < n; ++i) sums[i / kBlockSize] += mass(i);
-    return sums;
-}
-
-// kms::squared_distance<double> of points of any precision, widened to double
-// first (exactly), so float data seeds as the same values in a double matrix do.
-template <typename T, typename U>
-double widened_squared_distance(const T* a, const U* b, std::size_t d) {
-    double sum = 0.0;
-    for (std::size_t j = 0; j < d; ++j) {
-        const double diff = static_cast<double>(a[j]) - static_cast<double>(b[j]);
-        sum += diff * diff;
-    }
-    return sum;
-}
+using namespace seeding;  // the blocked order's constants, walk and distance (seeding.hpp)
 
 // The rows the seeding reads: all of them (one process), or a rank's block of a
 // data set split over ranks (RowPartition): local row i is global row first + i.
@@ -217,12 +174,15 @@ public:
             }
             block_sums_[static_cast<std::size_t>(b)] = sum;
         }
+        point_distances_ += n;
         all_sums_ = rows_.gather(block_sums_);
         total_ = 0.0;
         for (double sum : all_sums_) total_ += sum;
     }
 
     double total() const { return total_; }
+    std::uint64_t point_distances() const { return point_distances_; }
+    std::uint64_t centre_distances() const { return 0; }
 
     // D² sampling with u in [0, 1) (see the order at the top of the file): the
     // global row chosen. Needs total() > 0.
@@ -277,6 +237,7 @@ public:
                 for (std::size_t t = 0; t < count; ++t) block_potentials[t * blocks + static_cast<std::size_t>(b)] = sums[t];
             }
         }
+        point_distances_ += n * count;
         std::vector<double> totals(count, 0.0);
         for (std::size_t t = 0; t < count; ++t) {
             const std::vector<double> all = rows_.gather(std::vector<double>(
@@ -347,6 +308,7 @@ private:
     std::vector<double> block_sums_;  // this rank's blocks
     std::vector<double> all_sums_;    // every block's, in order
     double total_ = 0.0;
+    mutable std::uint64_t point_distances_ = 0;  // this rank's (potentials() is const)
 };
 
 // Chosen global rows, in order, and the centres they make (rows fetched from their owners).
@@ -447,13 +409,15 @@ int default_greedy_trials(std::size_t k) {
     return 2 + static_cast<int>(std::floor(std::log(static_cast<double>(k))));
 }
 
-template <typename T>
-Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions& options,
+// The rounds of k-means++, greedy k-means++ and maximin over either keeper of the
+// nearest-centre masses: NearestDistances (every distance) or BoundedNearest
+// (bounded_nearest.hpp: the same masses with the distances the triangle
+// inequality rules out skipped).
+template <typename T, typename Nearest>
+Matrix<double> seed_rounds(const Rows<T>& rows, Nearest& nearest, std::size_t k, const InitOptions& options,
                            const std::string& source_name) {
-    const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     const std::uint64_t seed = options.seed;
     const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data();
-    NearestDistances<T> nearest(rows, threads, weight);
     Selection<T> selection(rows, k, weight);
     const auto choose = [&](std::size_t index) {
         nearest.add_centre(selection.add(index).data());
@@ -499,11 +463,36 @@ Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions
                 break;
             }
             default:  // Maximin
-                choose(nearest.farthest());
+                if constexpr (requires { nearest.farthest(); }) choose(nearest.farthest());
+                else throw Error("maximin seeds without bounds");  // seeded_init never asks
                 break;
         }
     }
     return selection.centres();
+}
+
+template <typename T>
+Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions& options,
+                           const std::string& source_name) {
+    const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data();
+    const auto counted = [&](const auto& nearest) {
+        if (!options.stats) return;
+        options.stats->point_centroid_distances += nearest.point_distances();
+        options.stats->centroid_centroid_distances += nearest.centre_distances();
+    };
+    // Bounds for k-means++ and greedy in one process (ranks take the plain passes).
+    if (options.bounds && options.method != InitMethod::Maximin && !rows.comm() &&
+        rows.global() < (std::size_t{1} << 32)) {
+        BoundedNearest<T> nearest(rows.block(), threads, weight);
+        Matrix<double> centres = seed_rounds(rows, nearest, k, options, source_name);
+        counted(nearest);
+        return centres;
+    }
+    NearestDistances<T> nearest(rows, threads, weight);
+    Matrix<double> centres = seed_rounds(rows, nearest, k, options, source_name);
+    counted(nearest);
+    return centres;
 }
 
 template <typename T>
@@ -533,14 +522,16 @@ std::string_view to_string(InitMethod method) {
         case InitMethod::GreedyKMeansPlusPlus: return "greedy-kmeans++";
         case InitMethod::Maximin: return "maximin";
         case InitMethod::File: return "file";
+        case InitMethod::KMeansParallel: return "kmeans-parallel";
     }
     return "unknown";
 }
 
 std::optional<InitMethod> parse_init_method(std::string_view name) {
     for (InitMethod method : {InitMethod::Random, InitMethod::KMeansPlusPlus, InitMethod::GreedyKMeansPlusPlus,
-                              InitMethod::Maximin, InitMethod::File})
+                              InitMethod::Maximin, InitMethod::File, InitMethod::KMeansParallel})
         if (name == to_string(method)) return method;
+    if (name == "k-means||" || name == "kmeans||") return InitMethod::KMeansParallel;
     return std::nullopt;
 }
 
@@ -559,6 +550,10 @@ Matrix<double> initialize_from(const Rows<T>& rows, std::size_t k, const InitOpt
                     " points");
     if (options.greedy_trials < 0)
         throw Error("greedy k-means++ trials = " + std::to_string(options.greedy_trials) + " must be ≥ 0 (0 = 2 + ⌊ln k⌋)");
+    if (options.method == InitMethod::KMeansParallel &&
+        (!(options.oversampling > 0.0) || !std::isfinite(options.oversampling) || options.parallel_rounds < 1))
+        throw Error("k-means‖ needs an oversampling factor > 0 and at least one round (given " +
+                    std::to_string(options.oversampling) + " and " + std::to_string(options.parallel_rounds) + ")");
     // Equal weights draw as no weights do: seed exactly as the unweighted run
     // (scikit-learn's check that sample_weight=ones equals None).
     if (options.sample_weight.size() > 1 &&
@@ -577,31 +572,46 @@ Matrix<double> initialize_from(const Rows<T>& rows, std::size_t k, const InitOpt
         case InitMethod::KMeansPlusPlus:
         case InitMethod::GreedyKMeansPlusPlus:
         case InitMethod::Maximin: return seeded_init(rows, k, options, source_name);
+        case InitMethod::KMeansParallel:
+            if (rows.comm())
+                throw Error("k-means‖ (--init kmeans-parallel) runs in one process, not yet over MPI ranks");
+            return kmeans_parallel_init(points, k, options, source_name);
     }
     throw Error("unknown initialisation method");
+}
+
+// The seeding, timed into options.stats when it is set.
+template <typename Seed>
+Matrix<double> timed(const InitOptions& options, Seed seed) {
+    const auto start = std::chrono::steady_clock::now();
+    Matrix<double> centres = seed();
+    if (options.stats)
+        options.stats->time_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return centres;
 }
 }  // namespace
 
 Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
                                     const std::string& source_name) {
-    return initialize_from(Rows<double>(points), k, options, source_name);
+    return timed(options, [&] { return initialize_from(Rows<double>(points), k, options, source_name); });
 }
 
 Matrix<double> initialize_centroids(const Matrix<float>& points, std::size_t k, const InitOptions& options,
                                     const std::string& source_name) {
-    return initialize_from(Rows<float>(points), k, options, source_name);
+    return timed(options, [&] { return initialize_from(Rows<float>(points), k, options, source_name); });
 }
 
 Matrix<double> initialize_centroids(const Matrix<double>& block, std::size_t k, const InitOptions& options,
                                     const RowPartition& partition, const std::string& source_name) {
     if (!partition.comm) return initialize_centroids(block, k, options, source_name);
-    return initialize_from(Rows<double>(block, partition), k, options, source_name);
+    return timed(options, [&] { return initialize_from(Rows<double>(block, partition), k, options, source_name); });
 }
 
 Matrix<double> initialize_centroids(const Matrix<float>& block, std::size_t k, const InitOptions& options,
                                     const RowPartition& partition, const std::string& source_name) {
     if (!partition.comm) return initialize_centroids(block, k, options, source_name);
-    return initialize_from(Rows<float>(block, partition), k, options, source_name);
+    return timed(options, [&] { return initialize_from(Rows<float>(block, partition), k, options, source_name); });
 }
 
 }  // namespace kms

@@ -1,0 +1,437 @@
+// k-means++'s nearest-centre masses kept with the triangle inequality
+// (bounded_nearest.hpp: the rule, and why the result is the plain pass's bits).
+#include "bounded_nearest.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "seeding.hpp"
+
+namespace kms::seeding {
+namespace {
+
+constexpr double kTiny = 0x1p-900, kHuge = 0x1p900;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// The D a skip test uses: an upper bound of D where the relative error bound
+// holds; +infinity (never skipped: F·inf > any distance is false) elsewhere.
+inline double tested(double nearest) {
+    return nearest < kTiny ? kTiny : (nearest <= kHuge ? nearest : kInfinity);
+}
+
+// Work below this many point tests runs on one thread (a parallel region costs
+// more than it saves).
+constexpr std::size_t kParallelPoints = 1 << 14;
+
+constexpr std::uint32_t kGone = 0xFFFFFFFFu;  // a point marked for removal from its cluster
+
+// A D's band: its binary exponent halved (D >= 0: its bits order as its value, so
+// the band is monotone in D). Every D of band < b is below ceiling(b - 1).
+inline std::uint64_t band(double value) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits >> 53;
+}
+inline double ceiling(std::uint64_t b) {  // the least double of band b + 1 (+inf past the last)
+    if (b + 1 >= 1024) return kInfinity;
+    const std::uint64_t bits = (b + 1) << 53;
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+// Stable counting sort by band of `distance`.
+template <typename Change>
+void order_by_band(std::vector<Change>& changes) {
+    if (changes.size() < 2) return;
+    std::uint64_t low = band(changes[0].distance), high = low;
+    for (const Change& change : changes) {
+        low = std::min(low, band(change.distance));
+        high = std::max(high, band(change.distance));
+    }
+    std::vector<std::size_t> start(high - low + 2, 0);
+    for (const Change& change : changes) ++start[band(change.distance) - low + 1];
+    for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+    std::vector<Change> sorted(changes.size());
+    for (const Change& change : changes) sorted[start[band(change.distance) - low]++] = change;
+    changes = std::move(sorted);
+}
+
+}  // namespace
+
+template <typename T>
+void BoundedNearest<T>::Cluster::reserve(std::size_t count, std::size_t d) {
+    nearest.reserve(nearest.size() + count);
+    point.reserve(point.size() + count);
+    coordinates.reserve(coordinates.size() + count * d);
+}
+
+template <typename T>
+void BoundedNearest<T>::Cluster::push(double d_value, std::uint32_t p, const T* row, std::size_t d) {
+    nearest.push_back(d_value);
+    point.push_back(p);
+    const std::size_t at = coordinates.size();
+    coordinates.resize(at + d);
+    T* out = coordinates.data() + at;
+    for (std::size_t j = 0; j < d; ++j) out[j] = row[j];
+    radius = std::max(radius, tested(d_value));
+}
+
+template <typename T>
+void BoundedNearest<T>::Cluster::keep_unmarked(std::size_t from, std::size_t d) {
+    std::size_t keep = from;
+    double largest = from > 0 ? tested(ceiling(band(nearest[from - 1]))) : 0.0;  // bounds the untouched prefix
+    for (std::size_t at = from; at < point.size(); ++at) {
+        if (point[at] == kGone) continue;
+        if (keep != at) {
+            nearest[keep] = nearest[at];
+            point[keep] = point[at];
+            for (std::size_t j = 0; j < d; ++j) coordinates[keep * d + j] = coordinates[at * d + j];
+        }
+        largest = std::max(largest, tested(nearest[keep]));
+        ++keep;
+    }
+    nearest.resize(keep);
+    point.resize(keep);
+    coordinates.resize(keep * d);
+    radius = std::min(radius, largest);
+}
+
+template <typename T>
+BoundedNearest<T>::BoundedNearest(const Matrix<T>& points, int threads, const double* sample_weight)
+    : points_(points),
+      n_(points.rows()),
+      d_(points.cols()),
+      threads_(threads),
+      weight_(sample_weight),
+      factor_(4.0 * (1.0 + 8.0 * static_cast<double>(d_ + 2) * 0x1p-53)),
+      nearest_(n_, kInfinity),
+      owner_(n_, 0),
+      block_sums_((n_ + kBlockSize - 1) / kBlockSize, 0.0) {}
+
+template <typename T>
+void BoundedNearest<T>::add_centre(const double* centre) {
+    const std::size_t q = clusters_.size();
+    std::vector<Change> changes;
+    std::vector<Visit> visited;
+    bool known = false;
+    for (Candidate& candidate : candidates_)
+        if (std::memcmp(candidate.row.data(), centre, d_ * sizeof(double)) == 0) {
+            changes = std::move(candidate.changes);
+            visited = std::move(candidate.visited);
+            known = true;
+            break;
+        }
+    candidates_.clear();
+    if (q > 0 && !known) changes = changes_for(centre, visited);
+    centre_rows_.insert(centre_rows_.end(), centre, centre + d_);
+    clusters_.emplace_back();
+    if (q == 0) first_centre();
+    else apply(q, changes, visited);
+}
+
+template <typename T>
+void BoundedNearest<T>::first_centre() {
+    const double* centre = centre_row(0);
+    const auto blocks = static_cast<std::int64_t>(block_sums_.size());
+#pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
+        const std::size_t end = std::min(n_, begin + kBlockSize);
+        double sum = 0.0;
+        for (std::size_t i = begin; i < end; ++i) {
+            const double s = widened_squared_distance(points_.row(i), centre, d_);
+            if (s < nearest_[i]) nearest_[i] = s;
+            sum += mass(i);
+        }
+        block_sums_[static_cast<std::size_t>(b)] = sum;
+    }
+    point_distances_ += n_;
+    total_ = 0.0;
+    for (double sum : block_sums_) total_ += sum;
+    // Every point, in increasing band of D.
+    std::vector<Change> order(n_);
+    for (std::size_t i = 0; i < n_; ++i) order[i] = {static_cast<std::uint32_t>(i), 0, i, nearest_[i]};
+    order_by_band(order);
+    Cluster& all = clusters_[0];
+    all.reserve(n_, d_);
+    for (const Change& entry : order) all.push(entry.distance, entry.point, points_.row(entry.point), d_);
+}
+
+template <typename T>
+std::size_t BoundedNearest<T>::suffix(const Cluster& cluster, double between) const {
+    // The lowest band b such that every D of a band below b is surely skipped
+    // (between > F·tested(ceiling(b - 1)): tested and F· are monotone).
+    std::uint64_t b = std::min<std::uint64_t>(band(between) + 1, 1023);
+    while (b > 0 && !(between > factor_ * tested(ceiling(b - 1)))) --b;
+    std::size_t from = cluster.size();
+    while (from > 0 && band(cluster.nearest[from - 1]) >= b) --from;
+    return from;
+}
+
+template <typename T>
+std::vector<typename BoundedNearest<T>::Change> BoundedNearest<T>::changes_for(const double* row,
+                                                                               std::vector<Visit>& visited) {
+    const std::size_t q = clusters_.size();
+    std::vector<double> between(q);
+#pragma omp parallel for num_threads(threads_) schedule(static) if (q * d_ > kParallelPoints)
+    for (std::int64_t j = 0; j < static_cast<std::int64_t>(q); ++j)
+        between[static_cast<std::size_t>(j)] = widened_squared_distance(centre_row(static_cast<std::size_t>(j)), row, d_);
+    centre_distances_ += q;
+    visited.clear();
+    std::size_t work = 0;
+    for (std::size_t j = 0; j < q; ++j)
+        if (clusters_[j].size() > 0 && !(between[j] > factor_ * clusters_[j].radius)) {
+            visited.push_back({static_cast<std::uint32_t>(j), suffix(clusters_[j], between[j])});
+            work += clusters_[j].size() - visited.back().from;
+        }
+    std::vector<Change> changes;
+    std::uint64_t computed = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : computed) if (work > kParallelPoints)
+    {
+        std::vector<Change> mine;
+#pragma omp for schedule(dynamic, 1) nowait
+        for (std::int64_t v = 0; v < static_cast<std::int64_t>(visited.size()); ++v) {
+            const Visit& visit = visited[static_cast<std::size_t>(v)];
+            const Cluster& cluster = clusters_[visit.centre];
+            const double limit = between[visit.centre];
+            for (std::size_t at = visit.from; at < cluster.size(); ++at) {
+                const double nearest = cluster.nearest[at];
+                if (limit > factor_ * tested(nearest)) continue;
+                const double s = widened_squared_distance(cluster.coordinates.data() + at * d_, row, d_);
+                ++computed;
+                if (s < nearest) mine.push_back({cluster.point[at], visit.centre, at, s});
+            }
+        }
+#pragma omp critical(kms_bounded_changes)
+        changes.insert(changes.end(), mine.begin(), mine.end());
+    }
+    point_distances_ += computed;
+    order_by_band(changes);
+    return changes;
+}
+
+template <typename T>
+void BoundedNearest<T>::apply(std::size_t new_centre, const std::vector<Change>& changes,
+                              const std::vector<Visit>& visited) {
+    Cluster& mine = clusters_[new_centre];
+    std::vector<std::uint32_t> moved;
+    moved.reserve(changes.size());
+    mine.reserve(changes.size(), d_);
+    for (const Change& change : changes) {  // in increasing band: the new cluster is in order
+        nearest_[change.point] = change.distance;
+        owner_[change.point] = static_cast<std::uint32_t>(new_centre);
+        Cluster& from = clusters_[change.from];
+        mine.push(change.distance, change.point, from.coordinates.data() + change.at * d_, d_);
+        from.point[change.at] = kGone;
+        moved.push_back(change.point);
+    }
+    std::size_t work = 0;
+    for (const Visit& visit : visited) work += clusters_[visit.centre].size() - visit.from;
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (work > kParallelPoints)
+    for (std::int64_t v = 0; v < static_cast<std::int64_t>(visited.size()); ++v) {
+        const Visit& visit = visited[static_cast<std::size_t>(v)];
+        clusters_[visit.centre].keep_unmarked(visit.from, d_);
+    }
+    refresh_sums(moved);
+}
+
+template <typename T>
+void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& centres) {
+    candidates_.clear();
+    if (centres.empty()) return;
+    std::size_t first = 0;
+    if (clusters_.empty()) {
+        add_centre(centres[0].data());
+        first = 1;
+    }
+    const std::size_t q = clusters_.size(), m = centres.size() - first;
+    if (m == 0) return;
+    // Per old centre, the new ones that might take its points, nearest first.
+    std::vector<std::vector<std::pair<double, std::uint32_t>>> near(q);
+    std::uint64_t between = 0;
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 16) reduction(+ : between) if (q * m * d_ > kParallelPoints)
+    for (std::int64_t jj = 0; jj < static_cast<std::int64_t>(q); ++jj) {
+        const auto j = static_cast<std::size_t>(jj);
+        if (clusters_[j].size() == 0) continue;
+        const double radius = clusters_[j].radius;
+        for (std::size_t c = 0; c < m; ++c) {
+            const double s = widened_squared_distance(centre_row(j), centres[first + c].data(), d_);
+            if (!(s > factor_ * radius)) near[j].push_back({std::isnan(s) ? -kInfinity : s, static_cast<std::uint32_t>(c)});
+        }
+        between += m;
+        std::sort(near[j].begin(), near[j].end());
+    }
+    centre_distances_ += between;
+    for (std::size_t c = 0; c < m; ++c) centre_rows_.insert(centre_rows_.end(), centres[first + c].begin(), centres[first + c].end());
+    clusters_.resize(q + m);
+
+    // Each old cluster's suffix that the nearest new centre could reach.
+    std::vector<std::size_t> from(q, 0);
+    std::size_t work = 0;
+    for (std::size_t j = 0; j < q; ++j) {
+        const Cluster& cluster = clusters_[j];
+        from[j] = cluster.size();
+        if (near[j].empty()) continue;
+        from[j] = suffix(cluster, near[j].front().first);
+        work += cluster.size() - from[j];
+    }
+    std::vector<Change> moved;  // `from` and `at`: where it was; `distance`: its new D
+    std::uint64_t computed = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : computed) if (work > kParallelPoints)
+    {
+        std::vector<Change> mine;
+#pragma omp for schedule(dynamic, 1) nowait
+        for (std::int64_t jj = 0; jj < static_cast<std::int64_t>(q); ++jj) {
+            const auto j = static_cast<std::size_t>(jj);
+            const Cluster& cluster = clusters_[j];
+            for (std::size_t at = from[j]; at < cluster.size(); ++at) {
+                const double nearest = cluster.nearest[at];
+                const double limit = factor_ * tested(nearest);  // from the old centre: valid for every new one
+                const T* row = cluster.coordinates.data() + at * d_;
+                double best = nearest;
+                std::size_t taker = m;
+                for (const auto& [distance, c] : near[j]) {
+                    if (distance > limit) break;
+                    const double s = widened_squared_distance(row, centres[first + c].data(), d_);
+                    ++computed;
+                    if (s < best) {
+                        best = s;
+                        taker = c;
+                    }
+                }
+                if (taker < m) {
+                    const std::uint32_t i = cluster.point[at];
+                    owner_[i] = static_cast<std::uint32_t>(q + taker);
+                    mine.push_back({i, static_cast<std::uint32_t>(j), at, best});
+                }
+            }
+        }
+#pragma omp critical(kms_bounded_moved)
+        moved.insert(moved.end(), mine.begin(), mine.end());
+    }
+    point_distances_ += computed;
+    // Into the new clusters in increasing band, then the old clusters drop them.
+    order_by_band(moved);
+    std::vector<std::uint32_t> points;
+    points.reserve(moved.size());
+    for (const Change& move : moved) {
+        nearest_[move.point] = move.distance;
+        clusters_[owner_[move.point]].push(move.distance, move.point,
+                                           clusters_[move.from].coordinates.data() + move.at * d_, d_);
+        points.push_back(move.point);
+    }
+    for (const Change& move : moved) clusters_[move.from].point[move.at] = kGone;
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (work > kParallelPoints)
+    for (std::int64_t jj = 0; jj < static_cast<std::int64_t>(q); ++jj)
+        if (!near[static_cast<std::size_t>(jj)].empty())
+            clusters_[static_cast<std::size_t>(jj)].keep_unmarked(from[static_cast<std::size_t>(jj)], d_);
+    refresh_sums(points);
+}
+
+template <typename T>
+void BoundedNearest<T>::refresh_sums(const std::vector<std::uint32_t>& moved) {
+    const std::size_t blocks = block_sums_.size();
+    std::vector<char> dirty(blocks, 0);
+    for (std::uint32_t i : moved) dirty[i / kBlockSize] = 1;
+    // Whole blocks eight at a time: eight sums in flight, each in its own block's
+    // order (one add chain per block would wait on the adder's latency).
+    std::vector<std::size_t> whole, rest;
+    for (std::size_t b = 0; b < blocks; ++b)
+        if (dirty[b]) ((b + 1) * kBlockSize <= n_ ? whole : rest).push_back(b);
+    const auto groups = static_cast<std::int64_t>((whole.size() + 7) / 8);
+    const double* nearest = nearest_.data();
+    const double* weight = weight_;
+#pragma omp parallel for num_threads(threads_) schedule(static) if (groups > 1)
+    for (std::int64_t g = 0; g < groups; ++g) {
+        const std::size_t first = static_cast<std::size_t>(g) * 8;
+        const std::size_t lanes = std::min<std::size_t>(8, whole.size() - first);
+        double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        const double* at[8];
+        const double* w[8];
+        for (std::size_t l = 0; l < 8; ++l) {
+            const std::size_t begin = whole[first + std::min(l, lanes - 1)] * kBlockSize;
+            at[l] = nearest + begin;
+            w[l] = weight ? weight + begin : nullptr;
+        }
+        if (weight) {
+            for (std::size_t i = 0; i < kBlockSize; ++i)
+                for (std::size_t l = 0; l < 8; ++l) sums[l] += w[l][i] * at[l][i];
+        } else {
+            for (std::size_t i = 0; i < kBlockSize; ++i)
+                for (std::size_t l = 0; l < 8; ++l) sums[l] += at[l][i];
+        }
+        for (std::size_t l = 0; l < lanes; ++l) block_sums_[whole[first + l]] = sums[l];
+    }
+    for (std::size_t b : rest) {
+        double sum = 0.0;
+        for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize); ++i) sum += mass(i);
+        block_sums_[b] = sum;
+    }
+    total_ = 0.0;
+    for (double sum : block_sums_) total_ += sum;
+}
+
+template <typename T>
+std::size_t BoundedNearest<T>::sample(double u) const {
+    return blocked_sample(block_sums_, total_, u, n_, [this](std::size_t i) { return mass(i); });
+}
+
+template <typename T>
+std::vector<double> BoundedNearest<T>::potentials(const std::vector<std::vector<double>>& rows) {
+    candidates_.clear();
+    for (const std::vector<double>& row : rows) {
+        Candidate candidate;
+        candidate.row = row;
+        candidate.changes = changes_for(row.data(), candidate.visited);
+        candidates_.push_back(std::move(candidate));
+    }
+    // A block no candidate point changes sums to its block sum; the others are
+    // summed again with the changes, in the same order.
+    const std::size_t blocks = block_sums_.size(), count = rows.size();
+    struct Task {
+        std::size_t candidate, block, from, to;  // changes [from, to) of the candidate lie in the block
+    };
+    std::vector<Task> tasks;
+    std::vector<std::vector<Change>> by_point(count);
+    for (std::size_t t = 0; t < count; ++t) {
+        by_point[t] = candidates_[t].changes;
+        std::sort(by_point[t].begin(), by_point[t].end(), [](const Change& a, const Change& b) { return a.point < b.point; });
+        const std::vector<Change>& changes = by_point[t];
+        for (std::size_t c = 0; c < changes.size();) {
+            const std::size_t block = changes[c].point / kBlockSize;
+            std::size_t e = c;
+            while (e < changes.size() && changes[e].point / kBlockSize == block) ++e;
+            tasks.push_back({t, block, c, e});
+            c = e;
+        }
+    }
+    std::vector<double> block_potentials(count * blocks);
+    for (std::size_t t = 0; t < count; ++t)
+        std::copy(block_sums_.begin(), block_sums_.end(), block_potentials.begin() + static_cast<std::ptrdiff_t>(t * blocks));
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 4) if (tasks.size() > 4)
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(tasks.size()); ++k) {
+        const Task& task = tasks[static_cast<std::size_t>(k)];
+        const std::vector<Change>& changes = by_point[task.candidate];
+        std::size_t next = task.from;
+        double sum = 0.0;
+        for (std::size_t i = task.block * kBlockSize; i < std::min(n_, (task.block + 1) * kBlockSize); ++i) {
+            double nearest = nearest_[i];
+            if (next < task.to && changes[next].point == i) nearest = changes[next++].distance;
+            sum += weight_ ? weight_[i] * nearest : nearest;
+        }
+        block_potentials[task.candidate * blocks + task.block] = sum;
+    }
+    std::vector<double> totals(count, 0.0);
+    for (std::size_t t = 0; t < count; ++t)
+        for (std::size_t b = 0; b < blocks; ++b) totals[t] += block_potentials[t * blocks + b];
+    return totals;
+}
+
+template class BoundedNearest<float>;
+template class BoundedNearest<double>;
+
+}  // namespace kms::seeding

@@ -1,0 +1,274 @@
+// Seeding with bounds and k-means‖ (issue 41): the bounded k-means++ and greedy
+// k-means++ (Raff 2021) choose bitwise the plain passes' centres on data made to
+// break them (ties, duplicates, fewer distinct points than k, huge offsets, values
+// whose squares are subnormal or beyond 2^900, float data, weights with zeros, any
+// thread count) with fewer distances; k-means‖ is deterministic for a seed across
+// thread counts, draws its centres from the data and seeds about as well as
+// k-means++; its options parse from the one option table.
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kms/error.hpp"
+#include "kms/generate.hpp"
+#include "kms/init.hpp"
+#include "kms/options.hpp"
+
+namespace {
+
+using kms::Matrix;
+
+enum class Shape { Uniform, Blobs, Grid, Duplicates, Offset, Tiny, Subnormal, Huge, Wide };
+
+Matrix<double> make(Shape shape, std::size_t n, std::size_t d, std::uint64_t seed) {
+    std::mt19937_64 random(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::uniform_real_distribution<double> uniform(-5.0, 5.0);
+    Matrix<double> points(n, d);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < d; ++j) {
+            double& x = points(i, j);
+            switch (shape) {
+                case Shape::Uniform: x = uniform(random); break;
+                case Shape::Blobs: x = 10.0 * static_cast<double>((i * 7919) % 9 + j) + normal(random); break;
+                case Shape::Grid: x = static_cast<double>((i / (j + 1)) % 23); break;  // many equal distances
+                case Shape::Duplicates: x = static_cast<double>((i * 13) % 25 + 3 * j); break;  // 25 distinct points
+                case Shape::Offset: x = 1e8 + normal(random); break;
+                case Shape::Tiny: x = 1e-150 * normal(random); break;       // D below 2^-900
+                case Shape::Subnormal: x = 1e-158 * normal(random); break;  // squares subnormal or 0
+                case Shape::Huge: x = 1e138 * normal(random); break;        // D above 2^900
+                case Shape::Wide: x = normal(random) * (j % 3 == 0 ? 100.0 : 1.0); break;
+            }
+        }
+    return points;
+}
+
+struct Case {
+    Shape shape;
+    std::size_t n, d, k;
+};
+
+Matrix<double> seed_points(const Matrix<double>& points, bool as_float, std::size_t k, kms::InitOptions options) {
+    return as_float ? kms::initialize_centroids(points.cast<float>(), k, options)
+                    : kms::initialize_centroids(points, k, options);
+}
+
+// The k-means potential Σ min_c ||x - c||².
+double potential(const Matrix<double>& points, const Matrix<double>& centres) {
+    double total = 0.0;
+    for (std::size_t i = 0; i < points.rows(); ++i) {
+        double best = INFINITY;
+        for (std::size_t c = 0; c < centres.rows(); ++c) {
+            double s = 0.0;
+            for (std::size_t j = 0; j < points.cols(); ++j) {
+                const double diff = points(i, j) - centres(c, j);
+                s += diff * diff;
+            }
+            best = std::min(best, s);
+        }
+        total += best;
+    }
+    return total;
+}
+
+bool rows_drawn_from(const Matrix<double>& centres, const Matrix<double>& points) {
+    std::map<std::vector<double>, int> available;
+    for (std::size_t i = 0; i < points.rows(); ++i) ++available[std::vector<double>(points.row(i), points.row(i) + points.cols())];
+    for (std::size_t c = 0; c < centres.rows(); ++c)
+        if (--available[std::vector<double>(centres.row(c), centres.row(c) + centres.cols())] < 0) return false;
+    return true;
+}
+
+}  // namespace
+
+Q_DECLARE_METATYPE(Case)
+
+class TestSeeding : public QObject {
+    Q_OBJECT
+
+    static void addCases() {
+        QTest::addColumn<Case>("shape");
+        QTest::newRow("uniform 9000x2 k=60 (3 blocks)") << Case{Shape::Uniform, 9000, 2, 60};
+        QTest::newRow("blobs 5000x3 k=40") << Case{Shape::Blobs, 5000, 3, 40};
+        QTest::newRow("grid ties 6000x2 k=50") << Case{Shape::Grid, 6000, 2, 50};
+        QTest::newRow("25 distinct points, k=40") << Case{Shape::Duplicates, 3000, 2, 40};
+        QTest::newRow("offset 1e8 5000x2 k=30") << Case{Shape::Offset, 5000, 2, 30};
+        QTest::newRow("tiny 1e-150 3000x3 k=20") << Case{Shape::Tiny, 3000, 3, 20};
+        QTest::newRow("subnormal squares 2000x2 k=12") << Case{Shape::Subnormal, 2000, 2, 12};
+        QTest::newRow("huge 1e138 2000x2 k=15") << Case{Shape::Huge, 2000, 2, 15};
+        QTest::newRow("d=17 2500 k=25") << Case{Shape::Wide, 2500, 17, 25};
+        QTest::newRow("k = n = 200") << Case{Shape::Uniform, 200, 2, 200};
+        QTest::newRow("one centre") << Case{Shape::Blobs, 1000, 2, 1};
+    }
+
+private slots:
+    // Bounds on and off: the same centres, bit for bit, for k-means++ and greedy,
+    // weighted or not, double and float, 1 and 3 threads; never more distances.
+    void boundedIsPlain_data() { addCases(); }
+    void boundedIsPlain() {
+        QFETCH(Case, shape);
+        const Matrix<double> points = make(shape.shape, shape.n, shape.d, shape.n + shape.k);
+        std::vector<double> weights(shape.n);
+        for (std::size_t i = 0; i < shape.n; ++i) weights[i] = static_cast<double>((i * 7) % 5) * (i % 11 == 0 ? 1e3 : 1.0);
+        for (kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::GreedyKMeansPlusPlus})
+            for (bool weighted : {false, true})
+                for (bool as_float : {false, true})
+                    for (std::uint64_t seed : {1u, 2u}) {
+                        if (as_float && shape.shape == Shape::Huge) continue;  // beyond float's range
+                        kms::InitOptions options;
+                        options.method = method;
+                        options.seed = seed;
+                        options.threads = 1;
+                        if (weighted) options.sample_weight = weights;
+                        options.bounds = false;
+                        kms::InitStats plain_stats;
+                        options.stats = &plain_stats;
+                        const Matrix<double> plain = seed_points(points, as_float, shape.k, options);
+                        for (int threads : {1, 3}) {
+                            options.bounds = true;
+                            options.threads = threads;
+                            kms::InitStats stats;
+                            options.stats = &stats;
+                            const Matrix<double> bounded = seed_points(points, as_float, shape.k, options);
+                            const QString what = QString("%1 weighted=%2 float=%3 seed=%4 threads=%5")
+                                                     .arg(QString::fromStdString(std::string(kms::to_string(method))))
+                                                     .arg(weighted).arg(as_float).arg(seed).arg(threads);
+                            QVERIFY2(bounded == plain, qPrintable(what));
+                            QVERIFY2(stats.point_centroid_distances <= plain_stats.point_centroid_distances, qPrintable(what));
+                        }
+                    }
+    }
+
+    // The bounds pay: far fewer distances on clustered data, and the counts reach
+    // the statistics (the CLI's JSON summary reads them).
+    void boundsSkipDistances() {
+        const auto data = kms::generate_dataset("blobs:n=40000,k=20,d=2", 3);
+        kms::InitOptions options;
+        options.seed = 4;
+        kms::InitStats plain, bounded;
+        options.bounds = false;
+        options.stats = &plain;
+        const Matrix<double> a = kms::initialize_centroids(data.points, 200, options);
+        options.bounds = true;
+        options.stats = &bounded;
+        const Matrix<double> b = kms::initialize_centroids(data.points, 200, options);
+        QVERIFY(a == b);
+        QCOMPARE(plain.point_centroid_distances, std::uint64_t(40000) * 200);
+        QCOMPARE(plain.centroid_centroid_distances, std::uint64_t(0));
+        QVERIFY2(bounded.point_centroid_distances * 8 < plain.point_centroid_distances,
+                 qPrintable(QString::number(bounded.point_centroid_distances)));
+        QCOMPARE(bounded.centroid_centroid_distances, std::uint64_t(200) * 199 / 2);
+        QVERIFY(bounded.time_ms > 0.0);
+    }
+
+    // k-means‖: the same centres for 1, 2 and 5 threads and with bounds off (the
+    // rounds' nearest-candidate updates skip distances too), rows of the data, k
+    // distinct rows when there are k distinct points; float data as its widened values.
+    void parallelDeterministic_data() { addCases(); }
+    void parallelDeterministic() {
+        QFETCH(Case, shape);
+        if (shape.shape == Shape::Huge) QSKIP("D above 2^900 overflows the candidates' weighted sums alike");
+        const Matrix<double> points = make(shape.shape, shape.n, shape.d, shape.n + shape.k);
+        std::vector<double> weights(shape.n);
+        for (std::size_t i = 0; i < shape.n; ++i) weights[i] = static_cast<double>((i * 7) % 5);
+        for (bool weighted : {false, true}) {
+            kms::InitOptions options;
+            options.method = kms::InitMethod::KMeansParallel;
+            options.seed = 7;
+            options.threads = 1;
+            if (weighted) options.sample_weight = weights;
+            kms::InitStats stats;
+            options.stats = &stats;
+            const Matrix<double> one = kms::initialize_centroids(points, shape.k, options);
+            QCOMPARE(one.rows(), shape.k);
+            QVERIFY(rows_drawn_from(one, points));
+            QVERIFY(stats.candidates >= shape.k);
+            for (int threads : {2, 5}) {
+                options.threads = threads;
+                QVERIFY2(kms::initialize_centroids(points, shape.k, options) == one, qPrintable(QString::number(threads)));
+            }
+            options.bounds = false;
+            QVERIFY(kms::initialize_centroids(points, shape.k, options) == one);
+            options.bounds = true;
+            QVERIFY(seed_points(points, true, shape.k, options) ==
+                    kms::initialize_centroids(Matrix<double>(points.cast<float>().cast<double>()), shape.k, options));
+            if (!weighted) {  // as many distinct centres as there can be
+                std::set<std::vector<double>> distinct, available;
+                for (std::size_t c = 0; c < one.rows(); ++c) distinct.insert(std::vector<double>(one.row(c), one.row(c) + one.cols()));
+                for (std::size_t i = 0; i < points.rows(); ++i)
+                    available.insert(std::vector<double>(points.row(i), points.row(i) + points.cols()));
+                QCOMPARE(distinct.size(), std::min(shape.k, available.size()));
+            }
+        }
+    }
+
+    // Rounds and oversampling do what they say; the seeding is about as good as
+    // k-means++ (its potential, mean of 6 seeds, within 30 %) on clustered data.
+    void parallelRoundsAndQuality() {
+        const auto data = kms::generate_dataset("blobs:n=20000,k=30,d=2", 5);
+        const std::size_t k = 30;
+        double plus_plus = 0.0, parallel = 0.0;
+        for (std::uint64_t seed = 0; seed < 6; ++seed) {
+            kms::InitOptions options;
+            options.seed = seed;
+            plus_plus += potential(data.points, kms::initialize_centroids(data.points, k, options));
+            options.method = kms::InitMethod::KMeansParallel;
+            kms::InitStats stats;
+            options.stats = &stats;
+            parallel += potential(data.points, kms::initialize_centroids(data.points, k, options));
+            QCOMPARE(stats.rounds, 5);
+            // 1 + Σ of 5 rounds' draws of expected ℓ = 2k each (at most; fewer once D is 0)
+            QVERIFY2(stats.candidates > 4 * k && stats.candidates < 16 * k, qPrintable(QString::number(stats.candidates)));
+        }
+        QVERIFY2(parallel < 1.3 * plus_plus, qPrintable(QString("%1 vs %2").arg(parallel).arg(plus_plus)));
+
+        kms::InitOptions options;
+        options.method = kms::InitMethod::KMeansParallel;
+        options.parallel_rounds = 2;
+        options.oversampling = 0.5;
+        kms::InitStats stats;
+        options.stats = &stats;
+        kms::initialize_centroids(data.points, k, options);
+        QCOMPARE(stats.rounds, 2);
+        QVERIFY2(stats.candidates < 3 * k, qPrintable(QString::number(stats.candidates)));
+        options.parallel_rounds = 0;
+        QVERIFY_THROWS_EXCEPTION(kms::Error, kms::initialize_centroids(data.points, k, options));
+        options.parallel_rounds = 1;
+        options.oversampling = 0.0;
+        QVERIFY_THROWS_EXCEPTION(kms::Error, kms::initialize_centroids(data.points, k, options));
+    }
+
+    // The option table: --init kmeans-parallel (also k-means||), --oversampling,
+    // --init-rounds, --init-bounds; bad values are usage errors naming the option.
+    void commandLineOptions() {
+        const auto parse = [](std::vector<std::string> args) {
+            args.insert(args.begin(), {"--k", "3"});
+            return kms::fit_options_from(kms::ParsedOptions(args, {kms::fit_option_table()}));
+        };
+        const kms::FitOptions defaults = parse({});
+        QCOMPARE(defaults.init.method, kms::InitMethod::KMeansPlusPlus);
+        QVERIFY(defaults.init.bounds);
+        QCOMPARE(defaults.init.oversampling, 2.0);
+        QCOMPARE(defaults.init.parallel_rounds, 5);
+        const kms::FitOptions given =
+            parse({"--init", "kmeans-parallel", "--oversampling", "0.5", "--init-rounds", "3", "--init-bounds", "off"});
+        QCOMPARE(given.init.method, kms::InitMethod::KMeansParallel);
+        QCOMPARE(given.init.oversampling, 0.5);
+        QCOMPARE(given.init.parallel_rounds, 3);
+        QVERIFY(!given.init.bounds);
+        QCOMPARE(parse({"--init", "k-means||"}).init.method, kms::InitMethod::KMeansParallel);
+        QCOMPARE(kms::parse_init_method(kms::to_string(kms::InitMethod::KMeansParallel)),
+                 std::optional(kms::InitMethod::KMeansParallel));
+        QVERIFY_THROWS_EXCEPTION(kms::UsageError, parse({"--init-bounds", "maybe"}));
+        QVERIFY_THROWS_EXCEPTION(kms::UsageError, parse({"--oversampling", "0"}));
+        QVERIFY_THROWS_EXCEPTION(kms::UsageError, parse({"--init-rounds", "0"}));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSeeding)
+#include "test_seeding.moc"
