@@ -2,7 +2,8 @@
 // and the final relabelled step's own assignment), centroids placed by hand,
 // edits refused after iteration 0 with a message, S asks before discarding a run,
 // load errors in a banner that stays, k and the data source follow the data,
-// replay files through the window (same labels at every iteration), the studio's
+// replay files through the window (same labels at every iteration; hostile ones refused
+// or opened, never a crash or a hang: issue 39), the studio's
 // file writer refuses links, the GIF encoder round-trips through Qt's GIF reader,
 // the warm-up iteration is off the time chart's scale, and the silhouette plot
 // numbers all of 31 clusters.
@@ -17,7 +18,10 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
+
 #include <cstring>
+#include <thread>
 #include <limits>
 #include <filesystem>
 
@@ -274,6 +278,57 @@ private slots:
         } catch (const InputError& error) {
             QVERIFY2(QString::fromUtf8(error.what()).contains(QStringLiteral("bad.kmsrun:3:")), error.what());
         }
+    }
+
+    // Issue 39: replay files that crashed (SIGABRT) or hung the studio. Each is refused
+    // naming the file (and line), or opens and draws: labels 2^31 - 1 on three drawn points.
+    void hostile_replay_files_are_refused_or_opened() {
+        QTemporaryDir dir;
+        const auto drawn = [&](const char* name, const char* label) {
+            const QString path = dir.filePath(QString::fromLatin1(name));
+            QFile file(path);
+            if (!file.open(QIODevice::WriteOnly)) return QString();
+            file.write(QStringLiteral("kmsrun 1\ndata inline 3 2 truth drawn\npoint 0 0 %1\npoint 1 1 %1\n"
+                                      "point 5 5 %1\ncentroid 0 0\ncentroid 5 5\nend\n")
+                           .arg(QString::fromLatin1(label))
+                           .toUtf8());
+            return path;
+        };
+        MainWindow window;  // not shown: the offscreen platform has no GL to flush a shown window with
+        RunController& run = window.controller();
+        const auto refused = [&](const QString& path, const QString& expected) {
+            try {
+                window.open_run(path);
+            } catch (const Error& error) {
+                return QString::fromUtf8(error.what()).contains(expected);
+            }
+            return false;
+        };
+        QVERIFY(refused(drawn("negative.kmsrun", "-5"), QStringLiteral("negative.kmsrun:3: label -5 is negative")));
+        QVERIFY(refused(dir.path(), QStringLiteral("is a directory")));
+        QVERIFY(refused(dir.filePath(QStringLiteral("missing.kmsrun")), QStringLiteral("missing.kmsrun")));
+        // Classes 0 .. 2^31 - 1 on three points: drawn in the run's colours, no palette of 2^31.
+        window.open_run(drawn("huge.kmsrun", "2147483647"));
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QCOMPARE(run.dataset().n(), std::size_t(3));
+        QApplication::processEvents();
+        // What painting takes (the palette of label_count() colours) stays small: it was 2^31.
+        QVERIFY2(window.view().label_count() <= 3, qPrintable(QString::number(window.view().label_count())));
+        QVERIFY(window.view().palette(window.view().label_count()).size() <= 3);
+        run.step();
+        QVERIFY(wait_for([&] { return run.latest_iteration() == 1; }));
+        // A FIFO is read as the loaders read it (opened without blocking; here a writer comes).
+        const QString fifo = dir.filePath(QStringLiteral("run.fifo"));
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        std::thread writer([&] {
+            QFile file(fifo);
+            if (file.open(QIODevice::WriteOnly))
+                file.write("kmsrun 1\ndata generate 1 blobs:n=10,k=2,d=2\ncentroid 1 2\ncentroid 3 4\nend\n");
+        });
+        window.open_run(fifo);
+        writer.join();
+        QVERIFY(wait_for([&] { return run.ready() && !run.busy(); }));
+        QCOMPARE(run.dataset().n(), std::size_t(10));
     }
 
     void studio_files_refuse_links_and_devices() {

@@ -5,6 +5,9 @@
 
 #include <QLocale>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "charts/iteration_charts.hpp"
 #include "run/run_controller.hpp"
 #include "view/point_cloud_view.hpp"
@@ -107,11 +110,18 @@ void show_run_in_view(const RunController& run, PointCloudView& view) {
     }
     view.set_centroids(std::move(centroids), std::move(trails));
     const auto& data = run.dataset().dataset;
-    const bool drawn_classes = shown == 0 && !run.displayed_labels() && data && data->name == "drawn" &&
-                               !data->truth_labels.empty() && data->truth_labels.size() == data->n();
+    bool drawn_classes = shown == 0 && !run.displayed_labels() && data && data->name == "drawn" &&
+                         !data->truth_labels.empty() && data->truth_labels.size() == data->n();
+    // Classes 0 .. max, at most one a point: a replay file's labels (negative, or 2^31 - 1
+    // on three points) sized the palette past memory and aborted the studio (issue 39).
+    std::int64_t classes = 0;
+    if (drawn_classes) {
+        const auto [low, high] = std::minmax_element(data->truth_labels.begin(), data->truth_labels.end());
+        classes = std::int64_t{*high} + 1;
+        drawn_classes = *low >= 0 && classes <= std::int64_t(data->n());
+    }
     if (drawn_classes) {
         // Drawn data before the first step: the points in the colours of the classes they were drawn with.
-        const std::int32_t classes = *std::max_element(data->truth_labels.begin(), data->truth_labels.end()) + 1;
         view.set_labels(LabelsPtr(data, &data->truth_labels), std::size_t(classes), 0);
     } else {
         view.set_labels(run.displayed_labels(), run.initial_centroids().rows(), shown);

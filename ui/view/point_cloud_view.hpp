@@ -69,6 +69,7 @@ public:
     void set_colour_slots(std::vector<std::size_t> chosen);
     PackedRgba colour_of(std::size_t cluster) const;
     std::vector<PackedRgba> palette(std::size_t k) const;
+    std::size_t label_count() const { return k_; }  // the k of set_labels(): the palette painting takes
     ColourMode colour_mode() const { return colour_mode_; }
     // Projected centroids of the shown iteration and each centroid's path up to it.
     void set_centroids(std::vector<QPointF> centroids, std::vector<std::vector<QPointF>> trails);
