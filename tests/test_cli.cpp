@@ -13,6 +13,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "kms/io.hpp"
 #include "test_support.hpp"
@@ -196,6 +197,34 @@ private slots:
                                                                "distances overflowed; rescale the data or the weights"),
                  qPrintable(r.err));
         QVERIFY(!QFile::exists(path("inertia-overflow-labels.txt")));
+    }
+
+    // Issue 39: the distance kernels' scratch was 64 × d values a thread whatever the work
+    // (a row of 25 M columns asked 12.8 GB a thread). 2 points × 2 M coordinates (32 MB)
+    // now run in a 600 MB address space with 2 threads (before: 2 × 1 GB of scratch).
+    void wide_rows_run_in_memory_sized_by_the_work() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
+#endif
+        const std::size_t d = 2'000'000;
+        QByteArray header = QByteArray("{'descr': '<f8', 'fortran_order': False, 'shape': (2, ") +
+                            QByteArray::number(qulonglong(d)) + "), }";
+        header += QByteArray((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+        QByteArray bytes("\x93NUMPY\x01\x00", 8);
+        bytes += char(header.size() & 0xff);
+        bytes += char(header.size() >> 8);
+        bytes += header;
+        std::vector<double> values(2 * d);
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i % 7) + (i >= d ? 10.0 : 0.0);
+        bytes.append(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * sizeof(double)));
+        write(path("wide.npy"), bytes.toStdString());
+        QProcess process;
+        process.start("/bin/sh", {"-c", "ulimit -v 600000 && exec \"$0\" \"$@\"",
+                                  QString::fromStdString(kms::test::env_or_empty("KMS_CLI")), "run", "--input",
+                                  path("wide.npy"), "--k", "2", "--threads", "2", "--max-iter", "3"});
+        QVERIFY(process.waitForFinished(120000));
+        QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0,
+                 process.readAllStandardError().constData());
     }
 
     // The first SIGINT/SIGTERM ends the run after the step in progress: the summary

@@ -308,11 +308,17 @@ KMS_LEVEL_ENTRIES(avx2, KMS_TARGET_AVX2, 32, 4, 3)
 KMS_LEVEL_ENTRIES(avx512, KMS_TARGET_AVX512, 64, 4, 4)
 #endif
 static_assert(64 / 4 * 4 <= simd::kMaxTile, "the widest tile must fit the scratch");
+// Above this dimension the vector kernels' transposed tile (kMaxTile points × d, a
+// thread) is not gathered: the scalar kernels, whose results are the same bits, run
+// without scratch. 64 × 32768 doubles are 16 MiB a thread; a row of 25 M columns asked
+// 12.8 GB a thread (issue 39). The tile pays off only while it stays in cache anyway.
+constexpr std::size_t kMaxTiledDimension = 32768;
 static_assert(2 * 64 / 4 <= simd::kBlockLanes, "a block's stride must hold two of the widest vectors");
 
 template <typename T>
 std::uint64_t label_range_at(SimdLevel level, const T* x, std::size_t d, const T* c, std::size_t k, std::size_t b,
                              std::size_t e, std::int32_t* l, T* s) {
+    if (d > kMaxTiledDimension) level = SimdLevel::Scalar;  // no scratch there (kernel_scratch_size)
     switch (level) {
         case SimdLevel::Scalar: return label_range_scalar(x, d, c, k, b, e, l, s);
 #if KMS_X86_SIMD
@@ -326,6 +332,7 @@ std::uint64_t label_range_at(SimdLevel level, const T* x, std::size_t d, const T
 template <typename T>
 void nearest_two_at(SimdLevel level, const T* x, std::size_t d, const T* c, std::size_t k, const std::size_t* r,
                     std::size_t m, std::int32_t* l, T* b, T* s2, T* s) {
+    if (d > kMaxTiledDimension) level = SimdLevel::Scalar;  // no scratch there (kernel_scratch_size)
     switch (level) {
         case SimdLevel::Scalar: return nearest_two_scalar(x, d, c, k, r, m, l, b, s2, s);
 #if KMS_X86_SIMD
@@ -339,6 +346,7 @@ void nearest_two_at(SimdLevel level, const T* x, std::size_t d, const T* c, std:
 template <typename T>
 void distances_range_at(SimdLevel level, const T* x, std::size_t d, const T* c, std::size_t k, std::size_t b,
                         std::size_t e, T* o, T* s) {
+    if (d > kMaxTiledDimension) level = SimdLevel::Scalar;  // no scratch there (kernel_scratch_size)
     switch (level) {
         case SimdLevel::Scalar: return distances_range_scalar(x, d, c, k, b, e, o, s);
 #if KMS_X86_SIMD
@@ -408,7 +416,7 @@ std::size_t elkan_shrink_first(double* lo, const double* sh, const double* cc, s
     return elkan_shrink_first_at(active_simd_level(), lo, sh, cc, k, own, reach);
 }
 
-std::size_t kernel_scratch_size(std::size_t d) { return d * simd::kMaxTile; }
+std::size_t kernel_scratch_size(std::size_t d) { return d > kMaxTiledDimension ? 0 : d * simd::kMaxTile; }
 
 std::size_t block_stride(std::size_t m) {
     return (m + simd::kBlockLanes - 1) / simd::kBlockLanes * simd::kBlockLanes;

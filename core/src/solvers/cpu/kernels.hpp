@@ -18,7 +18,8 @@ inline double elapsed_ms(Clock::time_point since) {
     return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
 }
 
-// Scratch a caller gives the kernels for one thread: enough for any level.
+// Scratch a caller gives the kernels for one thread: enough for any level; 0 above
+// d = 32768, where the kernels take the scalar path (the same bits) and need none.
 std::size_t kernel_scratch_size(std::size_t d);
 
 // Labels points [begin, end) of the n × d row-major `points` with their nearest
