@@ -331,6 +331,12 @@ private slots:
         QCOMPARE(badlat.exit_code, 1);
         QVERIFY2(badlat.err.contains(path("badlat.csv") + ": latitude 95 of centroid 3 is outside [-90, 90] degrees"),
                  qPrintable(badlat.err));
+        // A .npy file given for a table says so (issue 39).
+        write(path("table.npy"), std::string("\x93NUMPY\x01\x00", 8));
+        const Cli npy = run_cli({"run", "--input", path("table.npy"), "--geo", "--k", "1"});
+        QCOMPARE(npy.exit_code, 1);
+        QVERIFY2(npy.err.contains(path("table.npy") + ": byte 0: a NumPy .npy file: --geo reads a delimited text table"),
+                 qPrintable(npy.err));
         // Columns named on the command line; the sphere forced; refused values exit 1 with path:line.
         write(path("named.csv"), "name,y,x\nA,50.1,4.2\nB,50.2,4.3\nC,52.9,8.8\n");
         const Cli named = run_cli({"run", "--input", path("named.csv"), "--lat", "y", "--lon", "x", "--k", "2",

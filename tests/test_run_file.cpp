@@ -150,6 +150,7 @@ private slots:
         QTest::newRow("blank line") << QStringLiteral("kmsrun 1\n   \n\t\nend\n") << QStringLiteral("mem.kmsrun:4: no 'data' line");
         QTest::newRow("negative label") << QStringLiteral("kmsrun 1\ndata inline 2 1 truth x\npoint 1 0\npoint 2 -5\n")
                                         << QStringLiteral("mem.kmsrun:4: label -5 is negative: ground-truth labels are 0 or more");
+        QTest::newRow("bom") << QStringLiteral("\uFEFFkmsrun 1\nend\n") << QStringLiteral("mem.kmsrun:2: no 'data' line");
         QTest::newRow("after end") << head + QStringLiteral("centroid 1 2\nend\ncentroid 1 2\n")
                                    << QStringLiteral("mem.kmsrun:5: text after 'end'");
     }
@@ -185,6 +186,17 @@ private slots:
             QFAIL("read a folder");
         } catch (const kms::InputError& error) {
             QVERIFY2(QString::fromUtf8(error.what()).contains(QStringLiteral("is a directory")), error.what());
+        }
+    }
+
+    // Issue 39: every loader says what kind of file it was given instead.
+    void npyFileIsNamedAsSuch() {
+        try {
+            (void)kms::parse_run_file(std::string("\x93NUMPY\x01\x00", 8), "mem.kmsrun");
+            QFAIL("read a .npy file as a run file");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(QString::fromUtf8(error.what()).startsWith("mem.kmsrun: byte 0: a NumPy .npy file, not a run file"),
+                     error.what());
         }
     }
 

@@ -126,6 +126,9 @@ double parse_coordinate(const std::string& path, std::uint64_t line, const std::
 
 GeoTable load_geo_table(const std::string& path, const GeoColumns& columns, const LoadOptions& options) {
     io_detail::FileBytes bytes = io_detail::read_whole_file(path, options);
+    if (io_detail::has_npy_magic(bytes.view()))
+        throw InputError::at_byte(path, 0, "a NumPy .npy file: --geo reads a delimited text table with a header "
+                                           "(latitude and longitude columns)");
     std::string_view rest = io_detail::skip_utf8_bom(bytes.view());
     const std::uint64_t total = bytes.size;
 

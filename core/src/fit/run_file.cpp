@@ -312,6 +312,8 @@ std::string run_file_text(const RunFile& run) {
 }
 
 RunFile parse_run_file(std::string_view text, const std::string& source) {
+    if (io_detail::has_npy_magic(text))
+        throw InputError::at_byte(source, 0, "a NumPy .npy file, not a run file (text that starts with 'kmsrun 1')");
     try {
         return Parser(io_detail::skip_utf8_bom(text), source).parse();
     } catch (const std::bad_alloc&) {
