@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
                 init.method = method == "parallel"                             ? kms::InitMethod::KMeansParallel
                               : method.rfind("greedy", 0) == 0                 ? kms::InitMethod::GreedyKMeansPlusPlus
                                                                                : kms::InitMethod::KMeansPlusPlus;
-                init.bounds = method != "plain" && method != "greedy" && method != "parallel-plain";
+                init.bounds = method == "plain" || method == "greedy" ? kms::SeedingBounds::Off : kms::SeedingBounds::On;
                 init.oversampling = oversampling;
                 init.parallel_rounds = rounds;
                 kms::InitStats stats;

@@ -125,12 +125,12 @@ private slots:
                         options.seed = seed;
                         options.threads = 1;
                         if (weighted) options.sample_weight = weights;
-                        options.bounds = false;
+                        options.bounds = kms::SeedingBounds::Off;
                         kms::InitStats plain_stats;
                         options.stats = &plain_stats;
                         const Matrix<double> plain = seed_points(points, as_float, shape.k, options);
                         for (int threads : {1, 3}) {
-                            options.bounds = true;
+                            options.bounds = kms::SeedingBounds::On;
                             options.threads = threads;
                             kms::InitStats stats;
                             options.stats = &stats;
@@ -150,11 +150,12 @@ private slots:
         const auto data = kms::generate_dataset("blobs:n=40000,k=20,d=2", 3);
         kms::InitOptions options;
         options.seed = 4;
+        options.threads = 1;  // counts, not threads, are checked here
         kms::InitStats plain, bounded;
-        options.bounds = false;
+        options.bounds = kms::SeedingBounds::Off;
         options.stats = &plain;
         const Matrix<double> a = kms::initialize_centroids(data.points, 200, options);
-        options.bounds = true;
+        options.bounds = kms::SeedingBounds::On;
         options.stats = &bounded;
         const Matrix<double> b = kms::initialize_centroids(data.points, 200, options);
         QVERIFY(a == b);
@@ -164,6 +165,16 @@ private slots:
                  qPrintable(QString::number(bounded.point_centroid_distances)));
         QCOMPARE(bounded.centroid_centroid_distances, std::uint64_t(200) * 199 / 2);
         QVERIFY(bounded.time_ms > 0.0);
+        QVERIFY(bounded.bounded && !plain.bounded);
+        // Auto: the bounds only from k = kAutoBoundsK on (below, the plain passes were faster).
+        options.bounds = kms::SeedingBounds::Auto;
+        kms::InitStats automatic;
+        options.stats = &automatic;
+        QVERIFY(kms::initialize_centroids(data.points, 200, options) == a);
+        QVERIFY(!automatic.bounded);
+        automatic = {};
+        kms::initialize_centroids(data.points, kms::kAutoBoundsK, options);
+        QVERIFY(automatic.bounded);
     }
 
     // k-means‖: the same centres for 1, 2 and 5 threads and with bounds off (the
@@ -192,9 +203,9 @@ private slots:
                 options.threads = threads;
                 QVERIFY2(kms::initialize_centroids(points, shape.k, options) == one, qPrintable(QString::number(threads)));
             }
-            options.bounds = false;
+            options.bounds = kms::SeedingBounds::Off;
             QVERIFY(kms::initialize_centroids(points, shape.k, options) == one);
-            options.bounds = true;
+            options.bounds = kms::SeedingBounds::On;
             QVERIFY(seed_points(points, true, shape.k, options) ==
                     kms::initialize_centroids(Matrix<double>(points.cast<float>().cast<double>()), shape.k, options));
             if (!weighted) {  // as many distinct centres as there can be
@@ -252,7 +263,7 @@ private slots:
         };
         const kms::FitOptions defaults = parse({});
         QCOMPARE(defaults.init.method, kms::InitMethod::KMeansPlusPlus);
-        QVERIFY(defaults.init.bounds);
+        QCOMPARE(defaults.init.bounds, kms::SeedingBounds::Auto);
         QCOMPARE(defaults.init.oversampling, 2.0);
         QCOMPARE(defaults.init.parallel_rounds, 5);
         const kms::FitOptions given =
@@ -260,7 +271,7 @@ private slots:
         QCOMPARE(given.init.method, kms::InitMethod::KMeansParallel);
         QCOMPARE(given.init.oversampling, 0.5);
         QCOMPARE(given.init.parallel_rounds, 3);
-        QVERIFY(!given.init.bounds);
+        QCOMPARE(given.init.bounds, kms::SeedingBounds::Off);
         QCOMPARE(parse({"--init", "k-means||"}).init.method, kms::InitMethod::KMeansParallel);
         QCOMPARE(kms::parse_init_method(kms::to_string(kms::InitMethod::KMeansParallel)),
                  std::optional(kms::InitMethod::KMeansParallel));

@@ -27,7 +27,6 @@ struct RunSummary {
     int best_restart = 0;        // index into restarts of the run kept
     std::vector<RestartResult> restarts;
     std::string init;            // the seeding method (to_string(InitMethod)); its cost is restarts[best_restart].init
-    bool init_bounds = true;     // InitOptions::bounds
     std::vector<int> devices;    // --devices: the devices that held rows, in rank order; empty otherwise
 };
 

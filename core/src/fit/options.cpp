@@ -30,8 +30,9 @@ constexpr OptionSpec kFitOptions[] = {
     {"--precision", "P", "f64", "f32 | f64"},
     {"--init", "METHOD|PATH", "kmeans++", "random | kmeans++ | greedy-kmeans++ | maximin | kmeans-parallel\n"
                                           "(k-means||: --oversampling, --init-rounds), or a centroid file"},
-    {"--init-bounds", "on|off", "on", "k-means++, greedy-kmeans++, kmeans-parallel: skip the distances the\n"
-                                      "triangle inequality rules out (Raff 2021); the same centroids, bit for bit"},
+    {"--init-bounds", "auto|on|off", "auto", "k-means++, greedy-kmeans++ (kmeans-parallel's reduction): skip the\n"
+                                             "distances the triangle inequality rules out (Raff 2021); the same\n"
+                                             "centroids, bit for bit; auto: on from k = 500 (where measured faster)"},
     {"--oversampling", "L", "2", "kmeans-parallel: each round samples L x k candidates expected"},
     {"--init-rounds", "R", "5", "kmeans-parallel: sampling rounds"},
     {"--seed", "S", "0", "seed of the generator and of the initialisation"},
@@ -246,9 +247,8 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required, bool r
         throw UsageError("--init: '" + init + "' is neither random, kmeans++, greedy-kmeans++, maximin, "
                          "kmeans-parallel nor an existing file");
     }
-    const std::string bounds = options.get("--init-bounds");
-    if (bounds != "on" && bounds != "off") throw UsageError("--init-bounds: '" + bounds + "' is neither on nor off");
-    fit.init.bounds = bounds == "on";
+    fit.init.bounds = parsed_or_usage(parse_seeding_bounds(options.get("--init-bounds")), "--init-bounds",
+                                      options.get("--init-bounds"), "auto, on or off");
     fit.init.oversampling = options.number<double>("--oversampling");
     if (!(fit.init.oversampling > 0.0) || !std::isfinite(fit.init.oversampling))
         throw UsageError("--oversampling must be a positive number");

@@ -116,7 +116,6 @@ RunSummary summarize(const FitResult& result, const FitOptions& options, const s
     summary.best_restart = result.best_restart;
     summary.restarts = result.restarts;
     summary.init = std::string(to_string(options.init.method));
-    summary.init_bounds = options.init.bounds;
     summary.devices.assign(options.devices.begin(),
                            options.devices.begin() + static_cast<std::ptrdiff_t>(std::min(options.devices.size(),
                                                                                            result.devices_used)));
@@ -163,7 +162,7 @@ std::string to_json(const RunSummary& s) {
         const InitStats& init = s.restarts[static_cast<std::size_t>(s.best_restart)].init;
         JsonObject seeding;
         seeding.string("method", s.init)
-            .boolean("bounds", s.init_bounds)
+            .boolean("bounds", init.bounded)
             .number("time_ms", init.time_ms)
             .integer("point_centroid_distances", static_cast<long long>(init.point_centroid_distances))
             .integer("centroid_centroid_distances", static_cast<long long>(init.centroid_centroid_distances));

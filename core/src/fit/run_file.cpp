@@ -293,7 +293,7 @@ std::string run_file_text(const RunFile& run) {
     option("--device", std::to_string(config.cuda_device));
     if (config.stream_chunk > 0) option("--stream-chunk", std::to_string(config.stream_chunk));
     if (run.options.init.method != InitMethod::File) option("--init", std::string(to_string(run.options.init.method)));
-    if (!run.options.init.bounds) option("--init-bounds", "off");
+    if (run.options.init.bounds != SeedingBounds::Auto) option("--init-bounds", std::string(to_string(run.options.init.bounds)));
     if (run.options.init.method == InitMethod::KMeansParallel) {
         option("--oversampling", round_trip(run.options.init.oversampling));
         option("--init-rounds", std::to_string(run.options.init.parallel_rounds));

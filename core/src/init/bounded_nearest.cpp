@@ -22,9 +22,10 @@ inline double tested(double nearest) {
     return nearest < kTiny ? kTiny : (nearest <= kHuge ? nearest : kInfinity);
 }
 
-// Work below this many point tests runs on one thread (a parallel region costs
-// more than it saves).
-constexpr std::size_t kParallelPoints = 1 << 14;
+// Work below this many points runs on one thread: a parallel region costs more
+// than it saves there (every round opens a few; on a busy machine each waits for
+// a thread the OS has put aside).
+constexpr std::size_t kParallelPoints = 1 << 17;
 
 constexpr std::uint32_t kGone = 0xFFFFFFFFu;  // a point marked for removal from its cluster
 
@@ -216,10 +217,11 @@ std::vector<typename BoundedNearest<T>::Change> BoundedNearest<T>::changes_for(c
 
 template <typename T>
 void BoundedNearest<T>::apply(std::size_t new_centre, const std::vector<Change>& changes,
-                              const std::vector<Visit>& visited) {
+                              const std::vector<Visit>& visited, std::vector<std::uint32_t>* later) {
     Cluster& mine = clusters_[new_centre];
-    std::vector<std::uint32_t> moved;
-    moved.reserve(changes.size());
+    std::vector<std::uint32_t> own;
+    std::vector<std::uint32_t>& moved = later ? *later : own;
+    if (!later) own.reserve(changes.size());
     mine.reserve(changes.size(), d_);
     for (const Change& change : changes) {  // in increasing band: the new cluster is in order
         nearest_[change.point] = change.distance;
@@ -236,7 +238,7 @@ void BoundedNearest<T>::apply(std::size_t new_centre, const std::vector<Change>&
         const Visit& visit = visited[static_cast<std::size_t>(v)];
         clusters_[visit.centre].keep_unmarked(visit.from, d_);
     }
-    refresh_sums(moved);
+    if (!later) refresh_sums(moved);
 }
 
 template <typename T>
@@ -250,6 +252,22 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
     }
     const std::size_t q = clusters_.size(), m = centres.size() - first;
     if (m == 0) return;
+    if (q < m) {
+        // Few centres beside many new ones (the first round): their clusters are too
+        // wide for the batch search to skip much, so the new centres go in one by one
+        // (each point still ends on its nearest, ties to the earlier), the block sums
+        // once at the end.
+        std::vector<std::uint32_t> moved;
+        for (std::size_t c = first; c < centres.size(); ++c) {
+            std::vector<Visit> visited;
+            const std::vector<Change> changes = changes_for(centres[c].data(), visited);
+            centre_rows_.insert(centre_rows_.end(), centres[c].begin(), centres[c].end());
+            clusters_.emplace_back();
+            apply(clusters_.size() - 1, changes, visited, &moved);
+        }
+        refresh_sums(moved);
+        return;
+    }
     // Per old centre, the new ones that might take its points, nearest first.
     std::vector<std::vector<std::pair<double, std::uint32_t>>> near(q);
     std::uint64_t between = 0;
@@ -345,7 +363,7 @@ void BoundedNearest<T>::refresh_sums(const std::vector<std::uint32_t>& moved) {
     const auto groups = static_cast<std::int64_t>((whole.size() + 7) / 8);
     const double* nearest = nearest_.data();
     const double* weight = weight_;
-#pragma omp parallel for num_threads(threads_) schedule(static) if (groups > 1)
+#pragma omp parallel for num_threads(threads_) schedule(static) if (whole.size() * kBlockSize > kParallelPoints)
     for (std::int64_t g = 0; g < groups; ++g) {
         const std::size_t first = static_cast<std::size_t>(g) * 8;
         const std::size_t lanes = std::min<std::size_t>(8, whole.size() - first);

@@ -92,7 +92,9 @@ private:
     void first_centre();
     std::vector<Change> changes_for(const double* row, std::vector<Visit>& visited);  // in increasing band
     std::size_t suffix(const Cluster& cluster, double between) const;  // where a search from `between` away starts
-    void apply(std::size_t new_centre, const std::vector<Change>& changes, const std::vector<Visit>& visited);
+    // `later`: the moved points are added there for one refresh_sums() later; null: now.
+    void apply(std::size_t new_centre, const std::vector<Change>& changes, const std::vector<Visit>& visited,
+               std::vector<std::uint32_t>* later = nullptr);
     void refresh_sums(const std::vector<std::uint32_t>& moved);
 
     const Matrix<T>& points_;

@@ -45,7 +45,7 @@
 // The OpenMP loops only split whole blocks (sums) or independent points (D
 // updates) between threads, so the result is identical for any thread count.
 //
-// BOUNDS (InitOptions::bounds, the default; one process): k-means++ and greedy
+// BOUNDS (InitOptions::bounds: on, or auto and k >= kAutoBoundsK; one process): k-means++ and greedy
 // k-means++ keep D with the triangle inequality (bounded_nearest.hpp, Raff 2021):
 // a distance is skipped only where the computed one surely would not lower D, and
 // a block's sum is summed again, in the order above, only where a D of it changed,
@@ -482,11 +482,12 @@ Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions
         options.stats->centroid_centroid_distances += nearest.centre_distances();
     };
     // Bounds for k-means++ and greedy in one process (ranks take the plain passes).
-    if (options.bounds && options.method != InitMethod::Maximin && !rows.comm() &&
-        rows.global() < (std::size_t{1} << 32)) {
+    const bool wanted = options.bounds == SeedingBounds::On || (options.bounds == SeedingBounds::Auto && k >= kAutoBoundsK);
+    if (wanted && options.method != InitMethod::Maximin && !rows.comm() && rows.global() < (std::size_t{1} << 32)) {
         BoundedNearest<T> nearest(rows.block(), threads, weight);
         Matrix<double> centres = seed_rounds(rows, nearest, k, options, source_name);
         counted(nearest);
+        if (options.stats) options.stats->bounded = true;
         return centres;
     }
     NearestDistances<T> nearest(rows, threads, weight);
@@ -525,6 +526,21 @@ std::string_view to_string(InitMethod method) {
         case InitMethod::KMeansParallel: return "kmeans-parallel";
     }
     return "unknown";
+}
+
+std::string_view to_string(SeedingBounds bounds) {
+    switch (bounds) {
+        case SeedingBounds::Auto: return "auto";
+        case SeedingBounds::On: return "on";
+        case SeedingBounds::Off: return "off";
+    }
+    return "unknown";
+}
+
+std::optional<SeedingBounds> parse_seeding_bounds(std::string_view name) {
+    for (SeedingBounds bounds : {SeedingBounds::Auto, SeedingBounds::On, SeedingBounds::Off})
+        if (name == to_string(bounds)) return bounds;
+    return std::nullopt;
 }
 
 std::optional<InitMethod> parse_init_method(std::string_view name) {

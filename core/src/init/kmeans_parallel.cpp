@@ -134,6 +134,7 @@ Matrix<double> parallel_init(const Matrix<T>& points, std::size_t k, const InitO
     reduce.stats = &reduced;
     Matrix<double> centres = initialize_centroids(candidates, k, reduce, source_name);
     if (options.stats) {
+        options.stats->bounded = reduced.bounded;
         options.stats->point_centroid_distances += nearest.point_distances() + reduced.point_centroid_distances;
         options.stats->centroid_centroid_distances += nearest.centre_distances() + reduced.centroid_centroid_distances;
         options.stats->candidates = count;
