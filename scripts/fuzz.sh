@@ -6,12 +6,13 @@
 # ends the script with status 1. Needs clang-14 and libfuzzer-14-dev
 # (scripts/install-deps.sh --fuzz).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: fuzz_text fuzz_npy fuzz_benchmark_set fuzz_options
+#                                             fuzz_grammars (.kmsrun files, generator specs, --k-range, geo tables)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_text fuzz_npy fuzz_benchmark_set fuzz_options)
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_text fuzz_npy fuzz_benchmark_set fuzz_options fuzz_grammars)
 build_dir=${KMS_FUZZ_BUILD_DIR:-build-fuzz}
 jobs=${KMS_JOBS:-2}
 build_nice=${KMS_BUILD_NICE:-0}  # the build's niceness (scripts/test.sh: 15, beside the other builds)
@@ -38,6 +39,7 @@ run_target() {  # TARGET: its log says what it found
   local target=$1 corpus="$build_dir/corpus-$1" seeds=tests/corpus
   mkdir -p "$corpus"
   [ "$target" = fuzz_options ] && seeds=tests/fuzz/options-seeds
+  [ "$target" = fuzz_grammars ] && seeds=tests/fuzz/grammar-seeds
   OMP_NUM_THREADS=1 ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
     "$build_dir/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
       -artifact_prefix="$build_dir/crash-$target-" -print_final_stats=1 \
@@ -50,6 +52,7 @@ status=0
 for target in "${targets[@]}"; do  # reported in the order asked, each with its own exit status
   seeds=tests/corpus
   [ "$target" = fuzz_options ] && seeds=tests/fuzz/options-seeds
+  [ "$target" = fuzz_grammars ] && seeds=tests/fuzz/grammar-seeds
   log="$build_dir/$target.log"
   echo "== $target: $seconds s, seeds $seeds ($(ls "$seeds" | wc -l) files) + $build_dir/corpus-$target"
   if [ "${exit_status_of[$target]}" != 0 ]; then
