@@ -384,18 +384,41 @@ py::tuple assign_device_py(const py::object& x, const py::array& centroids, cons
     return py::make_tuple(to_numpy(a.labels), a.inertia, address);
 }
 
+// predict/score: on the CPU back ends the rows go in blocks of about 2^24 distance terms
+// (tens of ms), each assigned by kms::assign, so Ctrl-C ends it after the block in
+// progress (labels are per point, the same as one call; the inertia is the blocks' sum
+// in order). CUDA back ends take one call.
 py::tuple assign_py(const py::array& x, const py::array& centroids, const std::vector<std::string>& args,
                     const py::object& sample_weight) {
     const FitOptions options = parse_fit_options(args);
     const Matrix<double> c = copy_matrix(centroids, "centroids");
     const auto weights = weights_of(sample_weight);
     const auto on = [&](auto points) {
-        Assignment a;
-        {
-            py::gil_scoped_release release;
-            a = assign(points, c, options.solver, weights);
-        }
-        return py::make_tuple(to_numpy(a.labels), a.inertia, reinterpret_cast<std::uintptr_t>(points->data()));
+        using Points = typename std::decay_t<decltype(*points)>;
+        const std::size_t n = points->rows(), d = points->cols();
+        const bool blocks = options.solver.backend != Backend::Cuda;
+        const std::size_t block =
+            blocks ? std::max<std::size_t>(1024, (std::size_t{1} << 24) / std::max<std::size_t>(1, c.rows() * d)) : n;
+        std::vector<std::int32_t> labels(n);
+        double inertia = 0.0;
+        std::stop_source stop;
+        run_interruptible(stop, [&] {
+            for (std::size_t start = 0; start < n && !stop.stop_requested(); start += block) {
+                const std::size_t rows = std::min(block, n - start);
+                auto part = rows == n ? points
+                                      : std::make_shared<const Points>(Points::view(rows, d, points->data() + start * d,
+                                                                                    points));
+                std::shared_ptr<const std::vector<double>> part_weights = weights;
+                if (weights && rows != n)
+                    part_weights = std::make_shared<const std::vector<double>>(
+                        weights->begin() + static_cast<std::ptrdiff_t>(start),
+                        weights->begin() + static_cast<std::ptrdiff_t>(start + rows));
+                const Assignment a = assign(part, c, options.solver, part_weights);
+                std::copy(a.labels.begin(), a.labels.end(), labels.begin() + static_cast<std::ptrdiff_t>(start));
+                inertia += a.inertia;
+            }
+        });
+        return py::make_tuple(to_numpy(labels), inertia, reinterpret_cast<std::uintptr_t>(points->data()));
     };
     if (py::isinstance<py::array_t<float>>(x)) return on(view_of<float>(x, "X"));
     return on(view_of<double>(x, "X"));
