@@ -205,6 +205,10 @@ private slots:
     void wide_rows_run_in_memory_sized_by_the_work() {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
         QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+        QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
+#endif
 #endif
         const std::size_t d = 2'000'000;
         QByteArray header = QByteArray("{'descr': '<f8', 'fortran_order': False, 'shape': (2, ") +

@@ -297,7 +297,7 @@ private slots:
         QVERIFY(refused(std::vector<double>(49, 1.0), "49 sample weights for n = 50 points"));
         std::vector<double> w(50, 1.0);
         w[7] = -1.0;
-        QVERIFY(refused(w, "sample weight 8 (-1.000000) is not a non-negative finite number"));
+        QVERIFY(refused(w, "sample weight 8 (-1) is not a non-negative finite number"));  // %g (issue 39)
         w[7] = std::nan("");
         QVERIFY(refused(w, "sample weight 8"));
         QVERIFY(refused(std::vector<double>(50, 0.0), "the sample weights are all zero"));

@@ -144,7 +144,7 @@ std::vector<double> load_sample_weights(const std::string& path, std::size_t exp
         if (error != std::errc() || stop != field.data() + field.size())
             throw InputError::at_line(path, line, io_detail::quote_token(field) + " is not a number");
         if (!std::isfinite(value)) throw InputError::at_line(path, line, "the weight is not finite");
-        if (value < 0.0) throw InputError::at_line(path, line, "the weight " + io_detail::quote_token(field) + " is negative");
+        if (value < 0.0) throw InputError::at_line(path, line, "the weight " + short_number(value) + " is negative");
         if (weights.size() == expected)
             throw InputError::at_line(path, line, "more weights than the " + std::to_string(expected) + " points");
         weights.push_back(value);
