@@ -64,7 +64,8 @@ _ALGORITHMS = ("lloyd", "elkan", "auto", "full")  # scikit-learn's; 'auto' and '
 
 def _issparse(X):
     return _sparse is not None and _sparse.issparse(X)
-_INITS = {"k-means++": "kmeans++", "random": "random", "greedy-k-means++": "greedy-kmeans++", "maximin": "maximin"}
+_INITS = {"k-means++": "kmeans++", "random": "random", "greedy-k-means++": "greedy-kmeans++", "maximin": "maximin",
+          "k-means||": "kmeans-parallel"}
 _PRECISIONS = {"f32": "f32", "float32": "f32", "f64": "f64", "float64": "f64"}
 
 
@@ -121,10 +122,11 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
     ----------
     n_clusters : int, default=8
         The number of clusters k.
-    init : {'k-means++', 'random', 'greedy-k-means++', 'maximin'}, array of shape \
+    init : {'k-means++', 'random', 'greedy-k-means++', 'maximin', 'k-means||'}, array of shape \
 (n_clusters, n_features) or callable(X, n_clusters, random_state), default='k-means++'
         How the first centres are chosen ('greedy-k-means++' is scikit-learn's
-        k-means++ with local trials).
+        k-means++ with local trials; 'k-means||' is Bahmani et al.'s k-means‖:
+        5 rounds of 2·k candidates, reduced by weighted k-means++).
     n_init : int or 'auto', default=1
         Restarts with seeds s, s+1, ...; the lowest inertia is kept. 'auto': 10 with
         init='random', else 1 (scikit-learn's rule). scikit-learn 1.2's default is 10.
@@ -358,7 +360,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         self.solver_choice_ = result["solver_choice"]
         self._fit_dtype = dtype
         self._n_features_out = self.cluster_centers_.shape[0]
-        distinct = len(np.unique(self.labels_))
+        distinct = int(np.count_nonzero(np.bincount(self.labels_, minlength=self.n_clusters)))  # O(n), no sort
         if distinct < self.n_clusters:
             warnings.warn(f"Number of distinct clusters ({distinct}) found smaller than n_clusters "
                           f"({self.n_clusters}). Possibly due to duplicate points in X.", ConvergenceWarning,
