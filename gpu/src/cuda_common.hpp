@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "kms/error.hpp"
+#include "kms/short_number.hpp"
 
 namespace kms::cuda {
 
@@ -42,8 +43,17 @@ public:
         const cudaError_t status = cudaMalloc(&raw, count * sizeof(T));
         if (status != cudaSuccess) {
             (void)cudaGetLastError();  // clear the (non-sticky) allocation error
-            throw Error(std::string("CUDA: cannot allocate ") + std::to_string(count * sizeof(T) >> 20) +
-                        " MiB of device memory for " + what + ": " + cudaGetErrorString(status));
+            // The sizes and what helps, not only the CUDA error (issue 39).
+            std::size_t free_bytes = 0, total_bytes = 0;
+            const bool known = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
+            (void)cudaGetLastError();
+            const auto mib = [](double bytes) { return short_number(bytes / 1048576.0) + " MiB"; };
+            throw Error(std::string("CUDA: cannot allocate ") + mib(double(count) * sizeof(T)) +
+                        " of device memory for " + what + " (" + cudaGetErrorString(status) + ")" +
+                        (known ? "; the device has " + mib(double(free_bytes)) + " free of " + mib(double(total_bytes))
+                               : std::string()) +
+                        ": --stream-chunk streams the points from the host (Lloyd), --devices spreads them over "
+                        "GPUs, --precision f32 halves them");
         }
         ptr_ = static_cast<T*>(raw);
         count_ = count;
