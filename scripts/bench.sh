@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # One benchmark suite: scripts/bench.sh SUITE [--quick] [--out DIR] [--device-only|--cpu-only]
-# SUITE: thesis | he | zechner | pisa | map (docs/benchmarks.md says what each measures).
+# SUITE: thesis | he | zechner | pisa | map | seeding (docs/benchmarks.md says what each measures).
 # Writes DIR/results.csv, DIR/results.jsonl, DIR/report.md and PNG plots (default DIR:
 # bench-results/SUITE). Builds first when the binaries are missing (KMS_BUILD_DIR, default build);
 # KMS_CLI / KMS_BENCH_CEILING / KMS_BENCH_CUDA point at binaries built elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${KMS_BUILD_DIR:-build}
-if [ -z "${KMS_CLI:-}" ] && { [ ! -x "$build/app/kmeans-cli" ] || [ ! -x "$build/bench/bench_ceiling" ]; }; then
+if [ -z "${KMS_CLI:-}" ] && { [ ! -x "$build/app/kmeans-cli" ] || [ ! -x "$build/bench/bench_ceiling" ] ||
+                              { [ "${1:-}" = seeding ] && [ ! -x "$build/bench/bench_seeding" ]; }; }; then
   ./scripts/build.sh
 fi
 # A python3 with numpy (scikit-learn, matplotlib, PyTorch where present): Debian's first.

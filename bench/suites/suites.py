@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The seeds' studies as benchmark suites: scripts/bench.sh SUITE [--quick] [--out DIR]
-[--device-only|--cpu-only]. Suites: thesis, he, zechner, pisa, map (docs/benchmarks.md)."""
+[--device-only|--cpu-only]. Suites: thesis, he, zechner, pisa, map, seeding (docs/benchmarks.md)."""
 import argparse
 import json
 import os
@@ -395,7 +395,64 @@ def suite_map(h, args):
                             "x_floor", "peer", "peer_ms_per_iter", "x_peer"]))])
 
 
-SUITES = {"thesis": suite_thesis, "he": suite_he, "zechner": suite_zechner, "pisa": suite_pisa, "map": suite_map}
+# ---- seeding ----------------------------------------------------------------------------------
+
+def suite_seeding(h, args):
+    """Plain vs bounded k-means++ (Raff 2021) vs k-means‖ (issue 41), by bench/bench_seeding: seeding
+    wall and CPU time, distances, bitwise agreement with plain k-means++, Lloyd's final inertia
+    (to convergence, tol 1e-4, by Hamerly: Lloyd's result) over seeds 0..S-1, all cores."""
+    binary = os.environ.get("KMS_BENCH_SEEDING", os.path.join(os.path.dirname(h.ceiling_bin), "bench_seeding"))
+    if not os.path.exists(binary):
+        sys.exit(f"bench: bench_seeding not found at {binary}: build it (scripts/build.sh --target bench_seeding)")
+    if h.quick:
+        cases, seeds = [("blobs:n=100000,k=100,d=2", 1000), ("blobs:n=100000,k=100,d=2", 100)], 2
+    else:
+        cases = [("blobs:n=1000000,k=100,d=2", 1000), ("blobs:n=1000000,k=100,d=2", 100),
+                 ("blobs:n=100000,k=100,d=2", 1000)]
+        seeds = int(os.environ.get("KMS_BENCH_SEEDS", 10))
+    thread_list = sorted({1, h.cores})
+    runs = []
+    for (spec, k), threads in [(case, t) for case in cases for t in thread_list]:
+        out = subprocess.run([binary, "--generate", spec, "--k", str(k), "--seeds", str(seeds), "--threads",
+                              str(threads), "--methods", "plain,bounded,parallel", "--lloyd", "on"],
+                             check=True, capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            r = json.loads(line)
+            runs.append(r)
+            with open(os.path.join(h.out, "seeding.jsonl"), "a") as f:
+                f.write(line + "\n")
+            print(json.dumps({c: r[c] for c in ("data", "k", "threads", "method", "seed", "init_ms", "inertia")}),
+                  flush=True)
+    lines = ["| data | k | threads | seeding | ms (mean) | CPU ms (mean) | x plain (ms) | x plain (CPU) | "
+             "point distances (mean) | centre distances | candidates | same centres as plain | "
+             "final inertia (mean) | vs plain |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for (spec, k), threads in [(case, t) for case in cases for t in thread_list]:
+        group = {m: [r for r in runs if r["data"] == spec and r["k"] == k and r["threads"] == threads
+                     and r["method"] == m] for m in ("plain", "bounded", "parallel")}
+        base_ms = np.mean([r["init_ms"] for r in group["plain"]])
+        base_cpu = np.mean([r["init_cpu_ms"] for r in group["plain"]])
+        base_inertia = np.mean([r["inertia"] for r in group["plain"]])
+        for method, rs in group.items():
+            ms = np.mean([r["init_ms"] for r in rs])
+            inertia = np.mean([r["inertia"] for r in rs])
+            cpu = np.mean([r["init_cpu_ms"] for r in rs])
+            same = f"{sum(r['same_as_plain'] for r in rs)}/{len(rs)}" if method != "parallel" else "(another method)"
+            lines.append(f"| {spec} | {k} | {threads} | {method} | {ms:.0f} | {cpu:.0f} | {base_ms / ms:.2f} | "
+                         f"{base_cpu / cpu:.2f} | {np.mean([r['point_centroid_distances'] for r in rs]):.3g} | "
+                         f"{np.mean([r['centroid_centroid_distances'] for r in rs]):.3g} | "
+                         f"{np.mean([r['candidates'] for r in rs]):.0f} | {same} | {inertia:.6g} | "
+                         f"{100 * (inertia / base_inertia - 1):+.2f} % |")
+    h.write("seeding", [("Seeding: plain vs bounded k-means++ vs k-means‖",
+                         f"{seeds} seeds (0..{seeds - 1}) per row, 1 and {h.cores} threads, data seed 1; "
+                         "plain = `--init kmeans++ --init-bounds off`, bounded = `--init-bounds on`, "
+                         "parallel = `--init kmeans-parallel` (oversampling 2, 5 rounds); inertia after Lloyd "
+                         "to convergence (tol 1e-4) from each seeding; raw rows in seeding.jsonl.\n\n"
+                         + "\n".join(lines))])
+
+
+SUITES = {"thesis": suite_thesis, "he": suite_he, "zechner": suite_zechner, "pisa": suite_pisa, "map": suite_map,
+          "seeding": suite_seeding}
 
 
 def main():

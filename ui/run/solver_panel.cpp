@@ -96,8 +96,8 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("&Precision"), precision_);
 
     init_ = new QComboBox(this);
-    for (InitMethod m : {InitMethod::KMeansPlusPlus, InitMethod::GreedyKMeansPlusPlus, InitMethod::Random,
-                         InitMethod::Maximin})
+    for (InitMethod m : {InitMethod::KMeansPlusPlus, InitMethod::GreedyKMeansPlusPlus, InitMethod::KMeansParallel,
+                         InitMethod::Random, InitMethod::Maximin})
         init_->addItem(name_of(to_string(m)), static_cast<int>(m));
     form->addRow(tr("&Init"), init_);
 
@@ -161,6 +161,10 @@ RunSetup SolverPanel::setup() const {
     const double tol = QLocale::c().toDouble(tol_->text(), &ok);
     setup.config.tol = ok && tol >= 0 ? tol : 1e-4;
     setup.config.empty_policy = current<EmptyClusterPolicy>(empty_policy_);
+    setup.init.bounds = init_given_.bounds;
+    setup.init.oversampling = init_given_.oversampling;
+    setup.init.parallel_rounds = init_given_.parallel_rounds;
+    setup.init.greedy_trials = init_given_.greedy_trials;
     setup.init.method = current<InitMethod>(init_);
     setup.init.seed = static_cast<std::uint64_t>(seed_->value());
     setup.n_init = restarts_->value();
@@ -181,6 +185,10 @@ void SolverPanel::set_setup(const RunSetup& setup) {
     block_size_->setCurrentIndex(block >= 0 ? block : 0);
     select_data(precision_, setup.config.precision);
     select_data(init_, setup.init.method);
+    init_given_.bounds = setup.init.bounds;
+    init_given_.oversampling = setup.init.oversampling;
+    init_given_.parallel_rounds = setup.init.parallel_rounds;
+    init_given_.greedy_trials = setup.init.greedy_trials;
     seed_->setValue(static_cast<int>(std::min<std::uint64_t>(setup.init.seed, std::numeric_limits<int>::max())));
     restarts_->setValue(setup.n_init);
     k_->setValue(static_cast<int>(setup.k));

@@ -47,6 +47,9 @@ private:
     QLineEdit* tol_ = nullptr;
     QComboBox* empty_policy_ = nullptr;
     bool updating_ = false;
+    // The seeding options the panel shows no control for (k-means‖'s oversampling and
+    // rounds, --init-bounds, greedy trials): kept from set_setup() for setup().
+    kms::InitOptions init_given_;
 };
 
 }  // namespace kms::ui
