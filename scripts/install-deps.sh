@@ -14,6 +14,7 @@ packages=(
   python3-matplotlib                        # the benchmark suites' plots (scripts/bench.sh)
   python3-faiss                             # FAISS's k-means beside ours (bench/cpu_vs_sklearn.py --grid)
   pybind11-dev python3-pytest libdlpack-dev # the Python module (python/) and its tests
+  python3-hypothesis                        # the estimator's property test (python/tests/test_properties.py)
   python3-scipy python3-venv python3-build  # sparse input; the pip package's CI check (pyproject.toml)
   xvfb xauth                                # rendering tests and the studio on a machine without a display
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev  # the studio's MP4 export (H.264: libx264)
