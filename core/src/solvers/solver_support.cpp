@@ -61,9 +61,8 @@ void value_range(const T* values, std::size_t rows, std::size_t d, int threads, 
         std::vector<double> low(values, values + d), high(low);
 #pragma omp parallel num_threads(threads) if (threads > 1)
         {
-            double my_low[kBlock], my_high[kBlock];
-            std::copy(low.begin(), low.end(), my_low);
-            std::copy(high.begin(), high.end(), my_high);
+            double my_low[kBlock], my_high[kBlock];  // from row 0, not from low/high: others merge into those
+            for (std::size_t j = 0; j < d; ++j) my_low[j] = my_high[j] = static_cast<double>(values[j]);
 #pragma omp for schedule(static)
             for (std::ptrdiff_t i = 1; i < static_cast<std::ptrdiff_t>(rows); ++i) {
                 const T* row = values + static_cast<std::size_t>(i) * d;
