@@ -1114,6 +1114,22 @@ private slots:
         }
         auto f64 = make(Algorithm::Lloyd, Backend::Sequential, Precision::F64, 1, EmptyClusterPolicy::Keep);
         f64->set_data(huge);  // fine in double
+        // Issue 39: squared distances that underflow (every one 0: one cluster took all) are
+        // refused too, found by any thread, at d <= 512 (threads split the rows) and above
+        // (blocks of columns); the same spread shifted far from 0 is fine.
+        for (const std::size_t d : {std::size_t(3), std::size_t(700)}) {
+            auto tiny = std::make_shared<Matrix<double>>(40, d, 0.0);
+            (*tiny)(37, d - 1) = 1e-160;
+            auto omp = make(Algorithm::Lloyd, Backend::OpenMP, Precision::F64, 2, EmptyClusterPolicy::Keep);
+            try {
+                omp->set_data(tiny);
+                QFAIL("underflowing data accepted");
+            } catch (const InputError& e) {
+                QVERIFY2(std::string(e.what()).find("coordinates spread over only 1e-160") != std::string::npos, e.what());
+            }
+            (*tiny)(2, 0) = 1.0;  // a spread of 1: fine
+            omp->set_data(tiny);
+        }
         // A back end this program does not register (no CUDA here) is an error naming it.
         SolverConfig cuda;
         cuda.backend = Backend::Cuda;
