@@ -218,19 +218,31 @@ std::vector<typename BoundedNearest<T>::Change> BoundedNearest<T>::changes_for(c
 template <typename T>
 void BoundedNearest<T>::apply(std::size_t new_centre, const std::vector<Change>& changes,
                               const std::vector<Visit>& visited, std::vector<std::uint32_t>* later) {
-    Cluster& mine = clusters_[new_centre];
+    Cluster& mine = clusters_[new_centre];  // new: empty
     std::vector<std::uint32_t> own;
     std::vector<std::uint32_t>& moved = later ? *later : own;
-    if (!later) own.reserve(changes.size());
-    mine.reserve(changes.size(), d_);
-    for (const Change& change : changes) {  // in increasing band: the new cluster is in order
+    const std::size_t count = changes.size(), base = moved.size();
+    moved.resize(base + count);
+    mine.nearest.resize(count);
+    mine.point.resize(count);
+    mine.coordinates.resize(count * d_);
+    double radius = 0.0;
+    // In increasing band: the new cluster is in order. Every change writes its own slots.
+#pragma omp parallel for num_threads(threads_) schedule(static) reduction(max : radius) if (count > kParallelPoints / 4)
+    for (std::int64_t cc = 0; cc < static_cast<std::int64_t>(count); ++cc) {
+        const auto c = static_cast<std::size_t>(cc);
+        const Change& change = changes[c];
         nearest_[change.point] = change.distance;
-        owner_[change.point] = static_cast<std::uint32_t>(new_centre);
         Cluster& from = clusters_[change.from];
-        mine.push(change.distance, change.point, from.coordinates.data() + change.at * d_, d_);
+        mine.nearest[c] = change.distance;
+        mine.point[c] = change.point;
+        const T* row = from.coordinates.data() + change.at * d_;
+        for (std::size_t j = 0; j < d_; ++j) mine.coordinates[c * d_ + j] = row[j];
         from.point[change.at] = kGone;
-        moved.push_back(change.point);
+        moved[base + c] = change.point;
+        radius = std::max(radius, tested(change.distance));
     }
+    mine.radius = radius;
     std::size_t work = 0;
     for (const Visit& visit : visited) work += clusters_[visit.centre].size() - visit.from;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (work > kParallelPoints)
@@ -391,6 +403,13 @@ void BoundedNearest<T>::refresh_sums(const std::vector<std::uint32_t>& moved) {
     }
     total_ = 0.0;
     for (double sum : block_sums_) total_ += sum;
+}
+
+template <typename T>
+const std::vector<std::uint32_t>& BoundedNearest<T>::owner() {
+    for (std::size_t j = 0; j < clusters_.size(); ++j)
+        for (std::uint32_t i : clusters_[j].point) owner_[i] = static_cast<std::uint32_t>(j);
+    return owner_;
 }
 
 template <typename T>

@@ -52,7 +52,7 @@ public:
     std::vector<double> potentials(const std::vector<std::vector<double>>& candidates);
 
     double mass(std::size_t i) const { return weight_ ? weight_[i] * nearest_[i] : nearest_[i]; }
-    const std::vector<std::uint32_t>& owner() const { return owner_; }  // index of the centre giving D[i]
+    const std::vector<std::uint32_t>& owner();  // index of the centre giving D[i] (ties: the earlier)
     std::size_t centres() const { return clusters_.size(); }
     std::uint64_t point_distances() const { return point_distances_; }
     std::uint64_t centre_distances() const { return centre_distances_; }
