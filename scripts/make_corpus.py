@@ -206,8 +206,8 @@ CASES = [
     ("range_overflow_f32.csv", b"1e20,1\n2e20,2\n3,3\n4,4\n", "f32", 1, "{FILE}: coordinates up to 2e+20, too large for f32 distances at d = 2 (limit 6.52191e+18): rescale the data (divide it by a power of two) or use --precision f64"),
     ("range_inertia_overflow.csv", b"".join(b"%s\n" % v for v in [b"5e153", b"3e153", b"-4e153", b"-6e153"] * 100),
      "run", 1, "{FILE}: squared distances between points overflow (or are not numbers); rescale the data"),
-    ("weights_sum_overflow.txt", b"1e307\n" * 6, "weights", 1, "{GOOD}: the sample weights sum to 6e+307 and the coordinates reach 11: the centroid update's weighted sums overflow f64; scale the weights down (only their ratios matter)"),
-    ("weights_subnormal.txt", b"1e-320\n" * 6, "weights", 1, "{GOOD}: sample weight 1 (9.99989e-321) is outside the f64 range of normal numbers 2.22507e-308 .. 1.79769e+308: rescale the weights (only their ratios matter)"),
+    ("weights_sum_overflow.txt", b"1e307\n" * 6, "weights", 1, "{FILE}: the sample weights sum to 6e+307 and the coordinates reach 11: the centroid update's weighted sums overflow f64; scale the weights down (only their ratios matter)"),
+    ("weights_subnormal.txt", b"1e-320\n" * 6, "weights", 1, "{FILE}: sample weight 1 (9.99989e-321) is outside the f64 range of normal numbers 2.22507e-308 .. 1.79769e+308: rescale the weights (only their ratios matter)"),
     # ---- weights files: the data loader's rules (BOM skipped, .npy recognised, bytes escaped)
     ("weights_bom.txt", b"\xef\xbb\xbf1\n1\n1\n2\n2\n2\n", "weights", 0, "ok 6"),
     ("weights_npy.npy", npy("<f8", "(6,)", f8(1, 1, 1, 2, 2, 2)), "weights", 0, "ok 6"),

@@ -153,6 +153,9 @@ int run(const Args& args) {
     const Dataset& data = loaded.data;
     const auto& points = loaded.points;
     fit_options.sample_weight = loaded.weights;
+    // The weights' range (kms/fit.hpp), named by their file (fit() checks it too, naming the data).
+    if (loaded.weights && !loaded.block)
+        check_weight_range(*points, loaded.weights.get(), fit_options.solver.precision, options.get("--weights"));
     project_geo_initial_centroids(loaded, fit_options);  // --geo --init FILE: degrees, as the outputs
 
     const bool json = report == "json";

@@ -117,6 +117,8 @@ int sweep_command(const Args& args) {
     const Dataset& data = loaded.data;
     const auto& points = loaded.points;
     sweep_options.fit.sample_weight = loaded.weights;
+    if (loaded.weights)  // the weights' range, named by their file (kms/fit.hpp)
+        check_weight_range(*points, loaded.weights.get(), sweep_options.fit.solver.precision, options.get("--weights"));
 
     // The scores of run --scores, with the silhouette mode asked for.
     sweep_options.score_settings = run_score_settings(points->rows(), sweep_options.fit.solver, seed);
