@@ -1,7 +1,7 @@
 """The documentation's Python examples run, so they cannot drift: every ```python block of
 docs/python.md and of README.md's Python section, in order, one namespace per document, from the
 repository root (matplotlib without a display), and the docstring examples (doctest). Examples on
-the GPU are skipped without one. To keep CI fast, data sizes written 100_000 run at 10_000 (the
+the GPU are skipped without one. To keep CI fast, data sizes written 100_000 run at 3_000 (the
 same code otherwise). Run by CTest (python_kmeans_studio)."""
 import doctest
 import os
@@ -36,7 +36,7 @@ def run_blocks(blocks, monkeypatch):
     for block in blocks:
         if "cuda" in block and not kmeans_studio.backends()["cuda"][0]:
             continue
-        code = block.replace("100_000", "10_000")
+        code = block.replace("100_000", "3_000")
         exec(compile(code, "<example>", "exec"), namespace)
         ran += 1
     assert ran > 0
