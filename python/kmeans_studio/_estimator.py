@@ -571,7 +571,10 @@ def _verbose_callback(estimator, X, user_callback):
 
 _FLAG_WORDS = (("--precision ", "precision="), ("--solver ", "solver="), ("--backend ", "backend="),
                ("--threads ", "n_threads="), ("--init ", "init="), ("--k ", "n_clusters="), ("--n-init ", "n_init="),
-               ("--max-iter ", "max_iter="), ("--tol ", "tol="), ("--devices ", "devices="), ("--seed ", "random_state="))
+               ("--max-iter ", "max_iter="), ("--tol ", "tol="), ("--devices ", "devices="), ("--seed ", "random_state="),
+               ("--representatives ", "n_representatives="), ("--neighbours ", "n_neighbors="), ("--sigma ", "sigma="),
+               ("--final-n-init ", "final_n_init="), ("--rep-weights ", "rep_weights="), ("--k-range ", "k_range="),
+               ("--scores ", "scores="))
 
 
 def _literal(value):
@@ -610,7 +613,9 @@ def _engine_call(function, *args, **kwargs):
         raise ValueError(words) from None
     except RuntimeError as error:
         text = str(error)
-        if "not available" in text or "unavailable" in text or "no CUDA" in text:
+        # a refusal of the data (the engine names it X) or of an option (a CLI flag) is the caller's value;
+        # anything else (an unavailable back end, a missing LAPACK) stays a RuntimeError
+        if not (text.startswith("X:") or re.search(r"(^|\s)--[a-z]", text)):
             raise
         raise ValueError(_python_words(text)) from None
 

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import _engine
-from ._estimator import BaseEstimator, ClusterMixin, _fit_args
+from ._estimator import BaseEstimator, ClusterMixin, _engine_call, _fit_args
 from ._sweep import _data
 
 _REP_WEIGHTS = ("size", "none")
@@ -123,7 +123,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         k_at = fit_args.index("--k")
         del fit_args[k_at:k_at + 2]  # the representatives' k is R
         self.n_features_in_ = X.shape[1]
-        r = _engine.spectral(np.ascontiguousarray(X, dtype=np.float64), spectral_args + fit_args)
+        r = _engine_call(_engine.spectral, np.ascontiguousarray(X, dtype=np.float64), spectral_args + fit_args)
         self.labels_ = r["labels"]
         self.n_clusters_ = int(r["k"])
         self.eigenvalues_ = r["eigenvalues"]

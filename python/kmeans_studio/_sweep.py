@@ -15,7 +15,7 @@ from typing import List, Optional
 import numpy as np
 
 from . import _engine
-from ._estimator import _check_weights, _fit_args
+from ._estimator import _check_weights, _engine_call, _fit_args
 
 _SCORE_MODES = ("auto", "exact", "sampled", "none")
 
@@ -166,7 +166,7 @@ def sweep(X, k_range=(2, 12), step=1, *, hierarchy=False, scores="auto", sample_
     k_at = args.index("--k")
     del args[k_at:k_at + 2]  # the range gives k
     X64 = np.ascontiguousarray(X, dtype=np.float64)
-    result = _engine.sweep(X64, args, text, hierarchy=bool(hierarchy), scores=scores, sample_weight=weights,
+    result = _engine_call(_engine.sweep, X64, args, text, hierarchy=bool(hierarchy), scores=scores, sample_weight=weights,
                            init=centres)
     levels = result["levels"]
 

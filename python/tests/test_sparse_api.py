@@ -171,3 +171,14 @@ def test_large_float32_data_runs_in_f64():
     assert km.labels_[0] == km.labels_[1] != km.labels_[2] == km.labels_[3]
     with pytest.raises(ValueError, match="too large for f32 distances"):
         KMeans(2, precision="f32").fit(X)
+
+
+def test_systems_refusals_in_python_words():
+    import kmeans_studio
+    X = np.random.default_rng(4).normal(size=(60, 2))
+    for call in (lambda: kmeans_studio.sweep(X, (2, 4), n_threads=10**6),
+                 lambda: kmeans_studio.SpectralClustering(2, n_threads=10**6).fit(X),
+                 lambda: KMeans(2, n_threads=10**6).fit(sp.csr_matrix(X))):
+        with pytest.raises(ValueError, match=r"n_threads=1000000 is more than") as error:
+            call()
+        assert "--" not in str(error.value)
