@@ -79,6 +79,42 @@ private slots:
         QCOMPARE(centroids.cols(), std::size_t{3});
     }
 
+    // The seeding's cost in the summary (issue 41): bounds on and off give the same
+    // centroids with fewer distances; k-means‖ runs with its options and reports
+    // its candidates and rounds.
+    void seeding_in_the_summary() {
+        const auto summary_of = [](const Result& r) {
+            const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+            return QJsonDocument::fromJson(lines.last().toUtf8()).object();
+        };
+        QJsonObject seeding[2];
+        for (int on = 0; on < 2; ++on) {
+            const Result r = run_cli({"run", "--generate", "blobs:n=20000,k=10,d=2", "--seed", "3", "--k", "60",
+                                      "--max-iter", "1", "--init-bounds", on ? "on" : "off", "--report", "json",
+                                      "--centroids-out", path(on ? "bounded.csv" : "plain.csv")});
+            QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+            seeding[on] = summary_of(r)["init"].toObject();
+            QCOMPARE(seeding[on]["method"].toString(), QString("kmeans++"));
+            QCOMPARE(seeding[on]["bounds"].toBool(), on == 1);
+            QVERIFY(seeding[on]["time_ms"].isDouble());
+        }
+        QCOMPARE(seeding[0]["point_centroid_distances"].toDouble(), 20000.0 * 60);
+        QVERIFY(seeding[1]["point_centroid_distances"].toDouble() < 20000.0 * 60 / 4);
+        QVERIFY(kms::load_matrix(path("bounded.csv").toStdString()) == kms::load_matrix(path("plain.csv").toStdString()));
+
+        const Result r = run_cli({"run", "--generate", "blobs:n=20000,k=10,d=2", "--seed", "3", "--k", "10",
+                                  "--init", "kmeans-parallel", "--oversampling", "1.5", "--init-rounds", "2",
+                                  "--report", "json"});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+        const QJsonObject parallel = summary_of(r)["init"].toObject();
+        QCOMPARE(parallel["method"].toString(), QString("kmeans-parallel"));
+        QCOMPARE(parallel["rounds"].toInt(), 2);
+        QVERIFY(parallel["candidates"].toInt() >= 10);
+        const Result bad = run_cli({"run", "--generate", "blobs:n=200,k=2,d=2", "--k", "2", "--init-rounds", "0"});
+        QCOMPARE(bad.exit_code, 2);
+        QVERIFY2(bad.err.contains("--init-rounds"), qPrintable(bad.err));
+    }
+
     // The same run from a data file, with centroids given as a file, agrees
     // between the table and JSON reports and across solvers.
     void file_input_and_centroid_file() {
@@ -222,13 +258,17 @@ private slots:
         for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i % 7) + (i >= d ? 10.0 : 0.0);
         bytes.append(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * sizeof(double)));
         write(path("wide.npy"), bytes.toStdString());
-        QProcess process;
-        process.start("/bin/sh", {"-c", "ulimit -v 600000 && exec \"$0\" \"$@\"",
-                                  QString::fromStdString(kms::test::env_or_empty("KMS_CLI")), "run", "--input",
-                                  path("wide.npy"), "--k", "2", "--threads", "2", "--max-iter", "3"});
-        QVERIFY(process.waitForFinished(120000));
-        QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0,
-                 process.readAllStandardError().constData());
+        // Every solver: Yinyang's groups were padded to 32 lanes × d (512 MB for k = 2 here).
+        for (const char* solver : {"lloyd", "elkan", "hamerly", "yinyang", "exponion"}) {
+            QProcess process;
+            process.start("/bin/sh", {"-c", "ulimit -v 600000 && exec \"$0\" \"$@\"",
+                                      QString::fromStdString(kms::test::env_or_empty("KMS_CLI")), "run", "--input",
+                                      path("wide.npy"), "--k", "2", "--threads", "2", "--max-iter", "2", "--solver",
+                                      solver});
+            QVERIFY(process.waitForFinished(120000));
+            QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0,
+                     qPrintable(QString(solver) + ": " + process.readAllStandardError()));
+        }
     }
 
     // The first SIGINT/SIGTERM ends the run after the step in progress: the summary

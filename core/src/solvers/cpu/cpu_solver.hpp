@@ -412,7 +412,7 @@ protected:
     template <typename RowDone>
     std::uint64_t centroid_rows(RowDone&& row_done) {
         const BoundArithmetic<T> bounds(d_);
-        const std::size_t stride = block_stride(k_);
+        const std::size_t stride = block_stride(k_, d_);
         by_coordinate_.resize(stride * d_);  // lanes past k stay as they were: finite, never read
         for (std::size_t b = 0; b < k_; ++b)
             for (std::size_t t = 0; t < d_; ++t) by_coordinate_[t * stride + b] = centroids_(b, t);

@@ -360,6 +360,7 @@ void distances_range_at(SimdLevel level, const T* x, std::size_t d, const T* c, 
 template <typename T>
 void block_distances_at(SimdLevel level, const T* x, std::size_t d, const T* b, std::size_t stride, std::size_t m,
                         T* out) {
+    if (d > kMaxTiledDimension) level = SimdLevel::Scalar;  // the stride is m there (block_stride)
     switch (level) {
         case SimdLevel::Scalar: return block_distances_scalar(x, d, b, stride, m, out);
 #if KMS_X86_SIMD
@@ -418,7 +419,8 @@ std::size_t elkan_shrink_first(double* lo, const double* sh, const double* cc, s
 
 std::size_t kernel_scratch_size(std::size_t d) { return d > kMaxTiledDimension ? 0 : d * simd::kMaxTile; }
 
-std::size_t block_stride(std::size_t m) {
+std::size_t block_stride(std::size_t m, std::size_t d) {
+    if (d > kMaxTiledDimension) return m;  // block_distances_at takes the scalar kernel there
     return (m + simd::kBlockLanes - 1) / simd::kBlockLanes * simd::kBlockLanes;
 }
 void block_distances(const float* x, std::size_t d, const float* block, std::size_t stride, std::size_t m,

@@ -48,10 +48,13 @@ void distances_range(const double* points, std::size_t d, const double* centroid
                      std::size_t begin, std::size_t end, double* out, double* scratch);
 
 // One point against a block of m centroids stored coordinate-major:
-// block[t·stride + j] is coordinate t of centroid j, stride = block_stride(m),
+// block[t·stride + j] is coordinate t of centroid j, stride = block_stride(m, d),
 // entries past m zero. out[j] (stride values) = the squared distance, exactly as
-// squared_distance() computes it (Yinyang's groups, Exponion's balls).
-std::size_t block_stride(std::size_t m);
+// squared_distance() computes it (Yinyang's groups, Exponion's balls). The stride is
+// m rounded up to the vector kernels' lanes, except above d = 32768, where the
+// scalar kernel (the same bits) runs and the stride is m: a block of 2 centroids
+// padded to 32 lanes took 16 times their size (512 MB at d = 2 M; issue 39).
+std::size_t block_stride(std::size_t m, std::size_t d);
 void block_distances(const float* x, std::size_t d, const float* block, std::size_t stride, std::size_t m,
                      float* out);
 void block_distances(const double* x, std::size_t d, const double* block, std::size_t stride, std::size_t m,

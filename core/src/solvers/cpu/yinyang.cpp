@@ -79,7 +79,7 @@ protected:
             // Per examined group: its nearest member and its second least member bound.
             std::vector<T> second(t);
             std::vector<std::size_t> nearest_member(t), examined_groups;
-            std::vector<T> local(largest_group_), distances(block_stride(largest_group_));
+            std::vector<T> local(largest_group_), distances(block_stride(largest_group_, d));
             examined_groups.reserve(t);
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
@@ -169,7 +169,7 @@ protected:
                         if (4 * open >= size) {
                             // Most members open: the whole group at once with the vector
                             // kernel (cheaper than filtering them one by one).
-                            block_distances(x, d, blocks_.data() + block_offset_[g], block_stride(size), size,
+                            block_distances(x, d, blocks_.data() + block_offset_[g], block_stride(size, d), size,
                                             distances.data());
                             point_evaluations += size;
                             for (std::size_t p = 0; p < size; ++p) take(members_[first + p], distances[p]);
@@ -312,7 +312,7 @@ private:
         const std::size_t d = this->d_, t = groups();
         for (std::size_t g = 0; g < t; ++g) {
             const std::size_t first = group_begin_[g], size = group_begin_[g + 1] - first;
-            const std::size_t stride = block_stride(size);
+            const std::size_t stride = block_stride(size, d);
             T* block = blocks_.data() + block_offset_[g];
             for (std::size_t p = 0; p < size; ++p) {
                 const T* centroid = this->centroids_.row(members_[first + p]);
@@ -335,7 +335,7 @@ private:
             const std::size_t size = group_begin_[g + 1] - group_begin_[g];
             largest_group_ = std::max(largest_group_, size);
             block_offset_[g] = total;
-            total += block_stride(size) * centroids.cols();
+            total += block_stride(size, centroids.cols()) * centroids.cols();
         }
         blocks_.assign(total, T(0));
     }
