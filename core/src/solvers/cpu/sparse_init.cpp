@@ -252,9 +252,12 @@ private:
                     add_centre(candidates[best]);
                     break;
                 }
-                default:  // Maximin
+                case InitMethod::Maximin:
                     add_centre(farthest());
                     break;
+                default:
+                    throw UsageError("sparse input seeds with random, kmeans++, greedy-kmeans++ or maximin; got " +
+                                     std::string(to_string(options_.method)));
             }
         }
     }
@@ -296,6 +299,14 @@ Matrix<double> initialize_centroids(const SparseMatrix<T>& points, std::size_t k
             if (!std::isfinite(v)) throw InputError::whole(source, "the initial centroids contain NaN or infinity");
         if (chosen) chosen->clear();
         return centres;
+    }
+    // Equal weights draw as no weights do (kms/init.hpp's rule: sample_weight=ones seeds as None).
+    if (options.sample_weight.size() > 1 &&
+        std::all_of(options.sample_weight.begin(), options.sample_weight.end(),
+                    [&](double w) { return w == options.sample_weight[0]; })) {
+        InitOptions unweighted = options;
+        unweighted.sample_weight = {};
+        return initialize_centroids(points, k, unweighted, source_name, chosen);
     }
     std::vector<std::size_t> order;
     SparseSeeding<T> seeding(points, k, options, source_name);

@@ -19,6 +19,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -201,12 +202,12 @@ private:
             upper_.assign(n_, 0.0);
         }
         std::uint64_t changed = 0;
-        bool cancelled = false;
+        std::atomic<bool> cancelled{false};
 #pragma omp parallel for schedule(dynamic, 256) num_threads(threads_) if (threads_ > 1) reduction(+ : changed)
         for (std::size_t i = 0; i < n_; ++i) {
-            if (cancelled) continue;
+            if (cancelled.load(std::memory_order_relaxed)) continue;
             if ((i & 1023) == 0 && stop_.stop_requested()) {
-                cancelled = true;  // a benign race: others stop at their next check
+                cancelled.store(true, std::memory_order_relaxed);  // the others stop at their next point
                 continue;
             }
             const double error = set_bounds ? error_of(i) : 0.0;
@@ -251,13 +252,13 @@ private:
 
     std::uint64_t assign_elkan(IterationStats& stats) {
         std::uint64_t changed = 0, distances = 0, skips = 0;
-        bool cancelled = false;
+        std::atomic<bool> cancelled{false};
 #pragma omp parallel for schedule(dynamic, 256) num_threads(threads_) if (threads_ > 1) \
     reduction(+ : changed, distances, skips)
         for (std::size_t i = 0; i < n_; ++i) {
-            if (cancelled) continue;
+            if (cancelled.load(std::memory_order_relaxed)) continue;
             if ((i & 1023) == 0 && stop_.stop_requested()) {
-                cancelled = true;
+                cancelled.store(true, std::memory_order_relaxed);
                 continue;
             }
             const double error = error_of(i), margin = 2.0 * error;
@@ -460,10 +461,10 @@ Assignment assign_sparse(const SparseMatrix<T>& points, const Matrix<double>& ce
     Assignment out;
     out.labels.assign(n, 0);
     std::vector<double> best_of(n, 0.0);
-    bool cancelled = false;
+    std::atomic<bool> cancelled{false};
 #pragma omp parallel for schedule(dynamic, 256) num_threads(t) if (t > 1)
     for (std::size_t i = 0; i < n; ++i) {
-        if (cancelled) continue;
+        if (cancelled.load(std::memory_order_relaxed)) continue;
         if ((i & 1023) == 0 && stop.stop_requested()) {
             cancelled = true;
             continue;
