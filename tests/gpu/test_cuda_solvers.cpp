@@ -661,6 +661,35 @@ private slots:
                 QVERIFY2(std::string(error.what()).find("too large for f32") != std::string::npos, error.what());
             }
         }
+        {
+            // Issue 39: squared distances that underflow (every one 0) are refused in both
+            // precisions, as on the CPU; a non-finite inertia is a fit's error, not a success.
+            for (const Precision precision : {Precision::F32, Precision::F64}) {
+                kms::SolverConfig both = config;
+                both.precision = precision;
+                auto tiny = std::make_shared<Matrix<double>>(4, 2, 0.0);
+                (*tiny)(3, 1) = precision == Precision::F32 ? 1e-25 : 1e-160;
+                try {
+                    kms::make_solver(both)->set_data(tiny);
+                    QFAIL("underflowing data accepted");
+                } catch (const kms::InputError& error) {
+                    QVERIFY2(std::string(error.what()).find("coordinates spread over only") != std::string::npos,
+                             error.what());
+                }
+            }
+            auto far = std::make_shared<Matrix<double>>(400, 1);
+            for (std::size_t i = 0; i < 400; ++i) (*far)(i, 0) = std::vector<double>{5e153, 3e153, -4e153, -6e153}[i % 4];
+            kms::FitOptions options;
+            options.k = 2;
+            options.solver = config;
+            options.init.method = kms::InitMethod::Random;
+            try {
+                kms::fit(far, options, nullptr, {}, "far");
+                QFAIL("a non-finite inertia reported as success");
+            } catch (const kms::InputError& error) {
+                QVERIFY2(std::string(error.what()).find("far: the inertia is not finite") == 0, error.what());
+            }
+        }
         auto gpu = kms::make_solver(config);
         QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->step());  // no data
         QVERIFY_THROWS_EXCEPTION(kms::Error, gpu->set_data(std::make_shared<Matrix<double>>()));
