@@ -47,7 +47,7 @@ def problems(draw):
     return X, weights, params
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_fit_refuses_or_returns_a_finite_whole_result(problem):
     X, weights, params = problem
