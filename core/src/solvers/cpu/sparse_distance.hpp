@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kms/sparse.hpp"
 
@@ -50,6 +51,32 @@ double squared_distance(Row<T> x, double xx, const double* c, double cc) {
     for (std::size_t e = 0; e < x.count; ++e) dot += static_cast<double>(x.value[e]) * c[x.index[e]];
     const double s = (xx + cc) - 2.0 * dot;
     return s > 0.0 ? s : 0.0;
+}
+
+// All k squared distances of a row at once from the centroids transposed (ct: d × k,
+// ct[j·k + c] = c_j) and their squared norms: the same numbers as squared_distance
+// (each dot product summed over the row's entries in the same order), with each entry
+// reading one contiguous row of k values instead of k scattered ones.
+template <typename T>
+void squared_distances(Row<T> x, double xx, const double* ct, const double* cc, std::size_t k, double* out) {
+    std::fill(out, out + k, 0.0);
+    for (std::size_t e = 0; e < x.count; ++e) {
+        const double v = static_cast<double>(x.value[e]);
+        const double* column = ct + static_cast<std::size_t>(x.index[e]) * k;
+        for (std::size_t c = 0; c < k; ++c) out[c] += v * column[c];
+    }
+    for (std::size_t c = 0; c < k; ++c) {
+        const double s = (xx + cc[c]) - 2.0 * out[c];
+        out[c] = s > 0.0 ? s : 0.0;
+    }
+}
+
+// The centroids transposed (d × k) for squared_distances.
+inline std::vector<double> transposed(const double* centroids, std::size_t k, std::size_t d) {
+    std::vector<double> ct(k * d);
+    for (std::size_t c = 0; c < k; ++c)
+        for (std::size_t j = 0; j < d; ++j) ct[j * k + c] = centroids[c * d + j];
+    return ct;
 }
 
 // A bound on |computed − exact| of squared_distance for any centroid of norm at most

@@ -203,28 +203,34 @@ private:
         }
         std::uint64_t changed = 0;
         std::atomic<bool> cancelled{false};
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads_) if (threads_ > 1) reduction(+ : changed)
-        for (std::size_t i = 0; i < n_; ++i) {
-            if (cancelled.load(std::memory_order_relaxed)) continue;
-            if ((i & 1023) == 0 && stop_.stop_requested()) {
-                cancelled.store(true, std::memory_order_relaxed);  // the others stop at their next point
-                continue;
-            }
-            const double error = set_bounds ? error_of(i) : 0.0;
-            std::size_t best = 0;
-            double best_s = std::numeric_limits<double>::infinity();
-            for (std::size_t c = 0; c < k_; ++c) {
-                const double s = distance(i, c);
-                if (set_bounds) lower_[i * k_ + c] = lower_of(s, error);
-                if (s < best_s) {
-                    best_s = s;
-                    best = c;
+        const std::vector<double> ct = sparse::transposed(centroids_.data(), k_, d_);
+#pragma omp parallel num_threads(threads_) if (threads_ > 1)
+        {
+            std::vector<double> s(k_);
+#pragma omp for schedule(dynamic, 256) reduction(+ : changed)
+            for (std::size_t i = 0; i < n_; ++i) {
+                if (cancelled.load(std::memory_order_relaxed)) continue;
+                if ((i & 1023) == 0 && stop_.stop_requested()) {
+                    cancelled.store(true, std::memory_order_relaxed);  // the others stop at their next point
+                    continue;
                 }
-            }
-            if (set_bounds) upper_[i] = upper_of(best_s, error);
-            if (labels_[i] != static_cast<std::int32_t>(best)) {
-                ++changed;
-                labels_[i] = static_cast<std::int32_t>(best);
+                sparse::squared_distances(sparse::row(*points_, i), x_norm_sq_[i], ct.data(), c_norm_sq_.data(), k_,
+                                          s.data());
+                const double error = set_bounds ? error_of(i) : 0.0;
+                std::size_t best = 0;
+                double best_s = std::numeric_limits<double>::infinity();
+                for (std::size_t c = 0; c < k_; ++c) {
+                    if (set_bounds) lower_[i * k_ + c] = lower_of(s[c], error);
+                    if (s[c] < best_s) {
+                        best_s = s[c];
+                        best = c;
+                    }
+                }
+                if (set_bounds) upper_[i] = upper_of(best_s, error);
+                if (labels_[i] != static_cast<std::int32_t>(best)) {
+                    ++changed;
+                    labels_[i] = static_cast<std::int32_t>(best);
+                }
             }
         }
         stats.point_centroid_distances += static_cast<std::uint64_t>(n_) * k_;
@@ -462,26 +468,29 @@ Assignment assign_sparse(const SparseMatrix<T>& points, const Matrix<double>& ce
     out.labels.assign(n, 0);
     std::vector<double> best_of(n, 0.0);
     std::atomic<bool> cancelled{false};
-#pragma omp parallel for schedule(dynamic, 256) num_threads(t) if (t > 1)
-    for (std::size_t i = 0; i < n; ++i) {
-        if (cancelled.load(std::memory_order_relaxed)) continue;
-        if ((i & 1023) == 0 && stop.stop_requested()) {
-            cancelled = true;
-            continue;
-        }
-        const sparse::Row<T> x = sparse::row(points, i);
-        const double xx = sparse::squared_norm(x);
-        double best = std::numeric_limits<double>::infinity();
-        std::int32_t label = 0;
-        for (std::size_t c = 0; c < k; ++c) {
-            const double s = sparse::squared_distance(x, xx, centroids.row(c), c_norm[c]);
-            if (s < best) {
-                best = s;
-                label = static_cast<std::int32_t>(c);
+    const std::vector<double> ct = sparse::transposed(centroids.data(), k, d);
+#pragma omp parallel num_threads(t) if (t > 1)
+    {
+        std::vector<double> s(k);
+#pragma omp for schedule(dynamic, 256)
+        for (std::size_t i = 0; i < n; ++i) {
+            if (cancelled.load(std::memory_order_relaxed)) continue;
+            if ((i & 1023) == 0 && stop.stop_requested()) {
+                cancelled.store(true, std::memory_order_relaxed);
+                continue;
             }
+            const sparse::Row<T> x = sparse::row(points, i);
+            sparse::squared_distances(x, sparse::squared_norm(x), ct.data(), c_norm.data(), k, s.data());
+            double best = std::numeric_limits<double>::infinity();
+            std::int32_t label = 0;
+            for (std::size_t c = 0; c < k; ++c)
+                if (s[c] < best) {
+                    best = s[c];
+                    label = static_cast<std::int32_t>(c);
+                }
+            out.labels[i] = label;
+            best_of[i] = best;
         }
-        out.labels[i] = label;
-        best_of[i] = best;
     }
     if (stop.stop_requested()) throw Cancelled("assignment cancelled");
     for (std::size_t i = 0; i < n; ++i) out.inertia += (sample_weight ? (*sample_weight)[i] : 1.0) * best_of[i];
