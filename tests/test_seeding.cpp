@@ -175,6 +175,9 @@ private slots:
         automatic = {};
         kms::initialize_centroids(data.points, kms::kAutoBoundsK, options);
         QVERIFY(automatic.bounded);
+        automatic = {};  // ... and up to d = kAutoBoundsD
+        kms::initialize_centroids(kms::generate_dataset("blobs:n=2000,k=5,d=5", 3).points, kms::kAutoBoundsK, options);
+        QVERIFY(!automatic.bounded);
     }
 
     // k-means‖: the same centres for 1, 2 and 5 threads and with bounds off (the

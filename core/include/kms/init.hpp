@@ -29,9 +29,15 @@ enum class InitMethod {
 enum class SeedingBounds { Auto, On, Off };
 std::string_view to_string(SeedingBounds);
 std::optional<SeedingBounds> parse_seeding_bounds(std::string_view);  // auto|on|off
-// Auto's rule: the bounds from this k on (one thread, n = 10^6, d = 2: plain k-means++
-// 1.3x faster at k = 100, even at k = 300, bounds 1.1x faster at k = 500, 1.6x at 1000).
+// Auto's rule: the bounds from k = kAutoBoundsK on, up to d = kAutoBoundsD (one thread,
+// CPU time: blobs n = 10^6, d = 2: plain 1.3x faster at k = 100, even at k = 300, bounds
+// 1.1x faster at k = 500, 2.0x at 1000; uniform d = 2: 1.4x at n = 5e4, k = 500; d = 4:
+// 1.3x at n = 2e5, k = 1000; uniform d = 8, n = 5e4, k = 500: plain 2.2x faster, d = 16:
+// 2.2x, d = 32: 2.4x (the bounds prune little there, and a point moved costs more than
+// the distances saved); blobs d = 16, n = 2e5: bounds 1.5x faster at k = 400, so
+// clustered data in higher d may still want `on`).
 constexpr std::size_t kAutoBoundsK = 500;
+constexpr std::size_t kAutoBoundsD = 4;
 
 // What a seeding cost, filled where InitOptions::stats points.
 struct InitStats {
@@ -54,7 +60,7 @@ struct InitOptions {
     // k-means++ and greedy k-means++ (and k-means‖'s reduction): skip the distances
     // the triangle inequality rules out (Raff, IJCAI 2021), with a margin for
     // rounding, so the centres are bitwise those without (one process; ranks take
-    // the plain passes). Auto: where measured faster, k >= kAutoBoundsK. k-means‖'s
+    // the plain passes). Auto: where measured faster, k >= kAutoBoundsK and d <= kAutoBoundsD. k-means‖'s
     // rounds always keep their distances with bounds.
     SeedingBounds bounds = SeedingBounds::Auto;
     double oversampling = 2.0;  // k-means‖: each round samples oversampling·k candidates expected

@@ -24,7 +24,7 @@ constexpr OptionSpec kFitOptions[] = {
     {"--gemm-filter", "on|off", "on", "Lloyd: approximate distances by a GEMM, keep the labels its error\n"
                                       "bound proves, search the rest exactly (labels unchanged). CPU: d >= 16,\n"
                                       "k >= 32, an FMA GEMM in the run's precision; CUDA: shared variant,\n"
-                                      "d >= 16, k >= 64, int8 tensor cores, used while it assigns faster than\n"
+                                      "d >= 16, k >= 64, TF32 tensor cores, used while it assigns faster than\n"
                                       "the exact kernel, timed on the run"},
     {"--int8-filter", "on|off", "", "the older spelling of --gemm-filter"},
     {"--precision", "P", "f64", "f32 | f64"},
@@ -32,7 +32,7 @@ constexpr OptionSpec kFitOptions[] = {
                                           "(k-means||: --oversampling, --init-rounds), or a centroid file"},
     {"--init-bounds", "auto|on|off", "auto", "k-means++, greedy-kmeans++ (kmeans-parallel's reduction): skip the\n"
                                              "distances the triangle inequality rules out (Raff 2021); the same\n"
-                                             "centroids, bit for bit; auto: on from k = 500 (where measured faster)"},
+                                             "centroids, bit for bit; auto: on from k = 500 at d <= 4 (where measured faster)"},
     {"--oversampling", "L", "2", "kmeans-parallel: each round samples L x k candidates expected"},
     {"--init-rounds", "R", "5", "kmeans-parallel: sampling rounds"},
     {"--seed", "S", "0", "seed of the generator and of the initialisation"},

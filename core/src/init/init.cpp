@@ -45,7 +45,7 @@
 // The OpenMP loops only split whole blocks (sums) or independent points (D
 // updates) between threads, so the result is identical for any thread count.
 //
-// BOUNDS (InitOptions::bounds: on, or auto and k >= kAutoBoundsK; one process): k-means++ and greedy
+// BOUNDS (InitOptions::bounds: on, or auto with k >= 500 and d <= 4; one process): k-means++ and greedy
 // k-means++ keep D with the triangle inequality (bounded_nearest.hpp, Raff 2021):
 // a distance is skipped only where the computed one surely would not lower D, and
 // a block's sum is summed again, in the order above, only where a D of it changed,
@@ -482,7 +482,8 @@ Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions
         options.stats->centroid_centroid_distances += nearest.centre_distances();
     };
     // Bounds for k-means++ and greedy in one process (ranks take the plain passes).
-    const bool wanted = options.bounds == SeedingBounds::On || (options.bounds == SeedingBounds::Auto && k >= kAutoBoundsK);
+    const bool wanted = options.bounds == SeedingBounds::On ||
+                        (options.bounds == SeedingBounds::Auto && k >= kAutoBoundsK && rows.block().cols() <= kAutoBoundsD);
     if (wanted && options.method != InitMethod::Maximin && !rows.comm() && rows.global() < (std::size_t{1} << 32)) {
         BoundedNearest<T> nearest(rows.block(), threads, weight);
         Matrix<double> centres = seed_rounds(rows, nearest, k, options, source_name);
