@@ -139,8 +139,10 @@ struct DeviceCounters {
     unsigned long long centroid_centroid_distances;
     unsigned long long bound_skips;
     unsigned long long labels_changed;
-    // Lloyd's int8 filter: the points it could not certify (verified exactly), as two
-    // lists: those left with two candidates, and those that need all k distances.
+    // Lloyd's GEMM filter: the points whose label it certified, and those it could
+    // not (verified exactly) as two lists: those left with two candidates, and those
+    // that need all k distances.
+    unsigned long long gemm_certified;
     unsigned long long gemm_pairs;
     unsigned long long gemm_full_searches;
     // Yinyang: (point, group) pairs its group filter ruled out whole.

@@ -9,7 +9,8 @@
 //         except points whose two nearest distances tie within float rounding
 //         (counted, bounded), centroids within 1e-5 relative.
 // The "gemm" cases reach Lloyd cuda-shared's GEMM filter-and-verify path (d ≥ 16,
-// k ≥ 64); gemmFilterPath() checks that the path is taken, verifies and falls back.
+// k ≥ 64); gemmFilterPath() checks, in both of its formats (tf32, int8), that the
+// path is taken, certifies, verifies and falls back, on adversarial data.
 // KMS_GPU_TEST_SMALL=1 shrinks every case (for compute-sanitizer runs).
 #include <QtTest>
 
@@ -50,7 +51,7 @@ struct Case {
     std::string name;
     std::size_t n, d, k;
     int iterations;
-    enum Kind { Blobs, Grid, Duplicates, Bisectors, FarFromOrigin, FarOutlier, HugeOffset } kind = Blobs;
+    enum Kind { Blobs, Grid, Duplicates, Bisectors, FarFromOrigin, FarOutlier, HugeOffset, MixedScales } kind = Blobs;
     kms::EmptyClusterPolicy policy = kms::EmptyClusterPolicy::Keep;
     int block = 0;
     std::size_t blobs = 0;  // 0: min(k, 12)
@@ -64,7 +65,8 @@ struct Case {
 // quantisation step s ≈ 1e3/127 is far coarser than the blobs), or blobs with one
 // point at 1e6 in every coordinate (a far outlier: s ≈ 1e6/127 quantises every
 // other point and centroid to the same row, so the filter certifies nothing), or
-// every coordinate near 1e6 (HugeOffset, below).
+// every coordinate near 1e6 (HugeOffset, below), or blobs whose centres and
+// spreads range over 10^-3..10^3 (MixedScales: huge and tiny norms side by side).
 std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
@@ -91,9 +93,10 @@ std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
         }
         const std::size_t g = i % centers;
         const double offset = c.kind == Case::HugeOffset ? 1e6 : g % 2 == 0 ? far : -far;
+        const double scale = c.kind == Case::MixedScales ? std::pow(10.0, static_cast<double>(g % 7) - 3.0) : 1.0;
         for (std::size_t j = 0; j < c.d; ++j)
             (*points)(i, j) = c.kind == Case::Grid ? static_cast<double>(cell(rng))
-                                                    : offset + center[g * c.d + j] + spread * normal(rng);
+                                                    : offset + scale * (center[g * c.d + j] + spread * normal(rng));
     }
     return points;
 }
@@ -121,6 +124,10 @@ void place_on_bisectors(const Case& c, Matrix<double>& points, const Matrix<doub
         for (std::size_t j = 0; j < c.d; ++j) points(i, j) = 0.5 * (start(a, j) + start(b, j));
     }
 }
+
+// What the GEMM filter's first step must show; Any: only the lockstep (adversarial
+// data where either outcome is sound).
+enum class FilterOutcome { MostlyCertified, TwoCandidates, FallsBack, Any };
 
 std::unique_ptr<kms::Solver> make(Algorithm a, Backend b, Precision p, const Case& c) {
     kms::SolverConfig config;
@@ -380,72 +387,100 @@ private slots:
     // Labels and centroids equal CUDA Lloyd global (the exact kernel) at every step.
     void gemmFilterPath() {
         const bool small = small_mode();
-        enum Outcome { MostlyCertified, TwoCandidates, FallsBack };
+        using enum FilterOutcome;
         struct Expectation {
             Case c;
             Precision precision;
-            Outcome outcome;
+            FilterOutcome tf32, int8;
         };
         const std::size_t n = small ? 500u : 8000u;
         const auto keep = kms::EmptyClusterPolicy::Keep;
         const Expectation expectations[] = {
-            {{"bisectors", n, 24, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F32, MostlyCertified},
-            {{"bisectors", n, 24, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F64, MostlyCertified},
-            {{"duplicates", n, 20, 80, 3, Case::Duplicates, keep, 0, 80}, Precision::F32, TwoCandidates},
-            {{"duplicates", n, 20, 80, 3, Case::Duplicates, keep, 0, 80}, Precision::F64, TwoCandidates},
-            {{"far from origin", n, 32, 64, 3, Case::FarFromOrigin}, Precision::F32, FallsBack},
-            {{"bisectors d=17", n, 17, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F32, MostlyCertified},
-            {{"bisectors d=40 k=130", n, 40, 130, 3, Case::Bisectors, keep, 0, 130}, Precision::F64, MostlyCertified},
-            {{"far outlier", n, 24, 64, 3, Case::FarOutlier}, Precision::F32, FallsBack},
-            {{"far outlier", n, 24, 64, 3, Case::FarOutlier}, Precision::F64, FallsBack},
+            {{"bisectors", n, 24, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F32, MostlyCertified, MostlyCertified},
+            {{"bisectors", n, 24, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F64, MostlyCertified, MostlyCertified},
+            {{"duplicates", n, 20, 80, 3, Case::Duplicates, keep, 0, 80}, Precision::F32, TwoCandidates, TwoCandidates},
+            {{"duplicates", n, 20, 80, 3, Case::Duplicates, keep, 0, 80}, Precision::F64, TwoCandidates, TwoCandidates},
+            {{"far from origin", n, 32, 64, 3, Case::FarFromOrigin}, Precision::F32, Any, FallsBack},
+            {{"bisectors d=17", n, 17, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F32, MostlyCertified, MostlyCertified},
+            {{"bisectors d=40 k=130", n, 40, 130, 3, Case::Bisectors, keep, 0, 130}, Precision::F64, MostlyCertified,
+             MostlyCertified},
+            // One point at 1e6: int8's one scale makes every other row the same; tf32
+            // rounds each row on its own, but the outlier moves the shift (the mean) 125
+            // away from every blob, so its rounding is coarse too (9 % certified, f32).
+            {{"far outlier", n, 24, 64, 3, Case::FarOutlier}, Precision::F32, Any, FallsBack},
+            {{"far outlier", n, 24, 64, 3, Case::FarOutlier}, Precision::F64, Any, FallsBack},
+            {{"1e6 + tiny spread", n, 24, 64, 3, Case::HugeOffset}, Precision::F32, Any, Any},
+            {{"1e6 + tiny spread", n, 24, 64, 3, Case::HugeOffset}, Precision::F64, Any, Any},
+            {{"mixed scales", n, 32, 70, 3, Case::MixedScales}, Precision::F32, Any, Any},
+            {{"mixed scales", n, 32, 70, 3, Case::MixedScales}, Precision::F64, Any, Any},
+            {{"d=1000", small ? 300u : 2000u, 1000, 64, 2, Case::Blobs}, Precision::F32, MostlyCertified, Any},
+            {{"d=1000", small ? 300u : 2000u, 1000, 64, 2, Case::Blobs}, Precision::F64, MostlyCertified, Any},
         };
-        for (const Expectation& e : expectations) {
-            const Case& c = e.c;
-            const auto points = make_points(c, 31);
-            const Matrix<double> start = initial_centroids(c, *points, 31);
-            place_on_bisectors(c, *points, start);
-            auto gemm = make(Algorithm::Lloyd, kCudaShared, e.precision, c);
-            auto exact = make(Algorithm::Lloyd, kCudaGlobal, e.precision, c);
-            for (auto* s : {gemm.get(), exact.get()}) {
-                s->set_data(points);
-                s->set_initial_centroids(start);
+        for (const char* format : {"tf32", "int8"}) {
+            setenv("KMS_GEMM_FORMAT", format, 1);  // read when the data are set
+            for (const Expectation& e : expectations) {
+                gemm_filter_case(e.c, e.precision, std::string(format) == "tf32" ? e.tf32 : e.int8, format);
+                if (QTest::currentTestFailed()) break;
             }
-            const std::uint64_t nk = static_cast<std::uint64_t>(c.n) * c.k;
-            double first_full_share = 0.0;  // of the points searched over all k by the first step
-            for (int it = 1; it <= c.iterations; ++it) {
-                const kms::IterationStats stats = gemm->step();
-                const kms::IterationStats reference = exact->step();
-                const std::string where = c.name + " / " + gemm->config().describe() + " / iteration " +
-                                          std::to_string(it) + ": " + std::to_string(stats.verified_points) +
-                                          " verified, " + std::to_string(stats.point_centroid_distances) +
-                                          " distances, n·k = " + std::to_string(nk);
-                QVERIFY2(gemm->labels() == exact->labels(), ("labels differ from the exact kernel: " + where).c_str());
-                QVERIFY2(gemm->centroids() == exact->centroids(), ("centroids differ: " + where).c_str());
-                QCOMPARE(stats.labels_changed, reference.labels_changed);
-                QVERIFY2(stats.point_centroid_distances >= nk + 2 * stats.verified_points &&
-                             stats.point_centroid_distances <= nk + c.k * stats.verified_points,
-                         ("distance count: " + where).c_str());
-                QCOMPARE(reference.verified_points, std::uint64_t{0});
-                if (it == 1) {
-                    QVERIFY2(stats.verified_points > 0, ("nothing was verified: " + where).c_str());
-                    first_full_share = static_cast<double>(stats.point_centroid_distances - nk - 2 * stats.verified_points) /
-                                       static_cast<double>(c.k - 2) / static_cast<double>(c.n);
-                    if (e.outcome == FallsBack)
-                        QVERIFY2(stats.point_centroid_distances > nk + nk / 4, ("too few full searches: " + where).c_str());
-                    else if (e.outcome == MostlyCertified)
-                        QVERIFY2(stats.verified_points < c.n / 2, ("too few certified: " + where).c_str());
-                    else
-                        QVERIFY2(stats.verified_points == c.n && stats.point_centroid_distances < nk + nk / 2,
-                                 ("not settled by two candidates: " + where).c_str());
-                } else if (e.outcome == FallsBack && (it == 2 || first_full_share > 0.9)) {
-                    QVERIFY2(stats.point_centroid_distances == nk && stats.verified_points == 0,
-                             ("no fallback to the exact kernel: " + where + ", first step's full searches " +
-                              std::to_string(first_full_share)).c_str());
-                }
-            }
-            gemm->reset();  // a reset run uses the filter again
-            QVERIFY(gemm->step().verified_points > 0);
         }
+        unsetenv("KMS_GEMM_FORMAT");
+    }
+
+    // One case of gemmFilterPath(): the filtered run (cuda-shared) in lockstep with
+    // the exact kernel (cuda-global), the counters' accounts, and the first step's
+    // outcome. (Not a test function: it takes arguments.)
+    void gemm_filter_case(const Case& c, Precision precision, FilterOutcome outcome, const std::string& format) {
+        using enum FilterOutcome;
+        auto points = make_points(c, 31);
+        const Matrix<double> start = initial_centroids(c, *points, 31);
+        place_on_bisectors(c, *points, start);
+        auto gemm = make(Algorithm::Lloyd, kCudaShared, precision, c);
+        auto exact = make(Algorithm::Lloyd, kCudaGlobal, precision, c);
+        for (auto* s : {gemm.get(), exact.get()}) {
+            s->set_data(points);
+            s->set_initial_centroids(start);
+        }
+        const std::uint64_t nk = static_cast<std::uint64_t>(c.n) * c.k;
+        double first_full_share = 0.0;  // of the points searched over all k by the first step
+        for (int it = 1; it <= c.iterations; ++it) {
+            const kms::IterationStats stats = gemm->step();
+            const kms::IterationStats reference = exact->step();
+            const std::string where = c.name + " / " + format + " / " + gemm->config().describe() + " / iteration " +
+                                      std::to_string(it) + ": " + std::to_string(stats.gemm_certified) + " certified, " +
+                                      std::to_string(stats.verified_points) + " verified, " +
+                                      std::to_string(stats.point_centroid_distances) + " distances, n·k = " +
+                                      std::to_string(nk);
+            QVERIFY2(gemm->labels() == exact->labels(), ("labels differ from the exact kernel: " + where).c_str());
+            QVERIFY2(gemm->centroids() == exact->centroids(), ("centroids differ: " + where).c_str());
+            QCOMPARE(stats.labels_changed, reference.labels_changed);
+            QVERIFY2(stats.point_centroid_distances >= nk + 2 * stats.verified_points &&
+                         stats.point_centroid_distances <= nk + c.k * stats.verified_points,
+                     ("distance count: " + where).c_str());
+            const bool filtered = stats.gemm_certified + stats.verified_points > 0;
+            QVERIFY2(!filtered || stats.gemm_certified + stats.verified_points == c.n,
+                     ("certified + verified != n: " + where).c_str());
+            QCOMPARE(reference.verified_points, std::uint64_t{0});
+            QCOMPARE(reference.gemm_certified, std::uint64_t{0});
+            if (it == 1) {
+                QVERIFY2(filtered, ("the filter did not run: " + where).c_str());
+                first_full_share = static_cast<double>(stats.point_centroid_distances - nk - 2 * stats.verified_points) /
+                                   static_cast<double>(c.k - 2) / static_cast<double>(c.n);
+                if (outcome == FallsBack)
+                    QVERIFY2(stats.point_centroid_distances > nk + nk / 4, ("too few full searches: " + where).c_str());
+                else if (outcome == MostlyCertified)
+                    QVERIFY2(stats.gemm_certified > c.n / 2, ("too few certified: " + where).c_str());
+                else if (outcome == TwoCandidates)
+                    QVERIFY2(stats.verified_points == c.n && stats.point_centroid_distances < nk + nk / 2,
+                             ("not settled by two candidates: " + where).c_str());
+            } else if (outcome == FallsBack && (it == 2 || first_full_share > 0.9)) {
+                QVERIFY2(stats.point_centroid_distances == nk && stats.verified_points == 0,
+                         ("no fallback to the exact kernel: " + where + ", first step's full searches " +
+                          std::to_string(first_full_share)).c_str());
+            }
+        }
+        gemm->reset();  // a reset run uses the filter again
+        const kms::IterationStats again = gemm->step();
+        QVERIFY2(again.gemm_certified + again.verified_points == c.n, (c.name + " / " + format + ": not after reset").c_str());
     }
 
     // Lloyd's small-k kernel (cuda-shared, k ≤ 32, no fused small-path sums) in

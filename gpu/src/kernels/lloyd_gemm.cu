@@ -1,35 +1,47 @@
-// Lloyd assignment by filter (exact integer tensor-core arithmetic on quantised
-// rows) and verify (exact form); see kernels/lloyd_gemm.hpp for the outline.
+// Lloyd assignment by filter (tensor-core arithmetic on rounded rows) and verify
+// (exact form); see kernels/lloyd_gemm.hpp for the outline.
 //
-// Why a certified label is exact. x, c: T rows; m: the shift (T); s: the scale;
-// q_x, q_c: int8 rows (any integers: only the honesty of δ matters); δ_x ≥
-// ‖(x − m) − s·q_x‖, δ_c ≥ ‖(c − m) − s·q_c‖ in real arithmetic (computed with
-// directed rounding, so they are upper bounds; a clamped centroid coordinate only
-// makes δ_c larger). Then x − c = s·(q_x − q_c) + r with ‖r‖ ≤ δ_x + δ_c, and by
-// the triangle inequality, for D = ‖x − c‖² and Q = ‖q_x − q_c‖²:
-//     (s√Q − δ_x − δ_c)₊² ≤ D ≤ (s√Q + δ_x + δ_c)².
-// Q is computed exactly: int8 products, s32 accumulation in the MMA (integer
-// arithmetic, no rounding, |q_x·q_c| ≤ d·127² and Q ≤ d·254² < 2³¹ for d ≤ 33000),
-// Q = ‖q_x‖² + ‖q_c‖² − 2·q_x·q_c in int32. So the bound does not depend on the
-// accumulation order or on how the hardware rounds: there is nothing to round.
+// Why a certified label is exact. x, c: T rows; m: the shift (T); x̃, c̃: the rows
+// as the tensor cores read them (int8: s·q; tf32: x − m rounded to TF32); δ_x ≥
+// ‖(x − m) − x̃‖, δ_c ≥ ‖(c − m) − c̃‖ in real arithmetic (computed with directed
+// rounding, so they are upper bounds; a clamped int8 coordinate only makes δ larger).
+// Then x − c = (x̃ − c̃) + r with ‖r‖ ≤ δ_x + δ_c, and by the triangle inequality,
+// for D = ‖x − c‖² and Q̃ = ‖x̃ − c̃‖²:
+//     (√Q̃ − δ_x − δ_c)₊² ≤ D ≤ (√Q̃ + δ_x + δ_c)².
+// What the filter knows of Q̃:
+//  * int8: Q̃ = s²·Q with Q = ‖q_x − q_c‖² computed exactly: int8 products, s32
+//    accumulation in the MMA (|q_x·q_c| ≤ d·127², Q ≤ d·254² < 2³¹ for d ≤ 33000),
+//    Q = ‖q_x‖² + ‖q_c‖² − 2·q_x·q_c in int32: nothing to round, whatever the order.
+//  * tf32: Q̂ = fl(fl(p + c) − 2·a) (one FMA), p, c the float norms (rounded to
+//    nearest from double: |p − P²| ≤ 2u·P², P = ‖x̃‖, C = ‖c̃‖, u = 2⁻²⁴) and a the MMA's
+//    float dot product. TF32 × TF32 products are exact in float; the accumulation's
+//    rounding (the hardware's order and rounding mode are not documented: it may
+//    truncate) is bounded by γ·Σ|x̃_i·c̃_i| ≤ γ·P·C with γ = (padded d + 16)·2⁻²¹,
+//    eight times the round-to-nearest bound, plus η = (padded d + 16)·2⁻¹²⁰ for
+//    products flushed below float's normal range (x̃ itself holds no subnormals).
+//    So |Q̂ − Q̃| ≤ E = 2γ·P·C_max + 8u·(P + C_max)² + η: Q̃ ∈ [(Q̂ − E)₊, Q̂ + E].
 // R = kms::squared_distance(x, c) in T (sub, mul, add in order, no FMA) has
-// |R − D| ≤ γ_{d+2}·D + η (γ_m = m·u/(1 − m·u) ≤ 2mu = g; η = 2(d + 2)·(T's
+// |R − D| ≤ γ_{d+2}·D + η' (γ_m = m·u_T/(1 − m·u_T) ≤ 2m·u_T = g; η' = 2(d + 2)·(T's
 // smallest subnormal) covers underflow). Every test below is evaluated in double
 // with directed rounding (upper bounds rounded up, lower bounds down), so the
 // evaluation itself cannot certify wrongly.
 // For the Q-sorted candidates b1, b2, b3 (Q1 ≤ Q2 ≤ Q3 ≤ every other Q) and Δ =
-// δ_x + max_c δ_c: R_j ≥ (1 − g)·(s√Q2 − Δ)₊² − η = L2 for every j ≠ b1, ≥ L3 (same
-// with Q3) for every j ∉ {b1, b2}, while R_b1 ≤ (1 + g)(s√Q1 + δ_x + δ_c,b1)² + η = U.
+// δ_x + max_c δ_c: R_j ≥ (1 − g)·(√Q̃2,low − Δ)₊² − η' = L2 for every j ≠ b1, ≥ L3
+// (same with Q3) for every j ∉ {b1, b2}, while R_b1 ≤ (1 + g)(√Q̃1,high + δ_x +
+// δ_c,b1)² + η' = U (Q̃ low and high: the bounds above).
 //  * U < L2 (and U < T's largest finite value, so R_b1 is finite): b1 is the strict
 //    argmin of R: the label, whatever the tie rule.
 //  * else U < L3: the argmin of R is b1 or b2 and every other centroid is strictly
 //    farther: the exact R of the two, ties → lower index, gives the label.
 //  * else: all k exact distances (the verification kernel), as the exact kernels do.
-// A NaN or ∞ anywhere (data, centroids) makes δ NaN or ∞, and every test fails.
+// A NaN or ∞ anywhere (data, centroids) makes δ or E NaN or ∞, and every test fails
+// (tf32: a row whose norm is above 2¹⁰⁰ too, so no Q̂ can overflow; NaN Q̂s need such
+// rows and are dropped by the summary).
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "cuda_device.hpp"
 #include "kernels/cp_async.cuh"
@@ -40,12 +52,14 @@ namespace kms::cuda {
 namespace {
 
 // Filter tile: 128 points × 128 centroids per block of 8 warps, each warp 32 points
-// × 64 centroids (2 × 8 MMAs of m16n8k32 per k-step); the int8 rows stream through
-// a 3-stage cp.async pipeline, one k-step (32 bytes per row) per stage. Shared rows
-// are 48 bytes apart: the fragment loads (row g, bytes 4t..4t+3) then hit 32
-// different banks.
-constexpr int kTilePoints = 128, kTileCentroids = 128, kFilterThreads = 256, kStages = 3, kRowBytes = 48;
-static_assert(kQuantStep == 32, "one k-step of m16n8k32 per pipeline stage");
+// × 64 centroids (2 × 8 MMAs per k-step: m16n8k32 on int8, m16n8k8 on tf32); the
+// rows stream through a 3-stage cp.async pipeline, kStepsPerStage k-steps (32 bytes
+// of each row per k-step) a stage. Both MMAs read their A and B fragments as 32-bit
+// words at the same byte offsets of a k-step (4t and 16 + 4t, t the lane's
+// threadID_in_group), and write the same C layout, so the loads and the epilogue are
+// shared. Shared rows are a stage's bytes + 16 apart (48 or 80: 12 or 20 words), so
+// the fragment loads (row g, word t) hit 32 different banks.
+constexpr int kTilePoints = 128, kTileCentroids = 128, kFilterThreads = 256, kStages = 3;
 
 // D += A·B, A 16×32 (row), B 32×8 (col), int8 → int32 (exact).
 __device__ __forceinline__ void mma_s8(int (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
@@ -55,23 +69,74 @@ __device__ __forceinline__ void mma_s8(int (&acc)[4], const unsigned (&a)[4], un
         : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 #else
-    (void)acc, (void)a, (void)b0, (void)b1;  // not launched below compute capability 8.0 (gemm_int8_supported)
+    (void)acc, (void)a, (void)b0, (void)b1;  // not launched below compute capability 8.0 (int8_filter_possible)
 #endif
 }
+
+// D += A·B, A 16×8 (row), B 8×8 (col), tf32 → float.
+__device__ __forceinline__ void mma_tf32(float (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    (void)acc, (void)a, (void)b0, (void)b1;
+#endif
+}
+
+// What differs between the formats: the MMA, the accumulator, the distance from it.
+template <FilterFormat F>
+struct Format;
+template <>
+struct Format<FilterFormat::int8> {
+    using Value = int;
+    static constexpr int kDimsPerStep = kStepBytes, kStepsPerStage = 1;
+    // A centroid past k (its tile re-reads row k − 1) is masked pair by pair: no norm
+    // could stand for "far" without overflowing int32.
+    static constexpr bool kMaskPerPair = true;
+    static __device__ __forceinline__ Value far() { return INT_MAX; }
+    static __device__ __forceinline__ void mma(Value (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+        mma_s8(acc, a, b0, b1);
+    }
+    static __device__ __forceinline__ Value distance(Value point_norm, Value centroid_norm, Value dot) {
+        return point_norm + centroid_norm - 2 * dot;
+    }
+};
+template <>
+struct Format<FilterFormat::tf32> {
+    using Value = float;
+    static constexpr int kDimsPerStep = kStepBytes / 4, kStepsPerStage = 2;
+    // A centroid past k gets the norm +∞: every distance to it is +∞ (the dot
+    // products are finite: see `distance`), with no per-pair select.
+    static constexpr bool kMaskPerPair = false;
+    static __device__ __forceinline__ Value far() { return __int_as_float(0x7f800000); }
+    static __device__ __forceinline__ void mma(Value (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+        mma_tf32(acc, a, b0, b1);
+    }
+    // One FMA (the bound counts one rounding). A NaN needs a row whose norm is not
+    // finite or above 2¹⁰⁰ (below it |x̃·c̃| ≤ 2¹⁰⁰ cannot overflow), and such a row has
+    // δ = ∞ (a point: never certified; a centroid: δ_max = ∞, no point certified), so
+    // Top3 may drop NaNs as min/max do.
+    static __device__ __forceinline__ Value distance(Value point_norm, Value centroid_norm, Value dot) {
+        return __fmaf_rn(-2.0f, dot, __fadd_rn(point_norm, centroid_norm));
+    }
+};
 
 // The three smallest Q seen, sorted, with the indices of the first two. Branch-free
 // (min/max and selects). Ties may go either way between threads: a certified
 // label is a strict minimum, two candidates are compared exactly, and a tie with
 // the third fails the pair test, so the labels do not depend on it; the fixed merge
 // order keeps the summary deterministic anyway.
+template <typename V>
 struct Top3 {
-    int q1, q2, q3;
+    V q1, q2, q3;
     int c1, c2;
-    __device__ __forceinline__ void clear() {
-        q1 = q2 = q3 = INT_MAX;
+    __device__ __forceinline__ void clear(V far) {
+        q1 = q2 = q3 = far;
         c1 = c2 = INT_MAX;
     }
-    __device__ __forceinline__ void insert(int v, int c) {
+    __device__ __forceinline__ void insert(V v, int c) {
         const bool below1 = v < q1, below2 = v < q2;
         q3 = min(q3, max(q2, v));
         c2 = below1 ? c1 : (below2 ? c : c2);
@@ -83,9 +148,9 @@ struct Top3 {
     // min over splits of max(a_p, b_{i−p}).
     __device__ __forceinline__ void merge(const Top3& o) {
         const bool mine_first = q1 <= o.q1;
-        const int runner_up = mine_first ? q2 : o.q2, other_best = mine_first ? o.q1 : q1;
+        const V runner_up = mine_first ? q2 : o.q2, other_best = mine_first ? o.q1 : q1;
         const int runner_up_c = mine_first ? c2 : o.c2, other_best_c = mine_first ? o.c1 : c1;
-        const int third = min(min(q3, o.q3), min(max(q1, o.q2), max(q2, o.q1)));
+        const V third = min(min(q3, o.q3), min(max(q1, o.q2), max(q2, o.q1)));
         c1 = mine_first ? c1 : o.c1;
         q1 = min(q1, o.q1);
         c2 = runner_up <= other_best ? runner_up_c : other_best_c;
@@ -108,135 +173,211 @@ constexpr double unit_roundoff() { return sizeof(T) == 4 ? 5.9604644775390625e-0
 template <typename T>
 constexpr double smallest_subnormal() { return sizeof(T) == 4 ? 1.401298464324817e-45 : 4.9406564584124654e-324; }
 
-template <typename T>
-__global__ void __launch_bounds__(kFilterThreads, 2) int8_filter_kernel(GemmLloydArgs<T> g) {
-    __shared__ __align__(16) std::int8_t xs[kStages][kTilePoints * kRowBytes];
-    __shared__ __align__(16) std::int8_t cs[kStages][kTileCentroids * kRowBytes];
-    __shared__ Top3 exchange[kTilePoints];
+template <FilterFormat F>
+constexpr int stage_bytes() { return kStepBytes * Format<F>::kStepsPerStage; }
+template <FilterFormat F>
+constexpr int row_stride() { return stage_bytes<F>() + 16; }
+// The pipeline's dynamic shared memory: kStages × (points' and centroids' rows).
+template <FilterFormat F>
+constexpr int filter_shared_bytes() { return kStages * (kTilePoints + kTileCentroids) * row_stride<F>(); }
+
+template <typename T, FilterFormat F>
+__global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs<T> g) {
+    using Fmt = Format<F>;
+    using V = typename Fmt::Value;
+    constexpr int kStageBytes = stage_bytes<F>(), kRowBytes = row_stride<F>();
+    constexpr int kPiecesPerRow = kStageBytes / 16;  // 16-byte cp.async pieces
+    extern __shared__ __align__(16) std::uint8_t pipeline[];
+    std::uint8_t* const xs = pipeline;                                        // [kStages][kTilePoints × kRowBytes]
+    std::uint8_t* const cs = pipeline + kStages * kTilePoints * kRowBytes;    // [kStages][kTileCentroids × kRowBytes]
+    __shared__ Top3<V> exchange[kTilePoints];
     __shared__ unsigned long long uscratch[32];
     const LloydArgs<T>& a = g.lloyd;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int warp_row = (warp & 3) * 32, warp_col = (warp >> 2) * 64;  // this warp's points and centroids in the tile
     const int group = lane >> 2, quad = lane & 3;                      // the MMA fragments' groupID, threadID_in_group
     const long long point0 = static_cast<long long>(blockIdx.x) * kTilePoints;
-    const int padded_d = g.points.padded_d, steps = padded_d / kQuantStep;
+    const int padded_d = g.points.padded_d, stages = padded_d / (Fmt::kDimsPerStep * Fmt::kStepsPerStage);
+    const long long row_bytes = static_cast<long long>(padded_d) * (kStepBytes / Fmt::kDimsPerStep);
+    const V* point_norms = static_cast<const V*>(g.points.norms);
+    const V* centroid_norms = static_cast<const V*>(g.centroid_norms);
     // After the quad's butterfly every lane holds the summaries of its group's 4
     // rows; lane `quad` keeps row (quad >> 1)·16 + (quad & 1)·8 + group of the warp's 32.
     const int own_row = warp_row + (quad >> 1) * 16 + (quad & 1) * 8 + group;
-    Top3 own;
-    own.clear();
+    // The thread's summaries of its 4 rows (2 MMA row tiles × 2 halves) over its
+    // columns of every centroid tile so far; the quad combines them after the last.
+    Top3<V> running[2][2];
+    V point_norm[2][2];
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            running[mt][half].clear(Fmt::far());
+            const long long i = point0 + warp_row + mt * 16 + half * 8 + group;
+            point_norm[mt][half] = i < a.n ? point_norms[i] : V(0);
+        }
 
-    // Loads: 128 rows × 32 bytes per operand and stage = 256 16-byte pieces, one per
-    // thread. Rows past n or k re-read the last row (finite, ignored in the epilogue).
-    const int load_row = tid >> 1, load_half = tid & 1;
-    const std::int8_t* point_source =
-        g.points.rows + min(point0 + load_row, a.n - 1) * padded_d + load_half * 16;
+    // Loads: 128 rows × kStageBytes per operand and stage, in 16-byte pieces:
+    // kPiecesPerRow / 2 per thread and operand. Rows past n or k re-read the last row
+    // (finite, ignored in the epilogue).
+    constexpr int kLoads = kTilePoints * kPiecesPerRow / kFilterThreads;
+    int load_offset[kLoads];     // in a stage's shared rows
+    long long point_source[kLoads], centroid_row[kLoads];
+#pragma unroll
+    for (int l = 0; l < kLoads; ++l) {
+        const int piece = tid + l * kFilterThreads, row = piece / kPiecesPerRow, part = piece % kPiecesPerRow;
+        load_offset[l] = row * kRowBytes + part * 16;
+        point_source[l] = min(point0 + row, a.n - 1) * row_bytes + part * 16;
+        centroid_row[l] = row * row_bytes + part * 16;  // + the tile's first row below
+    }
+    const auto* point_bytes = static_cast<const std::uint8_t*>(g.points.rows);
+    const auto* centroid_bytes = static_cast<const std::uint8_t*>(g.centroid_rows);
 
     for (int c0 = 0; c0 < a.k; c0 += kTileCentroids) {
-        const std::int8_t* centroid_source =
-            g.centroid_rows + static_cast<long long>(min(c0 + load_row, a.k - 1)) * padded_d + load_half * 16;
-        auto issue = [&](int step) {
-            const int stage = step % kStages;
-            cp_async16(&xs[stage][load_row * kRowBytes + load_half * 16], point_source + step * kQuantStep);
-            cp_async16(&cs[stage][load_row * kRowBytes + load_half * 16], centroid_source + step * kQuantStep);
+        auto issue = [&](int stage) {
+            const int slot = stage % kStages;
+#pragma unroll
+            for (int l = 0; l < kLoads; ++l) {
+                const int row = (tid + l * kFilterThreads) / kPiecesPerRow;
+                const long long centroid_source =
+                    centroid_row[l] + static_cast<long long>(min(c0 + row, a.k - 1) - row) * row_bytes;
+                cp_async16(xs + slot * kTilePoints * kRowBytes + load_offset[l],
+                           point_bytes + point_source[l] + static_cast<long long>(stage) * kStageBytes);
+                cp_async16(cs + slot * kTileCentroids * kRowBytes + load_offset[l],
+                           centroid_bytes + centroid_source + static_cast<long long>(stage) * kStageBytes);
+            }
         };
-        int acc[2][8][4];
+        V acc[2][8][4];
 #pragma unroll
         for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
             for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
-                for (int e = 0; e < 4; ++e) acc[mt][nt][e] = 0;
+                for (int e = 0; e < 4; ++e) acc[mt][nt][e] = V(0);
 #pragma unroll
         for (int s = 0; s < kStages - 1; ++s) {
-            if (s < steps) issue(s);
+            if (s < stages) issue(s);
             cp_async_commit();
         }
-        for (int step = 0; step < steps; ++step) {
-            cp_async_wait<kStages - 2>();  // this step's group has landed (for this thread) ...
-            __syncthreads();               // ... for all, and the stage refilled next was consumed by all
-            if (step + kStages - 1 < steps) issue(step + kStages - 1);
+        for (int stage = 0; stage < stages; ++stage) {
+            cp_async_wait<kStages - 2>();  // this stage's group has landed (for this thread) ...
+            __syncthreads();               // ... for all, and the slot refilled next was consumed by all
+            if (stage + kStages - 1 < stages) issue(stage + kStages - 1);
             cp_async_commit();
-            const std::int8_t* x_stage = xs[step % kStages];
-            const std::int8_t* c_stage = cs[step % kStages];
-            unsigned frag_a[2][4];
+            const std::uint8_t* x_stage = xs + (stage % kStages) * kTilePoints * kRowBytes;
+            const std::uint8_t* c_stage = cs + (stage % kStages) * kTileCentroids * kRowBytes;
 #pragma unroll
-            for (int mt = 0; mt < 2; ++mt) {
-                const std::int8_t* row = x_stage + (warp_row + mt * 16 + group) * kRowBytes + quad * 4;
-                frag_a[mt][0] = *reinterpret_cast<const unsigned*>(row);
-                frag_a[mt][1] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes);
-                frag_a[mt][2] = *reinterpret_cast<const unsigned*>(row + 16);
-                frag_a[mt][3] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes + 16);
-            }
+            for (int step = 0; step < Fmt::kStepsPerStage; ++step) {
+                unsigned frag_a[2][4];
 #pragma unroll
-            for (int nt = 0; nt < 8; ++nt) {
-                const std::int8_t* col = c_stage + (warp_col + nt * 8 + group) * kRowBytes + quad * 4;
-                const unsigned b0 = *reinterpret_cast<const unsigned*>(col);
-                const unsigned b1 = *reinterpret_cast<const unsigned*>(col + 16);
+                for (int mt = 0; mt < 2; ++mt) {
+                    const std::uint8_t* row =
+                        x_stage + (warp_row + mt * 16 + group) * kRowBytes + step * kStepBytes + quad * 4;
+                    frag_a[mt][0] = *reinterpret_cast<const unsigned*>(row);
+                    frag_a[mt][1] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes);
+                    frag_a[mt][2] = *reinterpret_cast<const unsigned*>(row + 16);
+                    frag_a[mt][3] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes + 16);
+                }
 #pragma unroll
-                for (int mt = 0; mt < 2; ++mt) mma_s8(acc[mt][nt], frag_a[mt], b0, b1);
+                for (int nt = 0; nt < 8; ++nt) {
+                    const std::uint8_t* col =
+                        c_stage + (warp_col + nt * 8 + group) * kRowBytes + step * kStepBytes + quad * 4;
+                    const unsigned b0 = *reinterpret_cast<const unsigned*>(col);
+                    const unsigned b1 = *reinterpret_cast<const unsigned*>(col + 16);
+#pragma unroll
+                    for (int mt = 0; mt < 2; ++mt) Fmt::mma(acc[mt][nt], frag_a[mt], b0, b1);
+                }
             }
         }
         cp_async_wait<0>();
         __syncthreads();  // the next tile's prologue overwrites stages still being read
-        // Epilogue: acc[mt][nt][half·2 + e] = q_x·q_c for row mt·16 + half·8 + group,
-        // centroid nt·8 + quad·2 + e of the warp's. Each thread's 16 candidates per
-        // row in increasing index, then the quad's 64, then the owner adds them to the
-        // earlier tiles'.
-        int centroid_norm[8][2];
+        // Epilogue: acc[mt][nt][half·2 + e] = x̃·c̃ for row mt·16 + half·8 + group,
+        // centroid nt·8 + quad·2 + e of the warp's, into the row's running summary.
+        // Most candidates are not below its third smallest once a tile has passed:
+        // one comparison each (a NaN is never below: dropped, as `distance` allows).
+        V centroid_norm[8][2];
 #pragma unroll
         for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
                 const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
-                centroid_norm[nt][e] = c < a.k ? g.centroid_norms[c] : 0;
+                centroid_norm[nt][e] = c < a.k ? centroid_norms[c] : (Fmt::kMaskPerPair ? V(0) : Fmt::far());
             }
 #pragma unroll
         for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                const long long i = point0 + warp_row + mt * 16 + half * 8 + group;
-                const int point_norm = i < a.n ? g.points.norms[i] : 0;
-                Top3 top;
-                top.clear();
+                Top3<V>& top = running[mt][half];
 #pragma unroll
                 for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
                     for (int e = 0; e < 2; ++e) {
                         const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
-                        const int q = point_norm + centroid_norm[nt][e] - 2 * acc[mt][nt][half * 2 + e];
-                        top.insert(c < a.k ? q : INT_MAX, c);
+                        const V q = Fmt::distance(point_norm[mt][half], centroid_norm[nt][e], acc[mt][nt][half * 2 + e]);
+                        if (q < top.q3 && (!Fmt::kMaskPerPair || c < a.k)) top.insert(q, c);
                     }
-                top.merge(top.shuffled(1));
-                top.merge(top.shuffled(2));
-                if (quad == mt * 2 + half) own.merge(top);
             }
     }
+    // The quad's four summaries of each row, then lane `quad` keeps its row.
+    Top3<V> own;
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            Top3<V> top = running[mt][half];
+            top.merge(top.shuffled(1));
+            top.merge(top.shuffled(2));
+            if (quad == mt * 2 + half) own = top;
+        }
     // The two warps sharing the rows (centroids 0-63 and 64-127 of each tile) combine.
     if (warp >= 4) exchange[own_row] = own;
     __syncthreads();
-    unsigned long long changed = 0;
+    unsigned long long changed = 0, certified = 0;
     const long long i = point0 + own_row;
     if (warp < 4 && i < a.n) {
         own.merge(exchange[own_row]);
-        // Certification (the bound above), in double with directed rounding.
-        const double s = g.points.scale;
+        // Certification (the bound above), in double with directed rounding. The
+        // square roots of Q̃'s bounds: `root_high(q)` ≥ √Q̃, `root_low(q)` ≤ √Q̃.
         const double g_factor = 2.0 * (a.d + 2) * unit_roundoff<T>();
         const double grow = __dadd_ru(1.0, g_factor), shrink = __dsub_rd(1.0, g_factor);
         const double underflow = 2.0 * (a.d + 2) * smallest_subnormal<T>();
         const double slack_x = g.points.slack[i];
         const double slack_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[a.k]);
         const double slack_c1 = own.c1 < a.k ? g.centroid_slack[own.c1] : infinity_of<double>();
-        const double reach1 = __dadd_ru(__dmul_ru(s, __dsqrt_ru(static_cast<double>(own.q1))), __dadd_ru(slack_x, slack_c1));
+        double root_error = 0.0;  // tf32: E; int8: exact
+        if constexpr (F == FilterFormat::tf32) {
+            const double u = 5.9604644775390625e-08, widen = 1.0 + 0x1p-22;
+            const double gamma = (padded_d + 16) * 0x1p-21, eta = (padded_d + 16) * 0x1p-120;
+            const double norm_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[a.k + 1]);
+            const double p = __dsqrt_ru(__dmul_ru(static_cast<double>(point_norms[i]), widen));
+            const double c = __dsqrt_ru(__dmul_ru(norm_max, widen));
+            const double sum = __dadd_ru(p, c);
+            root_error = __dadd_ru(__dadd_ru(__dmul_ru(2.0 * gamma, __dmul_ru(p, c)), __dmul_ru(8.0 * u, __dmul_ru(sum, sum))),
+                                   eta);
+        }
+        const double s = g.points.scale;
+        auto root_high = [&](V q) {
+            return F == FilterFormat::tf32 ? __dsqrt_ru(__dadd_ru(static_cast<double>(q), root_error))
+                                           : __dmul_ru(s, __dsqrt_ru(static_cast<double>(q)));
+        };
+        auto root_low = [&](V q) {
+            if (F == FilterFormat::tf32) {
+                const double low = __dsub_rd(static_cast<double>(q), root_error);
+                return low > 0.0 ? __dsqrt_rd(low) : 0.0;
+            }
+            return __dmul_rd(s, __dsqrt_rd(static_cast<double>(q)));
+        };
+        const double reach1 = __dadd_ru(root_high(own.q1), __dadd_ru(slack_x, slack_c1));
         const double upper = __dadd_ru(__dmul_ru(__dmul_ru(reach1, reach1), grow), underflow);
         const double slack_any = __dadd_ru(slack_x, slack_max);
-        auto lower = [&](int q) {
-            double reach = __dsub_rd(__dmul_rd(s, __dsqrt_rd(static_cast<double>(q))), slack_any);
+        auto lower = [&](V q) {
+            double reach = __dsub_rd(root_low(q), slack_any);
             reach = reach > 0.0 ? reach : 0.0;  // NaN → 0: certifies nothing
             return __dsub_rd(__dmul_rd(__dmul_rd(reach, reach), shrink), underflow);
         };
         const bool finite = upper < static_cast<double>(std::numeric_limits<T>::max());
         if (finite && upper < lower(own.q2)) {
+            ++certified;
             if (a.labels[i] != own.c1) {
                 a.labels[i] = own.c1;
                 ++changed;
@@ -254,6 +395,7 @@ __global__ void __launch_bounds__(kFilterThreads, 2) int8_filter_kernel(GemmLloy
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
+    block_count_add(certified, &a.counters->gemm_certified, uscratch);
 }
 
 // Exact labels of the points left with two candidates, one warp per point: the
@@ -326,47 +468,84 @@ struct FullSearchFinish {
     }
 };
 
-// q = round((v − m)/s) clamped to ±127 (zeros up to padded_d), ‖q‖² and δ ≥
-// ‖(v − m) − s·q‖ for each of `count` rows, one warp per row. δ: each coordinate's
-// residual is bounded through an interval for v − m (rounded down and up), s·q
-// exact (s has at most 4 significant bits); squares and sums rounded up; the
-// butterfly is fixed, so δ is deterministic. slack_max (optional): the largest δ
-// as float bits (δ ≥ 0, so the bit order is the value order; NaN stored as ∞).
-template <typename T>
+// x − m rounded to TF32 (to nearest, ties away from zero, as cvt.rna.tf32.f32;
+// below float's normal range: 0, so the MMA never meets a subnormal operand).
+__device__ __forceinline__ float round_to_tf32(double shifted) {
+    const float v = static_cast<float>(shifted);
+    const float rounded = __uint_as_float((__float_as_uint(v) + 0x1000u) & ~0x1fffu);
+    return fabsf(v) < 1.17549435e-38f ? 0.0f : (fabsf(v) <= 3.402823466e38f ? rounded : v);
+}
+
+// The filter's rows for `count` rows of data, one warp per row: x̃ (zeros up to
+// padded_d), its squared norm and δ ≥ ‖(v − m) − x̃‖.
+//  int8: q = round((v − m)/s) clamped to ±127, x̃ = s·q (exact: s has at most 4
+//    significant bits), the norm ‖q‖² exact in int32;
+//  tf32: x̃ = round_to_tf32(v − m), the norm ‖x̃‖² summed in double (exact but for
+//    the last bits) and rounded to the nearest float.
+// δ: each coordinate's residual is bounded through an interval for v − m (rounded
+// down and up); squares and sums rounded up; the butterfly is fixed, so δ is
+// deterministic. A row whose norm is not finite or above 2¹⁰⁰ (its dot products
+// could overflow float) gets δ = ∞: never certified. slack_max, norm_max
+// (optional): the largest δ and norm as float bits (both ≥ 0, so the bit order is
+// the value order; NaN stored as ∞).
+template <typename T, FilterFormat F>
 __global__ void __launch_bounds__(256) quantise_rows_kernel(const T* rows, long long count, int d, int padded_d,
-                                                            const T* shift, double scale, std::int8_t* out,
-                                                            std::int32_t* norms, float* slack,
-                                                            unsigned* slack_max) {
+                                                            const T* shift, double scale, void* out_rows,
+                                                            void* out_norms, float* slack, unsigned* slack_max,
+                                                            unsigned* norm_max) {
+    using V = typename Format<F>::Value;
+    using Element = std::conditional_t<F == FilterFormat::int8, std::int8_t, float>;
+    Element* out = static_cast<Element*>(out_rows);
+    V* norms = static_cast<V*>(out_norms);
     const int lane = threadIdx.x & 31;
     const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x >> 5);
     const double inverse = 1.0 / scale;
     for (long long r = static_cast<long long>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5); r < count;
          r += warps) {
-        int norm = 0;
+        std::conditional_t<F == FilterFormat::int8, int, double> norm = 0;
         double error = 0.0;
         for (int j = lane; j < padded_d; j += 32) {
-            int q = 0;
+            Element stored = 0;
             if (j < d) {
                 const double x = static_cast<double>(rows[r * d + j]), m = static_cast<double>(shift[j]);
-                // fmax/fmin drop a NaN: q = −127, and δ below is NaN.
-                q = static_cast<int>(fmin(fmax(rint((x - m) * inverse), -127.0), 127.0));
-                const double scaled = scale * q;
-                const double low = __dsub_rd(__dsub_rd(x, m), scaled), high = __dsub_ru(__dsub_ru(x, m), scaled);
+                double rounded;
+                if constexpr (F == FilterFormat::int8) {
+                    // fmax/fmin drop a NaN: q = −127, and δ below is NaN.
+                    const int q = static_cast<int>(fmin(fmax(rint((x - m) * inverse), -127.0), 127.0));
+                    stored = static_cast<std::int8_t>(q);
+                    rounded = scale * q;
+                    norm += q * q;
+                } else {
+                    stored = round_to_tf32(x - m);
+                    rounded = stored;
+                    norm += rounded * rounded;
+                }
+                const double low = __dsub_rd(__dsub_rd(x, m), rounded), high = __dsub_ru(__dsub_ru(x, m), rounded);
                 const double e = fmax(fabs(low), fabs(high));
                 error = __dadd_ru(error, __dmul_ru(e, e));
-                norm += q * q;
             }
-            out[r * padded_d + j] = static_cast<std::int8_t>(q);
+            out[r * padded_d + j] = stored;
         }
         for (int offset = 16; offset > 0; offset >>= 1) {
             norm += __shfl_xor_sync(0xffffffffu, norm, offset);
             error = __dadd_ru(error, __shfl_xor_sync(0xffffffffu, error, offset));
         }
         if (lane == 0) {
-            const float bound = __double2float_ru(__dsqrt_ru(error));
-            norms[r] = norm;
+            float bound = __double2float_ru(__dsqrt_ru(error));
+            V stored_norm;
+            if constexpr (F == FilterFormat::int8) {
+                stored_norm = norm;
+            } else {
+                stored_norm = __double2float_rn(norm);
+                if (!(norm <= 0x1p100)) bound = __int_as_float(0x7f800000);
+            }
+            norms[r] = stored_norm;
             slack[r] = bound;
             if (slack_max) atomicMax(slack_max, bound <= 3.402823466e38f ? __float_as_uint(bound) : 0x7f800000u);
+            if constexpr (F == FilterFormat::tf32) {
+                if (norm_max)
+                    atomicMax(norm_max, stored_norm <= 3.402823466e38f ? __float_as_uint(stored_norm) : 0x7f800000u);
+            }
         }
     }
 }
@@ -385,28 +564,53 @@ double quantisation_scale(double largest) {
     return std::clamp(scale, std::ldexp(1.0, -100), std::ldexp(1.0, 100));
 }
 
+template <typename T, FilterFormat F>
+void launch_quantise(const T* rows, long long count, int d, const T* shift, const QuantisedPoints& format,
+                     void* out_rows, void* out_norms, float* slack, unsigned* maxima, int sm_count,
+                     cudaStream_t stream) {
+    quantise_rows_kernel<T, F><<<quantise_blocks(count, sm_count), 256, 0, stream>>>(
+        rows, count, d, format.padded_d, shift, format.scale, out_rows, out_norms, slack, maxima,
+        maxima ? maxima + 1 : nullptr);
+    KMS_CUDA_LAUNCH_CHECK("filter rounding kernel");
+}
+
 template <typename T>
-void launch_quantise_points(const T* points, long long n, int d, const T* shift, double scale, std::int8_t* rows,
-                            std::int32_t* norms, float* slack, cudaStream_t stream) {
+void launch_quantise_points(const T* data, long long n, int d, const T* shift, const QuantisedPoints& points,
+                            cudaStream_t stream) {
     int device = 0, sm_count = 1;
     KMS_CUDA_CHECK(cudaGetDevice(&device));
     KMS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    quantise_rows_kernel<T><<<quantise_blocks(n, sm_count), 256, 0, stream>>>(
-        points, n, d, quantised_width(d), shift, scale, rows, norms, slack, nullptr);
-    KMS_CUDA_LAUNCH_CHECK("point quantisation kernel");
+    auto* rows = const_cast<void*>(points.rows);
+    auto* norms = const_cast<void*>(points.norms);
+    auto* slack = const_cast<float*>(points.slack);
+    if (points.format == FilterFormat::int8)
+        launch_quantise<T, FilterFormat::int8>(data, n, d, shift, points, rows, norms, slack, nullptr, sm_count, stream);
+    else
+        launch_quantise<T, FilterFormat::tf32>(data, n, d, shift, points, rows, norms, slack, nullptr, sm_count, stream);
+}
+
+template <typename T, FilterFormat F>
+void launch_filter(const GemmLloydArgs<T>& g, cudaStream_t stream) {
+    const LloydArgs<T>& a = g.lloyd;
+    auto* maxima = reinterpret_cast<unsigned*>(g.centroid_slack + a.k);
+    KMS_CUDA_CHECK(cudaMemsetAsync(maxima, 0, 2 * sizeof(float), stream));
+    launch_quantise<T, F>(a.centroids, a.k, a.d, g.shift, g.points, g.centroid_rows, g.centroid_norms,
+                          g.centroid_slack, maxima, g.sm_count, stream);
+    const unsigned blocks = static_cast<unsigned>((a.n + kTilePoints - 1) / kTilePoints);
+    constexpr int shared = filter_shared_bytes<F>();
+    // Above the 48 KiB default (tf32: 60 KiB); set on every launch: it is per device.
+    KMS_CUDA_CHECK(cudaFuncSetAttribute(filter_kernel<T, F>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+    filter_kernel<T, F><<<blocks, kFilterThreads, shared, stream>>>(g);
+    KMS_CUDA_LAUNCH_CHECK("GEMM filter kernel");
 }
 
 template <typename T>
 void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
     const LloydArgs<T>& a = g.lloyd;
-    KMS_CUDA_CHECK(cudaMemsetAsync(g.centroid_slack + a.k, 0, sizeof(float), stream));
-    quantise_rows_kernel<T><<<quantise_blocks(a.k, g.sm_count), 256, 0, stream>>>(
-        a.centroids, a.k, a.d, g.points.padded_d, g.shift, g.points.scale, g.centroid_rows, g.centroid_norms,
-        g.centroid_slack, reinterpret_cast<unsigned*>(g.centroid_slack + a.k));
-    KMS_CUDA_LAUNCH_CHECK("centroid quantisation kernel");
-    const unsigned blocks = static_cast<unsigned>((a.n + kTilePoints - 1) / kTilePoints);
-    int8_filter_kernel<T><<<blocks, kFilterThreads, 0, stream>>>(g);
-    KMS_CUDA_LAUNCH_CHECK("int8 filter kernel");
+    if (g.points.format == FilterFormat::int8)
+        launch_filter<T, FilterFormat::int8>(g, stream);
+    else
+        launch_filter<T, FilterFormat::tf32>(g, stream);
     // The unsettled count is known on the device only: a fixed grid of warps walks the list.
     const long long verify_blocks = std::max<long long>(1, std::min<long long>(static_cast<long long>(g.sm_count) * 8,
                                                                                 (a.n + 7) / 8));
@@ -421,8 +625,8 @@ void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
 }
 
 #define KMS_INSTANTIATE_GEMM(T)                                                                              \
-    template void launch_quantise_points<T>(const T*, long long, int, const T*, double, std::int8_t*,      \
-                                            std::int32_t*, float*, cudaStream_t);                          \
+    template void launch_quantise_points<T>(const T*, long long, int, const T*, const QuantisedPoints&,    \
+                                            cudaStream_t);                                                 \
     template void launch_gemm_lloyd<T>(const GemmLloydArgs<T>&, cudaStream_t);
 KMS_INSTANTIATE_GEMM(float)
 KMS_INSTANTIATE_GEMM(double)

@@ -1,18 +1,23 @@
 #pragma once
 // Lloyd assignment for large d and k by "filter and verify" (cuda-shared):
-//  1. quantise: data and centroids, shifted by the data mean m and divided by one
-//     common scale s, rounded to int8 (the data once per data set, the centroids
-//     every step), with a rigorous bound δ ≥ ‖(v − m) − s·q_v‖ per row;
-//  2. filter: int8 tensor-core MMA (s32 accumulation: exact) gives every point the
-//     exact integer squared distances Q_j = ‖q_x − q_cj‖² of the quantised rows and
-//     keeps the three smallest;
-//  3. certify: |‖x − c‖ − s·√Q| ≤ δ_x + δ_c (triangle inequality) proves for most
-//     points that the Q-argmin is the strict argmin of kms::squared_distance(), so
-//     the label is exactly CPU Lloyd's; for most others, that the argmin is one of
-//     the two Q-smallest (derivation in kernels/lloyd_gemm.cu);
+//  1. round: data and centroids, shifted by the data mean m, to a fast format (the
+//     data once per data set, the centroids every step), with a rigorous bound
+//     δ ≥ ‖(v − m) − ṽ‖ per row, ṽ the row as the tensor cores read it:
+//       - tf32: ṽ = v − m rounded to TF32 (10-bit mantissa: |error| ≤ 2⁻¹¹·|v − m| per
+//         coordinate); the MMA's float accumulation adds a bounded error;
+//       - int8: ṽ = s·q, q = round((v − m)/s) in int8 with one common scale s (the
+//         accumulation is exact integer arithmetic, but the grid is coarse: one
+//         outlier widens s for every point);
+//  2. filter: tensor-core MMA gives every point approximate squared distances
+//     Q_j ≈ ‖x̃ − c̃_j‖² (tf32: with an error bound E; int8: exact) and keeps the
+//     three smallest;
+//  3. certify: |‖x − c‖ − ‖x̃ − c̃‖| ≤ δ_x + δ_c (triangle inequality) proves for
+//     most points that the Q-argmin is the strict argmin of kms::squared_distance(),
+//     so the label is exactly CPU Lloyd's; for most others, that the argmin is one
+//     of the two Q-smallest (derivation in kernels/lloyd_gemm.cu);
 //  4. verify: those get their label from the exact computation (squared_distance
 //     order, no FMA, ties → lowest index) over the two candidates, the rest over all k.
-// Labels therefore equal those of the exact tiled kernel, bit for bit.
+// Labels therefore equal those of the exact tiled kernel, bit for bit, in either format.
 #include <cstdint>
 
 #include "cuda_common.hpp"
@@ -24,13 +29,26 @@ namespace kms::cuda {
 // 128, and for small d the per-(point, centroid) epilogue costs more than the
 // exact kernel's few instructions per candidate.
 constexpr int kGemmMinD = 16, kGemmMinK = 64;
-// Q = ‖q_x‖² + ‖q_c‖² − 2·q_x·q_c ≤ d·254² must fit in int32 (with the padded
-// centroids' INT_MAX sentinel above every real Q).
+// int8: Q = ‖q_x‖² + ‖q_c‖² − 2·q_x·q_c ≤ d·254² must fit in int32 (with the
+// padded centroids' INT_MAX sentinel above every real Q).
 constexpr int kGemmMaxD = 33000;
-// Quantised rows are padded with zeros to whole MMA k-steps (32 int8).
-constexpr int kQuantStep = 32;
-inline int quantised_width(int d) { return (d + kQuantStep - 1) / kQuantStep * kQuantStep; }
 inline bool gemm_filter_applies(int k, int d) { return d >= kGemmMinD && d <= kGemmMaxD && k >= kGemmMinK; }
+
+// The rows' format on the tensor cores. tf32 certifies far more points where the
+// data spread is uneven or the clusters close (uniform data: int8 left 60–69 % of
+// the points to full searches at 10^6 × 64, k = 1000); int8 moves a quarter of the
+// bytes and issues a quarter of the MMAs.
+enum class FilterFormat { tf32, int8 };
+inline int filter_element_bytes(FilterFormat format) { return format == FilterFormat::int8 ? 1 : 4; }
+// An MMA k-step reads 32 bytes of a row (int8: m16n8k32; tf32: m16n8k8); the
+// filter's pipeline moves one k-step a stage for int8 and two for tf32 (fewer
+// barriers for the same bytes), and rows are padded with zeros to whole stages.
+constexpr int kStepBytes = 32;
+inline int filter_steps_per_stage(FilterFormat format) { return format == FilterFormat::int8 ? 1 : 2; }
+inline int filter_width(int d, FilterFormat format) {
+    const int stage = kStepBytes * filter_steps_per_stage(format) / filter_element_bytes(format);
+    return (d + stage - 1) / stage * stage;
+}
 
 // When the filter leaves more than kGemmProbeShare of the points to exact searches
 // over all k, the run times the exact kernel on its next step and from then on uses
@@ -44,11 +62,13 @@ constexpr int kGemmRetrySteps = 8;
 
 // The data side of the filter, made once per data set (launch_quantise_points).
 struct QuantisedPoints {
-    const std::int8_t* rows;     // n × padded_d: round((x − m)/s) clamped to ±127, zeros beyond d
-    const std::int32_t* norms;   // n: ‖q_x‖²
-    const float* slack;          // n: δ_x ≥ ‖(x − m) − s·q_x‖ (rounded up; NaN/∞ for non-finite rows)
+    const void* rows;            // n × padded_d, zeros beyond d: int8 round((x − m)/s) clamped to ±127,
+                                 // or float x − m rounded to TF32
+    const void* norms;           // n: ‖q_x‖² (int32) or ‖x̃‖² (float, rounded to nearest)
+    const float* slack;          // n: δ_x ≥ ‖(x − m) − x̃‖ (rounded up; ∞ or NaN: never certified)
     int padded_d;
-    double scale;                // s: at most 4 significant bits, so s·q is exact
+    double scale;                // int8's s: at most 4 significant bits, so s·q is exact (tf32: 1)
+    FilterFormat format;
 };
 
 template <typename T>
@@ -56,9 +76,10 @@ struct GemmLloydArgs {
     LloydArgs<T> lloyd;              // block_partials unused (k > 8)
     const T* shift;                  // d: m, the data mean in T
     QuantisedPoints points;
-    std::int8_t* centroid_rows;      // k × padded_d, rewritten every step
-    std::int32_t* centroid_norms;    // k
-    float* centroid_slack;           // k + 1: δ_c per centroid, then their maximum (as bits, ∞ if any is not finite)
+    void* centroid_rows;             // k × padded_d in the points' format, rewritten every step
+    void* centroid_norms;            // k, as the points'
+    float* centroid_slack;           // k + 2: δ_c per centroid, their maximum, the largest ‖c̃‖²
+                                     // (both as bits, ∞ if any is not finite)
     std::int32_t* unsettled;         // n: the points with two candidates from the front, those
                                      // needing all k from the back (unsettled[n − 1], ...)
     int2* candidates;                // n: the two candidate labels of the front list
@@ -69,16 +90,18 @@ struct GemmLloydArgs {
 // most 4 significant bits, in float's normal range (any s is sound: δ is honest).
 double quantisation_scale(double largest);
 
-// q_x, ‖q_x‖², δ_x for every point (once per data set).
+// x̃, ‖x̃‖², δ_x for every point (once per data set), in points.format;
+// rows, norms and slack are the buffers behind `points`.
 template <typename T>
-void launch_quantise_points(const T* points, long long n, int d, const T* shift, double scale, std::int8_t* rows,
-                            std::int32_t* norms, float* slack, cudaStream_t stream);
+void launch_quantise_points(const T* data, long long n, int d, const T* shift, const QuantisedPoints& points,
+                            cudaStream_t stream);
 
 // Centroid quantisation, filter + certification, exact verification of the rest:
 // the points with two candidates one warp each, those needing all k by the
 // register-tiled search (kernels/tiled_search.cuh). counters:
 // point_centroid_distances += 2 or k per verified point (the filter's n·k are
-// counted by the caller), labels_changed, gemm_pairs and gemm_full_searches.
+// counted by the caller), labels_changed, gemm_certified, gemm_pairs and
+// gemm_full_searches.
 template <typename T>
 void launch_gemm_lloyd(const GemmLloydArgs<T>& args, cudaStream_t stream);
 

@@ -1,8 +1,10 @@
 // Lloyd on the device: every point against every centroid, the small-path update
 // fused into the assignment kernel, and for cuda-shared with large d and k the
-// int8 filter-and-verify assignment (kernels/lloyd_gemm.hpp).
+// tensor-core filter-and-verify assignment (kernels/lloyd_gemm.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -25,9 +27,9 @@ private:
     void allocate_state() override {
         if (!uses_gemm_filter()) return;
         const std::size_t n = static_cast<std::size_t>(this->n_), k = static_cast<std::size_t>(this->k_);
-        quantised_centroids_.allocate(k * quantised_width(this->d_), "the quantised centroids");
-        centroid_qnorms_.allocate(k, "the quantised centroid norms");
-        centroid_slack_.allocate(k + 1, "the centroid quantisation errors");
+        quantised_centroids_.allocate(k * row_bytes(), "the filter's centroid rows");
+        centroid_qnorms_.allocate(k, "the filter's centroid norms");
+        centroid_slack_.allocate(k + 2, "the filter's centroid rounding errors");
         unsettled_.allocate(n, "the list of uncertified points");
         candidates_.allocate(n, "the candidates of uncertified points");
     }
@@ -48,8 +50,7 @@ private:
                                    this->labels_.get(), this->status_.get(), &this->record_.get()->counters, nullptr,
                                    SmallUpdate<T>{}},
                                   shift_.get(),
-                                  {quantised_points_.get(), point_qnorms_.get(), point_slack_.get(),
-                                   quantised_width(this->d_), quantisation_scale_},
+                                  filter_points(),
                                   quantised_centroids_.get(), centroid_qnorms_.get(), centroid_slack_.get(),
                                   unsettled_.get(), candidates_.get(), this->geometry_.sm_count};
             launch_gemm_lloyd<T>(gemm, this->stream_);
@@ -94,14 +95,28 @@ private:
         }
     }
 
-    // --- cuda-shared, large d and k: the int8 filter-and-verify assignment.
+    // --- cuda-shared, large d and k: the filter-and-verify assignment.
     bool uses_gemm_filter() const {
         return this->int8_filter_possible() && this->shared_variant() && gemm_filter_applies(this->k_, this->d_) &&
                quantised_points_.get() != nullptr;
     }
-    // The filter's copy of the data: the shift m (the data mean in T), the scale s,
-    // and the quantised data with ‖q_x‖² and δ_x. Device memory too short for the
-    // n·padded_d int8 copy: no filter (the exact kernel), not a failed run.
+    QuantisedPoints filter_points() const {
+        return {quantised_points_.get(), point_qnorms_.get(), point_slack_.get(), filter_width(this->d_, format_),
+                quantisation_scale_, format_};
+    }
+    std::size_t row_bytes() const {
+        return static_cast<std::size_t>(filter_width(this->d_, format_)) * filter_element_bytes(format_);
+    }
+    // The filter's format: tf32 (the finer: it certifies the most points), or int8
+    // where KMS_GEMM_FORMAT=int8 asks for it (the device probes compare the two).
+    static FilterFormat chosen_format() {
+        const char* asked = std::getenv("KMS_GEMM_FORMAT");
+        return asked && std::strcmp(asked, "int8") == 0 ? FilterFormat::int8 : FilterFormat::tf32;
+    }
+
+    // The filter's copy of the data: the shift m (the data mean in T), the scale s
+    // (int8), and the rounded data with their norms and δ_x. Device memory too short
+    // for the copy: no filter (the exact kernel), not a failed run.
     void prepare_data() override {
         const long long n = this->n_;
         const int d = this->d_;
@@ -120,12 +135,13 @@ private:
             const double m = static_cast<double>(mean[j]);
             largest = std::max({largest, std::abs(this->data_high_[j] - m), std::abs(this->data_low_[j] - m)});
         }
-        quantisation_scale_ = quantisation_scale(largest);
+        format_ = chosen_format();
+        quantisation_scale_ = format_ == FilterFormat::int8 ? quantisation_scale(largest) : 1.0;
         try {
             shift_.allocate(mean.size(), "the data shift");
-            quantised_points_.allocate(static_cast<std::size_t>(n) * quantised_width(d), "the quantised points");
-            point_qnorms_.allocate(static_cast<std::size_t>(n), "the quantised point norms");
-            point_slack_.allocate(static_cast<std::size_t>(n), "the point quantisation errors");
+            quantised_points_.allocate(static_cast<std::size_t>(n) * row_bytes(), "the filter's point rows");
+            point_qnorms_.allocate(static_cast<std::size_t>(n), "the filter's point norms");
+            point_slack_.allocate(static_cast<std::size_t>(n), "the filter's point rounding errors");
         } catch (const Error&) {
             quantised_points_.release();
             point_qnorms_.release();
@@ -135,17 +151,18 @@ private:
         }
         KMS_CUDA_CHECK(cudaMemcpy(shift_.get(), mean.data(), mean.size() * sizeof(T), cudaMemcpyHostToDevice));
         KMS_CUDA_CHECK(cudaDeviceSynchronize());  // the pageable copies may still be in flight
-        launch_quantise_points<T>(this->points(), n, d, shift_.get(), quantisation_scale_,
-                                  quantised_points_.get(), point_qnorms_.get(), point_slack_.get(), this->stream_);
+        launch_quantise_points<T>(this->points(), n, d, shift_.get(), filter_points(), this->stream_);
         KMS_CUDA_CHECK(cudaStreamSynchronize(this->stream_));
     }
 
-    // Shift m, quantised rows, ‖q‖², δ (centroids: + their max), the uncertified points.
+    // Shift m, rounded rows (bytes), their norms (int32 or float), δ (centroids: +
+    // the maxima), the uncertified points.
     DeviceBuffer<T> shift_;
     DeviceBuffer<std::int8_t> quantised_points_, quantised_centroids_;
     DeviceBuffer<std::int32_t> point_qnorms_, centroid_qnorms_;
     DeviceBuffer<float> point_slack_, centroid_slack_;
     double quantisation_scale_ = 1.0;
+    FilterFormat format_ = FilterFormat::tf32;
     DeviceBuffer<std::int32_t> unsettled_;
     DeviceBuffer<int2> candidates_;
     bool gemm_active_ = false;    // the next step uses the filter

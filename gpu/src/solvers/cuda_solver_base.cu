@@ -362,6 +362,7 @@ IterationStats CudaSolverBase<T>::step() {
     first_empty_count_ = -1;
     if (config_.compute_inertia) stats.inertia = host.inertia;
     stats.verified_points = host.counters.gemm_pairs + host.counters.gemm_full_searches;
+    stats.gemm_certified = host.counters.gemm_certified;
     stats.group_skips = host.counters.group_skips;
     stats.groups = centroid_groups();
     if (streamed_) stats.streamed_bytes = static_cast<std::uint64_t>(n_) * d_ * sizeof(T);
@@ -847,13 +848,14 @@ template <typename T>
 void CudaSolverBase<T>::sum_over_ranks(IterationStats& stats) const {
     if (!partition_.comm) return;
     std::uint64_t counts[] = {stats.point_centroid_distances, stats.bound_skips, stats.labels_changed,
-                              stats.verified_points, stats.streamed_bytes};
+                              stats.verified_points, stats.streamed_bytes, stats.gemm_certified};
     partition_.comm->sum(counts);
     stats.point_centroid_distances = counts[0];
     stats.bound_skips = counts[1];
     stats.labels_changed = counts[2];
     stats.verified_points = counts[3];
     stats.streamed_bytes = counts[4];
+    stats.gemm_certified = counts[5];
 }
 
 // scikit-learn's relocation, as the CPU solver does it: each empty cluster takes
