@@ -91,6 +91,16 @@ private slots:
         QVERIFY(std::isnan(kms::ui::group_skip_percent(grouped, 0)));
         QVERIFY(std::isnan(kms::ui::group_skip_percent(record(2, 0, 750, 0), 1000)));  // no groups
         QVERIFY(kms::ui::has_groups({record(1, 0, 0, 0), grouped}));
+        // GEMM filter: certified in % of n; NaN where the filter did not run.
+        IterationStats filtered = record(3, 0, 0, 0);
+        filtered.gemm_certified = 960;
+        filtered.verified_points = 40;
+        QCOMPARE(kms::ui::gemm_certified_percent(filtered, 1000), 96.0);
+        QVERIFY(std::isnan(kms::ui::gemm_certified_percent(record(3, 0, 0, 0), 1000)));
+        filtered.gemm_certified = 0;  // the filter ran and certified nothing: 0 %, not NaN
+        QCOMPARE(kms::ui::gemm_certified_percent(filtered, 1000), 0.0);
+        QVERIFY(kms::ui::has_gemm({record(1, 0, 0, 0), filtered}));
+        QVERIFY(!kms::ui::has_gemm({record(1, 0, 0, 0), record(2, 0, 5, 0)}));
         QVERIFY(!kms::ui::has_groups({record(1, 0, 0, 0), record(2, 0, 5, 0)}));
     }
 
@@ -174,16 +184,22 @@ private slots:
         grouped.groups = 2;
         grouped.group_skips = 5;
         charts.addRun(QStringLiteral("yinyang/seq/f64"), 10, 4, {grouped});
+        IterationStats filtered = record(1, 40, 0, 10);
+        filtered.gemm_certified = 7;
+        filtered.verified_points = 3;
+        charts.addRun(QStringLiteral("lloyd/cuda-shared/f32"), 10, 4, {filtered});
         // Solvers without groups: the three group fields empty; Yinyang: t, the skips, % of n·t.
+        // Steps without the GEMM filter: its two fields empty.
         const std::string expected =
             "run,solver,n,k,iteration,time_assign_ms,time_bounds_ms,time_update_ms,time_total_ms,"
             "point_centroid_distances,centroid_centroid_distances,distance_percent_of_lloyd,bound_skips,"
             "bound_skip_percent,groups,group_skips,group_skip_percent,labels_changed,max_shift,mean_shift,"
-            "shift_sq_total,empty_clusters,inertia\n"
-            "0,elkan/seq/f64,10,4,1,1.5,0.25,0.125,2,40,6,115,0,0,,,,10,1,0.5,0.1,1,12.5\n"
-            "0,elkan/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,5,50,,,,0,0.5,0.25,0.1,0,\n"
-            "1,\"a \"\"quoted\"\", name\",10,4,1,1.5,0.25,0.125,2,40,0,100,0,0,,,,10,1,0.5,0.1,0,0.1\n"
-            "2,yinyang/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,6,60,2,5,25,1,0.5,0.25,0.1,0,\n";
+            "shift_sq_total,empty_clusters,inertia,gemm_certified,gemm_certified_percent\n"
+            "0,elkan/seq/f64,10,4,1,1.5,0.25,0.125,2,40,6,115,0,0,,,,10,1,0.5,0.1,1,12.5,,\n"
+            "0,elkan/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,5,50,,,,0,0.5,0.25,0.1,0,,,\n"
+            "1,\"a \"\"quoted\"\", name\",10,4,1,1.5,0.25,0.125,2,40,0,100,0,0,,,,10,1,0.5,0.1,0,0.1,,\n"
+            "2,yinyang/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,6,60,2,5,25,1,0.5,0.25,0.1,0,,,\n"
+            "3,lloyd/cuda-shared/f32,10,4,1,1.5,0.25,0.125,2,40,0,100,0,0,,,,10,1,0.5,0.1,0,,7,70\n";
         QCOMPARE(QString::fromStdString(charts.toCsv()), QString::fromStdString(expected));
 
         QTemporaryDir dir;

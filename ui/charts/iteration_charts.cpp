@@ -54,6 +54,16 @@ double group_skip_percent(const IterationStats& stats, std::size_t n) {
     return 100.0 * static_cast<double>(stats.group_skips) / (static_cast<double>(n) * static_cast<double>(stats.groups));
 }
 
+double gemm_certified_percent(const IterationStats& stats, std::size_t n) {
+    if (n == 0 || stats.gemm_certified + stats.verified_points == 0) return kNaN;
+    return 100.0 * static_cast<double>(stats.gemm_certified) / static_cast<double>(n);
+}
+
+bool has_gemm(const std::vector<IterationStats>& stats) {
+    return std::any_of(stats.begin(), stats.end(),
+                       [](const IterationStats& s) { return s.gemm_certified + s.verified_points > 0; });
+}
+
 bool has_groups(const std::vector<IterationStats>& stats) {
     return std::any_of(stats.begin(), stats.end(), [](const IterationStats& s) { return s.groups > 0; });
 }
@@ -62,7 +72,8 @@ std::string charts_csv(const std::vector<ChartRun>& runs) {
     std::string csv =
         "run,solver,n,k,iteration,time_assign_ms,time_bounds_ms,time_update_ms,time_total_ms,"
         "point_centroid_distances,centroid_centroid_distances,distance_percent_of_lloyd,bound_skips,"
-        "bound_skip_percent,groups,group_skips,group_skip_percent,labels_changed,max_shift,mean_shift,shift_sq_total,empty_clusters,inertia\n";
+        "bound_skip_percent,groups,group_skips,group_skip_percent,labels_changed,max_shift,mean_shift,shift_sq_total,empty_clusters,inertia,"
+        "gemm_certified,gemm_certified_percent\n";
     for (std::size_t r = 0; r < runs.size(); ++r) {
         const ChartRun& run = runs[r];
         const std::string prefix = std::to_string(r) + ',' + csv_field(run.name.toStdString()) + ',' +
@@ -83,7 +94,11 @@ std::string charts_csv(const std::vector<ChartRun>& runs) {
                 csv += ",,,";
             csv += std::to_string(s.labels_changed) + ',';
             csv += csv_number(s.max_shift) + ',' + csv_number(s.mean_shift) + ',' + csv_number(s.shift_sq_total) + ',';
-            csv += std::to_string(s.empty_clusters) + ',' + csv_number(s.inertia) + '\n';
+            csv += std::to_string(s.empty_clusters) + ',' + csv_number(s.inertia) + ',';
+            if (s.gemm_certified + s.verified_points > 0)
+                csv += std::to_string(s.gemm_certified) + ',' + csv_number(gemm_certified_percent(s, run.n)) + '\n';
+            else
+                csv += ",\n";
         }
     }
     return csv;
@@ -244,6 +259,11 @@ void IterationCharts::rebuild() {
             bindSeries(Chart::SkipPercent, r, single ? tr("groups (% of n·t)") : name + tr(" groups"), colour,
                        Qt::DashLine, false,
                        [](const IterationStats& s, const ChartRun& c) { return group_skip_percent(s, c.n); });
+        if (has_gemm(run.stats))
+            // Lloyd's GEMM filter: the points its bound certified, dotted in the run's colour.
+            bindSeries(Chart::SkipPercent, r, single ? tr("certified by the GEMM (% of n)") : name + tr(" GEMM"),
+                       colour, Qt::DotLine, false,
+                       [](const IterationStats& s, const ChartRun& c) { return gemm_certified_percent(s, c.n); });
         bindSeries(Chart::LabelsChanged, r, name, colour, Qt::SolidLine, single,
                    [](const IterationStats& s, const ChartRun&) { return static_cast<double>(s.labels_changed); });
         bindSeries(Chart::Inertia, r, name, colour, Qt::SolidLine, false,

@@ -31,6 +31,12 @@ double bound_skip_percent(const IterationStats& stats, std::size_t n);
 // n·t (t = stats.groups). NaN for solvers without groups (stats.groups == 0).
 // Points the global filter settled are not counted (bound_skip_percent has them).
 double group_skip_percent(const IterationStats& stats, std::size_t n);
+// Lloyd's GEMM filter: points whose label its error bound proved (no exact search),
+// in percent of n. NaN for steps the filter did not run (no certified or verified
+// point: every other solver, the exact kernel, d < 16 or k small).
+double gemm_certified_percent(const IterationStats& stats, std::size_t n);
+// Whether any record comes from a step of the GEMM filter.
+bool has_gemm(const std::vector<IterationStats>& stats);
 // Whether any record comes from a solver with centroid groups (Yinyang).
 bool has_groups(const std::vector<IterationStats>& stats);
 
@@ -43,7 +49,8 @@ struct ChartRun {
 // CSV of the charts' data: a header of field names, then one row per iteration
 // and run (runs in order). Doubles are written shortest-round-trip; a NaN
 // (inertia not recorded) is an empty field, and so are groups, group_skips and
-// group_skip_percent for solvers without groups.
+// group_skip_percent for solvers without groups, and gemm_certified and
+// gemm_certified_percent for steps without the GEMM filter.
 std::string charts_csv(const std::vector<ChartRun>& runs);
 
 class IterationCharts : public QWidget {

@@ -69,6 +69,10 @@ QString bounds_work_text(const IterationStats& stats, std::size_t n, bool bounde
         text += QObject::tr("   skips %1").arg(english.toString(static_cast<qulonglong>(stats.bound_skips)));
         if (n > 0) text += QObject::tr(" (%1%)").arg(english.toString(bound_skip_percent(stats, n), 'f', 1));
     }
+    if (stats.gemm_certified + stats.verified_points > 0) {
+        text += QObject::tr("   GEMM certified %1").arg(english.toString(static_cast<qulonglong>(stats.gemm_certified)));
+        if (n > 0) text += QObject::tr(" (%1%)").arg(english.toString(gemm_certified_percent(stats, n), 'f', 1));
+    }
     if (stats.groups > 0) {
         text += QObject::tr("   group skips %1").arg(english.toString(static_cast<qulonglong>(stats.group_skips)));
         if (n > 0)
