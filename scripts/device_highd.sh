@@ -3,16 +3,17 @@
 # its two formats (tf32, the default; int8 by KMS_GEMM_FORMAT), the exact kernel alone
 # (--gemm-filter off) and --solver auto, against PyTorch (exact FP32; compiled TF32, inexact)
 # and flash-kmeans (its public source carried in .devcarry-flash, never committed) on the
-# same points and initial centroids (bench/gpu/highd_peers.py). Unpacks
+# same points and initial centroids (the highd suite of scripts/bench.sh). Unpacks
 # .devcarry-gpu/pack.tar.xz (scripts/device_pack.sh).
 # Usage: OUT=DIR scripts/device_highd.sh [checks] [bench]   (default: both)
 #   checks: the filter's tests in both formats, the lockstep suites, compute-sanitizer
 #     memcheck and racecheck on the filter kernels (small cases) → DIR/checks.txt.
 #   profile: ncu's kernel durations and tensor-pipe activity of two steps at 10^6 × 128,
 #     k = 1024, uniform and blobs (tf32 filter) → DIR/profile.txt.
-#   bench: KMS_HIGHD_D="16 32 64 128 256", KMS_HIGHD_K="100 1000", KMS_HIGHD_DATA="blobs
-#     uniform", KMS_HIGHD_N=1000000, KMS_HIGHD_EXTRA="uniform:1000000:128:1024
-#     blobs:4000000:128:1024" → DIR/highd.txt (the table last), DIR/highd.json.
+#   bench: `scripts/bench.sh highd --device-only` (its GPU rows; KMS_HIGHD_D="16 32 64 128 256",
+#     KMS_HIGHD_K="100 1000", KMS_HIGHD_DATA="blobs uniform", KMS_HIGHD_N=1000000,
+#     KMS_HIGHD_EXTRA="uniform:1000000:128:1024 blobs:4000000:128:1024" narrow or widen it)
+#     → DIR/highd/report.md, highd.json; KMS_HIGHD_QUICK=1 adds --quick.
 set -uo pipefail
 source "$(dirname "$0")/device_common.sh"
 steps=("$@")
@@ -51,58 +52,19 @@ profile() {
   done
 }
 
-# One run's medians over steps 3..: total, assign, update ms, and the shares of the points the
-# filter certified and verified (median of gemm_certified / n, verified_points / n).
-medians() {
-  "$@" --report json 2>/dev/null | python3 -c '
-import json, statistics, sys
-its = [json.loads(l) for l in sys.stdin if l.startswith("{")]
-its = [r for r in its if r.get("type") == "iteration"][2:]
-n = float(sys.argv[1])
-med = lambda f: round(statistics.median(f(r) for r in its), 4)
-print(json.dumps({"total": med(lambda r: r["time_total_ms"]), "assign": med(lambda r: r["time_assign_ms"]),
-                  "update": med(lambda r: r["time_update_ms"]), "certified": med(lambda r: r.get("gemm_certified", 0) / n),
-                  "verified": med(lambda r: r.get("verified_points", 0) / n), "steps": len(its)} if its else {"failed": True}))' "$n"
-}
-
-job() {  # KIND N D K
-  local kind=$1 n=$2 d=$3 k=$4 x c0 run exact tf32 int8 auto
-  x="$work/$kind-$n-$d.npy"
-  [ -f "$x" ] || generate_points "$kind" "$n" "$d" "$x" || return
-  c0="$work/$kind-$n-$d-$k-c0.npy"  # k distinct rows (seed 3): ours and the peers start from these
-  python3 -c "import numpy as np; x = np.load('$x', mmap_mode='r'); r = np.random.default_rng(3).choice(len(x), $k, replace=False); np.save('$c0', np.ascontiguousarray(x[np.sort(r)]))"
-  run=("$cli" run --input "$x" --k "$k" --init "$c0" --backend cuda --precision f32 --max-iter 12 --tol 0)
-  exact=$(medians "${run[@]}" --solver lloyd --variant shared --gemm-filter off)
-  tf32=$(medians "${run[@]}" --solver lloyd --variant shared)
-  int8=$(KMS_GEMM_FORMAT=int8 medians "${run[@]}" --solver lloyd --variant shared)
-  auto=$(medians "${run[@]}" --solver auto)
-  echo "$kind n=$n d=$d k=$k: exact $exact | tf32 $tf32 | int8 $int8 | auto $auto"
-  echo "$kind,n=$n,d=$d,k=$k $x $c0 {\"exact\": $exact, \"tf32\": $tf32, \"int8\": $int8, \"auto\": $auto}" >> "$work/jobs.txt"
-}
-
+# The highd suite's GPU rows (bench/suites/suites.py: suite_highd) with the packed binaries,
+# flash-kmeans from .devcarry-flash; report in DIR/highd/report.md.
 bench() {
-  local ds=${KMS_HIGHD_D:-"16 32 64 128 256"} ks=${KMS_HIGHD_K:-"100 1000"} kinds=${KMS_HIGHD_DATA:-"blobs uniform"}
-  local n=${KMS_HIGHD_N:-1000000} extra=${KMS_HIGHD_EXTRA:-"uniform:1000000:128:1024 blobs:4000000:128:1024"}
-  local kind d k e
-  : > "$work/jobs.txt"
-  for kind in $kinds; do
-    for d in $ds; do
-      for k in $ks; do job "$kind" "$n" "$d" "$k"; done
-    done
-  done
-  for e in $extra; do
-    IFS=: read -r kind n d k <<< "$e"
-    job "$kind" "$n" "$d" "$k"
-  done
-  PYTHONUNBUFFERED=1 python3 "$root/bench/gpu/highd_peers.py" --jobs "$work/jobs.txt" --json "$out/highd.json" \
-    --flash "$root/.devcarry-flash"
+  KMS_CLI=$cli KMS_BENCH_CEILING=$work/bin/bench_ceiling KMS_BENCH_CUDA=$work/bin/bench_cuda_solvers \
+    KMS_PYTHON=python3 KMS_FLASH_KMEANS="$root/.devcarry-flash" \
+    "$root/scripts/bench.sh" highd --device-only --out "$out/highd" "$@"
 }
 
 for step in "${steps[@]}"; do
   case "$step" in
     checks) checks 2>&1 | tee "$out/checks.txt" ;;
     profile) profile 2>&1 | tee "$out/profile.txt" ;;
-    bench) bench 2>&1 | tee "$out/highd.txt" ;;
+    bench) bench ${KMS_HIGHD_QUICK:+--quick} 2>&1 | tee "$out/highd.txt" ;;
     *) echo "device_highd.sh: checks, profile or bench, not '$step'" >&2; exit 2 ;;
   esac
 done

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The seeds' studies as benchmark suites: scripts/bench.sh SUITE [--quick] [--out DIR]
-[--device-only|--cpu-only]. Suites: thesis, he, zechner, pisa, map, seeding (docs/benchmarks.md)."""
+[--device-only|--cpu-only]. Suites: thesis, he, zechner, pisa, map, seeding, highd (docs/benchmarks.md)."""
 import argparse
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 
@@ -451,8 +452,92 @@ def suite_seeding(h, args):
                          + "\n".join(lines))])
 
 
+# ---- highd ------------------------------------------------------------------------------------
+
+def highd_gpu_configs(h, data, c0, k):
+    """Our CUDA Lloyd step at one shape, f32: the exact kernel alone, the GEMM filter in its two formats,
+    and --solver auto; the medians of steps 3..12 and the shares the filter certified and verified."""
+    n = int(np.load(data, mmap_mode="r").shape[0])
+    base = [h.cli, "run", "--input", data, "--k", str(k), "--init", c0, "--backend", "cuda", "--precision", "f32",
+            "--max-iter", "12", "--tol", "0", "--report", "json"]
+    configs = {"exact": (["--solver", "lloyd", "--variant", "shared", "--gemm-filter", "off"], {}),
+               "tf32": (["--solver", "lloyd", "--variant", "shared"], {}),
+               "int8": (["--solver", "lloyd", "--variant", "shared"], {"KMS_GEMM_FORMAT": "int8"}),
+               "auto": (["--solver", "auto"], {})}
+    ours = {}
+    for name, (extra, env) in configs.items():
+        out = subprocess.run(base + extra, capture_output=True, text=True, env={**os.environ, **env})
+        its = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+        its = [r for r in its if r.get("type") == "iteration"][2:]
+        if out.returncode != 0 or not its:
+            ours[name] = {"failed": True}
+            continue
+
+        def med(f):
+            return round(statistics.median(f(r) for r in its), 4)
+        ours[name] = {"total": med(lambda r: r["time_total_ms"]), "assign": med(lambda r: r["time_assign_ms"]),
+                      "update": med(lambda r: r["time_update_ms"]),
+                      "certified": med(lambda r: r.get("gemm_certified", 0) / n),
+                      "verified": med(lambda r: r.get("verified_points", 0) / n), "steps": len(its)}
+    return ours
+
+
+def suite_highd(h, args):
+    """Issue 37's high-d map. GPU (where CUDA runs): our Lloyd step (exact kernel, TF32 and int8 GEMM
+    filter, auto) against PyTorch (exact FP32; compiled TF32, inexact) and flash-kmeans (when
+    KMS_FLASH_KMEANS names the folder of its public source), by bench/gpu/highd_peers.py, wrong labels
+    counted. CPU (all cores): bench/cpu_vs_sklearn.py --grid: ours with and without the certified GEMM
+    against scikit-learn and FAISS. KMS_HIGHD_D, KMS_HIGHD_K, KMS_HIGHD_DATA, KMS_HIGHD_N,
+    KMS_HIGHD_EXTRA (KIND:N:D:K ...) narrow or widen the GPU grid."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sections = []
+    if h.cpu:
+        n = 100_000 if h.quick else int(os.environ.get("KMS_HIGHD_CPU_N", 1_000_000))
+        ds = "16,64" if h.quick else os.environ.get("KMS_HIGHD_CPU_D", "16,32,64,128,256")
+        ks = "100,1000" if h.quick else os.environ.get("KMS_HIGHD_CPU_K", "5,32,100,1000")
+        table = subprocess.run([sys.executable, os.path.join(here, "..", "cpu_vs_sklearn.py"), "--grid", "--cli", h.cli,
+                                "--n", str(n), "--grid-d", ds, "--grid-k", ks, "--threads", str(h.cores),
+                                "--iterations", "3" if h.quick else "5", "--repeats", str(h.repeats)],
+                               check=True, capture_output=True, text=True).stdout
+        sections.append(("CPU: Lloyd per step against scikit-learn and FAISS", table))
+    if h.has_cuda:
+        ds = os.environ.get("KMS_HIGHD_D", "16 64" if h.quick else "16 32 64 128 256").split()
+        ks = os.environ.get("KMS_HIGHD_K", "100 1000").split()
+        kinds = os.environ.get("KMS_HIGHD_DATA", "blobs uniform").split()
+        n = int(os.environ.get("KMS_HIGHD_N", 100_000 if h.quick else 1_000_000))
+        extra = os.environ.get("KMS_HIGHD_EXTRA", "" if h.quick else
+                               "uniform:1000000:128:1024 blobs:4000000:128:1024").split()
+        shapes = [(kind, n, int(d), int(k)) for kind in kinds for d in ds for k in ks]
+        shapes += [(kind, int(sn), int(sd), int(sk)) for kind, sn, sd, sk in (e.split(":") for e in extra)]
+        jobs = os.path.join(h.tmp, "jobs.txt")
+        with open(jobs, "w") as f:
+            for kind, sn, d, k in shapes:
+                data = os.path.join(h.tmp, f"{kind}-{sn}-{d}.npy")
+                if not os.path.exists(data):
+                    spec = f"{kind}:n={sn},d={d}" + (",k=100" if kind == "blobs" else "")
+                    subprocess.run([h.cli, "generate", "--generate", spec, "--seed", "7", "--out", data], check=True,
+                                   capture_output=True)
+                c0 = os.path.join(h.tmp, f"{kind}-{sn}-{d}-{k}-c0.npy")
+                x = np.load(data, mmap_mode="r")
+                rows = np.sort(np.random.default_rng(3).choice(len(x), k, replace=False))
+                np.save(c0, np.ascontiguousarray(x[rows]))
+                ours = highd_gpu_configs(h, data, c0, k)
+                print(f"{kind} n={sn} d={d} k={k}: {json.dumps(ours)}", flush=True)
+                f.write(f"{kind},n={sn},d={d},k={k} {data} {c0} {json.dumps(ours)}\n")
+        command = [sys.executable, os.path.join(here, "..", "gpu", "highd_peers.py"), "--jobs", jobs, "--json",
+                   os.path.join(h.out, "highd.json")]
+        if os.environ.get("KMS_FLASH_KMEANS"):
+            command += ["--flash", os.environ["KMS_FLASH_KMEANS"]]
+        peers = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        sections.append(("GPU: Lloyd per step against PyTorch and flash-kmeans",
+                         peers[peers.find("ms per Lloyd step"):]))
+    if not sections:
+        h.note("no CPU rows asked for and no CUDA device: nothing measured")
+    h.write("highd", sections)
+
+
 SUITES = {"thesis": suite_thesis, "he": suite_he, "zechner": suite_zechner, "pisa": suite_pisa, "map": suite_map,
-          "seeding": suite_seeding}
+          "seeding": suite_seeding, "highd": suite_highd}
 
 
 def main():
