@@ -25,6 +25,11 @@ public:
 
 private:
     void allocate_state() override {
+        // The filter's copy of the data is made once k is known (here, not when the data
+        // are set): below kGemmMinK it would double the device memory for nothing.
+        if (!quantised_points_.get() && this->int8_filter_possible() && this->shared_variant() &&
+            gemm_filter_applies(this->k_, this->d_))
+            prepare_filter_rows();
         if (!uses_gemm_filter()) return;
         const std::size_t n = static_cast<std::size_t>(this->n_), k = static_cast<std::size_t>(this->k_);
         quantised_centroids_.allocate(k * row_bytes(), "the filter's centroid rows");
@@ -114,18 +119,20 @@ private:
         return asked && std::strcmp(asked, "int8") == 0 ? FilterFormat::int8 : FilterFormat::tf32;
     }
 
-    // The filter's copy of the data: the shift m (the data mean in T), the scale s
-    // (int8), and the rounded data with their norms and δ_x. Device memory too short
-    // for the copy: no filter (the exact kernel), not a failed run.
+    // New data: the filter's copy of the old is gone (allocate_state makes the new one).
     void prepare_data() override {
-        const long long n = this->n_;
-        const int d = this->d_;
         quantised_points_.release();
         point_qnorms_.release();
         point_slack_.release();
         shift_.release();
-        // k is not known yet: prepare wherever the filter could apply.
-        if (!this->int8_filter_possible() || d < kGemmMinD || d > kGemmMaxD) return;
+    }
+
+    // The filter's copy of the data: the shift m (the data mean in T), the scale s
+    // (int8), and the rounded data with their norms and δ_x. Device memory too short
+    // for the copy: no filter (the exact kernel), not a failed run.
+    void prepare_filter_rows() {
+        const long long n = this->n_;
+        const int d = this->d_;
         const std::vector<double>& sum = this->data_sum_;  // per coordinate (host data: in index order)
         std::vector<T> mean(sum.size());
         double largest = 0.0;  // max |x_j − m_j| (a hint only: δ is computed honestly for any s)
