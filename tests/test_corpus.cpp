@@ -1,4 +1,4 @@
-// The hostile-input corpus (tests/corpus/, written by scripts/make_corpus.py):
+// The hostile-input corpus (tests/corpus/, written by tests/make_corpus.py):
 // every file goes through kmeans-cli (run --input, run --input --precision f32,
 // run --init, run --weights, score --labels, score --truth) and must end with the
 // exit code and the message its line in tests/corpus/expected.tsv gives; the loader called in-process must throw exactly
