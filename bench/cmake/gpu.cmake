@@ -1,4 +1,4 @@
-# CUDA solver benchmark (issue 3): needs the CUDA back end; scripts/device_bench.sh runs it.
+# CUDA solver benchmark (issue 3): needs the CUDA back end; docs/lab/device-scripts/device_bench.sh runs it.
 if(KMS_HAVE_CUDA)
   add_executable(bench_cuda_solvers ${CMAKE_CURRENT_LIST_DIR}/../gpu/bench_cuda_solvers.cpp
                                     ${CMAKE_CURRENT_LIST_DIR}/../gpu/bench_floor.cu)

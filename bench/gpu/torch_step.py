@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch's Lloyd step on the GPU, for the device scripts that set our CUDA step against it
-(scripts/device_lowd.sh, scripts/device_smallk.sh): the same points (.npy, made float32
+(docs/lab/device-scripts/device_lowd.sh, docs/lab/device-scripts/device_smallk.sh): the same points (.npy, made float32
 as our f32 runs read them; the generator writes float64) and initial centroids, TF32 off (exact FP32 products), median of CUDA-event-timed steps after
 warm-up. Forms: torch.cdist or the matmul form ||c||^2 - 2 x.c for the distances, argmin,
 then index_add_ (or a one-hot matmul) for the sums; and torch.compile of the matmul forms
