@@ -1,17 +1,12 @@
 // kmeans-cli generate: write a generated data set (and its ground truth) to files.
 //
 // Files are written to a temporary name beside the target and renamed over it
-// when complete, so a failed or interrupted run never leaves a half-written file.
-// CSV rows are formatted in parallel chunks (shortest round-trip text for each
+// when complete, so a failed or interrupted run never leaves a half-written file
+// (kms::OutputFile and its writers, kms/io.hpp: shortest round-trip text for each
 // double, so loading the file gives back exactly the generated values).
 
-#include <bit>
-#include <charconv>
 #include <cstdio>
-#include <cstring>
-#include <functional>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -56,85 +51,6 @@ std::string header_comment(const std::string& spec, std::uint64_t seed, const st
     return "# kmeans-studio generate " + spec + " seed " + std::to_string(seed) + what + "\n";
 }
 
-// Rows [begin, end) as text, formatted by `format_row(row, out)`.
-using RowFormatter = std::function<void(std::size_t row, std::string& out)>;
-
-// Formats chunks of rows in parallel and writes them in order; a stop request
-// (SIGINT/SIGTERM) ends it with kms::Cancelled, and the unfinished file is removed.
-std::stop_token g_stop;
-void write_rows(OutputFile& file, std::size_t rows, const RowFormatter& format_row) {
-    constexpr std::size_t kChunkRows = 32768;
-    constexpr std::size_t kChunksPerBatch = 16;
-    std::vector<std::string> chunks(kChunksPerBatch);
-    for (std::size_t batch_begin = 0; batch_begin < rows; batch_begin += kChunkRows * kChunksPerBatch) {
-        const auto chunk_count = static_cast<std::int64_t>(
-            std::min(kChunksPerBatch, (rows - batch_begin + kChunkRows - 1) / kChunkRows));
-#pragma omp parallel for schedule(dynamic)
-        for (std::int64_t c = 0; c < chunk_count; ++c) {
-            std::string& text = chunks[static_cast<std::size_t>(c)];
-            text.clear();
-            const std::size_t begin = batch_begin + static_cast<std::size_t>(c) * kChunkRows;
-            const std::size_t end = std::min(rows, begin + kChunkRows);
-            for (std::size_t row = begin; row < end; ++row) format_row(row, text);
-        }
-        for (std::int64_t c = 0; c < chunk_count; ++c) file.write(chunks[static_cast<std::size_t>(c)]);
-        if (g_stop.stop_requested()) throw Cancelled("cancelled: " + file.path() + " not written");
-    }
-}
-
-void append_double(std::string& out, double value) {
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);  // shortest round trip
-    out.append(buffer, result.ptr);
-}
-
-void write_matrix_csv(OutputFile& file, const Matrix<double>& matrix, const std::string& header) {
-    file.write(header);
-    write_rows(file, matrix.rows(), [&matrix](std::size_t row, std::string& out) {
-        for (std::size_t j = 0; j < matrix.cols(); ++j) {
-            if (j) out += ',';
-            append_double(out, matrix(row, j));
-        }
-        out += '\n';
-    });
-}
-
-// NumPy format 1.0: magic, little-endian header length, a Python dict padded with
-// spaces to a 64-byte boundary and ended by '\n', then the raw C-order data.
-std::string npy_header(const std::string& descr, const std::string& shape) {
-    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-    const std::size_t unpadded = 10 + dict.size() + 1;
-    dict.append((64 - unpadded % 64) % 64, ' ');
-    dict += '\n';
-    std::string header = "\x93NUMPY";
-    header += '\x01';
-    header += '\x00';
-    header += static_cast<char>(dict.size() & 0xff);
-    header += static_cast<char>((dict.size() >> 8) & 0xff);
-    return header + dict;
-}
-
-static_assert(std::endian::native == std::endian::little, "the .npy writer stores native little-endian values");
-
-void write_matrix_npy(OutputFile& file, const Matrix<double>& matrix) {
-    file.write(npy_header("<f8", "(" + std::to_string(matrix.rows()) + ", " + std::to_string(matrix.cols()) + ")"));
-    file.write(std::string_view(reinterpret_cast<const char*>(matrix.data()), matrix.size() * sizeof(double)));
-}
-
-void write_labels_file(OutputFile& file, const std::vector<std::int32_t>& labels) {
-    if (ends_with(file.path(), ".npy")) {
-        file.write(npy_header("<i4", "(" + std::to_string(labels.size()) + ",)"));
-        file.write(std::string_view(reinterpret_cast<const char*>(labels.data()), labels.size() * sizeof(std::int32_t)));
-    } else {
-        write_rows(file, labels.size(), [&labels](std::size_t row, std::string& out) {
-            char buffer[16];
-            const auto result = std::to_chars(buffer, buffer + sizeof buffer, labels[row]);
-            out.append(buffer, result.ptr);
-            out += '\n';
-        });
-    }
-}
-
 constexpr OptionSpec kGenerateOptions[] = {
     {"--generate", "SPEC", "", ""}, {"--seed", "S", "0", ""},          {"--out", "PATH", "", ""},
     {"--format", "F", "", ""},      {"--labels-out", "PATH", "", ""}, {"--centroids-out", "PATH", "", ""},
@@ -163,7 +79,6 @@ int generate(const Args& args) {
         if (options.has(option)) outputs.push_back(options.get(option));
     for (const std::string& path : outputs) check_output_path(path);
     const SignalStop& signals = signal_stop();
-    g_stop = signals.token();
 
     const Dataset data = generate_dataset(spec, seed);
     if (options.has("--labels-out") && data.truth_labels.empty())
@@ -176,15 +91,16 @@ int generate(const Args& args) {
     std::vector<std::unique_ptr<OutputFile>> files;
     try {
         files.push_back(std::make_unique<OutputFile>(out));
-        if (format == "npy") write_matrix_npy(*files.back(), data.points);
-        else write_matrix_csv(*files.back(), data.points, header_comment(spec, seed) + columns);
+        if (format == "npy") write_npy(*files.back(), data.points);
+        else write_csv(*files.back(), data.points, header_comment(spec, seed) + columns, signals.token());
         if (options.has("--labels-out")) {
             files.push_back(std::make_unique<OutputFile>(options.get("--labels-out")));
-            write_labels_file(*files.back(), data.truth_labels);
+            write_labels(*files.back(), data.truth_labels, signals.token());
         }
         if (options.has("--centroids-out")) {
             files.push_back(std::make_unique<OutputFile>(options.get("--centroids-out")));
-            write_matrix_csv(*files.back(), data.truth_centroids, header_comment(spec, seed, " (true centres)") + columns);
+            write_csv(*files.back(), data.truth_centroids, header_comment(spec, seed, " (true centres)") + columns,
+                      signals.token());
         }
     } catch (const Cancelled& cancelled) {
         std::fprintf(stderr, "kmeans-cli generate: %s\n", cancelled.what());

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kms/error.hpp"
+#include "kms/stats.hpp"
 
 namespace kms {
 
@@ -37,6 +38,11 @@ struct RowPartition {
     std::size_t global_rows = 0;
     std::size_t first_row = 0;
 };
+
+// A partitioned run's iteration: each per-rank counter of `stats` (distances, skips,
+// changed labels, the GEMM filter's counts, streamed bytes) becomes its sum over the
+// ranks; the rest (times, shifts) is every rank's already. The one list, for every back end.
+void sum_over_ranks(IterationStats& stats, Communicator& comm);
 
 // How the CPU solvers cut n points into packages for the centroid update (the
 // reduction tree's leaves): a function of n, k, d and --packages only.

@@ -168,6 +168,18 @@ private:
     std::unique_ptr<State> state_;
 };
 
+// Writers of large outputs into an OutputFile, formatted piece by piece. A stop
+// request ends the text writers with kms::Cancelled between chunks (the file is then
+// not committed, so its temporary goes with it).
+// NumPy .npy format 1.0, C order, little-endian: float64 n × d points, int32 labels.
+void write_npy(OutputFile& file, const Matrix<double>& points);
+void write_npy(OutputFile& file, std::span<const std::int32_t> labels);
+// `header` (e.g. '#' comment lines) then one row per line, comma-separated, each double
+// in its shortest round-trip form; rows formatted in parallel chunks, written in order.
+void write_csv(OutputFile& file, const Matrix<double>& rows, const std::string& header, std::stop_token stop = {});
+// Labels: int32 .npy when the file's path ends in .npy, else one 0-based label per line.
+void write_labels(OutputFile& file, std::span<const std::int32_t> labels, std::stop_token stop = {});
+
 // The text the writers below write, for callers that prepare contents first.
 std::string labels_text(std::span<const std::int32_t> labels);  // one per line, as given
 // One row per centroid, comma-separated, shortest round-trip form. Throws

@@ -16,6 +16,7 @@
 
 #include "detail/io_detail.hpp"
 #include "kms/error.hpp"
+#include "kms/io.hpp"
 
 namespace kms::io_detail {
 namespace {
@@ -465,6 +466,35 @@ Matrix<double> load_npy_rows(const std::string& path, std::size_t first_row, std
         }
     }
     return Matrix<double>(rows, static_cast<std::size_t>(layout.columns), std::move(values));
+}
+
+namespace {
+// NumPy format 1.0: magic, little-endian header length, a Python dict padded with
+// spaces to a 64-byte boundary and ended by '\n', then the raw C-order data.
+std::string npy_header(const std::string& descr, const std::string& shape) {
+    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    const std::size_t unpadded = 10 + dict.size() + 1;
+    dict.append((64 - unpadded % 64) % 64, ' ');
+    dict += '\n';
+    std::string header = "\x93NUMPY";
+    header += '\x01';
+    header += '\x00';
+    header += static_cast<char>(dict.size() & 0xff);
+    header += static_cast<char>((dict.size() >> 8) & 0xff);
+    return header + dict;
+}
+
+static_assert(std::endian::native == std::endian::little, "the .npy writer stores native little-endian values");
+}  // namespace
+
+void write_npy(OutputFile& file, const Matrix<double>& points) {
+    file.write(npy_header("<f8", "(" + std::to_string(points.rows()) + ", " + std::to_string(points.cols()) + ")"));
+    file.write(std::string_view(reinterpret_cast<const char*>(points.data()), points.size() * sizeof(double)));
+}
+
+void write_npy(OutputFile& file, std::span<const std::int32_t> labels) {
+    file.write(npy_header("<i4", "(" + std::to_string(labels.size()) + ",)"));
+    file.write(std::string_view(reinterpret_cast<const char*>(labels.data()), labels.size() * sizeof(std::int32_t)));
 }
 
 }  // namespace kms

@@ -9,15 +9,19 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
 #include <system_error>
+#include <vector>
 
 #include "kms/error.hpp"
 #include "kms/io.hpp"
@@ -492,6 +496,63 @@ void write_centroids_csv(const std::string& path, const Matrix<double>& centroid
 
 void write_text_file(const std::string& path, const std::string& contents) {
     write_files_atomically({{path, contents}});
+}
+
+namespace {
+// Rows formatted by `format_row(row, out)` in parallel chunks, written in order.
+using RowFormatter = std::function<void(std::size_t row, std::string& out)>;
+void write_rows(OutputFile& file, std::size_t rows, const RowFormatter& format_row, const std::stop_token& stop) {
+    constexpr std::size_t kChunkRows = 32768;
+    constexpr std::size_t kChunksPerBatch = 16;
+    std::vector<std::string> chunks(kChunksPerBatch);
+    for (std::size_t batch_begin = 0; batch_begin < rows; batch_begin += kChunkRows * kChunksPerBatch) {
+        const auto chunk_count = static_cast<std::int64_t>(
+            std::min(kChunksPerBatch, (rows - batch_begin + kChunkRows - 1) / kChunkRows));
+#pragma omp parallel for schedule(dynamic)
+        for (std::int64_t c = 0; c < chunk_count; ++c) {
+            std::string& text = chunks[static_cast<std::size_t>(c)];
+            text.clear();
+            const std::size_t begin = batch_begin + static_cast<std::size_t>(c) * kChunkRows;
+            const std::size_t end = std::min(rows, begin + kChunkRows);
+            for (std::size_t row = begin; row < end; ++row) format_row(row, text);
+        }
+        for (std::int64_t c = 0; c < chunk_count; ++c) file.write(chunks[static_cast<std::size_t>(c)]);
+        if (stop.stop_requested()) throw Cancelled("cancelled: " + file.path() + " not written");
+    }
+}
+}  // namespace
+
+void write_csv(OutputFile& file, const Matrix<double>& rows, const std::string& header, std::stop_token stop) {
+    file.write(header);
+    write_rows(
+        file, rows.rows(),
+        [&rows](std::size_t row, std::string& out) {
+            char buffer[32];
+            for (std::size_t j = 0; j < rows.cols(); ++j) {
+                if (j) out += ',';
+                const auto result = std::to_chars(buffer, buffer + sizeof buffer, rows(row, j));  // shortest round trip
+                out.append(buffer, result.ptr);
+            }
+            out += '\n';
+        },
+        stop);
+}
+
+void write_labels(OutputFile& file, std::span<const std::int32_t> labels, std::stop_token stop) {
+    const std::string& path = file.path();
+    if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
+        write_npy(file, labels);
+        return;
+    }
+    write_rows(
+        file, labels.size(),
+        [&labels](std::size_t row, std::string& out) {
+            char buffer[16];
+            const auto result = std::to_chars(buffer, buffer + sizeof buffer, labels[row]);
+            out.append(buffer, result.ptr);
+            out += '\n';
+        },
+        stop);
 }
 
 }  // namespace kms

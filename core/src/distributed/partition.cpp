@@ -278,4 +278,14 @@ void ThreadGroup::run_impl(const std::function<void(std::shared_ptr<Communicator
     if (failure) std::rethrow_exception(failure);
 }
 
+void sum_over_ranks(IterationStats& stats, Communicator& comm) {
+    std::uint64_t* const counters[] = {&stats.point_centroid_distances, &stats.bound_skips,     &stats.group_skips,
+                                       &stats.labels_changed,           &stats.verified_points, &stats.gemm_certified,
+                                       &stats.streamed_bytes};
+    std::uint64_t sums[std::size(counters)];
+    for (std::size_t c = 0; c < std::size(counters); ++c) sums[c] = *counters[c];
+    comm.sum(sums);
+    for (std::size_t c = 0; c < std::size(counters); ++c) *counters[c] = sums[c];
+}
+
 }  // namespace kms

@@ -140,7 +140,7 @@ public:
             throw Cancelled("step " + std::to_string(iteration_ + 1) + " cancelled");
         }
         update(stats);
-        if (partition_.comm) sum_over_ranks(stats);
+        if (partition_.comm) sum_over_ranks(stats, *partition_.comm);
         ++iteration_;
         stop_reason_ = evaluate_stop(config_, stats, tol_absolute_);
         stats.time_total_ms = elapsed_ms(start);
@@ -751,19 +751,6 @@ private:
             std::copy(all_values.begin() + static_cast<std::ptrdiff_t>(kd),
                       all_values.begin() + static_cast<std::ptrdiff_t>(width), weight_sums);
         std::copy(all_counts.begin() + 2, all_counts.begin() + static_cast<std::ptrdiff_t>(count_width), counts);
-    }
-
-    // The per-point counts of a step, summed over the ranks (exact).
-    void sum_over_ranks(IterationStats& stats) {
-        std::uint64_t counts[] = {stats.point_centroid_distances, stats.bound_skips, stats.group_skips,
-                                  stats.labels_changed, stats.verified_points, stats.gemm_certified};
-        partition_.comm->sum(counts);
-        stats.point_centroid_distances = counts[0];
-        stats.bound_skips = counts[1];
-        stats.group_skips = counts[2];
-        stats.labels_changed = counts[3];
-        stats.verified_points = counts[4];
-        stats.gemm_certified = counts[5];
     }
 
     // One sub-package of the update: Σ (x − old) in T per cluster (Weighted: Σ w·(x − old),
