@@ -2,7 +2,7 @@
 // generated blobs: median step time over a fixed number of iterations.
 //
 // usage: bench_solvers [n=1000000] [d=2] [k=100] [iterations=10] [threads=0] [backends=seq,omp]
-//                      [solvers=lloyd,elkan,hamerly,yinyang,exponion] [precisions=f64,f32] [repeats=1]
+//                      [solvers=every registered one] [precisions=f64,f32] [repeats=1]
 //                      [data=blobs|uniform]  (blobs: k Gaussian blobs; uniform: the unit cube)
 // Repeats run the whole list again (interleaved, so load changes on a shared
 // machine hit every solver alike); each line is one run.
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     const int iterations = argc > 4 ? std::atoi(argv[4]) : 10;
     const int threads = argc > 5 ? std::atoi(argv[5]) : 0;
     const std::string backends = argc > 6 ? argv[6] : "seq,omp";
-    const std::string solver_names = argc > 7 ? argv[7] : "lloyd,elkan,hamerly,yinyang,exponion";
+    const std::string solver_names = argc > 7 ? argv[7] : algorithm_names(",");  // kms/algorithms.hpp
     const std::string precision_names = argc > 8 ? argv[8] : "f64,f32";
     const int repeats = argc > 9 ? std::max(1, std::atoi(argv[9])) : 1;
     const auto split = [](const std::string& text) {

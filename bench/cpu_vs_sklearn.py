@@ -34,6 +34,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "sui
 from harness import cpu_name  # noqa: E402  (the one machine description of every benchmark)
 
 
+def registered_solvers(cli):
+    """The engine's solvers, from `run --help` (its --solver line lists the registered ones)."""
+    text = subprocess.run([cli, "run", "--help"], check=True, capture_output=True, text=True).stdout
+    line = next(l for l in text.splitlines() if l.strip().startswith("--solver "))
+    return [name.strip() for name in line.split("NAME", 1)[1].split("(", 1)[0].split("|")]
+
+
 def run_ours(cli, data, init, k, solver, precision, backend, threads, iterations, extra=()):
     cmd = [cli, "run", "--input", data, "--k", str(k), "--init", init, "--solver", solver,
            "--precision", precision, "--backend", backend, "--threads", str(threads),
@@ -180,7 +187,7 @@ def main():
         np.savetxt(init_path, C0, delimiter=",", fmt="%.17g")
 
         rows = []
-        for solver in ("lloyd", "elkan", "hamerly", "yinyang", "exponion"):
+        for solver in registered_solvers(args.cli):
             for precision in ("f64", "f32"):
                 per_repeat, work = [], []
                 for _ in range(args.repeats):

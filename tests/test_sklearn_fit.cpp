@@ -99,7 +99,8 @@ private slots:
             fit_options.n_init = c.n_init;
             fit_options.init.method = c.init;
             fit_options.init.seed = c.seed;
-            fit_options.solver.algorithm = static_cast<Algorithm>(i % 3);  // Lloyd, Elkan, Hamerly: same answer
+            const Algorithm lloyd_elkan_hamerly[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly};
+            fit_options.solver.algorithm = lloyd_elkan_hamerly[i % 3];  // the same answer
             fit_options.solver.backend = i % 2 ? Backend::OpenMP : Backend::Sequential;
             fit_options.solver.precision = Precision::F64;
             fit_options.solver.tol = c.tol;

@@ -104,8 +104,7 @@ private slots:
             int expected_iterations = 0;
             std::ifstream(base + ".n_iter") >> expected_iterations;
             auto points = std::make_shared<const Matrix<double>>(data[i]);
-            for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                                        Algorithm::Exponion}) {
+            for (Algorithm algorithm : kms::test::registered_solvers()) {
                 SolverConfig config;
                 config.algorithm = algorithm;
                 config.backend = Backend::Sequential;

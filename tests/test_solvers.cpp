@@ -45,10 +45,9 @@ struct Case {
     double offset = 0.0;  // added to every coordinate (± by coordinate): data far from the origin
 };
 
-// Every CPU solver; Lloyd first (the reference of the lockstep tests).
-constexpr Algorithm kSolvers[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                                  Algorithm::Exponion};
-constexpr int kSolverCount = static_cast<int>(std::size(kSolvers));
+// Every registered solver; Lloyd first (the reference of the lockstep tests).
+const std::vector<Algorithm> kSolvers = kms::test::registered_solvers();  // kms/algorithms.hpp
+const int kSolverCount = static_cast<int>(kSolvers.size());
 // What --solver auto picks on the CPU at measured shapes (docs/solvers.md).
 constexpr Algorithm kAutoLowK = Algorithm::Lloyd;             // n = 10^5, d = 2, k = 5
 constexpr Algorithm kAutoLowDMidK = Algorithm::Hamerly;       // n = 10^5, d = 2, k = 100

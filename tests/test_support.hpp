@@ -12,11 +12,22 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "kms/algorithms.hpp"
 #include "kms/matrix.hpp"
 #include "kms/random.hpp"
 
 namespace kms::test {
+
+// Every registered solver (kms/algorithms.hpp), Lloyd first: the reference of the
+// lockstep tests. A new solver is tested by every suite that runs this list.
+inline std::vector<Algorithm> registered_solvers() {
+    std::vector<Algorithm> solvers{Algorithm::Lloyd};
+    for (const AlgorithmInfo& info : registered_algorithms())
+        if (info.algorithm != Algorithm::Lloyd) solvers.push_back(info.algorithm);
+    return solvers;
+}
 
 inline std::string env_or_empty(const char* name) {
     const char* value = std::getenv(name);

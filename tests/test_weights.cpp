@@ -133,8 +133,7 @@ private slots:
             const Matrix<double> centers = load_matrix(base + ".centers");
             const double inertia = read_number(base + ".inertia");
             for (double w : *cases[i].weights) zero_weight_points += w == 0.0;
-            for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                                        Algorithm::Exponion})
+            for (Algorithm algorithm : kms::test::registered_solvers())
                 for (Backend backend : {Backend::Sequential, Backend::OpenMP}) {
                     FitOptions options = options_for(cases[i].initial.rows(), algorithm, backend, Precision::F64, 3);
                     options.init.path = base + ".init.csv";
@@ -201,8 +200,7 @@ private slots:
         const std::string init_path = dir.filePath("c0.csv").toStdString();
         write_centroids_csv(init_path, initialize_centroids(*points, k, InitOptions{}));
         for (Precision precision : {Precision::F32, Precision::F64})
-            for (Algorithm algorithm : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                                        Algorithm::Exponion}) {
+            for (Algorithm algorithm : kms::test::registered_solvers()) {
                 FitOptions options = options_for(k, algorithm, Backend::OpenMP, precision, 4);
                 options.init.path = init_path;
                 options.solver.compute_inertia = true;

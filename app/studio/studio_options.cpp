@@ -1,5 +1,6 @@
 #include "studio/studio_options.hpp"
 
+#include "kms/algorithms.hpp"
 #include "kms/error.hpp"
 #include "kms/io.hpp"
 #include "kms/options.hpp"
@@ -37,7 +38,7 @@ constexpr OptionSpec kStudioOptions[] = {
 };
 
 template <typename T>
-T parsed(std::optional<T> value, const std::string& option, const std::string& text, const char* allowed) {
+T parsed(std::optional<T> value, const std::string& option, const std::string& text, const std::string& allowed) {
     if (!value) throw UsageError("option " + option + ": unknown value '" + text + "' (expected " + allowed + ")");
     return *value;
 }
@@ -56,7 +57,7 @@ SolverConfig parse_solver_spec(const std::string& spec, const SolverConfig& base
     }
     if (parts.empty() || parts.size() > 3 || parts[0].empty())
         throw UsageError("option --compare: '" + spec + "' is not SOLVER[/BACKEND[/PRECISION]]");
-    config.algorithm = parsed(parse_algorithm(parts[0]), "--compare", parts[0], "lloyd, elkan, hamerly, yinyang, exponion or auto");
+    config.algorithm = parsed(parse_algorithm(parts[0]), "--compare", parts[0], algorithm_names(", ") + " or auto");
     if (parts.size() > 1) {
         const BackendSpec backend =
             parsed(parse_backend(parts[1]), "--compare", parts[1], "seq, omp, cuda, cuda-global or cuda-shared");

@@ -1,7 +1,7 @@
 // Per-iteration time of the CUDA solvers on the workloads, data resident
 // on the device, fixed initial centroids, CUDA-event times, medians; with the
 // memory and FP32 floors measured in the same run. Rerun everything on a CUDA
-// machine with scripts/device_bench.sh (or this program alone).
+// machine with docs/lab/device-scripts/device_bench.sh (or this program alone).
 //
 //   bench_cuda_solvers [--quick] [--iterations N] [--json FILE] [--only W] [--config SUBSTRING]
 //   bench_cuda_solvers --init [--quick]   (initialisation: GPU vs CPU, 10^7 2-D points, k = 5 and 100)
@@ -203,10 +203,10 @@ int main(int argc, char** argv) {
             for (int block : {0, 64, 256, 1024})
                 configs.push_back({kms::Algorithm::Lloyd, b, kms::Precision::F32, block});
         for (kms::Precision p : {kms::Precision::F32, kms::Precision::F64})
-            for (kms::Algorithm a : {kms::Algorithm::Elkan, kms::Algorithm::Hamerly, kms::Algorithm::Lloyd})
+            for (const kms::AlgorithmInfo& info : kms::registered_algorithms())  // every solver (kms/algorithms.hpp)
                 for (kms::KernelVariant b : {kms::KernelVariant::Global, kms::KernelVariant::Shared})
-                    if (!(a == kms::Algorithm::Lloyd && p == kms::Precision::F32))
-                        configs.push_back({a, b, p, 0});
+                    if (!(info.algorithm == kms::Algorithm::Lloyd && p == kms::Precision::F32))
+                        configs.push_back({info.algorithm, b, p, 0});
 
         for (const Config& cfg : configs) {
             kms::SolverConfig config;

@@ -9,7 +9,8 @@
     xy, projection = kmeans_studio.geo_project(lat, lon)   # degrees -> km, and back
 
 Exact and deterministic (the same bits for any thread count), float32 and
-float64, Lloyd/Elkan/Hamerly on the CPU (seq, omp) and on CUDA, per-iteration
+float64, every solver of the engine (Lloyd, Elkan, Hamerly, Yinyang, Exponion:
+kmeans_studio._engine.algorithms()) on the CPU (seq, omp) and on CUDA, per-iteration
 statistics, sample weights. kmeans_studio.scores has the quality scores.
 """
 from . import _engine, scores

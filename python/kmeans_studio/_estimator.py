@@ -58,7 +58,7 @@ except ImportError:  # pragma: no cover - the package also works without scikit-
     class ConvergenceWarning(UserWarning):
         """scikit-learn's ConvergenceWarning, where scikit-learn is missing."""
 
-_SOLVERS = ("lloyd", "elkan", "hamerly", "yinyang", "exponion", "auto")
+_SOLVERS = (*_engine.algorithms(), "auto")  # the engine's registered solvers
 _ALGORITHMS = ("lloyd", "elkan", "auto", "full")  # scikit-learn's; 'auto' and 'full' are its deprecated names of 'lloyd'
 
 

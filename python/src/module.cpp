@@ -815,6 +815,11 @@ PYBIND11_MODULE(_engine, m) {
           "initialize(X, args, sample_weight, sparse=(indptr, indices, data, rows, cols)) -> (centres, chosen rows; "
           "empty for dense X)");
     m.def("has_dlpack", [] { return bool(KMS_HAVE_DLPACK); });
+    m.def("algorithms", [] {  // the registered solvers' names, oldest paper first (kms/algorithms.hpp)
+        py::list names;
+        for (const AlgorithmInfo& info : registered_algorithms()) names.append(std::string(info.algorithm.name()));
+        return names;
+    });
     m.def("backends", [] {
         py::dict out;
         for (Backend b : all_backends()) {

@@ -235,8 +235,8 @@ std::vector<Case> cases() {
     return list;
 }
 
-const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                                 Algorithm::Exponion};
+// Every registered solver (kms/algorithms.hpp), Lloyd first.
+const std::vector<Algorithm> kAlgorithms = kms::test::registered_solvers();
 const Backend kCudaBackends[] = {kCudaGlobal, kCudaShared};
 
 }  // namespace
@@ -673,13 +673,13 @@ private slots:
         config.cuda_device = 999;
         QVERIFY_THROWS_EXCEPTION(kms::Error, kms::make_solver(config));
         config.cuda_device = 0;
-        config.algorithm = static_cast<kms::Algorithm>(99);  // no CUDA solver: an error naming it, no fall-through
+        config.algorithm = kms::Algorithm("no-such-solver");  // no CUDA solver: an error naming it, no fall-through
         try {
             kms::make_solver(config);
             QFAIL("an unknown algorithm made a CUDA solver");
         } catch (const kms::Error& error) {
             const std::string message = error.what();
-            QVERIFY2(message.find("#99") != std::string::npos && message.find("cuda-shared") != std::string::npos,
+            QVERIFY2(message.find("no-such-solver") != std::string::npos && message.find("cuda-shared") != std::string::npos,
                      message.c_str());
         }
         config.algorithm = kms::Algorithm::Lloyd;

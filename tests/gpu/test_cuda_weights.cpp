@@ -139,8 +139,8 @@ std::vector<Case> cases() {
     };
 }
 
-const Algorithm kAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                                 Algorithm::Exponion};
+// Every registered solver (kms/algorithms.hpp), Lloyd first.
+const std::vector<Algorithm> kAlgorithms = kms::test::registered_solvers();
 const kms::KernelVariant kVariants[] = {kms::KernelVariant::Global, kms::KernelVariant::Shared};
 
 #if KMS_HAVE_CUDA

@@ -63,8 +63,8 @@ int main() {
         {"uniform:n=9000,d=5", 16, 4},
         {"blobs:n=5000,k=3,d=3,spread=0.2", 5, 5},
     };
-    const Algorithm algorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                                    Algorithm::Exponion};
+    std::vector<Algorithm> algorithms;  // every registered solver (kms/algorithms.hpp)
+    for (const AlgorithmInfo& info : registered_algorithms()) algorithms.push_back(info.algorithm);
     try {
         int combination = 0;
         for (const Shape& shape : shapes) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "charts/iteration_charts.hpp"
+#include "kms/algorithms.hpp"
 #include "compare/compare_table.hpp"
 #include "compare/compare_view.hpp"
 #include "kms/error.hpp"
@@ -60,11 +61,13 @@ QWidget* CompareMode::build_controls() {
     row->setContentsMargins(4, 0, 4, 0);
     row->setSpacing(6);
     row->addWidget(new QLabel(tr("Compare:"), bar));
-    for (Algorithm algorithm : kExactAlgorithms) {
-        QString name = QString::fromUtf8(to_string(algorithm).data());
+    for (const AlgorithmInfo& info : registered_algorithms()) {  // every registered solver (kms/algorithms.hpp)
+        const Algorithm algorithm = info.algorithm;
+        const QString id = QString::fromUtf8(algorithm.name().data(), qsizetype(algorithm.name().size()));
+        QString name = id;
         name[0] = name[0].toUpper();
         auto* box = new QCheckBox(name, bar);
-        box->setObjectName(QStringLiteral("compare_") + QString::fromUtf8(to_string(algorithm).data()));
+        box->setObjectName(QStringLiteral("compare_") + id);
         box->setChecked(algorithm == Algorithm::Lloyd || algorithm == Algorithm::Elkan || algorithm == Algorithm::Hamerly);
         box->setToolTip(tr("Tick 2 to 4 solvers: they run side by side on the same data from the same initial centroids"));
         row->addWidget(box);

@@ -103,8 +103,7 @@ void CompareView::refresh() {
         if (run.displayed_iteration() > 0) {
             const IterationStats& stats = run.history()[std::size_t(run.displayed_iteration())].stats;
             caption += QStringLiteral("   %1 ms").arg(stats.time_total_ms, 0, 'f', 2);
-            caption += bounds_work_text(stats, run.dataset().n(),
-                                        !run.solver_description().startsWith(QLatin1String("lloyd")));
+            caption += bounds_work_text(stats, run.dataset().n(), solver_prunes(run.solver_description()));
         }
         if (run.converged() && run.displayed_iteration() == run.latest_iteration()) caption += tr("   converged");
         if (i > 0 && mode_ == ColourMode::Difference)

@@ -85,6 +85,14 @@ QString bounds_work_text(const IterationStats& stats, std::size_t n, bool bounde
     return text;
 }
 
+bool solver_prunes(const QString& solver_description) {
+    const std::string name = solver_description.section(QLatin1Char('/'), 0, 0).toStdString();
+    const std::optional<Algorithm> algorithm = parse_algorithm(name);
+    if (!algorithm) return false;
+    const std::optional<AlgorithmInfo> info = algorithm_info(*algorithm);
+    return info && info->prunes();
+}
+
 void show_run_in_view(const RunController& run, PointCloudView& view) {
     view.set_colour_slots(run.colour_slots());
     const Projection2D& projection = run.dataset().projection;

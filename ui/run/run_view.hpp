@@ -27,5 +27,8 @@ void connect_device_colours(RunController& run, PointCloudView& view);
 // then, for a solver with centroid groups (Yinyang), "   group skips 30,400
 // (60.8% of n·t, t = 5)". Empty for Lloyd (no bounds: nothing to say).
 QString bounds_work_text(const IterationStats& stats, std::size_t n, bool bounded);
+// Whether the solver a run's description names ("hamerly/omp/f64 ...") skips points by
+// bounds (AlgorithmInfo::prunes): its skips are worth showing.
+bool solver_prunes(const QString& solver_description);
 
 }  // namespace kms::ui

@@ -70,7 +70,7 @@ QString SingleRunMode::status_text() const {
                     .arg(stats.time_update_ms, 0, 'f', 3);
         if (stats.iteration == 1) text += tr(" incl. warm-up");
         text += tr("   %1 changed").arg(stats.labels_changed);
-        text += bounds_work_text(stats, run_.dataset().n(), !run_.solver_description().startsWith(QLatin1String("lloyd")));
+        text += bounds_work_text(stats, run_.dataset().n(), solver_prunes(run_.solver_description()));
         if (run_.displayed_phase() == Phase::Assign) text += tr("   [assign half-step]");
         text += converged;
         // The studio's extras last: on a narrow window they are what the status bar cuts.

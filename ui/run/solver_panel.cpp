@@ -33,12 +33,17 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout(this);
 
     algorithm_ = new QComboBox(this);
-    for (Algorithm a : {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                        Algorithm::Exponion, Algorithm::Auto})
-        algorithm_->addItem(name_of(to_string(a)), static_cast<int>(a));
-    algorithm_->setToolTip(tr("Elkan, Hamerly, Yinyang and Exponion give Lloyd's result with fewer distance "
-                              "evaluations; auto picks one for the data's size (on the GPU: the fastest of a few "
-                              "steps of each on the data)"));
+    // The registered solvers (kms/algorithms.hpp), each with its one line of help, then auto.
+    QString help;
+    for (const AlgorithmInfo& info : registered_algorithms()) {
+        algorithm_->addItem(name_of(info.algorithm.name()), name_of(info.algorithm.name()));
+        algorithm_->setItemData(algorithm_->count() - 1, name_of(info.description), Qt::ToolTipRole);
+        help += name_of(info.algorithm.name()) + QStringLiteral(": ") + name_of(info.description) + QLatin1Char('\n');
+    }
+    algorithm_->addItem(name_of(Algorithm::Auto.name()), name_of(Algorithm::Auto.name()));
+    algorithm_->setToolTip(help + tr("All give Lloyd's result, the bounded ones with fewer distance evaluations; auto "
+                                     "picks one for the data's size (on the GPU: the fastest of a few steps of each "
+                                     "on the data)"));
     form->addRow(tr("&Algorithm"), algorithm_);
 
     // Every back end the engine knows, from the registry: unavailable ones greyed, with the reason.
@@ -143,7 +148,7 @@ SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
 
 RunSetup SolverPanel::setup() const {
     RunSetup setup;
-    setup.config.algorithm = current<Algorithm>(algorithm_);
+    setup.config.algorithm = parse_algorithm(algorithm_->currentData().toString().toStdString()).value_or(Algorithm::Lloyd);
     setup.config.backend = static_cast<Backend>(backend_->currentData(Qt::UserRole).toInt());
     const BackendEntry* entry = find_backend(setup.config.backend);
     if (entry && !entry->variants.empty()) setup.config.variant = current<KernelVariant>(variant_);
@@ -174,7 +179,8 @@ RunSetup SolverPanel::setup() const {
 
 void SolverPanel::set_setup(const RunSetup& setup) {
     updating_ = true;
-    select_data(algorithm_, setup.config.algorithm);
+    if (const int index = algorithm_->findData(name_of(setup.config.algorithm.name())); index >= 0)
+        algorithm_->setCurrentIndex(index);
     for (int i = 0; i < backend_->count(); ++i)
         if (backend_->itemData(i, Qt::UserRole).toInt() == static_cast<int>(setup.config.backend))
             backend_->setCurrentIndex(i);

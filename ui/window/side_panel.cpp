@@ -11,12 +11,14 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStringList>
 #include <QStyle>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <limits>
 
+#include "kms/algorithms.hpp"
 #include "kms/generate.hpp"
 #include "run/run_controller.hpp"
 #include "run/solver_panel.hpp"
@@ -136,9 +138,15 @@ QWidget* SidePanel::build_view(PaintTool& paint, PointCloudView& view) {
     colour_mode_->addItem(tr("Bounds: skipped / recomputed"), int(ColourMode::Bounds));
     colour_mode_->addItem(tr("Compare: labels that differ"), int(ColourMode::Difference));
     colour_mode_->addItem(tr("Membership lines"), int(ColourMode::Membership));
+    // What each registered solver prunes with (AlgorithmInfo::pruning), and which search in full.
+    QStringList pruning, full_search;
+    for (const AlgorithmInfo& info : registered_algorithms()) {
+        if (info.prunes()) pruning << QString::fromStdString(info.pruning);
+        else full_search << QString::fromUtf8(info.algorithm.name().data(), qsizetype(info.algorithm.name().size()));
+    }
     colour_mode_->setToolTip(tr("Bounds: green points needed fewer than k distances this iteration (the bounds ruled "
-                                "centroids out: Elkan's, Hamerly's and Exponion's bounds, Yinyang's global, group and "
-                                "local filters), red ones computed all k (every point in Lloyd and in iteration 1)"));
+                                "centroids out: %1), red ones computed all k (every point in %2 and in iteration 1)")
+                                 .arg(pruning.join(QStringLiteral("; ")), full_search.join(QStringLiteral(", "))));
     view_form->addRow(tr("Colour"), colour_mode_);
     voronoi_ = new QCheckBox(tr("Voronoi cells"), group);
     voronoi_->setToolTip(tr("Nearest centroid per pixel; for d > 2, of the projected centroids (the true cells are in d dimensions)"));

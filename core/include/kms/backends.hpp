@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kms/algorithms.hpp"
 #include "kms/device_matrix.hpp"
 #include "kms/eigen.hpp"
 #include "kms/init.hpp"
@@ -29,6 +30,12 @@ struct SolverChoice {
     std::string reason;  // empty when the algorithm was given, not chosen
 };
 
+// Each point's nearest centroid and the inertia of those labels (kms::assign()).
+struct Assignment {
+    std::vector<std::int32_t> labels;
+    double inertia = 0.0;
+};
+
 struct BackendAvailability {
     bool available = false;
     std::string reason;   // why not, for error messages and greyed-out GUI entries
@@ -37,7 +44,10 @@ struct BackendAvailability {
 struct BackendEntry {
     Backend backend = Backend::Sequential;
     std::string label;                      // for people: "OpenMP threads", "CUDA"
-    std::vector<Algorithm> algorithms;      // what make_solver can build
+    // Its solvers come from the solver registry (register_solver(), kms/algorithms.hpp).
+    // A back end that builds its own instead (a stand-in in a test) lists them here and
+    // sets make_solver; has() then reads this list.
+    std::vector<Algorithm> algorithms;
     std::vector<KernelVariant> variants;    // besides Auto; empty when it has none
     bool uses_threads = false;              // --threads applies
     bool uses_block_size = false;           // --block-size applies
@@ -48,8 +58,18 @@ struct BackendEntry {
     std::function<BackendAvailability()> availability;
     // Optional: how many devices it sees (back ends of devices: --devices all).
     std::function<int()> device_count;
-    // Builds a solver of an algorithm in `algorithms` (the registry checks that first).
+    // Optional: builds a solver of an algorithm in `algorithms` (the registry checks that first).
     std::function<std::unique_ptr<Solver>(const SolverConfig&)> make_solver;
+    // Optional: each point's nearest centroid with the engine's distance in the
+    // configuration's precision (ties to the lowest index) and the inertia (Σ w·distance
+    // with `weights`, n of them), without a solver: any k, also k > n. Without it,
+    // assign() relabels with the back end's Lloyd solver (k <= n) or a back end that has one.
+    std::function<Assignment(const Matrix<double>& points, const Matrix<double>& centroids, const SolverConfig& config,
+                             const double* weights)>
+        assign;
+    std::function<Assignment(const Matrix<float>& points, const Matrix<double>& centroids, const SolverConfig& config,
+                             const double* weights)>
+        assign_float;
     // Optional: --solver auto's rule for this back end: an algorithm in `algorithms`
     // for n points, d coordinates, k clusters, and why (a short phrase). None: Lloyd.
     std::function<SolverChoice(std::size_t n, std::size_t d, std::size_t k)> choose_algorithm;
@@ -78,6 +98,7 @@ struct BackendEntry {
     std::function<EigenPairs(const Matrix<double>& symmetric, std::size_t count, const SolverConfig& config)>
         smallest_eigenpairs;
 
+    // Whether it can build `algorithm` (`algorithms`, or the solver registry's factories).
     bool has(Algorithm algorithm) const;
 };
 

@@ -154,10 +154,7 @@ FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& opti
 // (ties to the lowest index), on `config.backend`: labels and their inertia. What
 // predict and the studio's relabelling use. Throws kms::Error when the centroids'
 // dimension differs from the points'.
-struct Assignment {
-    std::vector<std::int32_t> labels;
-    double inertia = 0.0;
-};
+// (Assignment: kms/backends.hpp.)
 // With `sample_weight` (n weights) the inertia is Σ w·distance (scikit-learn's score).
 Assignment assign(std::shared_ptr<const Matrix<double>> points, const Matrix<double>& centroids,
                   const SolverConfig& config, std::shared_ptr<const std::vector<double>> sample_weight = nullptr);

@@ -14,13 +14,33 @@
 
 namespace kms {
 
-// Every exact solver gives Lloyd's labels and centroids bit for bit; they differ
-// only in speed. Auto is a request, not an algorithm: the fit layer resolves it
-// from n, d, k and the back end (choose_solver() in kms/backends.hpp).
-enum class Algorithm { Lloyd, Elkan, Hamerly, Yinyang, Exponion, Auto };
-// The exact solvers, in the order lists and menus show them (Auto chooses among them).
-inline constexpr Algorithm kExactAlgorithms[] = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly,
-                                                 Algorithm::Yinyang, Algorithm::Exponion};
+// A k-means algorithm, by its name (--solver, reports, Python's solver=). The exact
+// solvers register themselves, each beside its code (kms/algorithms.hpp lists them):
+// every one gives Lloyd's labels and centroids bit for bit; they differ only in speed.
+// Auto is a request, not an algorithm: the fit layer resolves it from n, d, k and the
+// back end (choose_solver() in kms/backends.hpp).
+class Algorithm {
+public:
+    constexpr Algorithm() = default;  // Lloyd
+    // `name` must outlive every copy: a literal, or a registered name (parse_algorithm()).
+    constexpr explicit Algorithm(std::string_view name) : name_(name) {}
+    constexpr std::string_view name() const { return name_; }
+    friend constexpr bool operator==(Algorithm, Algorithm) = default;
+    friend constexpr auto operator<=>(Algorithm, Algorithm) = default;
+
+    // Handles for code that asks for one solver in particular (a rule, a test); lists
+    // of every solver come from the registry (registered_algorithms()), never from these.
+    static const Algorithm Lloyd, Elkan, Hamerly, Yinyang, Exponion, Auto;
+
+private:
+    std::string_view name_ = "lloyd";
+};
+inline constexpr Algorithm Algorithm::Lloyd{"lloyd"};
+inline constexpr Algorithm Algorithm::Elkan{"elkan"};
+inline constexpr Algorithm Algorithm::Hamerly{"hamerly"};
+inline constexpr Algorithm Algorithm::Yinyang{"yinyang"};
+inline constexpr Algorithm Algorithm::Exponion{"exponion"};
+inline constexpr Algorithm Algorithm::Auto{"auto"};
 // The device a solver runs on; back ends register themselves in kms/backends.hpp.
 enum class Backend { Sequential, OpenMP, Cuda };
 // Which CUDA kernels: global memory, or centroids staged in shared memory. Auto
@@ -44,6 +64,7 @@ std::string_view to_string(EmptyClusterPolicy);
 std::string_view to_string(ThreadBinding);
 std::string_view to_string(StopReason);
 // Parse a name; std::nullopt if unknown (callers turn that into an error naming the option).
+// Algorithms: "auto" or a registered solver's name (kms/algorithms.hpp).
 std::optional<Algorithm> parse_algorithm(std::string_view);
 // A back-end spelling: a device name (seq, omp, cuda), or a device with its kernel
 // variant as scripts have always written it (cuda-global, cuda-shared).

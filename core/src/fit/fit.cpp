@@ -10,9 +10,9 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
-#include "../solvers/cpu/cpu_backend.hpp"
 #include "kms/backends.hpp"
 #include "kms/communicator.hpp"
 #include "kms/device_group_solver.hpp"
@@ -475,11 +475,16 @@ Assignment assign_host(std::shared_ptr<const Matrix<Source>> points, const Matri
     if (centroids.cols() != points->cols())
         throw Error("the centroids have " + std::to_string(centroids.cols()) + " coordinates, the data " +
                     std::to_string(points->cols()));
-    Assignment result;
-    // The registry's solver when it can hold these centroids (k <= n); otherwise,
-    // and on the CPU back ends, the CPU search, whose labels every back end equals bit for bit.
-    if (config.backend != Backend::Sequential && config.backend != Backend::OpenMP &&
-        centroids.rows() <= points->rows()) {
+    // The back end's own search; else its Lloyd solver's relabelling when it can hold
+    // these centroids (k <= n); else the first back end with a search (every back end's
+    // labels and inertia are those of the CPU's search, bit for bit).
+    const auto search_of = [](const BackendEntry* entry) {
+        if constexpr (std::is_same_v<Source, float>) return entry ? entry->assign_float : decltype(entry->assign_float){};
+        else return entry ? entry->assign : decltype(entry->assign){};
+    };
+    const double* weights = sample_weight ? sample_weight->data() : nullptr;
+    if (const auto search = search_of(find_backend(config.backend))) return search(*points, centroids, config, weights);
+    if (centroids.rows() <= points->rows()) {
         SolverConfig lloyd = config;
         lloyd.algorithm = Algorithm::Lloyd;
         lloyd.record_point_status = false;
@@ -489,14 +494,12 @@ Assignment assign_host(std::shared_ptr<const Matrix<Source>> points, const Matri
         if (sample_weight) solver->set_sample_weight(sample_weight);
         solver->set_initial_centroids(centroids);
         solver->finalize_labels();
-        result.labels = solver->labels();
-        result.inertia = solver->inertia();
-        return result;
+        return {solver->labels(), solver->inertia()};
     }
-    const int threads = config.backend == Backend::Sequential ? 1 : config.threads;
-    result.labels = cpu::assign_labels(*points, centroids, config.precision, threads, result.inertia,
-                                       sample_weight ? sample_weight->data() : nullptr);
-    return result;
+    for (const Backend backend : all_backends())
+        if (const auto search = search_of(find_backend(backend))) return search(*points, centroids, config, weights);
+    throw Error("no back end can assign points to k = " + std::to_string(centroids.rows()) + " > n = " +
+                std::to_string(points->rows()) + " centroids");
 }
 }  // namespace
 

@@ -1,6 +1,7 @@
 // The option table (kms/options.hpp).
 #include "kms/options.hpp"
 
+#include "kms/algorithms.hpp"
 #include "kms/backends.hpp"
 
 #include <algorithm>
@@ -12,9 +13,12 @@ namespace kms {
 
 namespace {
 
+// Stands for the registered solvers' names in a help text.
+constexpr std::string_view kSolverNames = "{solvers}";
+
 constexpr OptionSpec kFitOptions[] = {
     {"--k", "K", "", "number of clusters (1 <= K <= n)"},
-    {"--solver", "NAME", "lloyd", "lloyd | elkan | hamerly | yinyang | exponion (all exact: Lloyd's result)\n"
+    {"--solver", "NAME", "lloyd", "{solvers} (all exact: Lloyd's result)\n"
                                   "| auto (CPU: chosen from n, d, k; CUDA: lloyd, hamerly and exponion\n"
                                   "raced 6 steps each on the data, the fastest kept; docs/solvers.md)"},
     {"--backend", "NAME", "omp", "seq | omp | cuda (also cuda-global, cuda-shared: cuda with --variant)"},
@@ -189,7 +193,7 @@ FitOptions fit_options_from(const ParsedOptions& parsed, bool k_required, bool r
     FitOptions fit;
     SolverConfig& config = fit.solver;
     config.algorithm = parsed_or_usage(parse_algorithm(options.get("--solver")), "--solver", options.get("--solver"),
-                                       "lloyd, elkan, hamerly, yinyang, exponion or auto");
+                                       algorithm_names(", ") + " or auto");
     const BackendSpec backend = parsed_or_usage(parse_backend(options.get("--backend")), "--backend",
                                                 options.get("--backend"), "seq, omp, cuda, cuda-global or cuda-shared");
     config.backend = backend.backend;
@@ -269,6 +273,9 @@ std::string options_help(OptionTable table) {
         if (!spec.value.empty()) head += " " + std::string(spec.value);
         head.resize(std::max(head.size() + 1, width + 2), ' ');
         std::string help(spec.help);
+        // The registered solvers' names (kms/algorithms.hpp), never a list kept here.
+        if (const std::size_t at = help.find(kSolverNames); at != std::string::npos)
+            help.replace(at, kSolverNames.size(), algorithm_names(" | "));
         if (!spec.fallback.empty()) help += " (default " + std::string(spec.fallback) + ")";
         // Continuation lines line up under the first.
         std::string indented;

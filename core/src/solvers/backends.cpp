@@ -31,7 +31,9 @@ std::string unavailable_reason(Backend backend) {
 }  // namespace
 
 bool BackendEntry::has(Algorithm algorithm) const {
-    return std::find(algorithms.begin(), algorithms.end(), algorithm) != algorithms.end();
+    if (!algorithms.empty() || make_solver)
+        return std::find(algorithms.begin(), algorithms.end(), algorithm) != algorithms.end();
+    return algorithm != Algorithm::Auto && registered_solver(algorithm, backend) != nullptr;
 }
 
 void register_backend(BackendEntry entry) {
@@ -72,16 +74,14 @@ std::unique_ptr<Solver> make_solver(const SolverConfig& config) {
     if (config.algorithm == Algorithm::Auto)
         throw Error("--solver auto is chosen from the data's n, d and k: resolve it with resolve_solver() "
                     "before making a solver (fit() does)");
-    if (!entry.has(config.algorithm)) {
-        std::string name(to_string(config.algorithm));
-        if (name == "?") name = "#" + std::to_string(static_cast<int>(config.algorithm));
-        throw Error("back end " + config.backend_name() + " has no " + name + " solver");
-    }
+    if (!entry.has(config.algorithm))
+        throw Error("back end " + config.backend_name() + " has no " + std::string(to_string(config.algorithm)) +
+                    " solver");
     if (config.variant != KernelVariant::Auto &&
         std::find(entry.variants.begin(), entry.variants.end(), config.variant) == entry.variants.end())
         throw Error("back end " + std::string(to_string(config.backend)) + " has no kernel variant " +
                     std::string(to_string(config.variant)));
-    return entry.make_solver(config);
+    return entry.make_solver ? entry.make_solver(config) : registered_solver(config.algorithm, config.backend)(config);
 }
 
 SolverChoice choose_solver(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k) {

@@ -6,6 +6,7 @@
 
 #include <omp.h>
 
+#include "kms/algorithms.hpp"
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/solver.hpp"
@@ -21,9 +22,6 @@ std::optional<Enum> parse_name(std::string_view text, const std::pair<std::strin
     return std::nullopt;
 }
 
-constexpr std::pair<std::string_view, Algorithm> kAlgorithms[] = {
-    {"lloyd", Algorithm::Lloyd},     {"elkan", Algorithm::Elkan},       {"hamerly", Algorithm::Hamerly},
-    {"yinyang", Algorithm::Yinyang}, {"exponion", Algorithm::Exponion}, {"auto", Algorithm::Auto}};
 constexpr std::pair<std::string_view, Backend> kBackends[] = {
     {"seq", Backend::Sequential}, {"omp", Backend::OpenMP}, {"cuda", Backend::Cuda}};
 constexpr std::pair<std::string_view, KernelVariant> kVariants[] = {
@@ -36,11 +34,6 @@ constexpr std::pair<std::string_view, ThreadBinding> kBindings[] = {
     {"none", ThreadBinding::None}, {"compact", ThreadBinding::Compact}, {"spread", ThreadBinding::Spread}};
 }  // namespace
 
-std::string_view to_string(Algorithm value) {
-    for (const auto& [name, v] : kAlgorithms)
-        if (v == value) return name;
-    return "?";
-}
 std::string_view to_string(Backend value) {
     for (const auto& [name, v] : kBackends)
         if (v == value) return name;
@@ -77,7 +70,6 @@ std::string_view to_string(StopReason value) {
     return "?";
 }
 
-std::optional<Algorithm> parse_algorithm(std::string_view text) { return parse_name(text, kAlgorithms); }
 std::optional<BackendSpec> parse_backend(std::string_view text) {
     if (const auto backend = parse_name(text, kBackends)) return BackendSpec{*backend, KernelVariant::Auto};
     // The spellings from before the variant was its own option: cuda-global, cuda-shared.
@@ -127,9 +119,12 @@ void SolverConfig::validate() const {
     if (stream_chunk > 0 && backend != Backend::Cuda)
         throw UsageError("--stream-chunk streams the points to a CUDA device: it needs --backend cuda, not " +
                          std::string(to_string(backend)));
-    if (stream_chunk > 0 && algorithm != Algorithm::Lloyd && algorithm != Algorithm::Auto)
-        throw UsageError("--stream-chunk streams Lloyd only (the bounded solvers keep per-point bounds beside the "
-                         "points), not --solver " + std::string(to_string(algorithm)));
+    if (stream_chunk > 0 && algorithm != Algorithm::Auto) {
+        const std::optional<AlgorithmInfo> info = algorithm_info(algorithm);
+        if (!info || !info->streams_points)
+            throw UsageError("--stream-chunk streams Lloyd only (the bounded solvers keep per-point bounds beside the "
+                             "points), not --solver " + std::string(to_string(algorithm)));
+    }
     if (backend != Backend::Cuda && variant != KernelVariant::Auto)
         throw UsageError("--variant " + std::string(to_string(variant)) + " needs a CUDA back end, not " +
                          std::string(to_string(backend)));

@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "kernels/bounds.hpp"
+#include "kms/algorithms.hpp"
 #include "kms/error.hpp"
 #include "solvers/cuda_bounded_solver.hpp"
-#include "solvers/cuda_solvers.hpp"
 
 namespace kms::cuda {
 
@@ -75,12 +75,8 @@ private:
 
 }  // namespace
 
-template <typename T>
-std::unique_ptr<Solver> make_elkan_solver(const SolverConfig& config) {
-    return std::make_unique<OnDevice<ElkanCuda<T>>>(config);
-}
-
-template std::unique_ptr<Solver> make_elkan_solver<float>(const SolverConfig&);
-template std::unique_ptr<Solver> make_elkan_solver<double>(const SolverConfig&);
-
 }  // namespace kms::cuda
+
+KMS_SOLVER_REGISTRATION(elkan_cuda) {
+    kms::register_solver(kms::Algorithm::Elkan, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::ElkanCuda>);
+}

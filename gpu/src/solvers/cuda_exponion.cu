@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "kernels/bounds.hpp"
+#include "kms/algorithms.hpp"
 #include "solvers/cuda_bounded_solver.hpp"
-#include "solvers/cuda_solvers.hpp"
 
 namespace kms::cuda {
 
@@ -17,6 +17,8 @@ public:
     using CudaBoundedSolver<T>::CudaBoundedSolver;
 
 private:
+    bool shared_pays() const override { return true; }  // all k centroids staged once per block (when they fit)
+
     int near_count() const { return std::max(1, std::min(this->k_ - 1, kExponionNear)); }
 
     void allocate_lower_bounds() override {
@@ -68,12 +70,8 @@ private:
 
 }  // namespace
 
-template <typename T>
-std::unique_ptr<Solver> make_exponion_solver(const SolverConfig& config) {
-    return std::make_unique<OnDevice<ExponionCuda<T>>>(config);
-}
-
-template std::unique_ptr<Solver> make_exponion_solver<float>(const SolverConfig&);
-template std::unique_ptr<Solver> make_exponion_solver<double>(const SolverConfig&);
-
 }  // namespace kms::cuda
+
+KMS_SOLVER_REGISTRATION(exponion_cuda) {
+    kms::register_solver(kms::Algorithm::Exponion, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::ExponionCuda>);
+}

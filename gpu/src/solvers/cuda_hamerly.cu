@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "kernels/bounds.hpp"
+#include "kms/algorithms.hpp"
 #include "solvers/cuda_bounded_solver.hpp"
-#include "solvers/cuda_solvers.hpp"
 
 namespace kms::cuda {
 
@@ -16,6 +16,8 @@ public:
     using CudaBoundedSolver<T>::CudaBoundedSolver;
 
 private:
+    bool shared_pays() const override { return tiled_search_pays(this->k_); }  // k > 32: the tiled searches stage centroids
+
     void allocate_lower_bounds() override {
         const std::size_t n = static_cast<std::size_t>(this->n_);
         lower_.allocate(n, "the lower bounds");
@@ -39,12 +41,8 @@ private:
 
 }  // namespace
 
-template <typename T>
-std::unique_ptr<Solver> make_hamerly_solver(const SolverConfig& config) {
-    return std::make_unique<OnDevice<HamerlyCuda<T>>>(config);
-}
-
-template std::unique_ptr<Solver> make_hamerly_solver<float>(const SolverConfig&);
-template std::unique_ptr<Solver> make_hamerly_solver<double>(const SolverConfig&);
-
 }  // namespace kms::cuda
+
+KMS_SOLVER_REGISTRATION(hamerly_cuda) {
+    kms::register_solver(kms::Algorithm::Hamerly, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::HamerlyCuda>);
+}

@@ -10,9 +10,9 @@
 
 #include "kernels/lloyd.hpp"
 #include "kernels/lloyd_gemm.hpp"
+#include "kms/algorithms.hpp"
 #include "kms/error.hpp"
 #include "solvers/cuda_solver_base.hpp"
-#include "solvers/cuda_solvers.hpp"
 
 namespace kms::cuda {
 
@@ -24,6 +24,15 @@ public:
     using CudaSolverBase<T>::CudaSolverBase;
 
 private:
+    // Shared for k >= 64 (many centroids to stage; there the int8 filter applies too) or
+    // d >= 16 (k > 32: the tiled search; k <= 32: the small-k kernel, each row read once,
+    // where the device has its ~80 KB of shared memory a block: compute capability 8.0 on).
+    bool shared_pays() const override {
+        return this->k_ >= kGemmMinK ||
+               (this->d_ >= kGemmMinD && (tiled_search_pays(this->k_) || this->compute_major_ >= 8));
+    }
+    bool streams_points() const override { return true; }
+
     void allocate_state() override {
         // The filter's copy of the data is made once k is known (here, not when the data
         // are set): below kGemmMinK it would double the device memory for nothing.
@@ -180,12 +189,8 @@ private:
 
 }  // namespace
 
-template <typename T>
-std::unique_ptr<Solver> make_lloyd_solver(const SolverConfig& config) {
-    return std::make_unique<OnDevice<LloydCuda<T>>>(config);
-}
-
-template std::unique_ptr<Solver> make_lloyd_solver<float>(const SolverConfig&);
-template std::unique_ptr<Solver> make_lloyd_solver<double>(const SolverConfig&);
-
 }  // namespace kms::cuda
+
+KMS_SOLVER_REGISTRATION(lloyd_cuda) {
+    kms::register_solver(kms::Algorithm::Lloyd, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::LloydCuda>);
+}

@@ -566,7 +566,7 @@ void CudaSolverBase<T>::decide_streaming() {
     const std::string device = "CUDA device " + std::to_string(config_.cuda_device);
     if (config_.stream_chunk == 0) {
         if (point_bytes + state_bytes <= usable) return;
-        if (config_.algorithm != Algorithm::Lloyd)
+        if (!streams_points())
             throw Error("the " + std::to_string(n_) + " points need " + gib(point_bytes) + " of device memory (" +
                         gib(point_bytes + state_bytes) + " with the run's per-point state) and " + device + " has " +
                         gib(static_cast<double>(free_bytes)) + " free; only Lloyd streams its points from host "

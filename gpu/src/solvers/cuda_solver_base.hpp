@@ -99,24 +99,21 @@ protected:
     // Yinyang: its number of centroid groups (IterationStats::groups); 0 without groups.
     virtual std::uint32_t centroid_groups() const { return 0; }
 
-    // Shared-memory or global-memory kernels: as configured; Auto picks what measured
-    // faster (docs/gpu-benchmark.md): shared for Lloyd with k >= 64 (many centroids to
-    // stage; there the int8 filter applies too) or d >= 16 (k > 32: the tiled search;
-    // k <= 32: the small-k kernel, each row read once, where the device has its ~80 KB
-    // of shared memory a block: compute capability 8.0 on), for Hamerly with k > 32
-    // (the tiled searches stage centroids) and for Yinyang and Exponion, global elsewhere.
+    // Shared-memory or global-memory kernels: as configured; Auto asks the algorithm
+    // (shared_pays()), from what measured faster (docs/gpu-benchmark.md).
     bool shared_variant() const {
         if (config_.variant != KernelVariant::Auto) return config_.variant == KernelVariant::Shared;
-        if (config_.algorithm == Algorithm::Hamerly) return tiled_search_pays(k_);
-        // Yinyang and Exponion: all k centroids staged once per block (when they fit).
-        if (config_.algorithm == Algorithm::Yinyang || config_.algorithm == Algorithm::Exponion) return true;
-        return config_.algorithm == Algorithm::Lloyd &&
-               (k_ >= kGemmMinK || (d_ >= kGemmMinD && (tiled_search_pays(k_) || compute_major_ >= 8)));
+        return shared_pays();
     }
-    // Lloyd, filter on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.
+    // Auto: whether this algorithm's shared-memory kernels are the faster at this
+    // shape (global elsewhere).
+    virtual bool shared_pays() const { return false; }
+    // Whether this algorithm runs on points streamed from page-locked host memory
+    // (decide_streaming(); the bounded solvers keep per-point bounds beside the points).
+    virtual bool streams_points() const { return false; }
+    // Lloyd's int8 filter: on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.
     bool int8_filter_possible() const {
-        return config_.algorithm == Algorithm::Lloyd && config_.gemm_filter && compute_major_ >= 8 &&
-               config_.variant != KernelVariant::Global && !streamed_;
+        return config_.gemm_filter && compute_major_ >= 8 && config_.variant != KernelVariant::Global && !streamed_;
     }
 
     void activate() const { KMS_CUDA_CHECK(cudaSetDevice(config_.cuda_device)); }
@@ -269,5 +266,17 @@ public:
     using Algorithm::Algorithm;
     ~OnDevice() override { cudaSetDevice(this->config_.cuda_device); }
 };
+
+// kms::Error unless the configuration's device exists (cuda_backend.cu).
+void check_solver_device(const SolverConfig& config);
+
+// The factory a solver file registers (kms/algorithms.hpp): `Algorithm<T>` on the
+// configuration's device, in its precision.
+template <template <typename> class Algorithm>
+std::unique_ptr<Solver> make_on_device(const SolverConfig& config) {
+    check_solver_device(config);
+    if (config.precision == Precision::F32) return std::make_unique<OnDevice<Algorithm<float>>>(config);
+    return std::make_unique<OnDevice<Algorithm<double>>>(config);
+}
 
 }  // namespace kms::cuda

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "kernels/bounds.hpp"
+#include "kms/algorithms.hpp"
 #include "kms/solver_support.hpp"
 #include "solvers/cuda_bounded_solver.hpp"
-#include "solvers/cuda_solvers.hpp"
 
 namespace kms::cuda {
 
@@ -27,6 +27,8 @@ public:
     using CudaBoundedSolver<T>::CudaBoundedSolver;
 
 private:
+    bool shared_pays() const override { return true; }  // all k centroids staged once per block (when they fit)
+
     void allocate_lower_bounds() override {
         // Ten centroids a group, as on the CPU: 25 and 50 were slower at every shape
         // measured (d = 2 to 64, k = 100 and 1000; docs/gpu-benchmark.md).
@@ -102,12 +104,8 @@ private:
 
 }  // namespace
 
-template <typename T>
-std::unique_ptr<Solver> make_yinyang_solver(const SolverConfig& config) {
-    return std::make_unique<OnDevice<YinyangCuda<T>>>(config);
-}
-
-template std::unique_ptr<Solver> make_yinyang_solver<float>(const SolverConfig&);
-template std::unique_ptr<Solver> make_yinyang_solver<double>(const SolverConfig&);
-
 }  // namespace kms::cuda
+
+KMS_SOLVER_REGISTRATION(yinyang_cuda) {
+    kms::register_solver(kms::Algorithm::Yinyang, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::YinyangCuda>);
+}

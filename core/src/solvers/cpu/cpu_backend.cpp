@@ -14,21 +14,11 @@
 
 namespace kms::cpu {
 
-namespace {
-// One line per algorithm: adding a CPU solver adds its file and a line here.
-std::unique_ptr<Solver> make_cpu_solver(const SolverConfig& config) {
-    switch (config.algorithm) {
-        case Algorithm::Lloyd: return make_lloyd(config);
-        case Algorithm::Elkan: return make_elkan(config);
-        case Algorithm::Hamerly: return make_hamerly(config);
-        case Algorithm::Yinyang: return make_yinyang(config);
-        case Algorithm::Exponion: return make_exponion(config);
-        case Algorithm::Auto: break;  // resolved before a solver is made (choose_solver)
-    }
-    throw Error("algorithm " + std::string(to_string(config.algorithm)) + " has no " +
-                std::string(to_string(config.backend)) + " solver");
+void register_cpu_solver(AlgorithmInfo info, const SolverFactory& make) {
+    const Algorithm algorithm = info.algorithm;
+    register_algorithm(std::move(info));
+    for (Backend backend : {Backend::Sequential, Backend::OpenMP}) register_solver(algorithm, backend, make);
 }
-}  // namespace
 
 namespace {
 template <typename T, typename Source>
@@ -133,19 +123,32 @@ SolverChoice choose_cpu_algorithm(std::size_t n, std::size_t d, std::size_t k) {
         return {Algorithm::Hamerly, "more than 8192 clusters: Exponion's k x k centroid rows would not pay"};
     return {Algorithm::Exponion, "5 or more dimensions, 200 or more clusters"};
 }
+
+// The back end's assignment without a solver (BackendEntry::assign): Lloyd's search,
+// on one thread for the sequential back end.
+template <typename Source>
+auto plain_assignment(Backend backend) {
+    const bool sequential = backend == Backend::Sequential;
+    return [sequential](const Matrix<Source>& points, const Matrix<double>& centroids, const SolverConfig& config,
+                        const double* weights) {
+        Assignment result;
+        result.labels = assign_labels(points, centroids, config.precision, sequential ? 1 : config.threads,
+                                      result.inertia, weights);
+        return result;
+    };
+}
 }  // namespace
 
 BackendEntry backend_entry(Backend backend) {
     BackendEntry entry;
     entry.backend = backend;
     entry.label = backend == Backend::Sequential ? "sequential" : "OpenMP threads";
-    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                        Algorithm::Exponion};
     entry.uses_threads = backend == Backend::OpenMP;
     entry.reads_host_float = true;
     entry.availability = [] { return BackendAvailability{true, {}}; };
-    entry.make_solver = make_cpu_solver;
     entry.choose_algorithm = choose_cpu_algorithm;
+    entry.assign = plain_assignment<double>(backend);
+    entry.assign_float = plain_assignment<float>(backend);
     if (lapack_built())
         entry.smallest_eigenpairs = [](const Matrix<double>& symmetric, std::size_t count, const SolverConfig&) {
             return lapack_smallest_eigenpairs(symmetric, count);

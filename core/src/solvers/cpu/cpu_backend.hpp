@@ -1,17 +1,15 @@
 #pragma once
-// The CPU back ends (sequential and OpenMP): one factory per algorithm, each in
-// its algorithm's file, and the registry entries that list them.
+// The CPU back ends (sequential and OpenMP): their registry entries. Each algorithm's
+// file registers its solver for both (register_cpu_solver).
 #include <memory>
 
+#include "kms/algorithms.hpp"
 #include "kms/backends.hpp"
 
 namespace kms::cpu {
 
-std::unique_ptr<Solver> make_lloyd(const SolverConfig& config);    // lloyd.cpp
-std::unique_ptr<Solver> make_elkan(const SolverConfig& config);    // elkan.cpp
-std::unique_ptr<Solver> make_hamerly(const SolverConfig& config);  // hamerly.cpp
-std::unique_ptr<Solver> make_yinyang(const SolverConfig& config);  // yinyang.cpp
-std::unique_ptr<Solver> make_exponion(const SolverConfig& config); // exponion.cpp
+// Registers `info`'s algorithm and `make` as its solver on Backend::Sequential and Backend::OpenMP.
+void register_cpu_solver(AlgorithmInfo info, const SolverFactory& make);
 
 // The registry entry of Backend::Sequential or Backend::OpenMP.
 BackendEntry backend_entry(Backend backend);

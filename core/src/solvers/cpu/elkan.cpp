@@ -136,6 +136,10 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Solver> make_elkan(const SolverConfig& config) { return make_in_precision<ElkanSolver>(config); }
-
 }  // namespace kms::cpu
+
+KMS_SOLVER_REGISTRATION(elkan_cpu) {
+    kms::cpu::register_cpu_solver({kms::Algorithm::Elkan, "an upper bound and k lower bounds per point", 2003,
+                                   "Elkan's upper and k lower bounds"},
+                                  kms::cpu::make_in_precision<kms::cpu::ElkanSolver>);
+}

@@ -436,6 +436,10 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Solver> make_exponion(const SolverConfig& config) { return make_in_precision<ExponionSolver>(config); }
-
 }  // namespace kms::cpu
+
+KMS_SOLVER_REGISTRATION(exponion_cpu) {
+    kms::cpu::register_cpu_solver({kms::Algorithm::Exponion, "Hamerly's bounds, then only the centroids near the own one",
+                                   2016, "Exponion's bounds and its ball around the own centroid"},
+                                  kms::cpu::make_in_precision<kms::cpu::ExponionSolver>);
+}

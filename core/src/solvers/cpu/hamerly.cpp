@@ -62,6 +62,10 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Solver> make_hamerly(const SolverConfig& config) { return make_in_precision<HamerlySolver>(config); }
-
 }  // namespace kms::cpu
+
+KMS_SOLVER_REGISTRATION(hamerly_cpu) {
+    kms::cpu::register_cpu_solver({kms::Algorithm::Hamerly, "one upper and one lower bound per point", 2010,
+                                   "Hamerly's upper and lower bound"},
+                                  kms::cpu::make_in_precision<kms::cpu::HamerlySolver>);
+}

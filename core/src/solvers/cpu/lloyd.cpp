@@ -29,6 +29,10 @@ protected:
 
 }  // namespace
 
-std::unique_ptr<Solver> make_lloyd(const SolverConfig& config) { return make_in_precision<LloydSolver>(config); }
-
 }  // namespace kms::cpu
+
+KMS_SOLVER_REGISTRATION(lloyd_cpu) {
+    kms::cpu::register_cpu_solver({kms::Algorithm::Lloyd, "every point against every centroid (the reference)", 1982, "",
+                                   /*streams_points=*/true},
+                                  kms::cpu::make_in_precision<kms::cpu::LloydSolver>);
+}

@@ -358,6 +358,10 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Solver> make_yinyang(const SolverConfig& config) { return make_in_precision<YinyangSolver>(config); }
-
 }  // namespace kms::cpu
+
+KMS_SOLVER_REGISTRATION(yinyang_cpu) {
+    kms::cpu::register_cpu_solver({kms::Algorithm::Yinyang, "a lower bound per group of centroids", 2015,
+                                   "Yinyang's global, group and local filters"},
+                                  kms::cpu::make_in_precision<kms::cpu::YinyangSolver>);
+}

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda_backend.hpp"
 #include "cuda_common.hpp"
+#include "spectral/eigen_cusolver.hpp"
 #include "kms/error.hpp"
 
 namespace kms {
@@ -66,15 +66,6 @@ struct SolverHandle {
     SolverHandle& operator=(const SolverHandle&) = delete;
 };
 }  // namespace
-
-int cuda_device_count() {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return count;
-}
 
 EigenPairs cuda_smallest_eigenpairs(const Matrix<double>& matrix, std::size_t count, int device) {
     const std::size_t n = matrix.rows();

@@ -1,5 +1,5 @@
 #pragma once
-// Interface between the silhouette shim (scores_gpu.cpp, C++20) and its kernels
+// Interface between the silhouette shim (scores/scores_gpu.cpp, C++20) and its kernels
 // (scores_silhouette.cu, compiled by nvcc in its default dialect): plain types only.
 #include <cstddef>
 #include <cstdint>

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kms/error.hpp"
-#include "scores_cuda.hpp"
+#include "scores/scores_cuda.hpp"
 
 namespace kms::detail {
 

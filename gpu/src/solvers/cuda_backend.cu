@@ -1,12 +1,12 @@
-// Entry points of the CUDA back end (cuda_backend.hpp) and its error check.
-#include "cuda_backend.hpp"
+// Entry points of the CUDA back end (cuda_backend.hpp), its error check and the solvers' device check.
+#include "solvers/cuda_backend.hpp"
 
 #include <cmath>
 #include <string>
 
 #include "cuda_common.hpp"
 #include "kms/error.hpp"
-#include "solvers/cuda_solvers.hpp"
+#include "solvers/cuda_solver_base.hpp"
 
 namespace kms {
 namespace cuda {
@@ -17,26 +17,6 @@ void check(cudaError_t status, const char* what) {
     throw Error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
 }
 
-namespace {
-
-template <typename T>
-std::unique_ptr<Solver> make_for_precision(const SolverConfig& config) {
-    switch (config.algorithm) {
-        case Algorithm::Lloyd: return make_lloyd_solver<T>(config);
-        case Algorithm::Elkan: return make_elkan_solver<T>(config);
-        case Algorithm::Hamerly: return make_hamerly_solver<T>(config);
-        case Algorithm::Yinyang: return make_yinyang_solver<T>(config);
-        case Algorithm::Exponion: return make_exponion_solver<T>(config);
-        default: {
-            std::string name(to_string(config.algorithm));
-            if (name == "?") name = "#" + std::to_string(static_cast<int>(config.algorithm));
-            throw Error("algorithm " + name + " is not available on the CUDA back end " +
-                        config.backend_name());
-        }
-    }
-}
-
-}  // namespace
 }  // namespace cuda
 
 BackendAvailability cuda_availability() {
@@ -59,16 +39,23 @@ BackendAvailability cuda_availability() {
     return {true, {}};
 }
 
-std::unique_ptr<Solver> make_cuda_solver(const SolverConfig& config) {
-    if (config.backend != Backend::Cuda) throw Error("back end " + config.backend_name() + " is not a CUDA back end");
-    config.validate();
+int cuda_device_count() {
     int count = 0;
-    cuda::check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+namespace cuda {
+void check_solver_device(const SolverConfig& config) {
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
     if (config.cuda_device < 0 || config.cuda_device >= count)
         throw Error("CUDA device " + std::to_string(config.cuda_device) + " does not exist (" + std::to_string(count) +
                     " device(s) found)");
-    if (config.precision == Precision::F32) return cuda::make_for_precision<float>(config);
-    return cuda::make_for_precision<double>(config);
 }
+}  // namespace cuda
 
 }  // namespace kms

@@ -7,7 +7,7 @@
 #include "kms/error.hpp"
 
 #if KMS_HAVE_CUDA
-#include "scores_cuda.hpp"
+#include "scores/scores_cuda.hpp"
 #endif
 
 namespace kms {

@@ -4,12 +4,17 @@
 #include "kms/backends.hpp"
 
 #if KMS_HAVE_CUDA
-#include "cuda_backend.hpp"
+#include "solvers/cuda_backend.hpp"
+#include "spectral/eigen_cusolver.hpp"
 #include "kms/cuda_init.hpp"
 #include "kms/gpu_scores.hpp"
 #endif
 
 namespace kms {
+
+#if KMS_HAVE_CUDA
+void register_gpu_solvers();  // generated: every KMS_SOLVER_REGISTRATION in gpu/src/solvers
+#endif
 
 void register_gpu_backends() {
     BackendEntry entry;
@@ -18,8 +23,7 @@ void register_gpu_backends() {
     entry.uses_block_size = true;
 #if KMS_HAVE_CUDA
     entry.device_labels = true;
-    entry.algorithms = {Algorithm::Lloyd, Algorithm::Elkan, Algorithm::Hamerly, Algorithm::Yinyang,
-                        Algorithm::Exponion};
+    register_gpu_solvers();  // each solver file's factory (kms/algorithms.hpp)
     entry.variants = {KernelVariant::Global, KernelVariant::Shared};
     // --solver auto: on the GPU the fastest exact solver depends on the data's structure
     // as much as on n, d and k (docs/gpu-benchmark.md: Exponion is 2x Lloyd's speed on
@@ -31,7 +35,6 @@ void register_gpu_backends() {
                                                                          Algorithm::Exponion};
     };
     entry.availability = cuda_availability;
-    entry.make_solver = make_cuda_solver;
     entry.initialize = [](const Matrix<double>& points, std::size_t k, const InitOptions& init,
                           const std::string& source_name, const SolverConfig& config) {
         return cuda_initialize_centroids(points, k, init, source_name, config.cuda_device);
