@@ -206,7 +206,6 @@ private:
     std::uint64_t relocate_empty_by_packages();
     DeviceBuffer<T> queue_relocation_inputs(std::vector<T>& distance, std::vector<std::int32_t>& label);
     double package_inertia() const;
-    void sum_over_ranks(IterationStats& stats) const;
 
     RowPartition partition_;
     long long first_row_ = 0, global_n_ = 0;  // the block's first row, the data set's rows
