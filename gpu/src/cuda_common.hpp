@@ -149,6 +149,20 @@ struct DeviceCounters {
     unsigned long long group_skips;
 };
 
+// What every assignment kernel reads and writes (the first fields of LloydArgs and
+// BoundedArgs): the points, the centroids, each point's label and status, the counters.
+template <typename T>
+struct AssignArgs {
+    const T* points;
+    long long n;
+    int d;
+    const T* centroids;
+    int k;
+    std::int32_t* labels;
+    std::uint8_t* status;  // nullable: the bounds view's per-point status
+    DeviceCounters* counters;
+};
+
 // Shift statistics of one update, reduced on the device in a fixed order.
 struct DeviceShiftStats {
     double max_shift;

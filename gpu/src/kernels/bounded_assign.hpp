@@ -12,6 +12,27 @@
 
 namespace kms::cuda {
 
+// The end of every bounded assignment kernel: the block's distance evaluations,
+// skipped points and changed labels added to the run's counters (one atomic each per
+// block). Every thread of the block must call it (it has barriers).
+__device__ __forceinline__ void add_block_counts(DeviceCounters* counters, unsigned long long evaluations,
+                                                 unsigned long long skips, unsigned long long changed,
+                                                 unsigned long long* scratch) {
+    block_count_add(evaluations, &counters->point_centroid_distances, scratch);
+    block_count_add(skips, &counters->bound_skips, scratch);
+    block_count_add(changed, &counters->labels_changed, scratch);
+}
+
+// A point's outcome: its label, written when it moved, and its status for the bounds
+// view (skipped: the bounds ruled some centroids out). 1 when the label changed.
+__device__ __forceinline__ int record_label(std::int32_t* labels, std::uint8_t* status, long long i, int old_label,
+                                            int new_label, bool skipped) {
+    if (status) status[i] = skipped ? 1 : 0;
+    if (new_label == old_label) return 0;
+    labels[i] = new_label;
+    return 1;
+}
+
 // Calls visit(c, row) for every centroid c of this thread's point when `wanted`:
 // cuda-shared stages the centroids through `tile` (tile_rows rows at a time, the
 // whole block loading each tile and leaving early once no thread wants more);

@@ -21,15 +21,7 @@ struct ElkanLowerStorage<double> {
 };
 
 template <typename T>
-struct BoundedArgs {
-    const T* points;
-    long long n;
-    int d;
-    const T* centroids;
-    int k;
-    std::int32_t* labels;
-    std::uint8_t* status;              // nullable
-    DeviceCounters* counters;
+struct BoundedArgs : AssignArgs<T> {
     T* upper;                          // n
     T* lower;                          // n (Hamerly)
     typename ElkanLowerStorage<T>::type* lower_k;  // n × k (Elkan)

@@ -114,15 +114,9 @@ __global__ void __launch_bounds__(1024) elkan_kernel(BoundedArgs<T> a, int tile_
         }
         a.upper[i] = u;
         a.stamp[i] = a.now;
-        if (current != label) {
-            a.labels[i] = current;
-            changed = 1;
-        }
-        if (a.status) a.status[i] = skips ? 1 : 0;
+        changed = record_label(a.labels, a.status, i, label, current, skips != 0);
     }
-    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
-    block_count_add(skips, &a.counters->bound_skips, uscratch);
-    block_count_add(changed, &a.counters->labels_changed, uscratch);
+    add_block_counts(a.counters, evaluations, skips, changed, uscratch);
 }
 
 // Large k: the search that builds the bounds (first iteration, and after the shift
@@ -149,10 +143,7 @@ struct ElkanBuildFinish {
     __device__ __forceinline__ int operator()(long long i, const Nearest<T>& nearest) const {
         upper[i] = BoundArithmetic<T>(d).upper(device_sqrt(nearest.best));
         stamp[i] = now;
-        if (status) status[i] = 0;
-        if (labels[i] == nearest.best_c) return 0;
-        labels[i] = nearest.best_c;
-        return 1;
+        return record_label(labels, status, i, labels[i], nearest.best_c, false);
     }
 };
 

@@ -326,20 +326,14 @@ __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, i
                 a.upper[i] = best_upper;
                 a.lower[i] = outside < second_lower ? outside : second_lower;
                 a.stamp[i] = a.now;
-                if (best_c != label) {
-                    a.labels[i] = best_c;
-                    ++changed;
-                }
                 const bool skipped = point_evaluations < static_cast<unsigned long long>(a.k);
                 skips += skipped;
-                if (a.status) a.status[i] = skipped ? 1 : 0;
+                changed += record_label(a.labels, a.status, i, label, best_c, skipped);
             }
         }
         append_to_list(a.search_list, a.search_count, i, full && sub == 0);
     }
-    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
-    block_count_add(skips, &a.counters->bound_skips, uscratch);
-    block_count_add(changed, &a.counters->labels_changed, uscratch);
+    add_block_counts(a.counters, evaluations, skips, changed, uscratch);
 }
 
 }  // namespace

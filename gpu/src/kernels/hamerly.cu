@@ -67,15 +67,9 @@ __global__ void __launch_bounds__(1024) hamerly_kernel(BoundedArgs<T> a, int til
         a.upper[i] = bounds.upper(device_sqrt(best));
         a.lower[i] = second == infinity_of<T>() ? second : bounds.lower(device_sqrt(second));
         a.stamp[i] = a.now;
-        if (best_c != label) {
-            a.labels[i] = best_c;
-            changed = 1;
-        }
-        if (a.status) a.status[i] = 0;
+        changed = record_label(a.labels, a.status, i, label, best_c, false);
     }
-    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
-    block_count_add(skips, &a.counters->bound_skips, uscratch);
-    block_count_add(changed, &a.counters->labels_changed, uscratch);
+    add_block_counts(a.counters, evaluations, skips, changed, uscratch);
 }
 
 // The tiled search's result for a listed point: what the full search above writes.
@@ -94,10 +88,7 @@ struct HamerlyFinish {
         upper[i] = bounds.upper(device_sqrt(nearest.best));
         lower[i] = nearest.second == infinity_of<T>() ? nearest.second : bounds.lower(device_sqrt(nearest.second));
         stamp[i] = now;
-        if (status) status[i] = 0;
-        if (nearest.best_c == labels[i]) return 0;
-        labels[i] = nearest.best_c;
-        return 1;
+        return record_label(labels, status, i, labels[i], nearest.best_c, false);
     }
 };
 

@@ -9,15 +9,7 @@
 namespace kms::cuda {
 
 template <typename T>
-struct LloydArgs {
-    const T* points;
-    long long n;
-    int d;
-    const T* centroids;
-    int k;
-    std::int32_t* labels;
-    std::uint8_t* status;        // nullable
-    DeviceCounters* counters;
+struct LloydArgs : AssignArgs<T> {
     double* block_partials;      // non-null: fuse the small-path accumulation
     SmallUpdate<T> update;       // with block_partials: also the whole update (last block)
 };

@@ -234,18 +234,12 @@ __global__ void __launch_bounds__(1024) yinyang_walk_kernel(BoundedArgs<T> a, in
         a.upper[i] = bounds.upper(device_sqrt(best));
         a.stamp[i] = a.now;
         a.group_stamp[i] = a.now;
-        if (current != label) {
-            a.labels[i] = current;
-            ++changed;
-        }
         const bool skipped = point_evaluations < static_cast<unsigned long long>(a.k);
         skips += skipped;
-        if (a.status) a.status[i] = skipped ? 1 : 0;
+        changed += record_label(a.labels, a.status, i, label, current, skipped);
         evaluations += point_evaluations;
     }
-    block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
-    block_count_add(skips, &a.counters->bound_skips, uscratch);
-    block_count_add(changed, &a.counters->labels_changed, uscratch);
+    add_block_counts(a.counters, evaluations, skips, changed, uscratch);
     block_count_add(group_skips, &a.counters->group_skips, uscratch);
 }
 
@@ -280,10 +274,7 @@ struct YinyangFinish {
         group_lower[i * groups + group_of[nearest.best_c]] = second;
         stamp[i] = now;
         group_stamp[i] = now;
-        if (status) status[i] = 0;
-        if (labels[i] == nearest.best_c) return 0;
-        labels[i] = nearest.best_c;
-        return 1;
+        return record_label(labels, status, i, labels[i], nearest.best_c, false);
     }
 };
 
