@@ -6,7 +6,6 @@
 #include <chrono>
 
 #include "kms/backends.hpp"
-#include "kms/device_group_solver.hpp"
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
 #include "geo/geo_view.hpp"
@@ -109,57 +108,20 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
     try {
         if (!bundle.dataset) throw Error("no data loaded");
         dataset_ = bundle.dataset;
-        // --solver auto: the rule's choice for this data set (a racing back end's below),
-        // shown as the run's description.
-        SolverConfig config = resolve_solver(setup.config, dataset_->points.rows(), dataset_->d(),
-                                              given.rows() > 0 ? given.rows() : setup.k);
-        config.record_point_status = true;  // the bounds view needs it; costs one byte per point
-        config.compute_inertia = true;      // the charts plot it
-        SetupResult result{epoch, {}, config.describe(), {}, 0};
-        if (given.rows() > 0) {
-            if (given.cols() != dataset_->d())
-                throw Error("initial centroids have " + std::to_string(given.cols()) + " coordinates, the data " +
-                            std::to_string(dataset_->d()));
-            result.initial_centroids = std::move(given);
-        } else if (setup.n_init > 1) {
-            // Every restart to the end, by the fit layer; the studio then replays the best one.
-            FitOptions fit_options{setup.config, setup.k, setup.init, setup.n_init, nullptr, nullptr, {}};
-            fit_options.devices = setup.devices;
-            FitResult fitted = fit(points(), fit_options, nullptr, fresh_stop_token(), dataset_->name);
-            if (fitted.stop_reason == StopReason::Cancelled) throw Error("restarts cancelled");
-            config.algorithm = fitted.solver.algorithm;  // auto: what fit() raced and ran
-            result.initial_centroids = std::move(fitted.initial_centroids);
-            result.restarts = std::move(fitted.restarts);
-            result.best_restart = fitted.best_restart;
-        } else {
-            InitOptions init = setup.init;
-            init.cancel = fresh_stop_token();
-            SolverConfig seeding = config;  // a device group seeds on its first device, as fit() does
-            if (!setup.devices.empty()) seeding.cuda_device = setup.devices.front();
-            result.initial_centroids =
-                initialize_centroids_for(seeding, dataset_->points, setup.k, init, dataset_->name);
-        }
-        // --solver auto on a back end that races (the GPU), one restart: the candidates a
-        // few steps each from these centroids, the fastest runs.
-        if (setup.config.algorithm == Algorithm::Auto && result.restarts.empty() && setup.devices.empty()) {
-            SolverConfig racing = config;
-            racing.algorithm = Algorithm::Auto;
-            RaceOptions race{dataset_->points.rows(), dataset_->d(), result.initial_centroids.rows(),
-                             [this](Solver& solver) { solver.set_data(points()); }, fresh_stop_token()};
-            if (const std::optional<SolverChoice> raced = race_auto_solver(racing, result.initial_centroids, race))
-                config.algorithm = raced->algorithm;
-        }
-        result.description = config.describe();
+        // The engine prepares the run as fit() does (kms::prepare_run): the solver (auto
+        // chosen or raced), the initial centroids (given, seeded, or the best of the restarts).
+        FitOptions options{setup.config, setup.k, setup.init, setup.n_init, nullptr, nullptr, setup.devices};
+        options.solver.record_point_status = true;  // the bounds view needs it; costs one byte per point
+        options.solver.compute_inertia = true;      // the charts plot it
+        PreparedRun prepared = prepare_run(points(), options, given, fresh_stop_token(), dataset_->name);
+        SetupResult result{epoch, std::move(prepared.initial_centroids), prepared.solver.describe(),
+                           std::move(prepared.restarts), prepared.best_restart};
         if (!setup.devices.empty()) {
             QStringList devices;
             for (int device : setup.devices) devices << QString::number(device);
             result.description += " on devices " + devices.join(',').toStdString();
         }
-        auto run = std::make_unique<KMeansRun>(setup.devices.empty() ? make_solver(config)
-                                                                      : make_device_group_solver(config, setup.devices));
-        run->solver().set_data(points());
-        run->solver().set_initial_centroids(result.initial_centroids);
-        run_ = std::move(run);
+        run_ = std::move(prepared.run);
         emit setupDone(std::move(result));
     } catch (const std::exception& error) {
         emit setupFailed(QString::fromStdString(error.what()), epoch);

@@ -127,6 +127,24 @@ private:
 // in progress with stop_reason Cancelled and the best state reached so far.
 FitResult fit(std::shared_ptr<const Matrix<double>> points, const FitOptions& options, FitObserver* observer = nullptr,
               std::stop_token stop = {}, const std::string& source_name = "data");
+// A run made ready to step, as fit() prepares each of its runs: the studio steps it.
+struct PreparedRun {
+    std::unique_ptr<KMeansRun> run;      // its data and initial centroids set, at iteration 0
+    SolverConfig solver;                 // what runs (--solver auto resolved: by the back end's rule or its race)
+    std::string solver_choice;           // --solver auto: what it chose and why; empty otherwise
+    Matrix<double> initial_centroids;    // given, seeded, or (n_init > 1) the best restart's
+    std::vector<RestartResult> restarts; // n_init > 1: every restart, run to its end by fit()
+    int best_restart = 0;
+};
+// The checks, the solver (auto chosen or raced), the data and the initial centroids
+// of one run of `points`, in one process (not over ranks): from `given` when it has
+// rows (k = their number), else restart 0's seeding; with n_init > 1, fit() runs every
+// restart first and the run starts from the best one's centroids. A stop request
+// while seeding or restarting ends it with kms::Cancelled (or the initialiser's error).
+PreparedRun prepare_run(std::shared_ptr<const Matrix<double>> points, const FitOptions& options,
+                        const Matrix<double>& given = {}, std::stop_token stop = {},
+                        const std::string& source_name = "data");
+
 // Float points (a float32 NumPy array): the same fit as of their values widened to
 // double, bit for bit. The CPU back ends read them in place (FitResult::data_address
 // is theirs when the precision is f32); other back ends get a widened copy.
@@ -188,7 +206,7 @@ std::optional<SolverChoice> race_auto_solver(const SolverConfig& config, const M
 // at half the fewest count it saw (least squares over the steps): between the race's last
 // step and a step with no distances, as a long run's later steps are. At no distances the
 // projection chose Hamerly over Exponion at 10^6 x 16-D, k = 1000, 2.5x slower to converge
-// (H100, docs/gpu-logs/2026-11-27-auto-settled). Projected only when the fit is sound: at
+// (H100, docs/lab/gpu-logs/2026-11-27-auto-settled). Projected only when the fit is sound: at
 // least three steps, counts spread by a quarter or more, time rising with the count
 // (R² >= 0.8) and a positive time at none; otherwise the fastest step. `judged_ms` is the
 // projection, or the fastest step.

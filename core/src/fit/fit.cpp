@@ -137,44 +137,52 @@ std::unique_ptr<Solver> make_fit_solver(const SolverConfig& config, const FitOpt
     return options.devices.empty() ? make_solver(config) : make_device_group_solver(config, options.devices);
 }
 
-// The one fit loop over any data: `attach(solver, first_row, rows)` hands the
-// points (with FitOptions::ranks, this rank's block of them) to the solver,
-// `seed(init)` chooses a restart's initial centroids (host data: the back end's
-// initialiser or the CPU's; device data: the back end's device initialiser).
-template <typename Attach, typename Seed>
-FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer,
-                        std::stop_token stop, const std::string& source_name, const std::function<void()>& check_data,
-                        Attach attach, Seed seed);
-
-// Running out of memory anywhere in a fit is a message with the sizes (issue 39: a row of
-// 25 M columns ended in "terminate called after throwing std::bad_alloc").
-template <typename Attach, typename Seed>
-FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer, std::stop_token stop,
-                  const std::string& source_name, const std::function<void()>& check_data, Attach attach, Seed seed) {
-    try {
-        return run_fit_steps(n, d, options, observer, stop, source_name, check_data, attach, seed);
-    } catch (const std::bad_alloc&) {
-        const double bytes = double(n) * double(d) * (options.solver.precision == Precision::F32 ? 4.0 : 8.0);
-        throw Error(source_name + ": not enough memory to fit k = " + std::to_string(options.k) + " clusters to " +
-                    std::to_string(n) + " points × " + std::to_string(d) + " coordinates (" +
-                    std::string(to_string(options.solver.precision)) + ": " + short_number(bytes / 1048576.0) +
-                    " MiB of points, with the solver's labels, bounds and sums on top)" +
-                    (options.solver.precision == Precision::F64 ? "; --precision f32 halves it" : ""));
-    }
+// Running out of memory in a fit: the sizes, and what halves them.
+Error out_of_memory(std::size_t n, std::size_t d, const FitOptions& options, const std::string& source_name) {
+    const double bytes = double(n) * double(d) * (options.solver.precision == Precision::F32 ? 4.0 : 8.0);
+    return Error(source_name + ": not enough memory to fit k = " + std::to_string(options.k) + " clusters to " +
+                 std::to_string(n) + " points × " + std::to_string(d) + " coordinates (" +
+                 std::string(to_string(options.solver.precision)) + ": " + short_number(bytes / 1048576.0) +
+                 " MiB of points, with the solver's labels, bounds and sums on top)" +
+                 (options.solver.precision == Precision::F64 ? "; --precision f32 halves it" : ""));
 }
 
+// Restart r's initialisation: seed S + r, the sample weights, the stop token.
+InitOptions restart_init(const FitOptions& options, int restart, std::stop_token stop) {
+    InitOptions init = options.init;
+    init.seed = options.init.seed + static_cast<std::uint64_t>(restart);
+    if (options.sample_weight) init.sample_weight = *options.sample_weight;
+    if (!init.cancel.stop_possible()) init.cancel = std::move(stop);
+    return init;
+}
+
+// What every run does before its steps, for fit() and prepare_run(): the checks, the
+// solver (--solver auto by the back end's rule, or raced on the data from the first
+// restart's centroids), and its data. `attach(solver, first_row, rows)` hands the
+// points (with FitOptions::ranks, this rank's block of them) to a solver, `seed(init)`
+// chooses a restart's initial centroids (host data: the back end's initialiser or the
+// CPU's; device data: the back end's device initialiser); `given`: centroids to start
+// from instead (the race starts from them).
+struct RunStart {
+    std::optional<KMeansRun> run;
+    SolverConfig solver;                         // what runs (auto resolved)
+    std::string solver_choice;                   // auto: what it chose and why
+    std::optional<Matrix<double>> first_initial; // the first restart's centroids, when the race chose them
+    InitStats first_stats;                       // and what seeding them took
+    std::size_t first_row = 0, rows = 0;         // a rank's block: whole packages of the update (partition_rows)
+};
+
 template <typename Attach, typename Seed>
-FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer,
-                        std::stop_token stop, const std::string& source_name, const std::function<void()>& check_data,
-                        Attach attach, Seed seed) {
+RunStart start_run(std::size_t n, std::size_t d, const FitOptions& options, std::stop_token stop,
+                   const std::string& source_name, const std::function<void()>& check_data, Attach attach, Seed seed,
+                   const Matrix<double>* given) {
     // Under ranks, a failure of the set-up or of a seeding (k > n, initial centroids
     // of the wrong shape: every rank meets it alike) is agreed on before the next
     // collective, so that it is reported once and no rank is left waiting.
-    FitResult result;
-    std::optional<KMeansRun> run_holder;
+    RunStart start;
+    start.rows = n;
     const bool will_race = !options.ranks && options.devices.empty() &&
                            !race_candidates_for(options.solver, n, d, options.k).empty();
-    std::size_t first_row = 0, rows = n;  // a rank's block: whole packages of the update (partition_rows)
     agreed(options.ranks.get(), [&] {
         if (n == 0) throw InputError::whole(source_name, "no points to cluster");
         if (options.k > n)
@@ -184,21 +192,21 @@ FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options,
         if (options.sample_weight) check_sample_weight(*options.sample_weight, n, source_name);
         if (check_data) check_data();  // the weights against the data (check_weight_range), where the points are on the host
         const SolverChoice choice = choose_solver(options.solver, n, d, options.k);
-        result.solver = options.solver;
-        result.solver.algorithm = choice.algorithm;
-        result.solver_choice = choice.reason;
-        if (!will_race) run_holder.emplace(make_fit_solver(result.solver, options));  // racing: the winner, below
+        start.solver = options.solver;
+        start.solver.algorithm = choice.algorithm;
+        start.solver_choice = choice.reason;
+        if (!will_race) start.run.emplace(make_fit_solver(start.solver, options));  // racing: the winner, below
         if (options.ranks) {
             const std::vector<std::size_t> first =
                 partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
-            first_row = first[static_cast<std::size_t>(options.ranks->rank())];
-            rows = first[static_cast<std::size_t>(options.ranks->rank()) + 1] - first_row;
+            start.first_row = first[static_cast<std::size_t>(options.ranks->rank())];
+            start.rows = first[static_cast<std::size_t>(options.ranks->rank()) + 1] - start.first_row;
         }
     });
     // The points (this rank's block) and weights of any solver of the run.
-    auto prepare = [&](Solver& solver) {
+    auto prepare = [&options, &start, &source_name, attach](Solver& solver) {
         try {
-            attach(solver, first_row, rows);
+            attach(solver, start.first_row, start.rows);
         } catch (const InputError& error) {  // the solver's refusal of "the data" (their range): name them
             if (error.source() == "the data") throw InputError::whole(source_name, error.reason());
             throw;
@@ -206,39 +214,52 @@ FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options,
         if (options.sample_weight)
             solver.set_sample_weight(
                 options.ranks ? std::make_shared<const std::vector<double>>(
-                                    options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row),
-                                    options.sample_weight->begin() + static_cast<std::ptrdiff_t>(first_row + rows))
+                                    options.sample_weight->begin() + static_cast<std::ptrdiff_t>(start.first_row),
+                                    options.sample_weight->begin() + static_cast<std::ptrdiff_t>(start.first_row + start.rows))
                               : options.sample_weight);
     };
-    if (run_holder) agreed(options.ranks.get(), [&] { prepare(run_holder->solver()); });
+    if (start.run) agreed(options.ranks.get(), [&] { prepare(start.run->solver()); });
+    if (!will_race) return start;
 
     // --solver auto where the back end races its candidates on the data (one process:
     // ranks would have to agree on timings): the first restart's centroids are chosen
     // now, each candidate runs a few steps from them, and the fastest runs the fit.
-    std::optional<Matrix<double>> first_initial;
-    InitStats first_stats;
-    if (will_race) {
-        InitOptions init = options.init;
-        init.stats = &first_stats;
-        if (options.sample_weight) init.sample_weight = *options.sample_weight;
-        if (!init.cancel.stop_possible()) init.cancel = stop;
+    if (given) {
+        start.first_initial = *given;
+    } else {
+        InitOptions init = restart_init(options, 0, stop);
+        init.stats = &start.first_stats;
         try {
-            first_initial = seed(init);
+            start.first_initial = seed(init);
         } catch (const Error&) {
             if (!stop.stop_requested()) throw;
         }
-        if (first_initial && !stop.stop_requested()) {  // one solver's data on the device at a time
-            RaceOptions race{n, d, options.k, prepare, stop};
-            if (const std::optional<SolverChoice> raced = race_auto_solver(options.solver, *first_initial, race)) {
-                result.solver_choice = raced->reason;
-                result.solver.algorithm = raced->algorithm;
-            }
-        }
-        run_holder.emplace(make_fit_solver(result.solver, options));  // the winner, or the rule's choice
-        prepare(run_holder->solver());
     }
-    KMeansRun& run = *run_holder;
+    if (start.first_initial && !stop.stop_requested()) {  // one solver's data on the device at a time
+        RaceOptions race{n, d, options.k, prepare, stop};
+        if (const std::optional<SolverChoice> raced = race_auto_solver(options.solver, *start.first_initial, race)) {
+            start.solver_choice = raced->reason;
+            start.solver.algorithm = raced->algorithm;
+        }
+    }
+    start.run.emplace(make_fit_solver(start.solver, options));  // the winner, or the rule's choice
+    prepare(start.run->solver());
+    return start;
+}
+
+// The one fit loop over any data (start_run() for `check_data`, `attach` and `seed`).
+template <typename Attach, typename Seed>
+FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer,
+                        std::stop_token stop, const std::string& source_name, const std::function<void()>& check_data,
+                        Attach attach, Seed seed) {
     if (options.ranks) stop = {};  // every rank runs the same steps (kms/fit.hpp)
+    RunStart start = start_run(n, d, options, stop, source_name, check_data, attach, seed, nullptr);
+    FitResult result;
+    result.solver = start.solver;
+    result.solver_choice = start.solver_choice;
+    const std::size_t first_row = start.first_row, rows = start.rows;
+    std::optional<Matrix<double>>& first_initial = start.first_initial;
+    KMeansRun& run = *start.run;
     result.data_address = run.solver().data_address();
 
     bool have_best = false;
@@ -247,10 +268,7 @@ FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options,
     // 10^7 points cost ~100 ms of page faults on the development VM, at cancel time).
     result.labels.assign(n, -1);
     for (int r = 0; r < options.n_init && !stop.stop_requested(); ++r) {
-        InitOptions init = options.init;
-        init.seed = options.init.seed + static_cast<std::uint64_t>(r);
-        if (options.sample_weight) init.sample_weight = *options.sample_weight;
-        if (!init.cancel.stop_possible()) init.cancel = stop;
+        InitOptions init = restart_init(options, r, stop);
         InitStats init_stats;
         init.stats = &init_stats;
         Matrix<double> initial;
@@ -259,7 +277,7 @@ FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options,
             try {
                 if (r == 0 && first_initial) {
                     initial = std::move(*first_initial);  // the race's centroids
-                    init_stats = first_stats;
+                    init_stats = start.first_stats;
                 } else {
                     initial = seed(init);
                 }
@@ -317,6 +335,18 @@ FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options,
     if (have_best) check_finite_result(result.centroids, result.inertia, options.solver.precision, source_name);
     if (stop.stop_requested()) result.stop_reason = StopReason::Cancelled;
     return result;
+}
+
+// Running out of memory anywhere in a fit is a message with the sizes (issue 39: a row of
+// 25 M columns ended in "terminate called after throwing std::bad_alloc").
+template <typename Attach, typename Seed>
+FitResult run_fit(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer, std::stop_token stop,
+                  const std::string& source_name, const std::function<void()>& check_data, Attach attach, Seed seed) {
+    try {
+        return run_fit_steps(n, d, options, observer, stop, source_name, check_data, attach, seed);
+    } catch (const std::bad_alloc&) {
+        throw out_of_memory(n, d, options, source_name);
+    }
 }
 
 // The solver's data: all points, or (FitOptions::ranks) this rank's rows, read in place.
@@ -393,6 +423,56 @@ FitResult fit(std::shared_ptr<const Matrix<float>> points, const FitOptions& opt
         return fit(std::make_shared<const Matrix<double>>(points->cast<double>()), options, observer, stop,
                    source_name);
     return fit_host_rows(points, options, observer, stop, source_name);
+}
+
+PreparedRun prepare_run(std::shared_ptr<const Matrix<double>> points, const FitOptions& options,
+                        const Matrix<double>& given, std::stop_token stop, const std::string& source_name) {
+    FitOptions run_options = options;
+    if (given.rows() > 0) run_options.k = given.rows();
+    run_options.validate();
+    if (!points) throw InputError::whole(source_name, "no points to cluster");
+    if (options.ranks) throw Error("prepare_run() runs in one process: not over MPI ranks (fit() is)");
+    if (given.rows() > 0 && given.cols() != points->cols())
+        throw Error("initial centroids have " + std::to_string(given.cols()) + " coordinates, the data " +
+                    std::to_string(points->cols()));
+    PreparedRun prepared;
+    if (given.rows() == 0 && run_options.n_init > 1) {
+        // Every restart to its end by fit(), without what only a watched run needs;
+        // the run then replays the best one from its initial centroids.
+        FitOptions restarts = run_options;
+        restarts.solver.record_point_status = false;
+        restarts.solver.compute_inertia = false;
+        FitResult fitted = fit(points, restarts, nullptr, stop, source_name);
+        if (fitted.stop_reason == StopReason::Cancelled) throw Cancelled("restarts cancelled");
+        prepared.solver = run_options.solver;
+        prepared.solver.algorithm = fitted.solver.algorithm;  // auto: what fit() chose (or raced) and ran
+        prepared.solver_choice = std::move(fitted.solver_choice);
+        prepared.initial_centroids = std::move(fitted.initial_centroids);
+        prepared.restarts = std::move(fitted.restarts);
+        prepared.best_restart = fitted.best_restart;
+        prepared.run = std::make_unique<KMeansRun>(make_fit_solver(prepared.solver, run_options));
+        prepared.run->solver().set_data(points);
+    } else {
+        // As fit() over host rows: a device group seeds on its first device.
+        SolverConfig seeding = run_options.solver;
+        if (!run_options.devices.empty()) seeding.cuda_device = run_options.devices.front();
+        const auto seed = [&](const InitOptions& init) {
+            return initialize_centroids_for(seeding, *points, run_options.k, init, source_name);
+        };
+        RunStart start = start_run(
+            points->rows(), points->cols(), run_options, stop, source_name,
+            [&] { check_weight_range(*points, run_options.sample_weight.get(), run_options.solver.precision, source_name); },
+            [&](Solver& solver, std::size_t, std::size_t) { solver.set_data(points); }, seed,
+            given.rows() > 0 ? &given : nullptr);
+        prepared.solver = start.solver;
+        prepared.solver_choice = std::move(start.solver_choice);
+        if (given.rows() > 0) prepared.initial_centroids = given;
+        else if (start.first_initial) prepared.initial_centroids = std::move(*start.first_initial);
+        else prepared.initial_centroids = seed(restart_init(run_options, 0, stop));
+        prepared.run = std::make_unique<KMeansRun>(std::move(*start.run));
+    }
+    prepared.run->solver().set_initial_centroids(prepared.initial_centroids);
+    return prepared;
 }
 
 namespace {
