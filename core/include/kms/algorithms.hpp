@@ -50,7 +50,7 @@ std::string algorithm_names(std::string_view separator);
 
 // A solver file's registration: KMS_SOLVER_REGISTRATION(lloyd_cpu) { register_... }.
 // The build finds every use in core/src/solvers and gpu/src/solvers
-// (cmake/solver_registrations.cmake) and runs them before the registry is first read,
+// (core/cmake/solver_registrations.cmake) and runs them before the registry is first read,
 // so no list of solver files is kept by hand (and the linker cannot drop one).
 #define KMS_SOLVER_REGISTRATION(id)       \
     void kms_solver_registration_##id();  \
