@@ -30,8 +30,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
   return()
 endif()
 
-set(KMS_SOLVER_REGISTRATIONS_SCRIPT ${CMAKE_CURRENT_LIST_FILE})
 function(kms_solver_registrations target function)
+  set(script ${CMAKE_CURRENT_FUNCTION_LIST_FILE})  # this file, run as a script at build time
   set(list_file ${CMAKE_CURRENT_BINARY_DIR}/${function}_sources.txt)
   set(out ${CMAKE_CURRENT_BINARY_DIR}/${function}.cpp)
   string(REPLACE ";" "\n" lines "${ARGN}")
@@ -39,8 +39,8 @@ function(kms_solver_registrations target function)
   file(COPY_FILE ${list_file}.new ${list_file} ONLY_IF_DIFFERENT)
   add_custom_command(OUTPUT ${out}
                      COMMAND ${CMAKE_COMMAND} -DLIST=${list_file} -DOUT=${out} -DFUNCTION=${function}
-                             -P ${KMS_SOLVER_REGISTRATIONS_SCRIPT}
-                     DEPENDS ${ARGN} ${list_file} ${KMS_SOLVER_REGISTRATIONS_SCRIPT}
+                             -P ${script}
+                     DEPENDS ${ARGN} ${list_file} ${script}
                      COMMENT "Collecting the solver registrations of ${target}" VERBATIM)
   target_sources(${target} PRIVATE ${out})
 endfunction()
