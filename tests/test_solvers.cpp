@@ -389,7 +389,7 @@ private slots:
         QTest::addColumn<int>("precision");
         for (int a = 0; a < kSolverCount; ++a)
             for (int p = 0; p < 2; ++p)
-                QTest::newRow((std::string(to_string(static_cast<Algorithm>(a))) + "/" +
+                QTest::newRow((std::string(to_string(kSolvers[a])) + "/" +
                                std::string(to_string(static_cast<Precision>(p))))
                                   .c_str())
                     << a << p;
@@ -401,10 +401,10 @@ private slots:
         const auto points = make_points(c);
         const Matrix<double> initial = make_centroids(c, *points);
         std::vector<std::unique_ptr<Solver>> solvers;
-        solvers.push_back(make(static_cast<Algorithm>(algorithm), Backend::Sequential,
+        solvers.push_back(make(kSolvers[algorithm], Backend::Sequential,
                                static_cast<Precision>(precision), 1, EmptyClusterPolicy::Keep));
         for (int threads : {1, 2, 7})
-            solvers.push_back(make(static_cast<Algorithm>(algorithm), Backend::OpenMP,
+            solvers.push_back(make(kSolvers[algorithm], Backend::OpenMP,
                                    static_cast<Precision>(precision), threads, EmptyClusterPolicy::Keep));
         for (auto& s : solvers) {
             s->set_data(points);
