@@ -64,11 +64,7 @@ std::uint64_t CudaSolverBase<T>::relocate_empty_by_packages() {
         static_cast<std::size_t>(first_row_), partition_.comm.get());
     relocate_to_movers<T>(empty_ids, movers, d, previous.data(), next_rows.data(), root_sums_, root_counts_,
                           with_weights ? root_weights_ : std::vector<double>());
-    KMS_CUDA_CHECK(cudaMemcpyAsync(next(), next_rows.data(), next_rows.size() * sizeof(T), cudaMemcpyHostToDevice,
-                                   stream_));
-    launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
-                           shift_exact_.get(), false, stream_);
-    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors must outlive the copy
+    upload_relocated(next_rows);
     return static_cast<std::uint64_t>(n);
 }
 
@@ -134,22 +130,29 @@ std::uint64_t CudaSolverBase<T>::relocate_empty() {
                 next_rows[from * d + t] = static_cast<T>(sums[from * d + t] / divisor);
         }
     }
-    KMS_CUDA_CHECK(cudaMemcpyAsync(next(), next_rows.data(), next_rows.size() * sizeof(T), cudaMemcpyHostToDevice,
-                                   stream_));
-    // Shifts of the relocated centroids (the counts on the device still say which were empty).
-    launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
-                           shift_exact_.get(), false, stream_);
-    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors must outlive the copy
+    upload_relocated(next_rows);
     return static_cast<std::uint64_t>(n);
 }
 
+// Both relocations' end: the new centroids to the device and the shifts of the
+// relocated ones (the counts on the device still say which were empty).
+template <typename T>
+void CudaSolverBase<T>::upload_relocated(const std::vector<T>& next_rows) {
+    KMS_CUDA_CHECK(cudaMemcpyAsync(next(), next_rows.data(), next_rows.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                   stream_));
+    launch_apply_update<T>(current(), next(), k_, d_, workspace_, shift_upper_.get(), &record_.get()->shifts,
+                           shift_exact_.get(), false, stream_);
+    KMS_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors must outlive the copy
+}
 
 // This file's members of the two solvers (the class is instantiated in cuda_solver_base.cu).
 template DeviceBuffer<float> CudaSolverBase<float>::queue_relocation_inputs(std::vector<float>&, std::vector<std::int32_t>&);
 template std::uint64_t CudaSolverBase<float>::relocate_empty_by_packages();
 template std::uint64_t CudaSolverBase<float>::relocate_empty();
+template void CudaSolverBase<float>::upload_relocated(const std::vector<float>&);
 template DeviceBuffer<double> CudaSolverBase<double>::queue_relocation_inputs(std::vector<double>&, std::vector<std::int32_t>&);
 template std::uint64_t CudaSolverBase<double>::relocate_empty_by_packages();
 template std::uint64_t CudaSolverBase<double>::relocate_empty();
+template void CudaSolverBase<double>::upload_relocated(const std::vector<double>&);
 
 }  // namespace kms::cuda

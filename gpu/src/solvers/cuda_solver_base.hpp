@@ -205,6 +205,7 @@ private:
     void finish_package_update();
     std::uint64_t relocate_empty_by_packages();
     DeviceBuffer<T> queue_relocation_inputs(std::vector<T>& distance, std::vector<std::int32_t>& label);
+    void upload_relocated(const std::vector<T>& next_rows);
     double package_inertia() const;
 
     RowPartition partition_;
