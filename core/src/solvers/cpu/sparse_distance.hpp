@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kms/sparse.hpp"
+#include "kms/sparse_solver.hpp"
 
 namespace kms::sparse {
 

@@ -16,7 +16,7 @@
 #include "kms/error.hpp"
 #include "kms/io.hpp"
 #include "kms/random.hpp"
-#include "kms/sparse.hpp"
+#include "kms/sparse_solver.hpp"
 #include "sparse_distance.hpp"
 
 namespace kms {

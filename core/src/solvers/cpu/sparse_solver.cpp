@@ -28,7 +28,7 @@
 #include "kernels.hpp"
 #include "kms/error.hpp"
 #include "kms/solver_support.hpp"
-#include "kms/sparse.hpp"
+#include "kms/sparse_solver.hpp"
 #include "sparse_distance.hpp"
 
 namespace kms {
