@@ -1,7 +1,7 @@
 // The part of the CUDA solver every algorithm shares (cuda_solver_base.hpp): data,
-// centroids, the step, labels. Streaming the points is cuda_streaming.cu (and
-// cuda_chunks.hpp), the CPU's package update cuda_package_update.cu, the empty
-// clusters' relocation cuda_relocation.cu.
+// centroids, the step, labels. Streaming the points is cuda_streaming.cpp (and
+// cuda_chunks.hpp), the CPU's package update cuda_package_update.cpp, the empty
+// clusters' relocation cuda_relocation.cpp.
 #include "solvers/cuda_solver_base.hpp"
 
 #include <algorithm>
