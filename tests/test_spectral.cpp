@@ -345,6 +345,13 @@ private slots:
         kms::BackendEntry fake = *kms::find_backend(kms::Backend::OpenMP);
         fake.backend = kms::Backend::Cuda;
         fake.smallest_eigenpairs = {};
+        // A stand-in builds its solvers itself (the registry has none for CUDA here): the CPU's.
+        for (const kms::AlgorithmInfo& info : kms::registered_algorithms()) fake.algorithms.push_back(info.algorithm);
+        fake.make_solver = [](const kms::SolverConfig& config) {
+            kms::SolverConfig cpu = config;
+            cpu.backend = kms::Backend::OpenMP;
+            return kms::make_solver(cpu);
+        };
         kms::register_backend(fake);
         const kms::Dataset data = kms::generate_dataset("moons:n=1000,noise=0.05", 2);
         kms::SpectralOptions options = small_options(2, 2, 200);
