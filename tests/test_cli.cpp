@@ -259,7 +259,8 @@ private slots:
         bytes.append(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * sizeof(double)));
         write(path("wide.npy"), bytes.toStdString());
         // Every solver: Yinyang's groups were padded to 32 lanes × d (512 MB for k = 2 here).
-        for (const char* solver : {"lloyd", "elkan", "hamerly", "yinyang", "exponion"}) {
+        for (const kms::AlgorithmInfo& info : kms::registered_algorithms()) {  // every registered solver
+            const QString solver = QString::fromStdString(std::string(info.algorithm.name()));
             QProcess process;
             process.start("/bin/sh", {"-c", "ulimit -v 600000 && exec \"$0\" \"$@\"",
                                       QString::fromStdString(kms::test::env_or_empty("KMS_CLI")), "run", "--input",
@@ -267,7 +268,7 @@ private slots:
                                       solver});
             QVERIFY(process.waitForFinished(120000));
             QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0,
-                     qPrintable(QString(solver) + ": " + process.readAllStandardError()));
+                     qPrintable(solver + ": " + process.readAllStandardError()));
         }
     }
 

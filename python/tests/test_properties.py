@@ -10,6 +10,7 @@ import pytest
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
+import kmeans_studio  # noqa: E402
 from kmeans_studio import KMeans  # noqa: E402
 
 SCALES = [1.0, 1e-300, 1e-160, 1e-20, 1e20, 1e150, 1e300]
@@ -37,7 +38,7 @@ def problems(draw):
         weights = rng.integers(0, 2, size=n).astype(np.float64)
     params = dict(
         n_clusters=draw(st.integers(1, max(1, min(n, 5)))),
-        solver=draw(st.sampled_from(["lloyd", "elkan", "hamerly", "yinyang", "exponion", "auto"])),
+        solver=draw(st.sampled_from([*kmeans_studio._engine.algorithms(), "auto"])),
         init=draw(st.sampled_from(["k-means++", "random"])),
         n_init=draw(st.integers(1, 2)),
         max_iter=draw(st.integers(1, 30)),
