@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peers of issue 37's high-d map on the GPU (scripts/device_highd.sh): for every job line
+"""The peers of issue 37's high-d map on the GPU (docs/lab/device-scripts/device_highd.sh): for every job line
 "NAME X.npy C0.npy OURS" (OURS a JSON object: our configurations' step medians), the same
 points (float32) and initial centroids through
 

@@ -4,8 +4,8 @@
 # (--gemm-filter off) and --solver auto, against PyTorch (exact FP32; compiled TF32, inexact)
 # and flash-kmeans (its public source carried in .devcarry-flash, never committed) on the
 # same points and initial centroids (the highd suite of scripts/bench.sh). Unpacks
-# .devcarry-gpu/pack.tar.xz (scripts/device_pack.sh).
-# Usage: OUT=DIR scripts/device_highd.sh [checks] [bench]   (default: both)
+# .devcarry-gpu/pack.tar.xz (docs/lab/device-scripts/device_pack.sh).
+# Usage: OUT=DIR docs/lab/device-scripts/device_highd.sh [checks] [bench]   (default: both)
 #   checks: the filter's tests in both formats, the lockstep suites, compute-sanitizer
 #     memcheck and racecheck on the filter kernels (small cases) → DIR/checks.txt.
 #   profile: ncu's kernel durations and tensor-pipe activity of two steps at 10^6 × 128,
