@@ -251,15 +251,16 @@ void IterationCharts::rebuild() {
         }
         bindSeries(Chart::DistancePercent, r, name, colour, Qt::SolidLine, false,
                    [](const IterationStats& s, const ChartRun& c) { return distance_percent_of_lloyd(s, c.n, c.k); });
-        const bool groups = has_groups(run.stats);
-        bindSeries(Chart::SkipPercent, r, single && groups ? tr("points (% of n)") : name, colour, Qt::SolidLine,
+        const bool groups = has_groups(run.stats), gemm = has_gemm(run.stats);
+        // One run with a second series (groups, the GEMM's): the points' series needs a name too.
+        bindSeries(Chart::SkipPercent, r, single && (groups || gemm) ? tr("points (% of n)") : name, colour, Qt::SolidLine,
                    false, [](const IterationStats& s, const ChartRun& c) { return bound_skip_percent(s, c.n); });
         if (groups)
             // Yinyang: (point, group) pairs the group filter ruled out, dashed in the run's colour.
             bindSeries(Chart::SkipPercent, r, single ? tr("groups (% of n·t)") : name + tr(" groups"), colour,
                        Qt::DashLine, false,
                        [](const IterationStats& s, const ChartRun& c) { return group_skip_percent(s, c.n); });
-        if (has_gemm(run.stats))
+        if (gemm)
             // Lloyd's GEMM filter: the points its bound certified, dotted in the run's colour.
             bindSeries(Chart::SkipPercent, r, single ? tr("certified by the GEMM (% of n)") : name + tr(" GEMM"),
                        colour, Qt::DotLine, false,
