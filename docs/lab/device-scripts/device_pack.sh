@@ -6,6 +6,13 @@
 set -euo pipefail
 build=${1:?build directory}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
+# scripts/build.sh on a machine without a GPU configures ptxas at -O0 (a compile check only):
+# such kernels run 2-5x slower, so a pack of them would time nothing but the missing optimiser.
+if grep -q '^CMAKE_CUDA_FLAGS:.*-Xptxas=-O0' "$build/CMakeCache.txt" 2>/dev/null; then
+  echo "device_pack.sh: $build/CMakeCache.txt builds CUDA with -Xptxas=-O0 (scripts/build.sh's compile check);" \
+       "reconfigure it first: cmake -B $build -DCMAKE_CUDA_FLAGS=" >&2
+  exit 1
+fi
 stage=$(mktemp -d)
 carry="$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}"
 mkdir -p "$stage/bin" "$stage/lib" "$carry"

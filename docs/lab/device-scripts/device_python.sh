@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# On the CUDA machine (issue 40): the Python package as a user with a GPU gets it. pip builds
+# the wheel from this tree through the in-tree backend (nvcc there, so the CUDA back end is in
+# it), installs it into a fresh venv, and the CUDA tests of the Python suite run against it.
+# The device's Python is the PyTorch venv's (3.12, with NumPy, pybind11, pytest where present);
+# nothing comes from an index.
+# Usage: OUT=DIR docs/lab/device-scripts/device_python.sh
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+out=${OUT:-$root/device-out}
+mkdir -p "$out"
+py=${KMS_DEVICE_PYTHON:-/opt/torch/.venv/bin/python}
+export PATH="/usr/local/cuda/bin:$(dirname "$py"):$PATH"
+scratch=$(mktemp -d)
+"$py" -m venv --system-site-packages "$scratch/venv"
+venv_py=$scratch/venv/bin/python
+export KMS_PYTHON_BUILD_DIR=$scratch/build
+export KMS_CMAKE_ARGS="-Dpybind11_DIR=$("$py" -m pybind11 --cmakedir) -DCMAKE_CUDA_ARCHITECTURES=90-real"
+start=$SECONDS
+"$venv_py" -m pip install --no-build-isolation --no-deps --no-index "$root" > "$out/pip-install.log" 2>&1
+echo "pip install: exit $? in $((SECONDS - start)) s; $(grep -E '^Successfully' "$out/pip-install.log")"
+cd "$scratch"  # not the source tree: the installed package is what imports
+"$venv_py" - <<'EOF'
+import kmeans_studio, numpy as np
+print("kmeans_studio", kmeans_studio.__version__, "from", kmeans_studio.__file__)
+print("backends:", kmeans_studio.backends())
+rng = np.random.default_rng(3)
+X = rng.normal(size=(200000, 16)) + rng.integers(0, 20, 200000)[:, None]
+cpu = kmeans_studio.KMeans(20, backend="omp", random_state=1, tol=0).fit(X)
+gpu = kmeans_studio.KMeans(20, backend="cuda", random_state=1, tol=0).fit(X)
+print(f"CUDA wheel, 2e5 x 16, k = 20, f64: solver {gpu.solver_}, labels equal {np.array_equal(cpu.labels_, gpu.labels_)}, "
+      f"n_iter {gpu.n_iter_} = {cpu.n_iter_}, max |centroid difference| {np.abs(cpu.cluster_centers_ - gpu.cluster_centers_).max():.3g}")
+EOF
+if "$venv_py" -c "import pytest" 2>/dev/null; then
+  "$venv_py" -m pytest -q -p no:cacheprovider "$root/python/tests/test_cuda.py" 2>&1 | tail -5
+else
+  echo "no pytest in $py: the CUDA test file was not run"
+fi
