@@ -101,7 +101,13 @@ def built_extension():
                      "-DKMS_WITH_QT=OFF", "-DKMS_BUILD_TESTS=OFF", "-DKMS_BUILD_BENCH=OFF",
                      f"-DKMS_PYTHON_MODULE_PYTHON={sys.executable}",
                      *shlex.split(os.environ.get("KMS_CMAKE_ARGS", ""))]
-        subprocess.run(configure, check=True, stdout=sys.stderr)
+        configured = subprocess.run(configure, check=True, stdout=subprocess.PIPE, text=True)
+        sys.stderr.write(configured.stdout)
+        # CMake leaves the module out, with its reason, where pybind11 or NumPy is missing:
+        # say that, not ninja's "unknown target".
+        off = re.search(r"Python module OFF \((.*)\)", configured.stdout)
+        if off:
+            raise RuntimeError(f"the module {NAME}._engine cannot be built for {sys.executable}: {off.group(1)}")
         subprocess.run(["cmake", "--build", str(build_dir), "--target", "kms_python_engine", "-j",
                         str(os.cpu_count() or 1)], check=True, stdout=sys.stderr)
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"

@@ -12,8 +12,12 @@ mkdir -p "$out"
 py=${KMS_DEVICE_PYTHON:-/opt/torch/.venv/bin/python}
 export PATH="/usr/local/cuda/bin:$(dirname "$py"):$PATH"
 scratch=$(mktemp -d)
-"$py" -m venv --system-site-packages "$scratch/venv"
+"$py" -m venv "$scratch/venv"
 venv_py=$scratch/venv/bin/python
+# NumPy, PyTorch and pytest come from the PyTorch venv (a venv's --system-site-packages
+# would be /usr's): a .pth line puts its site-packages after the fresh venv's own.
+"$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' \
+  > "$("$venv_py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/device-venv.pth"
 export KMS_PYTHON_BUILD_DIR=$scratch/build
 export KMS_CMAKE_ARGS="-Dpybind11_DIR=$("$py" -m pybind11 --cmakedir) -DCMAKE_CUDA_ARCHITECTURES=90-real"
 start=$SECONDS
@@ -31,6 +35,8 @@ gpu = kmeans_studio.KMeans(20, backend="cuda", random_state=1, tol=0).fit(X)
 print(f"CUDA wheel, 2e5 x 16, k = 20, f64: solver {gpu.solver_}, labels equal {np.array_equal(cpu.labels_, gpu.labels_)}, "
       f"n_iter {gpu.n_iter_} = {cpu.n_iter_}, max |centroid difference| {np.abs(cpu.cluster_centers_ - gpu.cluster_centers_).max():.3g}")
 EOF
+# No pytest in the PyTorch venv: Debian's (pure Python), carried in .devcarry-pytest/site.
+"$venv_py" -c "import pytest" 2>/dev/null || export PYTHONPATH="$root/.devcarry-pytest/site"
 if "$venv_py" -c "import pytest" 2>/dev/null; then
   "$venv_py" -m pytest -q -p no:cacheprovider "$root/python/tests/test_cuda.py" 2>&1 | tail -5
 else

@@ -4,12 +4,13 @@
 # CUDA allocation that cannot succeed (issue 39: a message with the sizes, exit 1), and, where
 # .devcarry-old/kmeans-cli-*.xz holds an earlier build's CLI, the same CUDA runs by both
 # (outputs compared byte for byte; step medians side by side).
-# Usage: OUT=DIR docs/lab/device-scripts/device_suites.sh
+# Usage: OUT=DIR docs/lab/device-scripts/device_suites.sh   (KMS_SUITES_COMPARE_ONLY=1: the old-vs-new comparison alone)
 set -uo pipefail
 source "$(dirname "$0")/device_common.sh"
 record_device > /dev/null
 bin=$work/bin
 
+if [ -z "${KMS_SUITES_COMPARE_ONLY:-}" ]; then
 for f in gemmFilterPath doubleMatchesCpuLloyd floatMatchesLloydAndCpu \
          "smallKMatchesExact lloydStatisticsAndStop fitLayerMatchesCpu autoRacesOnTheData errors"; do
   (timeout 400 "$bin/test_cuda_solvers" $f > "$out/solvers-${f%% *}.log" 2>&1; echo "test_cuda_solvers $f: exit $?") &
@@ -31,6 +32,8 @@ echo "== a CUDA allocation that cannot succeed (Elkan's n·k bounds, 10^6 x 3000
 "$cli" run --generate uniform:n=1000000,d=2 --k 30000 --solver elkan --backend cuda --init random --seed 1 \
   --max-iter 1 > /dev/null 2> "$work/oom.txt"
 echo "exit $?: $(head -c 600 "$work/oom.txt")"
+
+fi
 
 old=$(ls "$root"/.devcarry-old/kmeans-cli-*.xz 2>/dev/null | head -1)
 if [ -n "$old" ]; then
