@@ -157,6 +157,9 @@ std::shared_ptr<const DeviceMatrix> from_dlpack(const py::object& x, const char*
 }
 #endif
 
+constexpr const char* kNoDlpack =
+    "this build of kmeans_studio has no DLPack support (configured without dlpack.h; Debian: libdlpack-dev)";
+
 // protocol: "dlpack", "cai" or "auto" (DLPack where this build has it and the
 // object offers it, else __cuda_array_interface__).
 std::shared_ptr<const DeviceMatrix> device_matrix_of(const py::object& x, const std::string& protocol,
@@ -170,10 +173,11 @@ std::shared_ptr<const DeviceMatrix> device_matrix_of(const py::object& x, const 
 #if KMS_HAVE_DLPACK
         return from_dlpack(x, name);
 #else
-        throw py::value_error("this build of kmeans_studio has no DLPack support (configured without dlpack.h; "
-                              "Debian: libdlpack-dev); pass an object with __cuda_array_interface__");
+        throw py::value_error(std::string(kNoDlpack) + "; pass an object with __cuda_array_interface__");
 #endif
     }
+    if (!has_cai && has_dlpack)  // (auto, in a build without dlpack.h)
+        throw py::value_error(std::string(kNoDlpack) + " and " + name + " has no __cuda_array_interface__");
     if (!has_cai) throw py::value_error(std::string(name) + " has neither __cuda_array_interface__ nor __dlpack__");
     return from_cuda_array_interface(x, name);
 }

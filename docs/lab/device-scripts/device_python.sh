@@ -19,7 +19,9 @@ venv_py=$scratch/venv/bin/python
 "$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' \
   > "$("$venv_py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/device-venv.pth"
 export KMS_PYTHON_BUILD_DIR=$scratch/build
-export KMS_CMAKE_ARGS="-Dpybind11_DIR=$("$py" -m pybind11 --cmakedir) -DCMAKE_CUDA_ARCHITECTURES=90-real"
+# dlpack.h (CUDA tensors handed over by DLPack): Debian's, carried in .devcarry-python/include.
+export KMS_CMAKE_ARGS="-Dpybind11_DIR=$("$py" -m pybind11 --cmakedir) -DCMAKE_CUDA_ARCHITECTURES=90-real
+  -DKMS_DLPACK_INCLUDE_DIR=$root/.devcarry-python/include"
 start=$SECONDS
 "$venv_py" -m pip install --no-build-isolation --no-deps --no-index "$root" > "$out/pip-install.log" 2>&1
 echo "pip install: exit $? in $((SECONDS - start)) s; $(grep -E '^Successfully' "$out/pip-install.log")"
@@ -35,10 +37,12 @@ gpu = kmeans_studio.KMeans(20, backend="cuda", random_state=1, tol=0).fit(X)
 print(f"CUDA wheel, 2e5 x 16, k = 20, f64: solver {gpu.solver_}, labels equal {np.array_equal(cpu.labels_, gpu.labels_)}, "
       f"n_iter {gpu.n_iter_} = {cpu.n_iter_}, max |centroid difference| {np.abs(cpu.cluster_centers_ - gpu.cluster_centers_).max():.3g}")
 EOF
-# No pytest in the PyTorch venv: Debian's (pure Python), carried in .devcarry-pytest/site.
-"$venv_py" -c "import pytest" 2>/dev/null || export PYTHONPATH="$root/.devcarry-pytest/site"
+# No pytest in the PyTorch venv: Debian's (pure Python), carried in .devcarry-python/site.
+"$venv_py" -c "import pytest" 2>/dev/null || export PYTHONPATH="$root/.devcarry-python/site"
 if "$venv_py" -c "import pytest" 2>/dev/null; then
-  "$venv_py" -m pytest -q -p no:cacheprovider "$root/python/tests/test_cuda.py" 2>&1 | tail -5
+  "$venv_py" -m pytest -q -p no:cacheprovider --tb=short -rf "$root/python/tests/${KMS_PYTHON_TESTS:-test_cuda.py}" \
+    > "$out/pytest.log" 2>&1
+  grep -E "^E |^FAILED|passed|failed" "$out/pytest.log" | cut -c1-300 | tail -40
 else
   echo "no pytest in $py: the CUDA test file was not run"
 fi

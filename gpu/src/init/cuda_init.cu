@@ -17,6 +17,7 @@
 #include "kms/cuda_init.hpp"
 #include "kms/error.hpp"
 #include "kms/random.hpp"
+#include "kernels/device_data.hpp"
 
 namespace kms {
 namespace {
@@ -307,6 +308,13 @@ Matrix<double> cuda_initialize_centroids(const DeviceMatrix& points, std::size_t
         // Centroids given: only the data's shape is checked (a shape-only matrix; no values are read).
         return initialize_centroids(Matrix<double>::view(n, d, nullptr, nullptr), k, options, source_name);
     }
+    // From here the seeding reads the values: NaN or ±Inf is refused as such first, not found
+    // later as squared distances that are not numbers (one pass, as the solver's own check).
+    const bool has_non_finite =
+        points.element == Precision::F64
+            ? cuda::column_stats(static_cast<const double*>(points.data), static_cast<long long>(n), static_cast<int>(d), nullptr).non_finite
+            : cuda::column_stats(static_cast<const float*>(points.data), static_cast<long long>(n), static_cast<int>(d), nullptr).non_finite;
+    if (has_non_finite) throw InputError::whole(source_name, "contains NaN or infinite values");
     if (!on_gpu(options)) {
         // Random, greedy k-means++ and weighted seeding have no GPU kernels: they read
         // a host copy of the points, made for the seeding only (the solver still reads
