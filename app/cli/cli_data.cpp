@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -119,6 +121,100 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
                 load_sample_weights(options.get("--weights"), result.global_rows, load_options));
         });
     return result;
+}
+
+namespace {
+constexpr OptionSpec kOutOfCoreOptions[] = {
+    {"--out-of-core", "WHEN", "auto",
+     "auto | on | off: read a .npy --input a block at a time on every pass instead of\n"
+     "loading it (CPU back ends, Lloyd): auto when its points do not fit in the memory limit"},
+    {"--memory-limit", "SIZE", "",
+     "memory this process may use, e.g. 512M, 8G (default: what is available: MemAvailable,\n"
+     "the cgroup's memory.max, ulimit -v; under mpirun shared by the machine's ranks)"},
+};
+
+// "12.3 MiB"
+std::string mebibytes(std::uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
+    return text;
+}
+
+// Ranks the launcher started on this machine (they share its memory); 1 without one.
+std::uint64_t local_ranks() {
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
+        if (const char* value = std::getenv(name))
+            if (const int ranks = std::atoi(value); ranks > 0) return static_cast<std::uint64_t>(ranks);
+    return 1;
+}
+}  // namespace
+
+OptionTable out_of_core_option_table() { return kOutOfCoreOptions; }
+
+std::string OutOfCorePlan::describe() const {
+    return std::string("out of core") + (automatic ? " (the points do not fit)" : "") + ": " + source->name() +
+           " read in blocks, buffers " + mebibytes(buffer_bytes) + " of the memory limit " + mebibytes(memory_limit) +
+           " (per-row state " + mebibytes(state_bytes) + ")";
+}
+
+std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, const FitOptions& fit) {
+    const std::string when = options.get("--out-of-core");
+    if (when != "auto" && when != "on" && when != "off") throw UsageError("--out-of-core must be auto, on or off");
+    if (when == "off") return std::nullopt;
+    const bool asked = when == "on";
+    std::uint64_t limit = 0;
+    if (options.has("--memory-limit")) {
+        limit = parse_byte_size(options.get("--memory-limit"));
+        if (limit == 0)
+            throw UsageError("--memory-limit '" + options.get("--memory-limit") +
+                             "': give a size in bytes, or with k, M, G or T (powers of 1024), e.g. 512M");
+    }
+    // What only a file read by position can be: a .npy --input (the content decides, as the loaders do).
+    const auto refuse = [&](const std::string& why) -> std::optional<OutOfCorePlan> {
+        if (asked) throw UsageError("--out-of-core on: " + why);
+        return std::nullopt;
+    };
+    if (!options.has("--input")) return refuse("it reads an --input .npy file; --generate makes the rows in memory");
+    const std::string path = options.get("--input");
+    {
+        std::ifstream file(path, std::ios::binary);
+        char magic[6] = {};
+        if (!(file.read(magic, 6) && std::string_view(magic, 6) == std::string_view("\x93NUMPY", 6)))
+            return refuse(path + " is not a NumPy .npy file: text is parsed, not read by position (convert it "
+                                 "to .npy, e.g. numpy.save)");
+    }
+    if (geo_options_from(options).enabled)
+        return refuse("--geo reads a delimited text table of latitude and longitude, loaded whole");
+    const bool needs_rows = options.has("--scores") || options.has("--weights");
+    if (needs_rows) return refuse("--scores and --weights take every row (or weight) in memory");
+
+    OutOfCorePlan plan;
+    plan.source = open_npy_rows(path);
+    const std::uint64_t n = plan.source->rows(), d = plan.source->cols();
+    const std::uint64_t ranks = fit.ranks ? static_cast<std::uint64_t>(fit.ranks->size()) : 1;
+    const std::uint64_t my_rows = (n + ranks - 1) / ranks;
+    if (limit == 0) limit = available_memory_bytes() / local_ranks();
+    plan.memory_limit = limit;
+    // In memory: the rows as doubles (and the solver's float copy), the per-row state.
+    // Per row of this process: the solver's labels, the copy a cancellable step keeps,
+    // the seeding's distance and chosen flag (9); per row of the data set: the
+    // result's labels, their text for --labels-out (up to 11), and under ranks the
+    // gathered 8-byte labels.
+    const std::uint64_t point_bytes = d * (8 + (fit.solver.precision == Precision::F32 ? 4 : 0));
+    plan.state_bytes = my_rows * (4 + 4 + 9) + n * (4 + 11 + (fit.ranks ? 16 : 0));
+    // The program, its libraries and its threads' stacks beside the data.
+    const std::uint64_t threads = static_cast<std::uint64_t>(std::max(1, fit.solver.threads > 0 ? fit.solver.threads : 2));
+    const std::uint64_t reserve = (std::uint64_t{16} << 20) + (threads + 2) * (std::uint64_t{8} << 20);
+    const bool fits = limit > 0 && my_rows * point_bytes + plan.state_bytes + reserve <= limit;
+    if (!asked && (limit == 0 || fits)) return std::nullopt;  // auto: loaded as always
+    plan.automatic = !asked;
+    if (limit <= plan.state_bytes + reserve)
+        throw UsageError("out of core: the memory limit " + mebibytes(limit) + " leaves nothing for blocks of " +
+                         path + "'s points beside the per-row state (labels, seeding: " + mebibytes(plan.state_bytes) +
+                         ") and the program (" + mebibytes(reserve) + "); raise --memory-limit" +
+                         (fit.ranks ? "" : ", or split the rows over MPI ranks (mpirun)"));
+    plan.buffer_bytes = static_cast<std::size_t>(limit - plan.state_bytes - reserve);
+    return plan;
 }
 
 void project_geo_initial_centroids(const CliData& data, FitOptions& fit) {

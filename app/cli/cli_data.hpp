@@ -11,6 +11,7 @@
 #include "kms/fit.hpp"
 #include "kms/geo.hpp"
 #include "kms/options.hpp"
+#include "kms/row_source.hpp"
 
 namespace kms::cli {
 
@@ -37,6 +38,25 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed);
 // Generated data: each rank makes only its rows (generate_rows). --geo tables are
 // loaded whole by every rank, as load_cli_data.
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit);
+
+// Out of core (--out-of-core, --memory-limit; docs/scale-out.md): whether `run` reads
+// the --input file a block at a time instead of loading it, and with what buffers.
+struct OutOfCorePlan {
+    std::shared_ptr<const RowSource> source;  // the .npy file, read by position
+    std::uint64_t memory_limit = 0;           // bytes this process may use (given, or what is available)
+    std::uint64_t state_bytes = 0;            // what stays in memory per row (labels, seeding), all rows
+    std::size_t buffer_bytes = 0;             // the solver's two blocks (and the seeding's one) together
+    bool automatic = false;                   // chosen because the points did not fit (--out-of-core auto)
+    std::string describe() const;             // one line for the report
+};
+// nullopt: load the data as always (--out-of-core off; auto with data that fit in
+// the memory limit; auto with an input that is not .npy, or generated data).
+// Throws kms::UsageError for --out-of-core on with what it cannot read a block at a
+// time (text, --generate, --geo tables, --scores, --weights), and when the per-row
+// state alone does not fit in the limit. Under ranks each process plans for its block.
+std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, const FitOptions& fit);
+// The options: --out-of-core, --memory-limit.
+OptionTable out_of_core_option_table();
 
 // --geo with --init FILE: the file holds latitude, longitude in degrees, as
 // --centroids-out writes them (one frame in and out: issue 39); they are checked

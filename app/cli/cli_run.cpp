@@ -45,8 +45,9 @@ constexpr OptionSpec kRunOutputOptions[] = {
 };
 
 void print_help() {
-    std::printf("usage: kmeans-cli run (--input PATH | --generate SPEC) --k K [options]\n\n%s%s%s%s%s",
+    std::printf("usage: kmeans-cli run (--input PATH | --generate SPEC) --k K [options]\n\n%s%s%s%s%s%s",
                 options_help(data_option_table()).c_str(), options_help(kRunInputOptions).c_str(),
+                options_help(out_of_core_option_table()).c_str(),
                 options_help(geo_option_table()).c_str(), options_help(fit_option_table()).c_str(),
                 options_help(kRunOutputOptions).c_str());
     std::printf("\nUnder mpirun/mpiexec each rank reads only its block of rows of an --input file (.npy by\n"
@@ -54,7 +55,8 @@ void print_help() {
                 "--geo) and solves it; rank 0 prints the report and writes the outputs (with --scores it\n"
                 "also reads every row, which the scores take). Labels and centroids are bitwise those of one\n"
                 "process. With --backend cuda the ranks of a machine spread over its GPUs (local rank mod\n"
-                "devices; --device N pins one). See docs/scale-out.md.\n");
+                "devices; --device N pins one). Out of core, each rank reads its block a block at a time.\n"
+                "See docs/scale-out.md.\n");
 }
 
 void print_table_header() {
@@ -106,7 +108,8 @@ private:
 
 int run(const Args& args) {
     const ParsedOptions options(
-        args, {data_option_table(), kRunInputOptions, geo_option_table(), fit_option_table(), kRunOutputOptions});
+        args, {data_option_table(), kRunInputOptions, out_of_core_option_table(), geo_option_table(), fit_option_table(),
+               kRunOutputOptions});
     if (options.has("--help")) {
         print_help();
         return 0;
@@ -139,9 +142,13 @@ int run(const Args& args) {
 
     const SignalStop& signals = signal_stop();
     const std::uint64_t seed = fit_options.init.seed;
-    // Ranks read only their block of the --input file (or generate only its rows).
+    // A .npy larger than the memory limit (or --out-of-core on) is read a block at a
+    // time on every pass; otherwise ranks read only their block of the --input file
+    // (or generate only its rows).
+    std::optional<OutOfCorePlan> out_of_core;
+    agreed(fit_options.ranks.get(), [&] { out_of_core = plan_out_of_core(options, fit_options); });
     CliData loaded;
-    agreed(fit_options.ranks.get(), [&] { loaded = load_cli_block(options, seed, fit_options); });
+    if (!out_of_core) agreed(fit_options.ranks.get(), [&] { loaded = load_cli_block(options, seed, fit_options); });
     // --scores over ranks: rank 0 alone also reads every row (and the truth of generated
     // data), which the scores take; the other ranks keep their blocks only. Agreed, so
     // that a failure there stops every rank.
@@ -152,6 +159,9 @@ int run(const Args& args) {
         });
     const Dataset& data = loaded.data;
     const auto& points = loaded.points;
+    const std::string data_name = out_of_core ? out_of_core->source->name() : data.name;
+    const std::size_t data_rows = out_of_core ? out_of_core->source->rows() : loaded.rows();
+    const std::size_t data_cols = out_of_core ? out_of_core->source->cols() : points->cols();
     fit_options.sample_weight = loaded.weights;
     // The weights' range (kms/fit.hpp), named by their file (fit() checks it too, naming the data).
     if (loaded.weights && !loaded.block)
@@ -159,8 +169,8 @@ int run(const Args& args) {
     project_geo_initial_centroids(loaded, fit_options);  // --geo --init FILE: degrees, as the outputs
 
     const bool json = report == "json";
-    const std::string header = "# data " + data.name + ": n = " + std::to_string(loaded.rows()) +
-                               ", d = " + std::to_string(points->cols()) + "; k = " + std::to_string(fit_options.k) +
+    const std::string header = "# data " + data_name + ": n = " + std::to_string(data_rows) +
+                               ", d = " + std::to_string(data_cols) + "; k = " + std::to_string(fit_options.k) +
                                "; solver " + fit_options.solver.describe() + "; init " + options.get("--init") +
                                (fit_options.sample_weight ? "; weights " + options.get("--weights") : "") +
                                ", seed " + std::to_string(seed) +
@@ -168,14 +178,17 @@ int run(const Args& args) {
                                "\n" +
                                (loaded.geo ? "# geo: " + loaded.geo->projection.describe() + "; " +
                                                  loaded.geo->projection.reason + "\n"
-                                           : "");
+                                           : "") +
+                               (out_of_core ? "# " + out_of_core->describe() + "\n" : "");
     PrintingObserver observer(json, fit_options.n_init, header);
     const FitResult result =
-        loaded.block ? fit_block(points, loaded.global_rows, loaded.first_row, fit_options, root ? &observer : nullptr,
-                                 data.name)
-                     : fit(points, fit_options, root ? &observer : nullptr, signals.token(), data.name);
+        out_of_core  ? fit(out_of_core->source, out_of_core->buffer_bytes, fit_options, root ? &observer : nullptr,
+                           signals.token())
+        : loaded.block ? fit_block(points, loaded.global_rows, loaded.first_row, fit_options,
+                                   root ? &observer : nullptr, data.name)
+                       : fit(points, fit_options, root ? &observer : nullptr, signals.token(), data.name);
     if (!root) return signals.exit_status();  // rank 0 reports and writes the whole data set's results
-    const RunSummary summary = summarize(result, fit_options, data.name, loaded.rows(), points->cols());
+    const RunSummary summary = summarize(result, fit_options, data_name, data_rows, data_cols);
 
     // Geographic runs report and write their centroids in degrees.
     Matrix<double> centroids_out = result.centroids;
@@ -200,6 +213,11 @@ int run(const Args& args) {
     } else {
         std::string line = to_json(summary);
         if (scores) line.insert(line.size() - 1, "," + scores_json_fields(*scores, false));  // inside the summary object
+        if (out_of_core)
+            line.insert(line.size() - 1, ",\"out_of_core\":{\"buffer_bytes\":" +
+                                             std::to_string(out_of_core->buffer_bytes) + ",\"memory_limit_bytes\":" +
+                                             std::to_string(out_of_core->memory_limit) + ",\"automatic\":" +
+                                             (out_of_core->automatic ? "true" : "false") + "}");
         if (loaded.geo && result.iterations > 0)
             line.insert(line.size() - 1, ",\"geo_projection\":\"" + json_escape(loaded.geo->projection.describe()) +
                                              "\",\"centroids_degrees\":" + geo_centroids_json(centroids_out));

@@ -18,6 +18,7 @@
 #include "kms/device_matrix.hpp"
 #include "kms/init.hpp"
 #include "kms/matrix.hpp"
+#include "kms/row_source.hpp"
 #include "kms/solver.hpp"
 #include "kms/stats.hpp"
 
@@ -167,6 +168,20 @@ FitResult fit_block(std::shared_ptr<const Matrix<float>> block, std::size_t glob
 
 FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& options, FitObserver* observer = nullptr,
               std::stop_token stop = {}, const std::string& source_name = "data");
+
+// Out of core: the points of `source` (kms/row_source.hpp, e.g. open_npy_rows), never
+// all in memory. Every pass (the data's checks, the tolerance, each seeding round, each
+// step, the inertia, the final relabel) reads them a block at a time into buffers of
+// `buffer_bytes` together; what stays in memory is per point: the labels (4 bytes a
+// row, twice with a stop token, plus the result's 4), the seeding's distances (8
+// bytes, while seeding). The same fit loop as fit() of the loaded rows, bitwise its
+// result (labels, centroids, iterations) for any block size and thread count. With
+// FitOptions::ranks each rank reads only its block of rows (kms::partition_rows), a
+// block at a time. CPU back ends (seq, omp) and Lloyd: --solver auto runs Lloyd, the
+// bounded solvers and other back ends are refused (kms::UsageError), as are sample
+// weights, --devices, --empty farthest and k-means‖ seeding.
+FitResult fit(std::shared_ptr<const RowSource> source, std::size_t buffer_bytes, const FitOptions& options,
+              FitObserver* observer = nullptr, std::stop_token stop = {});
 
 // Each point's nearest centroid with the engine's distance in `config.precision`
 // (ties to the lowest index), on `config.backend`: labels and their inertia. What

@@ -102,4 +102,16 @@ Matrix<double> initialize_centroids(const Matrix<double>& block, std::size_t k, 
 Matrix<double> initialize_centroids(const Matrix<float>& block, std::size_t k, const InitOptions& options,
                                     const RowPartition& partition, const std::string& source_name = "data");
 
+// Out of core (kms/row_source.hpp): rows [first_row, first_row + rows) of `source`,
+// read as doubles (the loaded matrix's values) a buffer of at most `buffer_bytes` at a
+// time, once per centre chosen (k-means++, greedy, maximin: k passes over the file;
+// random reads its k rows; a centroid file none). Bitwise the centroids of the loaded
+// rows; with `partition` (may be null) a collective call over the ranks' blocks, as
+// above. Per-point state stays in memory (8 bytes a row: each row's nearest-centre
+// distance). k-means‖ is refused (its candidates are rows in memory).
+class RowSource;
+Matrix<double> initialize_centroids(const RowSource& source, std::size_t first_row, std::size_t rows, std::size_t k,
+                                    const InitOptions& options, const RowPartition* partition, std::size_t buffer_bytes,
+                                    const std::string& source_name = "data");
+
 }  // namespace kms

@@ -116,6 +116,7 @@ enum class PointStatus : std::uint8_t { Recomputed = 0, Skipped = 1 };
 
 struct DeviceMatrix;  // kms/device_matrix.hpp
 struct RowPartition;  // kms/communicator.hpp
+class RowSource;     // kms/row_source.hpp
 
 class Solver {
 public:
@@ -141,6 +142,17 @@ public:
     // are the whole data set's, bit for bit those of one solver on all the rows.
     // Back ends that cannot throw kms::Error.
     virtual void set_partition(const RowPartition& partition);
+    // Out of core (kms/row_source.hpp): rows [first_row, first_row + rows) of
+    // `source` (all of them; with set_partition, set before, this rank's block), read
+    // a block of whole update packages at a time into two buffers of at most
+    // `buffer_bytes` together (one read while the other is worked on), on every pass
+    // a step, the inertia and the final relabel make. Labels, centroids and
+    // statistics are bitwise those of set_data() of the loaded rows (as a double
+    // matrix). Resets the run. Back ends and algorithms that cannot (the bounded
+    // solvers keep per-point bounds; the farthest-point relocation reads every row)
+    // throw kms::UsageError.
+    virtual void set_row_source(std::shared_ptr<const RowSource> source, std::size_t first_row, std::size_t rows,
+                                std::size_t buffer_bytes);
     // The memory the solver reads the points from (host or device address), for
     // tests and reports; nullptr where a back end does not say.
     virtual const void* data_address() const { return nullptr; }
@@ -194,6 +206,11 @@ double absolute_tolerance(const Matrix<float>& points, double tol);  // the same
 // the sums run through the ranks in row order, so the result is that of all rows.
 double absolute_tolerance(const Matrix<double>& block, double tol, const RowPartition& partition);
 double absolute_tolerance(const Matrix<float>& block, double tol, const RowPartition& partition);
+// The same of rows [first_row, first_row + rows) of a RowSource (out of core), read
+// `block_rows` at a time as doubles in two passes; with `partition` (may be null) the
+// collective call above. Bitwise the value of the loaded rows.
+double absolute_tolerance(const RowSource& source, std::size_t first_row, std::size_t rows, double tol,
+                          const RowPartition* partition, std::size_t block_rows);
 
 // Most OpenMP threads a solver accepts: beyond it, thread start-up alone costs
 // more than any run (and libgomp's stacks run out), so it is refused as bad usage.

@@ -34,6 +34,10 @@ void check_coordinate_range(double max_abs, double spread, std::size_t d, Precis
 // data set split over ranks, whose own spread says nothing (only the overflow is checked).
 void check_solver_data(const Matrix<double>& points, Precision precision, int threads = 1, bool whole = true);
 void check_solver_data(const Matrix<float>& points, Precision precision, int threads = 1, bool whole = true);
+// The same of rows [first_row, first_row + rows) of a RowSource (out of core), read
+// `block_rows` at a time: one pass.
+void check_solver_data(const RowSource& source, std::size_t first_row, std::size_t rows, Precision precision,
+                       bool whole, std::size_t block_rows);
 
 // Throws kms::Error unless `centroids` are 1 <= k <= n finite rows of d coordinates
 // within coordinate_limit().

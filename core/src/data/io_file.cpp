@@ -245,6 +245,10 @@ void RegularFile::read_into(char* destination, std::uint64_t offset, std::size_t
     }
 }
 
+void RegularFile::drop_cached(std::uint64_t offset, std::uint64_t count) const noexcept {
+    ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(count), POSIX_FADV_DONTNEED);
+}
+
 FileBytes read_whole_file(const std::string& path, const LoadOptions& options) {
     // O_NOCTTY: a terminal named as input must not become our controlling terminal.
     const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);

@@ -17,6 +17,7 @@
 #include "detail/io_detail.hpp"
 #include "kms/error.hpp"
 #include "kms/io.hpp"
+#include "kms/row_source.hpp"
 
 namespace kms::io_detail {
 namespace {
@@ -466,6 +467,74 @@ Matrix<double> load_npy_rows(const std::string& path, std::size_t first_row, std
         }
     }
     return Matrix<double>(rows, static_cast<std::size_t>(layout.columns), std::move(values));
+}
+
+namespace {
+// A .npy file read a block of rows at a time (kms/row_source.hpp): the values
+// load_npy_rows gives (read_item<double>), or those rounded to float.
+class NpyRowSource final : public RowSource {
+public:
+    NpyRowSource(const std::string& path, bool drop_behind)
+        : path_(path), file_(path, "regular .npy file"), layout_(io_detail::npy_layout(path, file_)),
+          drop_behind_(drop_behind) {}
+
+    std::size_t rows() const override { return static_cast<std::size_t>(layout_.rows); }
+    std::size_t cols() const override { return static_cast<std::size_t>(layout_.columns); }
+    const std::string& name() const override { return path_; }
+    std::size_t file_row_bytes() const override {
+        return static_cast<std::size_t>(layout_.columns * layout_.header.dtype.item_size);
+    }
+    void read(std::size_t first, std::size_t count, double* out) const override { read_as(first, count, out); }
+    void read(std::size_t first, std::size_t count, float* out) const override { read_as(first, count, out); }
+
+private:
+    template <typename T>
+    void read_as(std::size_t first, std::size_t count, T* out) const {
+        if (first > layout_.rows || count > layout_.rows - first)
+            throw InputError::whole(path_, "rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                                               ") lie outside its " + std::to_string(layout_.rows) + " rows");
+        const Header& header = layout_.header;
+        const std::size_t item = header.dtype.item_size, values = count * cols();
+        const std::uint64_t offset = header.data_offset + std::uint64_t{first} * file_row_bytes();
+        const bool is_float = header.dtype.kind == Kind::Float;
+        if (is_float && item == sizeof(T) && !header.dtype.swap) {
+            // The file's bytes are the values: read in place, then checked.
+            file_.read_into(reinterpret_cast<char*>(out), offset, values * item);
+            for (std::size_t i = 0; i < values; ++i)
+                if (!std::isfinite(out[i])) refuse(first * cols() + i, static_cast<double>(out[i]));
+        } else {
+            // Converted item by item through a staging buffer of at most 1 MiB.
+            const std::size_t per_read = std::max<std::size_t>(1, (std::size_t{1} << 20) / item);
+            std::vector<char> staging(std::min(values, per_read) * item);
+            for (std::size_t start = 0; start < values; start += per_read) {
+                const std::size_t take = std::min(per_read, values - start);
+                file_.read_into(staging.data(), offset + start * item, take * item);
+                for (std::size_t i = 0; i < take; ++i) {
+                    const double value = io_detail::read_item<double>(staging.data(), header.dtype, i);
+                    if (is_float && !std::isfinite(value)) refuse(first * cols() + start + i, value);
+                    out[start + i] = static_cast<T>(value);
+                }
+            }
+        }
+        if (drop_behind_) file_.drop_cached(offset, std::uint64_t{values} * item);
+    }
+
+    [[noreturn]] void refuse(std::uint64_t element, double value) const {
+        throw InputError::at_byte(path_, layout_.header.data_offset + element * layout_.header.dtype.item_size,
+                                  std::string(std::isnan(value) ? "NaN" : "an infinite value") +
+                                      " is not a valid coordinate (element [" + std::to_string(element / cols()) +
+                                      ", " + std::to_string(element % cols()) + "])");
+    }
+
+    std::string path_;
+    io_detail::RegularFile file_;
+    io_detail::NpyLayout layout_;
+    bool drop_behind_;
+};
+}  // namespace
+
+std::shared_ptr<const RowSource> open_npy_rows(const std::string& path, bool drop_behind) {
+    return std::make_shared<const NpyRowSource>(path, drop_behind);
 }
 
 namespace {

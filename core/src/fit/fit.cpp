@@ -527,6 +527,45 @@ FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& opti
         });
 }
 
+FitResult fit(std::shared_ptr<const RowSource> source, std::size_t buffer_bytes, const FitOptions& given,
+              FitObserver* observer, std::stop_token stop) {
+    given.validate();
+    if (!source) throw InputError::whole("data", "no points to cluster");
+    const std::string& source_name = source->name();
+    if (!given.devices.empty()) throw UsageError("out of core: --devices is not taken (the CPU back ends read the file)");
+    if (given.sample_weight) throw UsageError("out of core: sample weights (--weights) are not taken (yet)");
+    FitOptions options = given;
+    std::string choice;
+    if (options.solver.algorithm == Algorithm::Auto) {  // the one solver that streams: no rule to apply
+        options.solver.algorithm = Algorithm::Lloyd;
+        choice = "lloyd (out of core: Lloyd reads the points a block at a time; the bounded solvers keep per-point "
+                 "bounds)";
+    }
+    const std::size_t n = source->rows(), d = source->cols();
+    // This process's rows: all, or (ranks) its block of partition_rows, as start_run splits them.
+    const auto my_rows = [&]() -> std::pair<std::size_t, std::size_t> {
+        if (!options.ranks) return {0, n};
+        const std::vector<std::size_t> first =
+            partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
+        const auto rank = static_cast<std::size_t>(options.ranks->rank());
+        return {first[rank], first[rank + 1] - first[rank]};
+    };
+    FitResult result = run_fit(
+        n, d, options, observer, stop, source_name, {},
+        [&](Solver& solver, std::size_t first_row, std::size_t rows) {
+            if (options.ranks) solver.set_partition(RowPartition{options.ranks, n, first_row});
+            solver.set_row_source(source, first_row, rows, buffer_bytes);
+        },
+        [&](const InitOptions& init) {
+            const auto [first_row, rows] = my_rows();
+            const RowPartition partition{options.ranks, n, first_row};
+            return initialize_centroids(*source, first_row, rows, options.k, init,
+                                        options.ranks ? &partition : nullptr, buffer_bytes, source_name);
+        });
+    if (!choice.empty()) result.solver_choice = choice;
+    return result;
+}
+
 void check_sample_weight(const std::vector<double>& weights, std::size_t n, const std::string& source_name) {
     if (weights.size() != n)
         throw InputError::whole(source_name, std::to_string(weights.size()) + " sample weights for n = " +

@@ -68,6 +68,7 @@
 #include "kms/error.hpp"
 #include "kms/io.hpp"
 #include "kms/random.hpp"
+#include "kms/row_source.hpp"
 #include "bounded_nearest.hpp"
 #include "seeding.hpp"
 
@@ -82,42 +83,62 @@ using namespace seeding;  // the blocked order's constants, walk and distance (s
 // runs exactly the single-process code; with one, each rank computes its blocks'
 // share and the ranks combine them in global block order (the blocks of 4096 rows
 // never straddle ranks: partition_rows), so the choices are the single process's.
+// Out of core the rows are not in memory: they are read from a RowSource a window
+// of whole 4096-row blocks at a time on every pass (for_each_window), and a chosen
+// row from the file by its owner.
 template <typename T>
 class Rows {
 public:
-    explicit Rows(const Matrix<T>& all) : block_(all), global_(all.rows()) {}
+    explicit Rows(const Matrix<T>& all) : block_(&all), local_(all.rows()), cols_(all.cols()), global_(all.rows()) {}
     Rows(const Matrix<T>& block, const RowPartition& partition)
-        : block_(block), first_(partition.first_row), global_(partition.global_rows), comm_(partition.comm.get()) {
-        if (first_ % kBlockSize != 0)
-            throw Error("a rank's block for the initialisation starts at row " + std::to_string(first_) +
-                        ", not on a block of " + std::to_string(kBlockSize) + " rows: split the rows with "
-                        "kms::partition_rows");
-        const std::int64_t mine[] = {static_cast<std::int64_t>(first_), static_cast<std::int64_t>(block.rows())};
-        const std::vector<std::int64_t> all = comm_->allgather(std::span<const std::int64_t>(mine));
-        for (std::size_t r = 0; r + 1 < all.size(); r += 2)
-            if (all[r + 1] > 0) {
-                owners_.push_back({static_cast<std::size_t>(all[r]), static_cast<std::size_t>(all[r] + all[r + 1])});
-                owner_ranks_.push_back(static_cast<int>(r / 2));
-            }
-        std::size_t expected = 0;
-        for (const auto& [begin, end] : owners_) {
-            if (begin != expected) throw Error("the ranks' blocks do not cover the data set's rows once each, in order");
-            expected = end;
-        }
-        if (expected != global_) throw Error("the ranks' blocks do not cover the data set's " + std::to_string(global_) + " rows");
+        : block_(&block), local_(block.rows()), cols_(block.cols()), first_(partition.first_row),
+          global_(partition.global_rows), comm_(partition.comm.get()) {
+        check_partition();
+    }
+    // Rows [first_row, first_row + rows) of `source` (every row without a
+    // partition), read `window_rows` at a time (a multiple of the 4096-row block).
+    Rows(const RowSource& source, std::size_t first_row, std::size_t rows, const RowPartition* partition,
+         std::size_t window_rows)
+        : source_(&source), local_(rows), cols_(source.cols()), first_(first_row),
+          global_(partition ? partition->global_rows : rows), comm_(partition ? partition->comm.get() : nullptr),
+          window_rows_(std::max<std::size_t>(1, window_rows / kBlockSize) * kBlockSize) {
+        if (comm_) check_partition();
     }
 
-    const Matrix<T>& block() const { return block_; }
+    const Matrix<T>* block() const { return block_; }  // null out of core
+    std::size_t cols() const { return cols_; }
     std::size_t first() const { return first_; }
     std::size_t global() const { return global_; }
-    std::size_t local() const { return block_.rows(); }
-    bool mine(std::size_t g) const { return g >= first_ && g < first_ + block_.rows(); }
+    std::size_t local() const { return local_; }
+    bool mine(std::size_t g) const { return g >= first_ && g < first_ + local_; }
     Communicator* comm() const { return comm_; }
+    bool out_of_core() const { return source_ != nullptr; }
+
+    // body(values, begin, count) for local rows [begin, begin + count), whole
+    // 4096-row blocks but the last, in row order; values[0] is row begin's.
+    template <typename Body>
+    void for_each_window(Body&& body) const {
+        if (block_) return body(block_->data(), std::size_t{0}, local_);
+        std::vector<T> buffer(std::min(window_rows_, local_) * cols_);
+        for (std::size_t begin = 0; begin < local_; begin += window_rows_) {
+            const std::size_t count = std::min(window_rows_, local_ - begin);
+            source_->read(first_ + begin, count, buffer.data());
+            body(static_cast<const T*>(buffer.data()), begin, count);
+        }
+    }
 
     // Global row g, widened to double, on every rank (its owner broadcasts it).
     std::vector<double> row(std::size_t g) const {
-        std::vector<double> out(block_.cols(), 0.0);
-        if (mine(g)) std::copy(block_.row(g - first_), block_.row(g - first_) + block_.cols(), out.begin());
+        std::vector<double> out(cols_, 0.0);
+        if (mine(g)) {
+            if (block_) {
+                std::copy(block_->row(g - first_), block_->row(g - first_) + cols_, out.begin());
+            } else {
+                std::vector<T> read(cols_);
+                source_->read(g, 1, read.data());
+                std::copy(read.begin(), read.end(), out.begin());
+            }
+        }
         if (comm_) comm_->broadcast(out, owner(g));
         return out;
     }
@@ -132,15 +153,38 @@ public:
     }
 
 private:
+    void check_partition() {
+        if (first_ % kBlockSize != 0)
+            throw Error("a rank's block for the initialisation starts at row " + std::to_string(first_) +
+                        ", not on a block of " + std::to_string(kBlockSize) + " rows: split the rows with "
+                        "kms::partition_rows");
+        const std::int64_t mine[] = {static_cast<std::int64_t>(first_), static_cast<std::int64_t>(local_)};
+        const std::vector<std::int64_t> all = comm_->allgather(std::span<const std::int64_t>(mine));
+        for (std::size_t r = 0; r + 1 < all.size(); r += 2)
+            if (all[r + 1] > 0) {
+                owners_.push_back({static_cast<std::size_t>(all[r]), static_cast<std::size_t>(all[r] + all[r + 1])});
+                owner_ranks_.push_back(static_cast<int>(r / 2));
+            }
+        std::size_t expected = 0;
+        for (const auto& [begin, end] : owners_) {
+            if (begin != expected) throw Error("the ranks' blocks do not cover the data set's rows once each, in order");
+            expected = end;
+        }
+        if (expected != global_) throw Error("the ranks' blocks do not cover the data set's " + std::to_string(global_) + " rows");
+    }
+
     int owner(std::size_t g) const {
         for (std::size_t r = 0; r < owners_.size(); ++r)
             if (g >= owners_[r].first && g < owners_[r].second) return owner_ranks_[r];
         throw Error("row " + std::to_string(g) + " lies in no rank's block");
     }
 
-    const Matrix<T>& block_;
+    const Matrix<T>* block_ = nullptr;     // the rows in memory, or
+    const RowSource* source_ = nullptr;   // out of core: where they are read
+    std::size_t local_ = 0, cols_ = 0;
     std::size_t first_ = 0, global_ = 0;
     Communicator* comm_ = nullptr;
+    std::size_t window_rows_ = 0;         // out of core: rows per read
     std::vector<std::pair<std::size_t, std::size_t>> owners_;  // the ranks with rows: their global rows [begin, end)
     std::vector<int> owner_ranks_;                             // and their rank numbers
 };
@@ -152,28 +196,31 @@ class NearestDistances {
 public:
     NearestDistances(const Rows<T>& rows, int threads, const double* sample_weight)
         : rows_(rows),
-          points_(rows.block()),
           threads_(threads),
           sample_weight_(sample_weight),
           weights_(rows.local(), std::numeric_limits<double>::infinity()),
           block_sums_((rows.local() + kBlockSize - 1) / kBlockSize, 0.0) {}
 
     // D[i] = min(D[i], dist(i, centre)) and the block sums, in one pass.
+    // (Out of core: one pass over the file, a window of whole blocks at a time.)
     void add_centre(const double* centre) {
-        const std::size_t n = points_.rows(), d = points_.cols();
-        const auto blocks = static_cast<std::int64_t>(block_sums_.size());
+        const std::size_t n = rows_.local(), d = rows_.cols();
+        rows_.for_each_window([&](const T* values, std::size_t first, std::size_t count) {
+            const auto first_block = static_cast<std::int64_t>(first / kBlockSize);
+            const auto blocks = static_cast<std::int64_t>((count + kBlockSize - 1) / kBlockSize);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
-        for (std::int64_t b = 0; b < blocks; ++b) {
-            const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
-            const std::size_t end = std::min(n, begin + kBlockSize);
-            double sum = 0.0;
-            for (std::size_t i = begin; i < end; ++i) {
-                const double s = widened_squared_distance(points_.row(i), centre, d);
-                if (s < weights_[i]) weights_[i] = s;
-                sum += mass(i);
+            for (std::int64_t b = first_block; b < first_block + blocks; ++b) {
+                const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
+                const std::size_t end = std::min(first + count, begin + kBlockSize);
+                double sum = 0.0;
+                for (std::size_t i = begin; i < end; ++i) {
+                    const double s = widened_squared_distance(values + (i - first) * d, centre, d);
+                    if (s < weights_[i]) weights_[i] = s;
+                    sum += mass(i);
+                }
+                block_sums_[static_cast<std::size_t>(b)] = sum;
             }
-            block_sums_[static_cast<std::size_t>(b)] = sum;
-        }
+        });
         point_distances_ += n;
         all_sums_ = rows_.gather(block_sums_);
         total_ = 0.0;
@@ -217,26 +264,32 @@ public:
 
     // Σ_i min(D[i], dist(i, candidate)) for each candidate (rows, widened), in the fixed blocked order.
     std::vector<double> potentials(const std::vector<std::vector<double>>& candidates) const {
-        const std::size_t n = points_.rows(), d = points_.cols(), count = candidates.size();
+        const std::size_t n = rows_.local(), d = rows_.cols(), count = candidates.size();
         const std::size_t blocks = block_sums_.size();
         std::vector<double> block_potentials(count * blocks, 0.0);  // [t * blocks + b]
-#pragma omp parallel num_threads(threads_) if (blocks > 1)
-        {
-            std::vector<double> sums(count);
+        rows_.for_each_window([&](const T* values, std::size_t first, std::size_t rows) {
+            const auto first_block = static_cast<std::int64_t>(first / kBlockSize);
+            const auto window_blocks = static_cast<std::int64_t>((rows + kBlockSize - 1) / kBlockSize);
+#pragma omp parallel num_threads(threads_) if (window_blocks > 1)
+            {
+                std::vector<double> sums(count);
 #pragma omp for schedule(static)
-            for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
-                const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
-                const std::size_t end = std::min(n, begin + kBlockSize);
-                std::fill(sums.begin(), sums.end(), 0.0);
-                for (std::size_t i = begin; i < end; ++i)
-                    for (std::size_t t = 0; t < count; ++t) {
-                        const double s = widened_squared_distance(points_.row(i), candidates[t].data(), d);
-                        const double nearest = s < weights_[i] ? s : weights_[i];
-                        sums[t] += sample_weight_ ? weight(i) * nearest : nearest;
-                    }
-                for (std::size_t t = 0; t < count; ++t) block_potentials[t * blocks + static_cast<std::size_t>(b)] = sums[t];
+                for (std::int64_t b = first_block; b < first_block + window_blocks; ++b) {
+                    const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
+                    const std::size_t end = std::min(first + rows, begin + kBlockSize);
+                    std::fill(sums.begin(), sums.end(), 0.0);
+                    for (std::size_t i = begin; i < end; ++i)
+                        for (std::size_t t = 0; t < count; ++t) {
+                            const double s =
+                                widened_squared_distance(values + (i - first) * d, candidates[t].data(), d);
+                            const double nearest = s < weights_[i] ? s : weights_[i];
+                            sums[t] += sample_weight_ ? weight(i) * nearest : nearest;
+                        }
+                    for (std::size_t t = 0; t < count; ++t)
+                        block_potentials[t * blocks + static_cast<std::size_t>(b)] = sums[t];
+                }
             }
-        }
+        });
         point_distances_ += n * count;
         std::vector<double> totals(count, 0.0);
         for (std::size_t t = 0; t < count; ++t) {
@@ -301,7 +354,6 @@ private:
     }
 
     const Rows<T>& rows_;
-    const Matrix<T>& points_;
     int threads_;
     const double* sample_weight_;  // every global row's weight; null: unweighted
     std::vector<double> weights_;
@@ -345,7 +397,7 @@ public:
     }
 
     Matrix<double> centres() const {
-        const std::size_t d = rows_.block().cols();
+        const std::size_t d = rows_.cols();
         Matrix<double> out(order_.size(), d);
         for (std::size_t c = 0; c < order_.size(); ++c) std::copy(centres_[c].begin(), centres_[c].end(), out.row(c));
         return out;
@@ -483,9 +535,11 @@ Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions
     };
     // Bounds for k-means++ and greedy in one process (ranks take the plain passes).
     const bool wanted = options.bounds == SeedingBounds::On ||
-                        (options.bounds == SeedingBounds::Auto && k >= kAutoBoundsK && rows.block().cols() <= kAutoBoundsD);
-    if (wanted && options.method != InitMethod::Maximin && !rows.comm() && rows.global() < (std::size_t{1} << 32)) {
-        BoundedNearest<T> nearest(rows.block(), threads, weight);
+                        (options.bounds == SeedingBounds::Auto && k >= kAutoBoundsK && rows.cols() <= kAutoBoundsD);
+    // (Out of core too: the bounds' per-point state and reads are those of points in memory.)
+    if (wanted && options.method != InitMethod::Maximin && !rows.comm() && !rows.out_of_core() &&
+        rows.global() < (std::size_t{1} << 32)) {
+        BoundedNearest<T> nearest(*rows.block(), threads, weight);
         Matrix<double> centres = seed_rounds(rows, nearest, k, options, source_name);
         counted(nearest);
         if (options.stats) options.stats->bounded = true;
@@ -497,16 +551,15 @@ Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions
     return centres;
 }
 
-template <typename T>
-Matrix<double> file_init(const Matrix<T>& points, std::size_t k, const InitOptions& options) {
+Matrix<double> file_init(std::size_t d, std::size_t k, const InitOptions& options) {
     if (options.path.empty() && !options.given) throw Error("initialisation 'file' needs the path of a centroid file");
     Matrix<double> centres = options.given ? Matrix<double>(*options.given) : load_matrix(options.path);
     const std::string source = options.given ? std::string("init") : options.path;
-    if (centres.rows() != k || centres.cols() != points.cols())
+    if (centres.rows() != k || centres.cols() != d)
         throw InputError::whole(source, "the initial centroids are " + std::to_string(centres.rows()) +
                                                   " rows × " + std::to_string(centres.cols()) +
                                                   " columns; expected k = " + std::to_string(k) + " rows × d = " +
-                                                  std::to_string(points.cols()) + " columns");
+                                                  std::to_string(d) + " columns");
     for (std::size_t c = 0; c < centres.rows(); ++c)
         for (std::size_t j = 0; j < centres.cols(); ++j)
             if (!std::isfinite(centres(c, j)))
@@ -556,12 +609,11 @@ namespace {
 template <typename T>
 Matrix<double> initialize_from(const Rows<T>& rows, std::size_t k, const InitOptions& options,
                                const std::string& source_name) {
-    const Matrix<T>& points = rows.block();
     const std::size_t n = rows.global();
     if (k < 1 || k > n)
         throw InputError::whole(source_name, "k = " + std::to_string(k) + " must be between 1 and n = " +
                                                  std::to_string(n));
-    if (points.cols() == 0) throw InputError::whole(source_name, "the points have no coordinates (d = 0)");
+    if (rows.cols() == 0) throw InputError::whole(source_name, "the points have no coordinates (d = 0)");
     if (!options.sample_weight.empty() && options.sample_weight.size() != n)
         throw Error(std::to_string(options.sample_weight.size()) + " sample weights for n = " + std::to_string(n) +
                     " points");
@@ -585,14 +637,18 @@ Matrix<double> initialize_from(const Rows<T>& rows, std::size_t k, const InitOpt
             if (!options.sample_weight.empty())
                 return weighted_random_init(rows, k, options.seed, options.sample_weight.data());
             return random_init(rows, k, options.seed);
-        case InitMethod::File: return file_init(points, k, options);
+        case InitMethod::File: return file_init(rows.cols(), k, options);
         case InitMethod::KMeansPlusPlus:
         case InitMethod::GreedyKMeansPlusPlus:
         case InitMethod::Maximin: return seeded_init(rows, k, options, source_name);
         case InitMethod::KMeansParallel:
             if (rows.comm())
                 throw Error("k-means‖ (--init kmeans-parallel) runs in one process, not yet over MPI ranks");
-            return kmeans_parallel_init(points, k, options, source_name);
+            if (rows.out_of_core())
+                throw UsageError("k-means‖ (--init kmeans-parallel) keeps its candidates' rows in memory: out of core, "
+                                 "use --init kmeans++ (one pass over the file per centre), greedy-kmeans++, maximin, "
+                                 "random or a centroid file");
+            return kmeans_parallel_init(*rows.block(), k, options, source_name);
     }
     throw Error("unknown initialisation method");
 }
@@ -629,6 +685,16 @@ Matrix<double> initialize_centroids(const Matrix<float>& block, std::size_t k, c
                                     const RowPartition& partition, const std::string& source_name) {
     if (!partition.comm) return initialize_centroids(block, k, options, source_name);
     return timed(options, [&] { return initialize_from(Rows<float>(block, partition), k, options, source_name); });
+}
+
+Matrix<double> initialize_centroids(const RowSource& source, std::size_t first_row, std::size_t rows, std::size_t k,
+                                    const InitOptions& options, const RowPartition* partition,
+                                    std::size_t buffer_bytes, const std::string& source_name) {
+    if (partition && !partition->comm) partition = nullptr;
+    const std::size_t window_rows = buffer_bytes / std::max<std::size_t>(1, source.cols() * sizeof(double));
+    return timed(options, [&] {
+        return initialize_from(Rows<double>(source, first_row, rows, partition, window_rows), k, options, source_name);
+    });
 }
 
 }  // namespace kms

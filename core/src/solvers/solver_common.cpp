@@ -9,6 +9,7 @@
 #include "kms/algorithms.hpp"
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
+#include "kms/row_source.hpp"
 #include "kms/solver.hpp"
 #include "kms/device_matrix.hpp"
 
@@ -194,11 +195,54 @@ double partitioned_tolerance_of(const Matrix<T>& block, double tol, const RowPar
 }
 }  // namespace
 
+double absolute_tolerance(const RowSource& source, std::size_t first_row, std::size_t rows, double tol,
+                          const RowPartition* partition, std::size_t block_rows) {
+    const std::size_t global = partition ? partition->global_rows : rows, d = source.cols();
+    if (tol == 0.0 || global == 0) return 0.0;
+    block_rows = std::max<std::size_t>(1, std::min(block_rows, rows));
+    std::vector<double> block(block_rows * d);
+    // Each feature's running sum takes the rows in order, block after block: the
+    // additions of the loaded matrix's loop (kms::absolute_tolerance), in its order.
+    const auto pass = [&](std::vector<double>& running, auto add) {
+        for (std::size_t start = 0; start < rows; start += block_rows) {
+            const std::size_t count = std::min(block_rows, rows - start);
+            source.read(first_row + start, count, block.data());
+            for (std::size_t j = 0; j < d; ++j)
+                for (std::size_t i = 0; i < count; ++i) add(running[j], block[i * d + j], j);
+        }
+    };
+    const auto chain = [&](std::vector<double>& running, auto add) {
+        if (!partition) return pass(running, add);
+        Communicator& comm = *partition->comm;
+        for (int r = 0; r < comm.size(); ++r) {  // rank order = row order (partitioned_tolerance_of)
+            if (r == comm.rank()) pass(running, add);
+            comm.broadcast(running, r);
+        }
+    };
+    const auto count = static_cast<double>(global);
+    std::vector<double> mean(d, 0.0);
+    chain(mean, [](double& sum, double x, std::size_t) { sum += x; });
+    for (double& m : mean) m /= count;
+    std::vector<double> variance(d, 0.0);
+    chain(variance, [&](double& sum, double x, std::size_t j) {
+        const double diff = x - mean[j];
+        sum += diff * diff;
+    });
+    double mean_variance = 0.0;
+    for (std::size_t j = 0; j < d; ++j) mean_variance += variance[j] / count;
+    return tol * (mean_variance / static_cast<double>(d));
+}
+
 double absolute_tolerance(const Matrix<double>& block, double tol, const RowPartition& partition) {
     return partitioned_tolerance_of(block, tol, partition);
 }
 double absolute_tolerance(const Matrix<float>& block, double tol, const RowPartition& partition) {
     return partitioned_tolerance_of(block, tol, partition);
+}
+
+void Solver::set_row_source(std::shared_ptr<const RowSource>, std::size_t, std::size_t, std::size_t) {
+    throw UsageError("out of core (points read from the file a block at a time) runs on the CPU back ends (seq, "
+                     "omp), not " + config().backend_name());
 }
 
 void Solver::set_partition(const RowPartition&) {

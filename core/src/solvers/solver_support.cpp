@@ -11,6 +11,7 @@
 
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
+#include "kms/row_source.hpp"
 #include "kms/short_number.hpp"
 
 namespace kms {
@@ -112,6 +113,33 @@ void check_solver_data(const Matrix<double>& points, Precision precision, int th
 }
 void check_solver_data(const Matrix<float>& points, Precision precision, int threads, bool whole) {
     check_data(points, precision, threads, whole);
+}
+
+void check_solver_data(const RowSource& source, std::size_t first_row, std::size_t rows, Precision precision,
+                       bool whole, std::size_t block_rows) {
+    const std::size_t d = source.cols();
+    if (rows == 0 || d == 0) throw Error("the data set is empty");
+    block_rows = std::max<std::size_t>(1, std::min(block_rows, rows));
+    std::vector<double> block(block_rows * d);
+    // The largest |x| and each column's least and largest value: the matrix check's
+    // (value_range), whose maxima and minima do not depend on the order they are taken in.
+    double max_abs = 0.0;
+    std::vector<double> low(d, std::numeric_limits<double>::infinity()), high(d, -std::numeric_limits<double>::infinity());
+    for (std::size_t start = 0; start < rows; start += block_rows) {
+        const std::size_t count = std::min(block_rows, rows - start);
+        source.read(first_row + start, count, block.data());
+        for (std::size_t i = 0; i < count; ++i)
+            for (std::size_t j = 0; j < d; ++j) {
+                const double x = block[i * d + j];
+                max_abs = std::max(max_abs, std::abs(x));
+                low[j] = std::min(low[j], x);
+                high[j] = std::max(high[j], x);
+            }
+    }
+    double spread = 0.0;
+    if (whole && rows >= 2)
+        for (std::size_t j = 0; j < d; ++j) spread = std::max(spread, high[j] - low[j]);
+    check_coordinate_range(max_abs, spread, d, precision, "the data");
 }
 
 void check_initial_centroids(const Matrix<double>& centroids, std::size_t n, std::size_t d, Precision precision,

@@ -51,6 +51,8 @@ public:
     // read fails or the file ends early (it shrank since it was opened).
     std::string read(std::uint64_t offset, std::size_t count) const;
     void read_into(char* destination, std::uint64_t offset, std::size_t count) const;
+    // Asks the kernel to drop these bytes from the page cache (a hint: failures are ignored).
+    void drop_cached(std::uint64_t offset, std::uint64_t count) const noexcept;
 
 private:
     std::string path_;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <new>
 #include <exception>
+#include <future>
 #include <numeric>
 #include <span>
 #include <string>
@@ -25,9 +26,11 @@
 #include "gemm_assign.hpp"
 #include "kernels.hpp"
 #include "thread_binding.hpp"
+#include "kms/algorithms.hpp"
 #include "kms/communicator.hpp"
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
+#include "kms/row_source.hpp"
 #include "kms/solver.hpp"
 #include "kms/solver_support.hpp"
 
@@ -76,6 +79,54 @@ public:
     // solver's precision, else the converted copy.
     const void* data_address() const override { return points_; }
 
+    void set_row_source(std::shared_ptr<const RowSource> source, std::size_t first_row, std::size_t rows,
+                        std::size_t buffer_bytes) override {
+        if (!source) throw Error("the data set is empty");
+        const std::optional<AlgorithmInfo> info = algorithm_info(config_.algorithm);
+        if (!info || !info->streams_points)
+            throw UsageError("out of core (the points read from the file a block at a time) runs Lloyd: --solver " +
+                             std::string(to_string(config_.algorithm)) +
+                             " keeps per-point bounds beside the points and reads every point each step; use "
+                             "--solver lloyd, or give the run the memory to load the points");
+        if (config_.empty_policy == EmptyClusterPolicy::Farthest)
+            throw UsageError("out of core: --empty farthest reads every point's distance at once to relocate an "
+                             "empty cluster; use --empty keep");
+        if (first_row > source->rows() || rows > source->rows() - first_row)
+            throw Error("rows [" + std::to_string(first_row) + ", " + std::to_string(first_row + rows) +
+                        ") outside " + source->name() + "'s " + std::to_string(source->rows()) + " rows");
+        if (partition_.comm && first_row != partition_.first_row)
+            throw Error("rank " + std::to_string(partition_.comm->rank()) + " reads rows from " +
+                        std::to_string(first_row) + " but its block starts at row " +
+                        std::to_string(partition_.first_row));
+        n_ = rows;
+        d_ = source->cols();
+        first_row_ = partition_.comm ? partition_.first_row : 0;
+        global_n_ = partition_.comm ? partition_.global_rows : n_;
+        if (!partition_.comm && rows != source->rows())
+            throw Error("one process reads every row of " + source->name() + ", not " + std::to_string(rows));
+        if (first_row_ + n_ > global_n_)
+            throw Error("rank " + std::to_string(partition_.comm->rank()) + "'s block runs past the data set's rows");
+        buffer_bytes_ = buffer_bytes;
+        // Set-up passes a block at a time (of the packages' grain unknown before k: 4096 rows
+        // or what the buffers hold): the data's range, then the tolerance's two passes.
+        const std::size_t scan_rows = std::max<std::size_t>(4096, buffer_bytes / 2 / std::max<std::size_t>(1, d_ * sizeof(double)));
+        if (n_ > 0) check_solver_data(*source, first_row, n_, config_.precision, !partition_.comm, scan_rows);
+        else if (d_ == 0) throw Error("the data set is empty");
+        tol_absolute_ = absolute_tolerance(*source, first_row, n_, config_.tol,
+                                           partition_.comm ? &partition_ : nullptr, scan_rows);
+        row_source_ = source;
+        source_ = std::move(source);
+        converted_ = Matrix<T>();
+        points_ = nullptr;
+        window_first_ = 0;
+        window_rows_ = 0;
+        initial_ = Matrix<double>();
+        k_ = 0;
+        weight_source_.reset();
+        weights_ = nullptr;
+        clear_run();
+    }
+
     void set_partition(const RowPartition& partition) override {
         if (!partition.comm) throw Error("a row partition needs a communicator");
         partition_ = partition;
@@ -85,6 +136,7 @@ public:
 
     void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) override {
         if (!source_) throw Error("set the data before the sample weights");
+        if (weights && row_source_) throw UsageError("out of core: sample weights are not taken (yet)");
         if (weights && weights->size() != n_)
             throw Error(std::to_string(weights->size()) + " sample weights for " + std::to_string(n_) + " points");
         weight_source_ = std::move(weights);
@@ -131,7 +183,22 @@ public:
         else status_.clear();
 
         in_step_ = cancellable;
-        stats.labels_changed = assign(stats);
+        double window_update_ms = 0.0;
+        if (row_source_) {
+            // Out of core: each block of whole packages is labelled, then summed into
+            // its packages' leaves, while the next block is read; the tree and the
+            // centroids follow (finish_update), as one pass over the file.
+            stats.labels_changed = 0;
+            stats.streamed_bytes += for_each_window([&] {
+                stats.labels_changed += assign(stats);
+                if (stop_now()) return;
+                const auto leaves_start = Clock::now();
+                sum_package_leaves();
+                window_update_ms += elapsed_ms(leaves_start);
+            });
+        } else {
+            stats.labels_changed = assign(stats);
+        }
         in_step_ = false;
         if (cancellable && stop_.stop_requested()) {
             labels_.swap(labels_before_);
@@ -139,7 +206,9 @@ public:
             bounds_valid_ = false;  // partly updated: the next assignment rebuilds them
             throw Cancelled("step " + std::to_string(iteration_ + 1) + " cancelled");
         }
-        update(stats);
+        if (!row_source_) sum_package_leaves_timed(stats);
+        stats.time_update_ms += window_update_ms;
+        finish_update(stats);
         if (partition_.comm) sum_over_ranks(stats, *partition_.comm);
         ++iteration_;
         stop_reason_ = evaluate_stop(config_, stats, tol_absolute_);
@@ -154,7 +223,9 @@ public:
 
     std::uint64_t finalize_labels() override {
         if (!source_ || k_ == 0) throw Error("no data or no centroids");
-        std::uint64_t changed = full_assignment();
+        std::uint64_t changed = 0;
+        if (row_source_) for_each_window([&] { changed += full_assignment(); });
+        else changed = full_assignment();
         bounds_valid_ = false;  // the bounds no longer describe these labels
         if (partition_.comm) partition_.comm->sum({&changed, 1});
         return changed;
@@ -189,18 +260,22 @@ public:
         std::vector<double> partial(packages_, 0.0);
         const T* c = centroids_.data();
         const double* w = weight_source_ ? weight_source_->data() : nullptr;
+        // (Out of core: a pass over the file, a block of whole packages at a time.)
+        for_each_window([&] {
+            const WindowPackages window = window_packages();
 #pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
-        for (std::size_t p = package_begin_; p < package_end_; ++p) {
-            double sum = 0.0;
-            const std::size_t end = std::min(n_, (p + 1) * package_size_ - first_row_);
-            for (std::size_t i = p * package_size_ - first_row_; i < end; ++i) {
-                if (labels_[i] < 0) continue;
-                const auto distance = static_cast<double>(
-                    squared_distance(points_ + i * d_, c + static_cast<std::size_t>(labels_[i]) * d_, d_));
-                sum += w ? w[i] * distance : distance;
+            for (std::size_t p = window.begin; p < window.end; ++p) {
+                double sum = 0.0;
+                const std::size_t end = std::min(n_, (p + 1) * package_size_ - first_row_);
+                for (std::size_t i = p * package_size_ - first_row_; i < end; ++i) {
+                    if (labels_[i] < 0) continue;
+                    const auto distance = static_cast<double>(squared_distance(
+                        points_ + (i - window_first_) * d_, c + static_cast<std::size_t>(labels_[i]) * d_, d_));
+                    sum += w ? w[i] * distance : distance;
+                }
+                partial[p] = sum;
             }
-            partial[p] = sum;
-        }
+        });
         if (partition_.comm) gather_packages(partial.data(), 1);
         return std::accumulate(partial.begin(), partial.end(), 0.0);
     }
@@ -338,16 +413,18 @@ protected:
         }
         std::uint64_t changed = 0;
         const T* c = centroids_.data();
+        const std::size_t rows = window_rows_;  // every row, or (out of core) the block in the buffer
+        std::int32_t* labels = labels_.data() + window_first_;
 #pragma omp parallel num_threads(threads_) if (threads_ > 1) reduction(+ : changed)
         {
             std::vector<T> scratch(kernel_scratch_size(d_));
             constexpr std::size_t kChunk = 1024;
-            const std::size_t chunks = (n_ + kChunk - 1) / kChunk;
+            const std::size_t chunks = (rows + kChunk - 1) / kChunk;
 #pragma omp for schedule(static)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk)
                 if (!stop_now())
-                    changed += label_range(points_, d_, c, k_, chunk * kChunk, std::min(n_, (chunk + 1) * kChunk),
-                                           labels_.data(), scratch.data());
+                    changed += label_range(points_, d_, c, k_, chunk * kChunk, std::min(rows, (chunk + 1) * kChunk),
+                                           labels, scratch.data());
         }
         return changed;
     }
@@ -357,17 +434,19 @@ protected:
     GemmAssignCounts gemm_assignment() {
         gemm_.prepare(centroids_.data(), k_, d_);
         std::uint64_t changed = 0, certified = 0, verified = 0;
+        const std::size_t rows = window_rows_;  // every row, or (out of core) the block in the buffer
+        std::int32_t* labels = labels_.data() + window_first_;
 #pragma omp parallel num_threads(threads_) if (threads_ > 1) reduction(+ : changed, certified, verified)
         {
             typename GemmAssign<T>::Scratch scratch;
             GemmAssignCounts counts;
             constexpr std::size_t kChunk = 1024;
-            const std::size_t chunks = (n_ + kChunk - 1) / kChunk;
+            const std::size_t chunks = (rows + kChunk - 1) / kChunk;
 #pragma omp for schedule(static)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk)
                 if (!stop_now())
-                    gemm_.label_range(points_, centroids_.data(), chunk * kChunk, std::min(n_, (chunk + 1) * kChunk),
-                                      labels_.data(), scratch, counts);
+                    gemm_.label_range(points_, centroids_.data(), chunk * kChunk, std::min(rows, (chunk + 1) * kChunk),
+                                      labels, scratch, counts);
             changed += counts.changed;
             certified += counts.certified;
             verified += counts.verified;
@@ -469,6 +548,9 @@ protected:
         }
         n_ = points->rows();
         d_ = points->cols();
+        row_source_.reset();
+        window_first_ = 0;
+        window_rows_ = n_;
         first_row_ = partition_.comm ? partition_.first_row : 0;
         global_n_ = partition_.comm ? partition_.global_rows : n_;
         tol_absolute_ = partition_.comm ? absolute_tolerance(*points, config_.tol, partition_)
@@ -482,8 +564,19 @@ protected:
     }
 
     std::shared_ptr<const void> source_;  // the caller's points (Matrix<double> or Matrix<float>), kept alive
+    // Out of core (set_row_source): the file the rows are read from, and the two
+    // buffers' budget; null when the points are in memory.
+    std::shared_ptr<const RowSource> row_source_;
+    std::size_t buffer_bytes_ = 0;
+    // The rows the per-point loops of Lloyd, the update and the inertia see now:
+    // points_ holds rows [window_first_, window_first_ + window_rows_) of this
+    // solver's n_ (all of them in memory; out of core, the block in a buffer).
+    // Mutable: the const inertia() reads the file through them too.
+    mutable std::size_t window_first_ = 0, window_rows_ = 0;
+    mutable std::size_t window_capacity_ = 0;   // rows per block out of core: whole packages
+    mutable std::vector<T> window_buffers_[2];  // out of core: the block worked on, the block being read
     Matrix<T> converted_;                 // the points in T when the caller's are of the other precision
-    const T* points_ = nullptr;
+    mutable const T* points_ = nullptr;
     std::shared_ptr<const std::vector<double>> weight_source_;  // null: unweighted
     std::vector<T> weights_converted_;  // float copy of the weights (float solvers only)
     const T* weights_ = nullptr;        // per point, in T; null: unweighted
@@ -534,6 +627,14 @@ private:
                         ") do not start and end on the update's packages of " + std::to_string(package_size_) +
                         " points: split the rows with kms::partition_rows");
         tree_levels_ = package_tree_local_levels(packages_, package_begin_, package_end_);
+        if (row_source_) {
+            // Two buffers in the budget, each of whole packages (a package's leaf sum
+            // is made from one block); at least one package, whatever the budget.
+            const std::size_t row_bytes = std::max<std::size_t>(1, d_ * sizeof(T));
+            const std::size_t fits = buffer_bytes_ / 2 / row_bytes / package_size_ * package_size_;
+            window_capacity_ = std::max(package_size_, fits);
+            for (auto& buffer : window_buffers_) std::vector<T>().swap(buffer);  // sized by the first pass
+        }
         cover_ = partition_.comm ? package_tree_cover(packages_, package_begin_, package_end_) : std::vector<PackageSpan>{};
         try {
             package_sums_.assign(packages_ * k_ * d_, 0.0);
@@ -550,14 +651,25 @@ private:
 
 
     // Two-step package reduction: each package sums its points (in sub-packages
-    // of kSubPackage), then package sums are added pairwise in a fixed tree.
-    void update(IterationStats& stats) {
+    // of kSubPackage: sum_package_leaves, of the packages in the window), then
+    // package sums are added pairwise in a fixed tree (finish_update). Out of core
+    // the leaves are summed block by block (a package never straddles two blocks)
+    // and the tree once after the last: the same additions, so the same bits.
+    void sum_package_leaves_timed(IterationStats& stats) {
         const auto start = Clock::now();
+        sum_package_leaves();
+        stats.time_update_ms += elapsed_ms(start);
+    }
+
+    void sum_package_leaves() {
         const std::size_t kd = k_ * d_;
         double* sums = package_sums_.data();
         std::int64_t* counts = package_counts_.data();
         double* weight_sums = weight_source_ ? package_weights_.data() : nullptr;  // (a rank with no rows has weights_ == nullptr)
-        std::exception_ptr gather_failure;
+        const WindowPackages window = window_packages();
+        const std::int32_t* labels = labels_.data() + window_first_;
+        const T* weights = weights_ ? weights_ + window_first_ : nullptr;
+        const std::size_t row_offset = first_row_ + window_first_;  // the window's first row in the data set
 #pragma omp parallel num_threads(threads_) if (threads_ > 1)
         {
             // Sub-package sums start at zero and are added to unconditionally (no
@@ -575,23 +687,23 @@ private:
             ThreadScratch<std::uint32_t> touched_list(k_);
             ThreadScratch<std::int64_t> count(k_);
 #pragma omp for schedule(static)
-            for (std::size_t p = package_begin_; p < package_end_; ++p) {
+            for (std::size_t p = window.begin; p < window.end; ++p) {
                 double* psum = sums + p * kd;
                 std::int64_t* pcount = count.data();
                 std::fill(psum, psum + kd, 0.0);
                 std::fill(pcount, pcount + k_, 0);
                 if (weight_sums) std::fill(weight_sums + p * k_, weight_sums + (p + 1) * k_, 0.0);
-                const std::size_t end = std::min(n_, (p + 1) * package_size_ - first_row_);  // block rows
-                for (std::size_t s = p * package_size_ - first_row_; s < end; s += kSubPackage) {
+                const std::size_t end = std::min(window_rows_, (p + 1) * package_size_ - row_offset);  // window rows
+                for (std::size_t s = p * package_size_ - row_offset; s < end; s += kSubPackage) {
                     const std::size_t s_end = std::min(end, s + kSubPackage);
                     std::size_t touched_count = 0;
                     if (weight_sums) {
-                        touched_count = sum_rows<true, 0>(labels_.data(), points_, centroids_.row(0), weights_, d_, s,
+                        touched_count = sum_rows<true, 0>(labels, points_, centroids_.row(0), weights, d_, s,
                                                           s_end, sub.data(), touched.data(), touched_list.data(),
                                                           pcount, weight_sums + p * k_);
                     } else {
                         const auto rows = [&]<std::size_t D>() {
-                            return sum_rows<false, D>(labels_.data(), points_, centroids_.row(0), nullptr, d_, s,
+                            return sum_rows<false, D>(labels, points_, centroids_.row(0), nullptr, d_, s,
                                                       s_end, sub.data(), touched.data(), touched_list.data(), pcount,
                                                       nullptr);
                         };
@@ -614,6 +726,18 @@ private:
                 }
                 std::copy(pcount, pcount + k_, counts + p * k_);
             }
+        }
+    }
+
+    void finish_update(IterationStats& stats) {
+        const auto start = Clock::now();
+        const std::size_t kd = k_ * d_;
+        double* sums = package_sums_.data();
+        std::int64_t* counts = package_counts_.data();
+        double* weight_sums = weight_source_ ? package_weights_.data() : nullptr;
+        std::exception_ptr gather_failure;
+#pragma omp parallel num_threads(threads_) if (threads_ > 1)
+        {
             // Fixed pairwise tree over packages: 0+1, 2+3, ..., then 0+2, ... A rank
             // makes the additions inside its own packages (all of them, alone) and
             // ships only the largest nodes it completed, its cover; every rank then
@@ -702,6 +826,57 @@ private:
                               std::vector<double>(sums, sums + k_ * d_), std::vector<std::int64_t>(counts, counts + k_),
                               weight_sums ? std::vector<double>(weight_sums, weight_sums + k_) : std::vector<double>());
         return n_;
+    }
+
+    // The packages of the rows in the window: [begin, end) of packages_.
+    struct WindowPackages {
+        std::size_t begin = 0, end = 0;
+    };
+    WindowPackages window_packages() const {
+        if (window_rows_ == 0) return {package_begin_, package_begin_};
+        const std::size_t first = first_row_ + window_first_;
+        return {first / package_size_, std::min(packages_, (first + window_rows_ + package_size_ - 1) / package_size_)};
+    }
+
+    // Runs body() once with the window on every row (points in memory), or (out of
+    // core) once per block of window_capacity_ rows, in row order: each block read
+    // into one buffer while body() works on the other. Returns the bytes read from
+    // the file. A read's failure (or body's) ends the pass; the read in flight is
+    // waited for first (the future's destructor).
+    template <typename Body>
+    std::uint64_t for_each_window(Body&& body) const {
+        if (!row_source_) {
+            window_first_ = 0;
+            window_rows_ = n_;
+            body();
+            return 0;
+        }
+        const RowSource& source = *row_source_;
+        const std::size_t first_in_file = first_row_;  // this solver's rows start there (a rank's block)
+        const std::size_t step = std::max<std::size_t>(1, std::min(window_capacity_, n_));
+        for (auto& buffer : window_buffers_) buffer.resize(step * d_);
+        const auto read = [&source, first_in_file, this](std::size_t first, std::size_t count, int slot) {
+            source.read(first_in_file + first, count, window_buffers_[slot].data());
+        };
+        std::uint64_t bytes = 0;
+        std::future<void> pending;
+        if (n_ > 0) pending = std::async(std::launch::async, read, 0, std::min(step, n_), 0);
+        for (std::size_t first = 0, block = 0; first < n_; first += step, ++block) {
+            pending.get();  // this block is in its buffer (or its read's error is thrown)
+            const int slot = static_cast<int>(block % 2);
+            const std::size_t rows = std::min(step, n_ - first);
+            if (first + step < n_)
+                pending = std::async(std::launch::async, read, first + step, std::min(step, n_ - first - step), 1 - slot);
+            window_first_ = first;
+            window_rows_ = rows;
+            points_ = window_buffers_[slot].data();
+            body();
+            bytes += static_cast<std::uint64_t>(rows) * source.file_row_bytes();
+        }
+        window_first_ = 0;
+        window_rows_ = 0;
+        points_ = nullptr;
+        return bytes;
     }
 
     // Every rank's packages [package_begin_, package_end_) of `values` (`width`

@@ -21,7 +21,9 @@ protected:
         stats.verified_points += gemm.verified;
         // Distance evaluations: n·k (the exact kernel's, or the GEMM's approximate
         // ones), plus k for every point the GEMM left to the exact search.
-        stats.point_centroid_distances += static_cast<std::uint64_t>(this->n_) * this->k_ + gemm.verified * this->k_;
+        // (Out of core assign() sees one block at a time: window_rows_ of the n_ rows.)
+        stats.point_centroid_distances +=
+            static_cast<std::uint64_t>(this->window_rows_) * this->k_ + gemm.verified * this->k_;
         stats.time_assign_ms += elapsed_ms(start);
         return changed;
     }
