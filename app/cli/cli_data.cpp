@@ -1,6 +1,7 @@
 // The data of run and sweep (cli_data.hpp).
 #include "cli_data.hpp"
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -201,10 +202,18 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     // result's labels, their text for --labels-out (up to 11), and under ranks the
     // gathered 8-byte labels.
     const std::uint64_t point_bytes = d * (8 + (fit.solver.precision == Precision::F32 ? 4 : 0));
-    plan.state_bytes = my_rows * (4 + 4 + 9) + n * (4 + 11 + (fit.ranks ? 16 : 0));
-    // The program, its libraries and its threads' stacks beside the data.
-    const std::uint64_t threads = static_cast<std::uint64_t>(std::max(1, fit.solver.threads > 0 ? fit.solver.threads : 2));
-    const std::uint64_t reserve = (std::uint64_t{16} << 20) + (threads + 2) * (std::uint64_t{8} << 20);
+    const bool seeds_by_distance = fit.init.method == InitMethod::KMeansPlusPlus ||
+                                   fit.init.method == InitMethod::GreedyKMeansPlusPlus ||
+                                   fit.init.method == InitMethod::Maximin;
+    std::uint64_t label_text = 2;  // a label's digits and its newline
+    for (std::uint64_t k = fit.k; k > 10; k /= 10) ++label_text;
+    plan.state_bytes = my_rows * (4 + 4 + (seeds_by_distance ? 9 : 0)) + n * (4 + label_text + (fit.ranks ? 16 : 0));
+    // Beside the data: the program's own heap and one stack per thread (the solver's
+    // OpenMP threads and the reader; under ulimit -v their address space counts).
+    const int solver_threads = fit.solver.backend == Backend::Sequential ? 1
+                               : fit.solver.threads > 0              ? fit.solver.threads
+                                                                     : omp_get_max_threads();
+    const std::uint64_t reserve = (std::uint64_t{8} << 20) * (static_cast<std::uint64_t>(solver_threads) + 2);
     const bool fits = limit > 0 && my_rows * point_bytes + plan.state_bytes + reserve <= limit;
     if (!asked && (limit == 0 || fits)) return std::nullopt;  // auto: loaded as always
     plan.automatic = !asked;

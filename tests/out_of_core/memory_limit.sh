@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Out of core under a real memory limit (issue 42): kmeans-cli run on a .npy four times
+# its address-space limit (ulimit -v) reads it a block at a time by itself
+# (--out-of-core auto) and writes the labels and centroid files byte for byte those of
+# an in-memory run without the limit, after as many iterations. Loading the file
+# under the limit must fail (the limit binds), with the loader's message.
+# usage: memory_limit.sh KMEANS_CLI
+set -euo pipefail
+cli=$1
+dir=$(mktemp -d)
+trap '[ -n "${KMS_KEEP:-}" ] || rm -rf "$dir"' EXIT
+failures=0
+fail() { echo "FAIL $1"; failures=$((failures + 1)); }
+
+limit_mib=64
+rows=524288 cols=64                      # float64: 256 MiB of points, 4 x the limit
+tile_rows=8192                           # 4 MiB of blobs, repeated: no large generator run
+"$cli" generate --generate "blobs:n=$tile_rows,k=6,d=$cols,spread=0.2" --seed 4 --out "$dir/tile.npy" > /dev/null
+tile_bytes=$((tile_rows * cols * 8))
+header_bytes=$(($(stat -c %s "$dir/tile.npy") - tile_bytes))
+tail -c "$tile_bytes" "$dir/tile.npy" > "$dir/body"
+copies=1
+while [ $copies -lt $((rows / tile_rows)) ]; do  # doubling: 64 copies in 6 appends
+  cat "$dir/body" "$dir/body" > "$dir/body2" && mv "$dir/body2" "$dir/body"
+  copies=$((copies * 2))
+done
+# A NumPy 1.0 header for (rows, cols) float64, padded to 64 bytes as NumPy pads it.
+dict="{'descr': '<f8', 'fortran_order': False, 'shape': ($rows, $cols), }"
+pad=$(( (64 - (10 + ${#dict} + 1) % 64) % 64 ))
+length=$(( ${#dict} + pad + 1 ))
+{
+  printf '\x93NUMPY\x01\x00'
+  printf "\\x$(printf %02x $((length % 256)))\\x$(printf %02x $((length / 256)))"
+  printf '%s%*s\n' "$dict" "$pad" ""
+  cat "$dir/body"
+} > "$dir/points.npy"
+rm -f "$dir/body"
+[ "$(stat -c %s "$dir/points.npy")" -ge $((4 * limit_mib * 1048576)) ] || fail "the data are not 4 x the limit"
+[ "$header_bytes" -gt 0 ] || fail "tile header"
+
+# Two threads in memory, one out of core: the bits depend on neither the thread count nor the blocks.
+args=(run --input "$dir/points.npy" --k 6 --seed 1 --init random --max-iter 3 --backend omp --report json)
+"$cli" "${args[@]}" --threads 2 --labels-out "$dir/labels-memory" --centroids-out "$dir/centroids-memory" > "$dir/out-memory"
+status=0
+(ulimit -v $((limit_mib * 1024)) && exec "$cli" "${args[@]}" --threads 1 --labels-out "$dir/labels-limited" \
+   --centroids-out "$dir/centroids-limited") > "$dir/out-limited" 2> "$dir/err-limited" || status=$?
+[ "$status" = 0 ] || fail "the run under ulimit -v ${limit_mib} MiB ended with status $status: $(cat "$dir/err-limited")"
+grep -q '"out_of_core":{[^}]*"automatic":true' "$dir/out-limited" || fail "the limited run did not go out of core by itself"
+cmp -s "$dir/labels-memory" "$dir/labels-limited" || fail "labels differ"
+cmp -s "$dir/centroids-memory" "$dir/centroids-limited" || fail "centroids differ"
+iterations() { tail -n 1 "$1" | grep -o '"iterations":[0-9]*'; }
+[ -n "$(iterations "$dir/out-memory")" ] && [ "$(iterations "$dir/out-memory")" = "$(iterations "$dir/out-limited")" ] ||
+  fail "iterations: $(iterations "$dir/out-limited") out of core, $(iterations "$dir/out-memory") in memory"
+# The limit binds: the same run told to load the points cannot.
+status=0
+(ulimit -v $((limit_mib * 1024)) && exec "$cli" "${args[@]}" --threads 1 --out-of-core off) > /dev/null 2> "$dir/err-off" || status=$?
+[ "$status" != 0 ] && grep -q "not enough memory" "$dir/err-off" ||
+  fail "loading 256 MiB under ulimit -v ${limit_mib} MiB did not fail as it should (status $status): $(cat "$dir/err-off")"
+echo "in memory: $(iterations "$dir/out-memory"); under ${limit_mib} MiB: $(grep -o '"out_of_core":{[^}]*}' "$dir/out-limited")"
+echo "failures: $([ $failures = 0 ] && echo PASS || echo $failures)"
+[ $failures = 0 ]
