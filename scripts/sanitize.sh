@@ -25,10 +25,11 @@ asan_cxx=${KMS_ASAN_CXX:-g++}
 tsan_cxx=${KMS_TSAN_CXX:-clang++-14}
 
 # Every CPU suite (the GPU suites skip without a device, the studio ones need Qt widgets).
-cpu_tests=(test_io test_io_special test_corpus test_cli test_generate test_init test_seeding test_scores test_solvers
+cpu_tests=(test_io test_io_special test_corpus test_cli test_generate test_init test_seeding test_scores test_solvers test_out_of_core
            test_sklearn_oracle test_sklearn_fit test_weights test_sweep test_geo test_gemm_assign test_run_file test_sparse)
 # The suites whose code runs OpenMP parallel regions.
-omp_tests=(test_solvers test_init test_seeding test_scores test_generate test_io test_weights test_gemm_assign test_sparse)
+omp_tests=(test_solvers test_init test_seeding test_scores test_generate test_io test_weights test_gemm_assign test_sparse
+           test_out_of_core)
 
 # Optimisation and debug info (-g1: line tables, for g++ and clang) are all a sanitizer's stack trace needs
 # (file:line per frame); full debug info and -O2 made the ASan build take twice as long

@@ -1,0 +1,242 @@
+// Out of core (issue 42): fit() of a RowSource, the points read from a .npy a block
+// at a time, against fit() of the loaded matrix: the same labels, centroids, inertia
+// and iterations, bit for bit, for any block size, thread count and number of ranks;
+// each rank reads only its rows; what cannot run out of core is refused by name.
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+
+#include "kms/communicator.hpp"
+#include "kms/error.hpp"
+#include "kms/fit.hpp"
+#include "kms/generate.hpp"
+#include "kms/io.hpp"
+#include "kms/row_source.hpp"
+
+namespace {
+
+// A .npy of `values` (rows × cols) as '<f8' or '<f4' (the values rounded to float).
+void write_npy_file(const std::string& path, const kms::Matrix<double>& values, bool as_float) {
+    std::string dict = std::string("{'descr': '") + (as_float ? "<f4" : "<f8") +
+                       "', 'fortran_order': False, 'shape': (" + std::to_string(values.rows()) + ", " +
+                       std::to_string(values.cols()) + "), }";
+    dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+    dict += '\n';
+    std::string bytes = "\x93NUMPY";
+    bytes += '\x01';
+    bytes += '\x00';
+    bytes += static_cast<char>(dict.size() & 0xff);
+    bytes += static_cast<char>(dict.size() >> 8);
+    bytes += dict;
+    for (const double v : values.span()) {
+        char raw[8];
+        if (as_float) {
+            const float f = static_cast<float>(v);
+            std::memcpy(raw, &f, 4);
+            bytes.append(raw, 4);
+        } else {
+            std::memcpy(raw, &v, 8);
+            bytes.append(raw, 8);
+        }
+    }
+    kms::write_text_file(path, bytes);
+}
+
+// Records the rows a rank asked for, to show it read only its block.
+class WatchedRows final : public kms::RowSource {
+public:
+    explicit WatchedRows(std::shared_ptr<const kms::RowSource> inner) : inner_(std::move(inner)) {}
+    std::size_t rows() const override { return inner_->rows(); }
+    std::size_t cols() const override { return inner_->cols(); }
+    const std::string& name() const override { return inner_->name(); }
+    std::size_t file_row_bytes() const override { return inner_->file_row_bytes(); }
+    void read(std::size_t first, std::size_t count, double* out) const override {
+        note(first, count);
+        inner_->read(first, count, out);
+    }
+    void read(std::size_t first, std::size_t count, float* out) const override {
+        note(first, count);
+        inner_->read(first, count, out);
+    }
+    std::size_t lowest = std::numeric_limits<std::size_t>::max();
+    mutable std::size_t highest = 0;  // one past the last row read
+
+private:
+    void note(std::size_t first, std::size_t count) const {
+        const std::lock_guard lock(mutex_);  // the solver's reader runs on its own thread
+        auto& self = const_cast<WatchedRows&>(*this);
+        self.lowest = std::min(lowest, first);
+        highest = std::max(highest, first + count);
+    }
+    std::shared_ptr<const kms::RowSource> inner_;
+    mutable std::mutex mutex_;
+};
+
+void expect_same(const kms::FitResult& got, const kms::FitResult& want, const std::string& what) {
+    QVERIFY2(got.labels == want.labels, (what + ": labels differ").c_str());
+    QVERIFY2(got.centroids == want.centroids, (what + ": centroids differ").c_str());
+    QVERIFY2(got.iterations == want.iterations,
+             (what + ": " + std::to_string(got.iterations) + " iterations, loaded " + std::to_string(want.iterations)).c_str());
+    QVERIFY2(got.inertia == want.inertia, (what + ": inertia differs").c_str());
+    QVERIFY2(got.stop_reason == want.stop_reason, (what + ": stop reason differs").c_str());
+}
+
+}  // namespace
+
+class TestOutOfCore : public QObject {
+    Q_OBJECT
+
+    std::string dir_;
+
+private slots:
+    void initTestCase() {
+        dir_ = (std::filesystem::temp_directory_path() / ("kms-ooc-" + std::to_string(::getpid()))).string();
+        std::filesystem::create_directories(dir_);
+        // 20 011 rows: packages of 256 (a short last one), 4096-row seeding blocks, neither dividing n.
+        const kms::Dataset data = kms::generate_dataset("blobs:n=20011,k=6,d=3,spread=0.15", 7);
+        write_npy_file(dir_ + "/f8.npy", data.points, false);
+        write_npy_file(dir_ + "/f4.npy", data.points, true);
+    }
+    void cleanupTestCase() { std::filesystem::remove_all(dir_); }
+
+    // Every seeding, both precisions, both file dtypes, blocks of one package to all
+    // rows, one and two threads: the loaded fit's bits.
+    void fit_over_rows_is_the_loaded_fit() {
+        struct Case {
+            const char* file;
+            kms::InitMethod method;
+            kms::Precision precision;
+        };
+        const Case cases[] = {{"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64},
+                              {"f8.npy", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32},
+                              {"f8.npy", kms::InitMethod::Maximin, kms::Precision::F64},
+                              {"f4.npy", kms::InitMethod::Random, kms::Precision::F32},
+                              {"f4.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64}};
+        // (buffer bytes, threads): one package a block (the least), a few, every row in one.
+        const std::pair<std::size_t, int> shapes[] = {{1, 1}, {100000, 2}, {std::size_t{1} << 30, 1}};
+        for (const Case& c : cases) {
+            const std::string path = dir_ + "/" + c.file;
+            const auto loaded = std::make_shared<const kms::Matrix<double>>(kms::load_dataset(path).points);
+            const auto source = kms::open_npy_rows(path);
+            QCOMPARE(source->rows(), loaded->rows());
+            kms::FitOptions options;
+            options.k = 9;
+            options.init.method = c.method;
+            options.init.seed = 3;
+            options.solver.backend = kms::Backend::OpenMP;
+            options.solver.precision = c.precision;
+            options.solver.threads = 2;
+            options.solver.max_iterations = c.method == kms::InitMethod::Random ? 6 : 300;  // max-iter: the final relabel
+            const kms::FitResult want = kms::fit(loaded, options);
+            for (const auto& [buffer, threads] : shapes) {
+                options.solver.threads = threads;
+                const std::string what = std::string(c.file) + ", " + std::string(kms::to_string(c.method)) + ", " +
+                                         std::string(kms::to_string(c.precision)) + ", buffers " +
+                                         std::to_string(buffer) + ", threads " + std::to_string(threads);
+                expect_same(kms::fit(source, buffer, options), want, what);
+            }
+        }
+    }
+
+    // Ranks (threads of a ThreadGroup) each read only their block, a block at a time: one process's bits.
+    void ranks_read_only_their_blocks() {
+        const std::string path = dir_ + "/f8.npy";
+        const auto loaded = std::make_shared<const kms::Matrix<double>>(kms::load_dataset(path).points);
+        kms::FitOptions options;
+        options.k = 9;
+        options.init.seed = 5;
+        options.solver.backend = kms::Backend::Sequential;
+        const kms::FitResult want = kms::fit(loaded, options);
+        for (const int ranks : {2, 3}) {
+            const std::vector<std::size_t> first = kms::partition_rows(loaded->rows(), options.k, loaded->cols(), ranks);
+            std::vector<kms::FitResult> results(static_cast<std::size_t>(ranks));
+            std::vector<std::shared_ptr<WatchedRows>> watched(static_cast<std::size_t>(ranks));
+            kms::ThreadGroup group(ranks);
+            group.run([&](std::shared_ptr<kms::Communicator> comm) {
+                const auto r = static_cast<std::size_t>(comm->rank());
+                watched[r] = std::make_shared<WatchedRows>(kms::open_npy_rows(path));
+                kms::FitOptions mine = options;
+                mine.ranks = comm;
+                results[r] = kms::fit(watched[r], 200000, mine);
+            });
+            for (std::size_t r = 0; r < results.size(); ++r) {
+                expect_same(results[r], want, std::to_string(ranks) + " ranks, rank " + std::to_string(r));
+                if (first[r + 1] == first[r]) continue;
+                QVERIFY2(watched[r]->lowest >= first[r] && watched[r]->highest <= first[r + 1],
+                         ("rank " + std::to_string(r) + " read rows [" + std::to_string(watched[r]->lowest) + ", " +
+                          std::to_string(watched[r]->highest) + ") outside its block [" + std::to_string(first[r]) +
+                          ", " + std::to_string(first[r + 1]) + ")").c_str());
+            }
+        }
+    }
+
+    // What cannot run out of core says so, naming what to do instead.
+    void refusals_name_the_reason() {
+        const auto source = kms::open_npy_rows(dir_ + "/f8.npy");
+        const auto refused = [&](const kms::FitOptions& options, const char* expected) {
+            try {
+                kms::fit(source, 1 << 20, options);
+            } catch (const kms::UsageError& error) {
+                QVERIFY2(std::string(error.what()).find(expected) != std::string::npos, error.what());
+                return;
+            }
+            QFAIL(("no refusal: expected '" + std::string(expected) + "'").c_str());
+        };
+        kms::FitOptions options;
+        options.k = 4;
+        options.solver.algorithm = kms::Algorithm::Hamerly;
+        refused(options, "runs Lloyd");
+        options.solver.algorithm = kms::Algorithm::Lloyd;
+        options.solver.empty_policy = kms::EmptyClusterPolicy::Farthest;
+        refused(options, "--empty keep");
+        options.solver.empty_policy = kms::EmptyClusterPolicy::Keep;
+        options.init.method = kms::InitMethod::KMeansParallel;
+        refused(options, "kmeans-parallel");
+        options.init.method = kms::InitMethod::KMeansPlusPlus;
+        options.sample_weight = std::make_shared<const std::vector<double>>(source->rows(), 1.0);
+        refused(options, "sample weights");
+        // --solver auto runs Lloyd, and says why.
+        options.sample_weight.reset();
+        options.solver.algorithm = kms::Algorithm::Auto;
+        options.solver.max_iterations = 2;
+        const kms::FitResult result = kms::fit(source, 1 << 20, options);
+        QCOMPARE(result.solver.algorithm, kms::Algorithm::Lloyd);
+        QVERIFY(result.solver_choice.find("out of core") != std::string::npos);
+    }
+
+    // A value no loader accepts, found on a pass: the file, the byte and the element.
+    void bad_value_is_named() {
+        kms::Matrix<double> values = kms::generate_dataset("blobs:n=5000,k=3,d=2", 1).points;
+        values(4321, 1) = std::numeric_limits<double>::quiet_NaN();
+        const std::string path = dir_ + "/nan.npy";
+        write_npy_file(path, values, false);
+        kms::FitOptions options;
+        options.k = 3;
+        try {
+            kms::fit(kms::open_npy_rows(path), 4096, options);
+            QFAIL("a NaN was not refused");
+        } catch (const kms::InputError& error) {
+            const std::string message = error.what();
+            QVERIFY2(message.find(path) != std::string::npos && message.find("element [4321, 1]") != std::string::npos &&
+                         message.find("NaN") != std::string::npos,
+                     message.c_str());
+        }
+    }
+
+    void byte_sizes() {
+        QCOMPARE(kms::parse_byte_size("64M"), std::uint64_t{64} << 20);
+        QCOMPARE(kms::parse_byte_size("1.5GiB"), std::uint64_t{3} << 29);
+        QCOMPARE(kms::parse_byte_size("4096"), std::uint64_t{4096});
+        QCOMPARE(kms::parse_byte_size("12Q"), std::uint64_t{0});
+        QCOMPARE(kms::parse_byte_size("-1G"), std::uint64_t{0});
+        QCOMPARE(kms::parse_byte_size("lots"), std::uint64_t{0});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOutOfCore)
+#include "test_out_of_core.moc"
