@@ -64,6 +64,18 @@ for case in "lloyd f64 kmeans++" "hamerly f32 greedy-kmeans++ weights" "elkan f6
   [ -n "${weighted:-}" ] && args+=(--weights "$dir/weights-npy.txt")
   compare_ranks ".npy read by blocks, $case" '"n":23000'
 done
+# Out of core (issue 42): each rank reads its block of the .npy a few packages at a
+# time on every pass; the same files over 1, 2, 3 ranks, and as one process that loaded it.
+for case in "lloyd f32 kmeans++"; do
+  read -r solver precision init <<<"$case"
+  args=(run --input "$dir/x.npy" --k 7 --solver "$solver" --precision "$precision" --init "$init" --seed 2
+        --max-iter 40 --report json --backend omp --threads 1)
+  "$cli" "${args[@]}" --labels-out "$dir/labels-loaded" --centroids-out "$dir/centroids-loaded" > /dev/null
+  args+=(--out-of-core on --memory-limit 40M)
+  compare_ranks ".npy out of core, $case" '"out_of_core":'
+  cmp -s "$dir/labels-loaded" "$dir/labels-1" && cmp -s "$dir/centroids-loaded" "$dir/centroids-1" ||
+    fail ".npy out of core, $case: one process's files differ from the loaded run's"
+done
 # Text input: each rank scans the lines that start in its share of the bytes and
 # parses its block only (load_text_block); a header, comments and blank lines.
 "$cli" generate --generate blobs:n=21000,k=5,d=3,spread=0.1 --seed 5 --out "$dir/plain.csv" > /dev/null
@@ -117,6 +129,8 @@ compare_failure() {
 # A bad row or value in the last rank's block: reported by that rank.
 compare_failure "bad.csv" --input "$dir/bad.csv" --k 4 --backend omp --threads 1
 compare_failure "bad.npy" --input "$dir/bad.npy" --k 4 --backend omp --threads 1
+compare_failure "bad.npy out of core" --input "$dir/bad.npy" --k 4 --backend omp --threads 1 --out-of-core on \
+  --memory-limit 40M
 # Met by every rank alike: reported by rank 0 only.
 echo "1,2" > "$dir/init-2d.csv"
 compare_failure "k > n" --input "$dir/x.csv" --k 30000 --backend omp --threads 1

@@ -119,25 +119,29 @@ public:
     template <typename Body>
     void for_each_window(Body&& body) const {
         if (block_) return body(block_->data(), std::size_t{0}, local_);
-        std::vector<T> buffer(std::min(window_rows_, local_) * cols_);
-        for (std::size_t begin = 0; begin < local_; begin += window_rows_) {
-            const std::size_t count = std::min(window_rows_, local_ - begin);
-            source_->read(first_ + begin, count, buffer.data());
-            body(static_cast<const T*>(buffer.data()), begin, count);
-        }
+        // Ranks agree on a read's failure before the next collective (none waits for ever).
+        agreed(comm_, [&] {
+            std::vector<T> buffer(std::min(window_rows_, local_) * cols_);
+            for (std::size_t begin = 0; begin < local_; begin += window_rows_) {
+                const std::size_t count = std::min(window_rows_, local_ - begin);
+                source_->read(first_ + begin, count, buffer.data());
+                body(static_cast<const T*>(buffer.data()), begin, count);
+            }
+        });
     }
 
     // Global row g, widened to double, on every rank (its owner broadcasts it).
     std::vector<double> row(std::size_t g) const {
         std::vector<double> out(cols_, 0.0);
-        if (mine(g)) {
-            if (block_) {
-                std::copy(block_->row(g - first_), block_->row(g - first_) + cols_, out.begin());
-            } else {
+        if (block_) {
+            if (mine(g)) std::copy(block_->row(g - first_), block_->row(g - first_) + cols_, out.begin());
+        } else {
+            agreed(comm_, [&] {  // the owner's read may fail: agreed before the broadcast
+                if (!mine(g)) return;
                 std::vector<T> read(cols_);
                 source_->read(g, 1, read.data());
                 std::copy(read.begin(), read.end(), out.begin());
-            }
+            });
         }
         if (comm_) comm_->broadcast(out, owner(g));
         return out;

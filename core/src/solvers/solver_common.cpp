@@ -215,7 +215,11 @@ double absolute_tolerance(const RowSource& source, std::size_t first_row, std::s
         if (!partition) return pass(running, add);
         Communicator& comm = *partition->comm;
         for (int r = 0; r < comm.size(); ++r) {  // rank order = row order (partitioned_tolerance_of)
-            if (r == comm.rank()) pass(running, add);
+            // A read that fails on rank r (the file changed) is agreed on before the
+            // broadcast: every rank throws, none waits for ever.
+            agreed(&comm, [&] {
+                if (r == comm.rank()) pass(running, add);
+            });
             comm.broadcast(running, r);
         }
     };

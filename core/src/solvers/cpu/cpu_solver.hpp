@@ -110,8 +110,11 @@ public:
         // Set-up passes a block at a time (of the packages' grain unknown before k: 4096 rows
         // or what the buffers hold): the data's range, then the tolerance's two passes.
         const std::size_t scan_rows = std::max<std::size_t>(4096, buffer_bytes / 2 / std::max<std::size_t>(1, d_ * sizeof(double)));
-        if (n_ > 0) check_solver_data(*source, first_row, n_, config_.precision, !partition_.comm, scan_rows);
-        else if (d_ == 0) throw Error("the data set is empty");
+        // (Ranks agree on a bad value in one block before the tolerance's collectives.)
+        agreed(partition_.comm.get(), [&] {
+            if (n_ > 0) check_solver_data(*source, first_row, n_, config_.precision, !partition_.comm, scan_rows);
+            else if (d_ == 0) throw Error("the data set is empty");
+        });
         tol_absolute_ = absolute_tolerance(*source, first_row, n_, config_.tol,
                                            partition_.comm ? &partition_ : nullptr, scan_rows);
         row_source_ = source;
@@ -851,6 +854,14 @@ private:
             body();
             return 0;
         }
+        // Ranks agree on a read's failure (the file changed under the run) before the
+        // step's collectives: every rank throws, none is left waiting in them.
+        std::uint64_t bytes = 0;
+        agreed(partition_.comm.get(), [&] { bytes = read_windows(body); });
+        return bytes;
+    }
+    template <typename Body>
+    std::uint64_t read_windows(Body& body) const {
         const RowSource& source = *row_source_;
         const std::size_t first_in_file = first_row_;  // this solver's rows start there (a rank's block)
         const std::size_t step = std::max<std::size_t>(1, std::min(window_capacity_, n_));
