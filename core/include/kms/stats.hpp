@@ -22,6 +22,9 @@ struct IterationStats {
     std::uint64_t bound_skips = 0;     // points whose full search the bounds avoided
     std::uint64_t group_skips = 0;     // Yinyang: (point, group) pairs the group filter ruled out whole
     std::uint32_t groups = 0;          // Yinyang: t, its number of centroid groups (0: a solver without groups)
+    std::uint64_t second_centred = 0;  // Shallot: searched points whose ball was centred on their tracked second centroid (nearer than the own)
+    std::uint64_t stable_points = 0;   // Ball k-means: points in stable balls (no centroid in their reach moved): not a distance taken
+    std::uint64_t neighbour_clusters = 0;  // Ball k-means: Σ over the points it examined of the neighbour clusters each compared with
     std::uint64_t labels_changed = 0;  // points whose label differs from the previous iteration
     std::uint64_t verified_points = 0; // Lloyd's GEMM filter (CUDA, CPU): points it could not certify, labelled by exact distances
     std::uint64_t gemm_certified = 0;  // CPU Lloyd's GEMM filter: points whose label its error bound proved (+ verified = n)
