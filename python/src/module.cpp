@@ -220,6 +220,9 @@ py::dict stats_dict(int restart, const IterationStats& s) {
     d["centroid_centroid_distances"] = s.centroid_centroid_distances;
     d["bound_skips"] = s.bound_skips;
     d["group_skips"] = s.group_skips;
+    d["second_centred"] = s.second_centred;
+    d["stable_points"] = s.stable_points;
+    d["neighbour_clusters"] = s.neighbour_clusters;
     d["labels_changed"] = s.labels_changed;
     d["verified_points"] = s.verified_points;
     d["gemm_certified"] = s.gemm_certified;

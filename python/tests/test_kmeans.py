@@ -177,6 +177,21 @@ def test_history_and_callback():
         KMeans(8, callback=boom).fit(X)
 
 
+def test_new_solvers_report_their_pruning():
+    # Shallot's balls around the tracked second, Ball k-means' stable points and
+    # neighbour distances: in history_, and the same centres as Lloyd's.
+    X = blobs(4000, 2, 60, 11)
+    lloyd = KMeans(60, solver="lloyd", init="random", random_state=2, tol=0).fit(X)
+    shallot = KMeans(60, solver="shallot", init="random", random_state=2, tol=0).fit(X)
+    ball = KMeans(60, solver="ball", init="random", random_state=2, tol=0).fit(X)
+    for km in (shallot, ball):
+        assert np.array_equal(km.cluster_centers_, lloyd.cluster_centers_) and km.n_iter_ == lloyd.n_iter_
+    assert sum(r["second_centred"] for r in shallot.history_) > 0
+    assert sum(r["stable_points"] for r in ball.history_) > 0
+    assert sum(r["neighbour_clusters"] for r in ball.history_) > 0
+    assert all(r["stable_points"] == 0 and r["second_centred"] == 0 for r in lloyd.history_)
+
+
 def test_keyboard_interrupt_cancels_within_100_ms():
     X = blobs(300_000, 8, 50, 6)
     main = threading.get_ident()

@@ -73,6 +73,17 @@ QString bounds_work_text(const IterationStats& stats, std::size_t n, bool bounde
         text += QObject::tr("   GEMM certified %1").arg(english.toString(static_cast<qulonglong>(stats.gemm_certified)));
         if (n > 0) text += QObject::tr(" (%1%)").arg(english.toString(gemm_certified_percent(stats, n), 'f', 1));
     }
+    if (stats.stable_points + stats.neighbour_clusters > 0) {  // Ball k-means
+        text += QObject::tr("   stable %1").arg(english.toString(static_cast<qulonglong>(stats.stable_points)));
+        if (n > 0)
+            text += QObject::tr(" (%1%)").arg(english.toString(
+                100.0 * static_cast<double>(stats.stable_points) / static_cast<double>(n), 'f', 1));
+        text += QObject::tr("   neighbour distances %1")
+                    .arg(english.toString(static_cast<qulonglong>(stats.neighbour_clusters)));
+    }
+    if (stats.second_centred > 0)  // Shallot
+        text += QObject::tr("   balls around the second %1")
+                    .arg(english.toString(static_cast<qulonglong>(stats.second_centred)));
     if (stats.groups > 0) {
         text += QObject::tr("   group skips %1").arg(english.toString(static_cast<qulonglong>(stats.group_skips)));
         if (n > 0)
