@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One benchmark suite: scripts/bench.sh SUITE [--quick] [--out DIR] [--device-only|--cpu-only]
-# SUITE: thesis | he | zechner | pisa | map | seeding | highd (docs/benchmarks.md says what each measures).
+# SUITE: thesis | he | zechner | pisa | map | seeding | highd | solvers (docs/benchmarks.md says what each measures).
 # Writes DIR/results.csv, DIR/results.jsonl, DIR/report.md and PNG plots (default DIR:
 # bench-results/SUITE). Builds first when the binaries are missing (KMS_BUILD_DIR, default build);
 # KMS_CLI / KMS_BENCH_CEILING / KMS_BENCH_CUDA point at binaries built elsewhere.

@@ -11,7 +11,7 @@ namespace {
 
 // The studio's own options; data and solver options come from the shared table.
 constexpr OptionSpec kStudioOptions[] = {
-    {"--compare", "S/B[/P],...", "", "2 to 4 solvers side by side on the same data and initial centroids"},
+    {"--compare", "S/B[/P],...", "", "2 to 7 solvers (every registered one) side by side on the same data and initial centroids"},
     {"--steps", "N|converge", "", "iterations to run after start (default 0; with --replay, as far as\n"
                                           "the saved run went, else to convergence)"},
     {"--screenshot", "PATH", "", "after the steps, save the window as PNG and exit (errors: stderr, exit 1)"},
@@ -129,8 +129,11 @@ StudioOptions parse_studio_options(const std::vector<std::string>& args) {
             if (comma == std::string::npos) break;
             start = comma + 1;
         }
-        if (options.compare.size() < 2 || options.compare.size() > 4)
-            throw UsageError("option --compare needs 2 to 4 solvers, e.g. lloyd/seq,hamerly/omp (got " +
+        // Every registered solver may be compared at once (CompareMode::most_runs, in the studio's ui/).
+        const std::size_t most = std::max<std::size_t>(4, registered_algorithms().size());
+        if (options.compare.size() < 2 || options.compare.size() > most)
+            throw UsageError("option --compare needs 2 to " + std::to_string(most) +
+                             " solvers, e.g. lloyd/seq,hamerly/omp (got " +
                              std::to_string(options.compare.size()) + ")");
     }
     if (has("--steps")) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The seeds' studies as benchmark suites: scripts/bench.sh SUITE [--quick] [--out DIR]
-[--device-only|--cpu-only]. Suites: thesis, he, zechner, pisa, map, seeding, highd (docs/benchmarks.md)."""
+[--device-only|--cpu-only]. Suites: thesis, he, zechner, pisa, map, seeding, highd, solvers (docs/benchmarks.md)."""
 import argparse
 import json
 import os
@@ -8,6 +8,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -536,8 +537,110 @@ def suite_highd(h, args):
     h.write("highd", sections)
 
 
+# ---- solvers ----------------------------------------------------------------------------------
+
+def registered_solvers(cli):
+    """The solvers kmeans-cli lists under --solver (the registry's order: oldest paper first)."""
+    text = subprocess.run([cli, "run", "--help"], capture_output=True, text=True).stdout
+    line = next(l for l in text.splitlines() if l.strip().startswith("--solver"))
+    names = line.split("NAME", 1)[1].split("(")[0]
+    return [name.strip() for name in names.split("|") if name.strip()]
+
+
+def suite_solvers(h, args):
+    """Issue 41: every registered solver to convergence (tol 0: until no label changes, capped at
+    KMS_SOLVERS_MAX_ITER iterations) from the same random initial rows, at all cores (omp) and on the
+    GPU where CUDA runs (solvers without a CUDA version are marked so): time to convergence and the
+    distance counts. Grid: n in {10^5, 10^6}, d in {2, 8, 32, 64}, k in {10, 100, 1000, 5000}, blobs
+    and uniform. KMS_SOLVERS_N, _D, _K, _DATA (comma lists), _SOLVERS, _MAX_ITER and _TIMEOUT (seconds: a run
+    slower than this is not repeated) narrow it (the reduced grid of a small machine); --quick: n = 10^5, d in {2, 8},
+    k in {100, 1000}. Elkan is left out where its n x k lower bounds exceed KMS_SOLVERS_ELKAN_BOUNDS
+    (default 2.5e8)."""
+    def env_list(name, default):
+        return [x for x in os.environ.get(name, default).split(",") if x]
+    ns = [int(float(x)) for x in env_list("KMS_SOLVERS_N", "100000" if h.quick else "100000,1000000")]
+    ds = [int(x) for x in env_list("KMS_SOLVERS_D", "2,8" if h.quick else "2,8,32,64")]
+    ks = [int(x) for x in env_list("KMS_SOLVERS_K", "100,1000" if h.quick else "10,100,1000,5000")]
+    kinds = env_list("KMS_SOLVERS_DATA", "blobs,uniform")
+    solvers = env_list("KMS_SOLVERS_SOLVERS", ",".join(registered_solvers(h.cli)))
+    max_iter = int(os.environ.get("KMS_SOLVERS_MAX_ITER", "100" if h.quick else "300"))
+    timeout = float(os.environ.get("KMS_SOLVERS_TIMEOUT", "0")) or None
+    elkan_bounds = float(os.environ.get("KMS_SOLVERS_ELKAN_BOUNDS", "2.5e8"))
+    backends = ([("omp", h.cores)] if h.cpu else []) + ([("cuda", 0)] if h.gpu and h.has_cuda else [])
+    if h.gpu and not h.has_cuda:
+        h.note("GPU rows absent: no CUDA device here")
+    results, lines = [], []
+    for kind in kinds:
+        for n in ns:
+            for d in ds:
+                spec = f"{kind}:n={n},d={d}" + (",k=100" if kind == "blobs" else "")
+                data = h.dataset(spec)
+                for k in ks:
+                    init, _ = h.initial_centroids(data, k)
+                    for backend, threads in backends:
+                        shape = {"data": kind, "n": n, "d": d, "k": k, "backend": backend}
+                        for solver in solvers + ["auto"]:
+                            if solver == "elkan" and n * k > elkan_bounds:
+                                continue
+                            kw = dict(solver=solver, backend=backend, precision="f64", threads=threads,
+                                      iterations=max_iter, tol=0.0)
+                            row = dict(shape, solver=solver)
+                            try:
+                                times = []
+                                for _ in range(h.repeats):
+                                    started = time.time() if timeout else None
+                                    steps, summary = h.run_ours(data, init, k, **kw)
+                                    times.append(sum(s["time_total_ms"] for s in steps) / 1e3)
+                                    if timeout and time.time() - started > timeout:
+                                        break
+                                row.update(seconds=median(times), iterations=summary["iterations"],
+                                           ran=summary["solver"].split("/")[0],
+                                           distances=sum(s["point_centroid_distances"] for s in steps),
+                                           cc_distances=sum(s["centroid_centroid_distances"] for s in steps),
+                                           skips=sum(s["bound_skips"] for s in steps),
+                                           stable=sum(s.get("stable_points", 0) for s in steps),
+                                           second=sum(s.get("second_centred", 0) for s in steps))
+                            except RuntimeError as error:
+                                row.update(seconds=None, error=str(error)[-160:])
+                            results.append(row)
+                            with open(os.path.join(h.out, "results.jsonl"), "a") as f:
+                                f.write(json.dumps(row) + "\n")
+                            print(json.dumps(row), flush=True)
+                h.drop_data()
+    # One table per back end: time to convergence per solver, x Exponion, distances as % of Lloyd's.
+    sections = []
+    for backend, _ in backends:
+        rows = [r for r in results if r["backend"] == backend]
+        shapes = sorted({(r["data"], r["n"], r["d"], r["k"]) for r in rows})
+        header = "| data | n | d | k | iters | " + " | ".join(solvers) + " | auto picks | best new / exponion |"
+        out = [header, "|" + "---|" * (len(solvers) + 7)]
+        for shape in shapes:
+            at = {r["solver"]: r for r in rows if (r["data"], r["n"], r["d"], r["k"]) == shape}
+            lloyd = at.get("lloyd", {}).get("distances")
+            times = {s: at[s]["seconds"] for s in solvers if s in at and at[s].get("seconds") is not None}
+            best = min(times.values()) if times else None
+            cells = []
+            for s in solvers:
+                if s not in times:
+                    cells.append("—")
+                    continue
+                share = f" ({100 * at[s]['distances'] / lloyd:.0f} %)" if lloyd else ""
+                mark = "**" if times[s] == best else ""
+                cells.append(f"{mark}{times[s]:.3g}{mark}{share}")
+            iterations = next((r.get("iterations") for r in at.values() if r.get("iterations")), "")
+            auto = at.get("auto", {})
+            auto_cell = f"{auto.get('ran', '—')} {auto['seconds']:.3g}" if auto.get("seconds") else "—"
+            new = [times[s] for s in ("shallot", "ball") if s in times]
+            ratio = f"{times['exponion'] / min(new):.2f}x" if new and "exponion" in times else "—"
+            out.append(f"| {shape[0]} | {shape[1]} | {shape[2]} | {shape[3]} | {iterations} | " + " | ".join(cells) +
+                       f" | {auto_cell} | {ratio} |")
+        sections.append((f"{backend}: seconds to convergence (distances as % of Lloyd's), bold: fastest",
+                         "\n".join(out)))
+    h.write("solvers", sections)
+
+
 SUITES = {"thesis": suite_thesis, "he": suite_he, "zechner": suite_zechner, "pisa": suite_pisa, "map": suite_map,
-          "seeding": suite_seeding, "highd": suite_highd}
+          "seeding": suite_seeding, "highd": suite_highd, "solvers": suite_solvers}
 
 
 def main():

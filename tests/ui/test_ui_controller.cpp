@@ -479,7 +479,7 @@ private slots:
         QVERIFY(refused({"--k", "0"}, "--k"));
         QVERIFY(refused({"--k", "abc"}, "--k"));
         QVERIFY(refused({"--solver", "kmedoids"}, "--solver"));
-        QVERIFY(refused({"--compare", "lloyd/seq"}, "2 to 4"));
+        QVERIFY(refused({"--compare", "lloyd/seq"}, "2 to 7"));
         QVERIFY(refused({"--compare", "lloyd/gpu,elkan"}, "gpu"));
         QVERIFY(refused({"--input", "a.csv", "--generate", "blobs"}, "either"));
         QVERIFY(refused({"--bogus"}, "--bogus"));

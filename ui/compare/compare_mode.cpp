@@ -69,7 +69,8 @@ QWidget* CompareMode::build_controls() {
         auto* box = new QCheckBox(name, bar);
         box->setObjectName(QStringLiteral("compare_") + id);
         box->setChecked(algorithm == Algorithm::Lloyd || algorithm == Algorithm::Elkan || algorithm == Algorithm::Hamerly);
-        box->setToolTip(tr("Tick 2 to 4 solvers: they run side by side on the same data from the same initial centroids"));
+        box->setToolTip(tr("Tick 2 to %1 solvers: they run side by side on the same data from the same initial centroids")
+                            .arg(most_runs()));
         row->addWidget(box);
         solver_boxes_.emplace_back(algorithm, box);
     }
@@ -83,6 +84,8 @@ QWidget* CompareMode::build_controls() {
     return bar;
 }
 
+std::size_t CompareMode::most_runs() { return std::max<std::size_t>(4, registered_algorithms().size()); }
+
 void CompareMode::start_from_controls() {
     std::vector<SolverConfig> configs;
     for (const auto& [algorithm, box] : solver_boxes_) {
@@ -91,8 +94,8 @@ void CompareMode::start_from_controls() {
         config.algorithm = algorithm;
         configs.push_back(config);
     }
-    if (configs.size() < 2 || configs.size() > 4) {
-        emit errorOccurred(tr("Compare: tick 2 to 4 solvers (%1 ticked)").arg(configs.size()));
+    if (configs.size() < 2 || configs.size() > most_runs()) {
+        emit errorOccurred(tr("Compare: tick 2 to %1 solvers (%2 ticked)").arg(most_runs()).arg(configs.size()));
         return;
     }
     start(configs);

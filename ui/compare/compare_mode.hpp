@@ -1,5 +1,5 @@
 #pragma once
-// Compare mode: 2–4 solvers on the single run's data and initial centroids.
+// Compare mode: 2 to every registered solver on the single run's data and initial centroids.
 // Owns the comparison (CompareSession, CompareScores), its widgets (the split
 // view, the table in its dock, the "Compare" toolbar row) and their
 // connections. The main window only places the widgets and, while active(),
@@ -32,12 +32,16 @@ public:
     CompareMode(RunController& single, IterationCharts& charts, QObject* parent = nullptr);
     ~CompareMode() override;
 
+    // The most runs compared at once: every registered solver (seven), and at least 4
+    // (one solver may be compared on several back ends).
+    static std::size_t most_runs();
+
     // The widgets, created without a parent: the window places them (and then owns them).
     CompareView* view() const { return view_; }
     CompareTable* table() const { return table_; }
     // The toolbar row: a box per solver, Compare, Single view.
     QWidget* controls() const { return controls_; }
-    // Compare the ticked solvers (an error when not 2 to 4 are ticked); set_ticked ticks these.
+    // Compare the ticked solvers (an error when fewer than 2 or more than most_runs() are ticked); set_ticked ticks these.
     void start_from_controls();
     void set_ticked(const std::vector<Algorithm>& algorithms);
 

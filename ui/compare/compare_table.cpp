@@ -378,7 +378,7 @@ void CompareTable::updateGroupColumns() {
 }
 
 void CompareTable::fitSummaryHeight() {
-    // Every solver row visible (2–4 of them), however short the dock: the
+    // Every solver row visible (2 to 7 of them), however short the dock: the
     // per-iteration detail below gets the remaining height.
     int height = summary_view_->horizontalHeader()->sizeHint().height() + 2 * summary_view_->frameWidth() +
                  summary_view_->horizontalScrollBar()->sizeHint().height();

@@ -1,5 +1,5 @@
 #pragma once
-// Side-by-side comparison of 2–4 solvers run on the same data from the same
+// Side-by-side comparison of 2 to 7 solvers run on the same data from the same
 // initial centroids: a summary row per solver (iterations, total and median
 // per-iteration time, speed-up, distance evaluations, bound skips, Yinyang's group
 // skips, final inertia and scores; best value per column in bold) and, for the

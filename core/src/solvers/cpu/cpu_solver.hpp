@@ -3,7 +3,7 @@
 // centroids, the labels, the update step and the statistics; an algorithm
 // supplies only its assignment step and bounds (the shape of Hamerly's
 // fast-kmeans). One file per algorithm: lloyd.cpp, elkan.cpp, hamerly.cpp,
-// yinyang.cpp, exponion.cpp.
+// yinyang.cpp, exponion.cpp and shallot.cpp (over annulus_search.hpp), ball.cpp.
 //
 // Exactness: every algorithm compares candidate centroids by squared_distance()
 // (kms/distance.hpp) computed in the same order, ties to the lowest index, and
