@@ -29,6 +29,16 @@ inline std::vector<Algorithm> registered_solvers() {
     return solvers;
 }
 
+// The registered solvers `backend` has a factory for, Lloyd first: a back end need not run
+// every algorithm (the CUDA back end has no Shallot or Ball k-means). Ask after the back
+// end's registrations (a GPU suite's initTestCase: register_gpu_backends()).
+inline std::vector<Algorithm> registered_solvers(Backend backend) {
+    std::vector<Algorithm> solvers;
+    for (Algorithm algorithm : registered_solvers())
+        if (registered_solver(algorithm, backend)) solvers.push_back(algorithm);
+    return solvers;
+}
+
 inline std::string env_or_empty(const char* name) {
     const char* value = std::getenv(name);
     return value ? std::string(value) : std::string();

@@ -203,9 +203,10 @@ int main(int argc, char** argv) {
             for (int block : {0, 64, 256, 1024})
                 configs.push_back({kms::Algorithm::Lloyd, b, kms::Precision::F32, block});
         for (kms::Precision p : {kms::Precision::F32, kms::Precision::F64})
-            for (const kms::AlgorithmInfo& info : kms::registered_algorithms())  // every solver (kms/algorithms.hpp)
+            for (const kms::AlgorithmInfo& info : kms::registered_algorithms())  // every solver on CUDA (kms/algorithms.hpp)
                 for (kms::KernelVariant b : {kms::KernelVariant::Global, kms::KernelVariant::Shared})
-                    if (!(info.algorithm == kms::Algorithm::Lloyd && p == kms::Precision::F32))
+                    if (kms::registered_solver(info.algorithm, kms::Backend::Cuda) &&
+                        !(info.algorithm == kms::Algorithm::Lloyd && p == kms::Precision::F32))
                         configs.push_back({info.algorithm, b, p, 0});
 
         for (const Config& cfg : configs) {

@@ -151,7 +151,7 @@ private slots:
             std::vector<double> weights(c.n);
             for (std::size_t i = 0; i < c.n; ++i) weights[i] = 0.25 + static_cast<double>((i * 37) % 11) / 4.0;
             for (Precision p : {Precision::F64, Precision::F32})
-                for (Algorithm a : kms::test::registered_solvers())
+                for (Algorithm a : kms::test::registered_solvers(kms::Backend::Cuda))
                     for (kms::KernelVariant v : {kms::KernelVariant::Global, kms::KernelVariant::Shared}) {
                         if (a != Algorithm::Lloyd && v == kms::KernelVariant::Shared) continue;
                         kms::FitOptions options = cuda_fit_options(c, *points, weights, a, p, v, 3, 25);

@@ -139,8 +139,12 @@ std::vector<Case> cases() {
     };
 }
 
-// Every registered solver (kms/algorithms.hpp), Lloyd first.
-const std::vector<Algorithm> kAlgorithms = kms::test::registered_solvers();
+// Every solver registered on the CUDA back end (kms/algorithms.hpp), Lloyd first; asked once
+// the GPU's registrations ran (initTestCase).
+const std::vector<Algorithm>& cuda_algorithms() {
+    static const std::vector<Algorithm> list = kms::test::registered_solvers(kms::Backend::Cuda);
+    return list;
+}
 const kms::KernelVariant kVariants[] = {kms::KernelVariant::Global, kms::KernelVariant::Shared};
 
 #if KMS_HAVE_CUDA
@@ -189,7 +193,7 @@ private slots:
             cpu->set_sample_weight(weights);
             cpu->set_initial_centroids(start);
             std::vector<std::unique_ptr<kms::Solver>> gpus;
-            for (Algorithm a : kAlgorithms)
+            for (Algorithm a : cuda_algorithms())
                 for (kms::KernelVariant v : kVariants) {
                     gpus.push_back(make(a, kms::Backend::Cuda, v, Precision::F64, c));
                     gpus.back()->set_data(points);
@@ -227,7 +231,7 @@ private slots:
             auto reference = make(Algorithm::Lloyd, kms::Backend::Cuda, kms::KernelVariant::Global, Precision::F32, c);
             auto cpu = make(Algorithm::Lloyd, kms::Backend::OpenMP, kms::KernelVariant::Auto, Precision::F32, c);
             std::vector<std::unique_ptr<kms::Solver>> gpus;
-            for (Algorithm a : kAlgorithms)
+            for (Algorithm a : cuda_algorithms())
                 for (kms::KernelVariant v : kVariants)
                     if (a != Algorithm::Lloyd || v != kms::KernelVariant::Global)
                         gpus.push_back(make(a, kms::Backend::Cuda, v, Precision::F32, c));
@@ -269,7 +273,7 @@ private slots:
         const auto ones = std::make_shared<std::vector<double>>(general.n, 1.0);
         const Matrix<double> start = initial_centroids(general, *points, 77);
         for (Precision p : {Precision::F64, Precision::F32})
-            for (Algorithm a : kAlgorithms) {
+            for (Algorithm a : cuda_algorithms()) {
                 auto first = make(a, kms::Backend::Cuda, kms::KernelVariant::Auto, p, general);
                 auto second = make(a, kms::Backend::Cuda, kms::KernelVariant::Auto, p, general);
                 auto unit = make(a, kms::Backend::Cuda, kms::KernelVariant::Auto, p, general);
@@ -303,7 +307,7 @@ private slots:
         const Case c{"fit", small_mode() ? 2000u : 30000u, 3, 6, 0};
         const auto points = make_points(c, 11);
         const auto weights = make_weights(c, 11);
-        for (Algorithm a : kAlgorithms) {
+        for (Algorithm a : cuda_algorithms()) {
             kms::FitOptions options;
             options.k = c.k;
             options.n_init = 2;
