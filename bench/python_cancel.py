@@ -45,6 +45,10 @@ elif case == "seeding-late":   # the same, SIGINT 3 s in (after the first rounds
     X = big(10_000_000, 2); call = lambda: KMeans(200, max_iter=1, random_state=0, n_threads=n_threads).fit(X)
 elif case == "seeding-bounded":  # k >= 500: the seeding keeps bounds (--init-bounds auto), 10^7 x 2, k = 600
     X = big(10_000_000, 2); call = lambda: KMeans(600, max_iter=1, random_state=0, n_threads=n_threads).fit(X)
+elif case == "greedy-bounded":  # greedy k-means++ with bounds (k >= 500): the candidates' potentials, 10^7 x 2, k = 600
+    X = big(10_000_000, 2); call = lambda: KMeans(600, init="greedy-k-means++", max_iter=1, random_state=0, n_threads=n_threads).fit(X)
+elif case == "seeding-parallel":  # k-means|| (its rounds keep bounds), 10^7 x 2, k = 600
+    X = big(10_000_000, 2); call = lambda: KMeans(600, init="k-means||", max_iter=1, random_state=0, n_threads=n_threads).fit(X)
 elif case == "greedy-seeding": # scikit-learn's k-means++ with local trials
     X = big(10_000_000, 2); call = lambda: KMeans(200, init="greedy-k-means++", max_iter=1, random_state=0, n_threads=n_threads).fit(X)
 elif case == "transform":      # 3e5 x 50, k = 300 (the output, n x k, fits in memory)
@@ -83,7 +87,7 @@ except KeyboardInterrupt:
     print(json.dumps({"caught": caught, "usable": ok}), flush=True)
 """
 
-DELAYS = {"loading": 0.05, "seeding": 0.3, "seeding-late": 3.0, "seeding-bounded": 3.0, "greedy-seeding": 0.3, "predict": 0.5, "score": 0.5, "transform": 0.5,
+DELAYS = {"loading": 0.05, "seeding": 0.3, "seeding-late": 3.0, "seeding-bounded": 3.0, "greedy-bounded": 3.0, "seeding-parallel": 2.0, "greedy-seeding": 0.3, "predict": 0.5, "score": 0.5, "transform": 0.5,
           "iterations": 1.0, "sparse-fit": 1.0, "sparse-predict": 0.5, "sweep": 1.0, "spectral": 1.0}
 
 

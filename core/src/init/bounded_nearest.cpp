@@ -44,20 +44,24 @@ inline double ceiling(std::uint64_t b) {  // the least double of band b + 1 (+in
     return value;
 }
 
-// Stable counting sort by band of `distance`.
+// Stable counting sort by band of `distance` (a stop leaves `changes` unsorted).
 template <typename Change>
-void order_by_band(std::vector<Change>& changes) {
-    if (changes.size() < 2) return;
+void order_by_band(std::vector<Change>& changes, StopPoll& stop) {
+    const std::size_t count = changes.size();
+    if (count < 2) return;
     std::uint64_t low = band(changes[0].distance), high = low;
-    for (const Change& change : changes) {
-        low = std::min(low, band(change.distance));
-        high = std::max(high, band(change.distance));
+    for (std::size_t c = 0; c < count && !stop.stopped(c); ++c) {
+        low = std::min(low, band(changes[c].distance));
+        high = std::max(high, band(changes[c].distance));
     }
     std::vector<std::size_t> start(high - low + 2, 0);
-    for (const Change& change : changes) ++start[band(change.distance) - low + 1];
+    for (std::size_t c = 0; c < count && !stop.stopped(c); ++c) ++start[band(changes[c].distance) - low + 1];
     for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-    std::vector<Change> sorted(changes.size());
-    for (const Change& change : changes) sorted[start[band(change.distance) - low]++] = change;
+    std::vector<Change> sorted(count);
+    for (std::size_t c = 0; c < count; ++c) {
+        if (stop.stopped(c)) return;
+        sorted[start[band(changes[c].distance) - low]++] = changes[c];
+    }
     changes = std::move(sorted);
 }
 
@@ -82,10 +86,11 @@ void BoundedNearest<T>::Cluster::push(double d_value, std::uint32_t p, const T* 
 }
 
 template <typename T>
-void BoundedNearest<T>::Cluster::keep_unmarked(std::size_t from, std::size_t d) {
+void BoundedNearest<T>::Cluster::keep_unmarked(std::size_t from, std::size_t d, StopPoll& stop) {
     std::size_t keep = from;
     double largest = from > 0 ? tested(ceiling(band(nearest[from - 1]))) : 0.0;  // bounds the untouched prefix
     for (std::size_t at = from; at < point.size(); ++at) {
+        if (stop.stopped(at - from)) return;
         if (point[at] == kGone) continue;
         if (keep != at) {
             nearest[keep] = nearest[at];
@@ -102,12 +107,14 @@ void BoundedNearest<T>::Cluster::keep_unmarked(std::size_t from, std::size_t d) 
 }
 
 template <typename T>
-BoundedNearest<T>::BoundedNearest(const Matrix<T>& points, int threads, const double* sample_weight)
+BoundedNearest<T>::BoundedNearest(const Matrix<T>& points, int threads, const double* sample_weight,
+                                  std::stop_token stop, std::string source_name)
     : points_(points),
       n_(points.rows()),
       d_(points.cols()),
       threads_(threads),
       weight_(sample_weight),
+      stop_(std::move(stop), std::move(source_name)),
       factor_(4.0 * (1.0 + 8.0 * static_cast<double>(d_ + 2) * 0x1p-53)),
       nearest_(n_, kInfinity),
       owner_(n_, 0),
@@ -140,6 +147,7 @@ void BoundedNearest<T>::first_centre() {
     const auto blocks = static_cast<std::int64_t>(block_sums_.size());
 #pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
     for (std::int64_t b = 0; b < blocks; ++b) {
+        if (stop_.poll()) continue;  // a block is kBlockSize (= StopPoll::kPollPoints) points
         const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
         const std::size_t end = std::min(n_, begin + kBlockSize);
         double sum = 0.0;
@@ -150,16 +158,20 @@ void BoundedNearest<T>::first_centre() {
         }
         block_sums_[static_cast<std::size_t>(b)] = sum;
     }
+    stop_.throw_if_stopped();
     point_distances_ += n_;
     total_ = 0.0;
     for (double sum : block_sums_) total_ += sum;
     // Every point, in increasing band of D.
     std::vector<Change> order(n_);
-    for (std::size_t i = 0; i < n_; ++i) order[i] = {static_cast<std::uint32_t>(i), 0, i, nearest_[i]};
-    order_by_band(order);
+    for (std::size_t i = 0; i < n_ && !stop_.stopped(i); ++i) order[i] = {static_cast<std::uint32_t>(i), 0, i, nearest_[i]};
+    order_by_band(order, stop_);
+    stop_.throw_if_stopped();
     Cluster& all = clusters_[0];
     all.reserve(n_, d_);
-    for (const Change& entry : order) all.push(entry.distance, entry.point, points_.row(entry.point), d_);
+    for (std::size_t i = 0; i < n_ && !stop_.stopped(i); ++i)
+        all.push(order[i].distance, order[i].point, points_.row(order[i].point), d_);
+    stop_.throw_if_stopped();
 }
 
 template <typename T>
@@ -200,6 +212,7 @@ std::vector<typename BoundedNearest<T>::Change> BoundedNearest<T>::changes_for(c
             const Cluster& cluster = clusters_[visit.centre];
             const double limit = between[visit.centre];
             for (std::size_t at = visit.from; at < cluster.size(); ++at) {
+                if (stop_.stopped(at - visit.from)) break;
                 const double nearest = cluster.nearest[at];
                 if (limit > factor_ * tested(nearest)) continue;
                 const double s = widened_squared_distance(cluster.coordinates.data() + at * d_, row, d_);
@@ -210,8 +223,10 @@ std::vector<typename BoundedNearest<T>::Change> BoundedNearest<T>::changes_for(c
 #pragma omp critical(kms_bounded_changes)
         changes.insert(changes.end(), mine.begin(), mine.end());
     }
+    stop_.throw_if_stopped();
     point_distances_ += computed;
-    order_by_band(changes);
+    order_by_band(changes, stop_);
+    stop_.throw_if_stopped();
     return changes;
 }
 
@@ -227,29 +242,36 @@ void BoundedNearest<T>::apply(std::size_t new_centre, const std::vector<Change>&
     mine.point.resize(count);
     mine.coordinates.resize(count * d_);
     double radius = 0.0;
-    // In increasing band: the new cluster is in order. Every change writes its own slots.
+    // In increasing band: the new cluster is in order. Every change writes its own slots
+    // (in chunks of kPollPoints changes, each after a poll).
+    const auto chunks = static_cast<std::int64_t>((count + StopPoll::kPollPoints - 1) / StopPoll::kPollPoints);
 #pragma omp parallel for num_threads(threads_) schedule(static) reduction(max : radius) if (count > kParallelPoints / 4)
-    for (std::int64_t cc = 0; cc < static_cast<std::int64_t>(count); ++cc) {
-        const auto c = static_cast<std::size_t>(cc);
-        const Change& change = changes[c];
-        nearest_[change.point] = change.distance;
-        Cluster& from = clusters_[change.from];
-        mine.nearest[c] = change.distance;
-        mine.point[c] = change.point;
-        const T* row = from.coordinates.data() + change.at * d_;
-        for (std::size_t j = 0; j < d_; ++j) mine.coordinates[c * d_ + j] = row[j];
-        from.point[change.at] = kGone;
-        moved[base + c] = change.point;
-        radius = std::max(radius, tested(change.distance));
+    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+        if (stop_.poll()) continue;
+        const std::size_t begin = static_cast<std::size_t>(chunk) * StopPoll::kPollPoints;
+        for (std::size_t c = begin; c < std::min(count, begin + StopPoll::kPollPoints); ++c) {
+            const Change& change = changes[c];
+            nearest_[change.point] = change.distance;
+            Cluster& from = clusters_[change.from];
+            mine.nearest[c] = change.distance;
+            mine.point[c] = change.point;
+            const T* row = from.coordinates.data() + change.at * d_;
+            for (std::size_t j = 0; j < d_; ++j) mine.coordinates[c * d_ + j] = row[j];
+            from.point[change.at] = kGone;
+            moved[base + c] = change.point;
+            radius = std::max(radius, tested(change.distance));
+        }
     }
+    stop_.throw_if_stopped();
     mine.radius = radius;
     std::size_t work = 0;
     for (const Visit& visit : visited) work += clusters_[visit.centre].size() - visit.from;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (work > kParallelPoints)
     for (std::int64_t v = 0; v < static_cast<std::int64_t>(visited.size()); ++v) {
         const Visit& visit = visited[static_cast<std::size_t>(v)];
-        clusters_[visit.centre].keep_unmarked(visit.from, d_);
+        clusters_[visit.centre].keep_unmarked(visit.from, d_, stop_);
     }
+    stop_.throw_if_stopped();
     if (!later) refresh_sums(moved);
 }
 
@@ -319,6 +341,7 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
             const auto j = static_cast<std::size_t>(jj);
             const Cluster& cluster = clusters_[j];
             for (std::size_t at = from[j]; at < cluster.size(); ++at) {
+                if (stop_.stopped(at - from[j])) break;
                 const double nearest = cluster.nearest[at];
                 const double limit = factor_ * tested(nearest);  // from the old centre: valid for every new one
                 const T* row = cluster.coordinates.data() + at * d_;
@@ -343,22 +366,27 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
 #pragma omp critical(kms_bounded_moved)
         moved.insert(moved.end(), mine.begin(), mine.end());
     }
+    stop_.throw_if_stopped();
     point_distances_ += computed;
     // Into the new clusters in increasing band, then the old clusters drop them.
-    order_by_band(moved);
+    order_by_band(moved, stop_);
+    stop_.throw_if_stopped();
     std::vector<std::uint32_t> points;
     points.reserve(moved.size());
-    for (const Change& move : moved) {
+    for (std::size_t c = 0; c < moved.size() && !stop_.stopped(c); ++c) {
+        const Change& move = moved[c];
         nearest_[move.point] = move.distance;
         clusters_[owner_[move.point]].push(move.distance, move.point,
                                            clusters_[move.from].coordinates.data() + move.at * d_, d_);
         points.push_back(move.point);
     }
+    stop_.throw_if_stopped();
     for (const Change& move : moved) clusters_[move.from].point[move.at] = kGone;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (work > kParallelPoints)
     for (std::int64_t jj = 0; jj < static_cast<std::int64_t>(q); ++jj)
         if (!near[static_cast<std::size_t>(jj)].empty())
-            clusters_[static_cast<std::size_t>(jj)].keep_unmarked(from[static_cast<std::size_t>(jj)], d_);
+            clusters_[static_cast<std::size_t>(jj)].keep_unmarked(from[static_cast<std::size_t>(jj)], d_, stop_);
+    stop_.throw_if_stopped();
     refresh_sums(points);
 }
 
@@ -377,6 +405,7 @@ void BoundedNearest<T>::refresh_sums(const std::vector<std::uint32_t>& moved) {
     const double* weight = weight_;
 #pragma omp parallel for num_threads(threads_) schedule(static) if (whole.size() * kBlockSize > kParallelPoints)
     for (std::int64_t g = 0; g < groups; ++g) {
+        if (stop_.poll()) continue;  // a group is 8 blocks of kBlockSize points
         const std::size_t first = static_cast<std::size_t>(g) * 8;
         const std::size_t lanes = std::min<std::size_t>(8, whole.size() - first);
         double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -396,6 +425,7 @@ void BoundedNearest<T>::refresh_sums(const std::vector<std::uint32_t>& moved) {
         }
         for (std::size_t l = 0; l < lanes; ++l) block_sums_[whole[first + l]] = sums[l];
     }
+    stop_.throw_if_stopped();
     for (std::size_t b : rest) {
         double sum = 0.0;
         for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize); ++i) sum += mass(i);
@@ -451,6 +481,7 @@ std::vector<double> BoundedNearest<T>::potentials(const std::vector<std::vector<
         std::copy(block_sums_.begin(), block_sums_.end(), block_potentials.begin() + static_cast<std::ptrdiff_t>(t * blocks));
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 4) if (tasks.size() > 4)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(tasks.size()); ++k) {
+        if (stop_.poll()) continue;  // a task is one block
         const Task& task = tasks[static_cast<std::size_t>(k)];
         const std::vector<Change>& changes = by_point[task.candidate];
         std::size_t next = task.from;
@@ -462,6 +493,7 @@ std::vector<double> BoundedNearest<T>::potentials(const std::vector<std::vector<
         }
         block_potentials[task.candidate * blocks + task.block] = sum;
     }
+    stop_.throw_if_stopped();
     std::vector<double> totals(count, 0.0);
     for (std::size_t t = 0; t < count; ++t)
         for (std::size_t b = 0; b < blocks; ++b) totals[t] += block_potentials[t * blocks + b];

@@ -25,17 +25,23 @@
 // sum where no D of it would change.
 #include <cstddef>
 #include <cstdint>
+#include <stop_token>
 #include <vector>
 
 #include "kms/matrix.hpp"
+#include "seeding.hpp"
 
 namespace kms::seeding {
 
 template <typename T>
 class BoundedNearest {
 public:
-    // `sample_weight`: n weights, or null (unweighted). Points fewer than 2^32.
-    BoundedNearest(const Matrix<T>& points, int threads, const double* sample_weight);
+    // `sample_weight`: n weights, or null (unweighted). Points fewer than 2^32. A stop
+    // request (`stop`) ends the call in progress inside its loops (a round over 10^7
+    // points takes a few hundred ms) with kms::Cancelled naming `source_name`; the
+    // object is then unusable.
+    BoundedNearest(const Matrix<T>& points, int threads, const double* sample_weight, std::stop_token stop,
+                   std::string source_name);
 
     // D[i] = min(D[i], dist(i, centre)) for a new centre, the block sums and the total.
     void add_centre(const double* centre);
@@ -76,7 +82,8 @@ private:
         std::size_t size() const { return point.size(); }
         void reserve(std::size_t count, std::size_t d);
         void push(double d_value, std::uint32_t p, const T* row, std::size_t d);
-        void keep_unmarked(std::size_t from, std::size_t d);  // drops the points of [from, size()) marked gone
+        // drops the points of [from, size()) marked gone (a stop leaves the cluster unusable)
+        void keep_unmarked(std::size_t from, std::size_t d, StopPoll& stop);
     };
     struct Visit {
         std::uint32_t centre;
@@ -101,6 +108,7 @@ private:
     std::size_t n_, d_;
     int threads_;
     const double* weight_;
+    StopPoll stop_;
     double factor_;  // F above
     std::vector<double> nearest_;          // D
     std::vector<std::uint32_t> owner_;

@@ -543,7 +543,7 @@ Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions
     // (Out of core too: the bounds' per-point state and reads are those of points in memory.)
     if (wanted && options.method != InitMethod::Maximin && !rows.comm() && !rows.out_of_core() &&
         rows.global() < (std::size_t{1} << 32)) {
-        BoundedNearest<T> nearest(*rows.block(), threads, weight);
+        BoundedNearest<T> nearest(*rows.block(), threads, weight, options.cancel, source_name);
         Matrix<double> centres = seed_rounds(rows, nearest, k, options, source_name);
         counted(nearest);
         if (options.stats) options.stats->bounded = true;

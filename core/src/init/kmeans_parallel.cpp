@@ -41,7 +41,7 @@ Matrix<double> parallel_init(const Matrix<T>& points, std::size_t k, const InitO
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data();
     const std::uint64_t seed = options.seed;
-    BoundedNearest<T> nearest(points, threads, weight);
+    BoundedNearest<T> nearest(points, threads, weight, options.cancel, source_name);
     std::vector<std::size_t> chosen;  // candidate c is row chosen[c]: the centres' order in `nearest`
     std::vector<char> taken(n, 0);
     const auto check_total = [&] {

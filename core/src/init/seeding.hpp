@@ -3,11 +3,14 @@
 // documents it), shared by the plain k-means++ (init.cpp), the bounded one
 // (bounded_nearest.cpp) and k-means‖ (kmeans_parallel.cpp).
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <stop_token>
 #include <string>
 #include <vector>
 
+#include "kms/error.hpp"
 #include "kms/init.hpp"
 #include "kms/matrix.hpp"
 
@@ -22,6 +25,36 @@ constexpr std::uint64_t kStreamRandom = 0x1175;
 constexpr std::uint64_t kStreamWeightedFirst = 0x1176;
 constexpr std::uint64_t kStreamWeightedRandom = 0x1177;
 constexpr std::uint64_t kStreamParallel = 0x1178;  // k-means‖: point i of round r draws counter r·n + i
+
+// A stop request (InitOptions::cancel) seen inside a round's long loops, by any
+// thread: the token is read once every kPollPoints points (nothing measurable) and,
+// once seen, every loop of the round is left at its next poll. An exception
+// must not leave an OpenMP region, so the caller throws after it (throw_if_stopped:
+// kms::Cancelled, "SOURCE: initialisation cancelled" as between rounds); the
+// half-done round is then discarded with the seeding.
+class StopPoll {
+public:
+    static constexpr std::size_t kPollPoints = 4096;
+    StopPoll(std::stop_token token, std::string source_name)
+        : token_(std::move(token)), source_name_(std::move(source_name)) {}
+    // True once a stop was requested (the first thread to see it tells the others).
+    bool poll() {
+        if (seen_.load(std::memory_order_relaxed)) return true;
+        if (!token_.stop_requested()) return false;
+        seen_.store(true, std::memory_order_relaxed);
+        return true;
+    }
+    // poll() at every kPollPoints-th point, else false: for loops that end at the first true.
+    bool stopped(std::size_t i) { return i % kPollPoints == 0 && poll(); }
+    void throw_if_stopped() const {
+        if (seen_.load(std::memory_order_relaxed)) throw Cancelled(source_name_ + ": initialisation cancelled");
+    }
+
+private:
+    std::stop_token token_;
+    std::string source_name_;
+    std::atomic<bool> seen_{false};
+};
 
 // The blocked walk of D² sampling (see the order in init.cpp) over any per-point
 // mass: the first i whose running sum exceeds u·total.
