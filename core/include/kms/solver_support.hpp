@@ -2,6 +2,7 @@
 // What every back end checks and decides the same way, written once: the data
 // and initial-centroid checks of a solver's set-up, and which points refill empty
 // clusters. CPU (core/src/solvers/cpu) and CUDA (gpu/src/solvers) both call these.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -44,6 +45,23 @@ void check_solver_data(const RowSource& source, std::size_t first_row, std::size
 // `what` names them in messages (predict's are "the centroids").
 void check_initial_centroids(const Matrix<double>& centroids, std::size_t n, std::size_t d, Precision precision,
                              const char* what = "the initial centroids");
+
+// The end of a CPU step after its update: the stopping rule (evaluate_stop), the
+// step's total time since `start`, and, where the configuration asks for it, the
+// inertia (`inertia()`, timed on its own, outside the total). Returns the stop reason.
+template <typename Inertia>
+StopReason finish_step(const SolverConfig& config, double tol_absolute, std::chrono::steady_clock::time_point start,
+                       IterationStats& stats, Inertia inertia) {
+    using Ms = std::chrono::duration<double, std::milli>;
+    const StopReason reason = evaluate_stop(config, stats, tol_absolute);
+    stats.time_total_ms = Ms(std::chrono::steady_clock::now() - start).count();
+    if (config.compute_inertia) {
+        const auto inertia_start = std::chrono::steady_clock::now();
+        stats.inertia = inertia();
+        stats.time_inertia_ms = Ms(std::chrono::steady_clock::now() - inertia_start).count();
+    }
+    return reason;
+}
 
 // scikit-learn's rule for EmptyClusterPolicy::Farthest: the `count` points
 // farthest from their own centroid (`distance`, one per point), largest first,

@@ -18,6 +18,7 @@
 #include "kms/device_group_solver.hpp"
 #include "kms/error.hpp"
 #include "kms/short_number.hpp"
+#include "kms/sparse.hpp"
 
 namespace kms {
 
@@ -137,6 +138,10 @@ std::unique_ptr<Solver> make_fit_solver(const SolverConfig& config, const FitOpt
     return options.devices.empty() ? make_solver(config) : make_device_group_solver(config, options.devices);
 }
 
+// A run's own way to make its solver (sparse points: a solver made with them); empty:
+// make_fit_solver.
+using SolverMaker = std::function<std::unique_ptr<Solver>(const SolverConfig&)>;
+
 // Running out of memory in a fit: the sizes, and what halves them.
 Error out_of_memory(std::size_t n, std::size_t d, const FitOptions& options, const std::string& source_name) {
     const double bytes = double(n) * double(d) * (options.solver.precision == Precision::F32 ? 4.0 : 8.0);
@@ -162,7 +167,7 @@ InitOptions restart_init(const FitOptions& options, int restart, std::stop_token
 // points (with FitOptions::ranks, this rank's block of them) to a solver, `seed(init)`
 // chooses a restart's initial centroids (host data: the back end's initialiser or the
 // CPU's; device data: the back end's device initialiser); `given`: centroids to start
-// from instead (the race starts from them).
+// from instead (the race starts from them); `make`: the solver, where not make_fit_solver's.
 struct RunStart {
     std::optional<KMeansRun> run;
     SolverConfig solver;                         // what runs (auto resolved)
@@ -175,7 +180,8 @@ struct RunStart {
 template <typename Attach, typename Seed>
 RunStart start_run(std::size_t n, std::size_t d, const FitOptions& options, std::stop_token stop,
                    const std::string& source_name, const std::function<void()>& check_data, Attach attach, Seed seed,
-                   const Matrix<double>* given) {
+                   const Matrix<double>* given, const SolverMaker& make = {}) {
+    const auto made = [&](const SolverConfig& config) { return make ? make(config) : make_fit_solver(config, options); };
     // Under ranks, a failure of the set-up or of a seeding (k > n, initial centroids
     // of the wrong shape: every rank meets it alike) is agreed on before the next
     // collective, so that it is reported once and no rank is left waiting.
@@ -195,7 +201,7 @@ RunStart start_run(std::size_t n, std::size_t d, const FitOptions& options, std:
         start.solver = options.solver;
         start.solver.algorithm = choice.algorithm;
         start.solver_choice = choice.reason;
-        if (!will_race) start.run.emplace(make_fit_solver(start.solver, options));  // racing: the winner, below
+        if (!will_race) start.run.emplace(made(start.solver));  // racing: the winner, below
         if (options.ranks) {
             const std::vector<std::size_t> first =
                 partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
@@ -242,7 +248,7 @@ RunStart start_run(std::size_t n, std::size_t d, const FitOptions& options, std:
             start.solver.algorithm = raced->algorithm;
         }
     }
-    start.run.emplace(make_fit_solver(start.solver, options));  // the winner, or the rule's choice
+    start.run.emplace(made(start.solver));  // the winner, or the rule's choice
     prepare(start.run->solver());
     return start;
 }
@@ -251,9 +257,9 @@ RunStart start_run(std::size_t n, std::size_t d, const FitOptions& options, std:
 template <typename Attach, typename Seed>
 FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options, FitObserver* observer,
                         std::stop_token stop, const std::string& source_name, const std::function<void()>& check_data,
-                        Attach attach, Seed seed) {
+                        Attach attach, Seed seed, const SolverMaker& make = {}) {
     if (options.ranks) stop = {};  // every rank runs the same steps (kms/fit.hpp)
-    RunStart start = start_run(n, d, options, stop, source_name, check_data, attach, seed, nullptr);
+    RunStart start = start_run(n, d, options, stop, source_name, check_data, attach, seed, nullptr, make);
     FitResult result;
     result.solver = start.solver;
     result.solver_choice = start.solver_choice;
@@ -511,6 +517,43 @@ FitResult fit_block(std::shared_ptr<const Matrix<double>> block, std::size_t glo
 FitResult fit_block(std::shared_ptr<const Matrix<float>> block, std::size_t global_rows, std::size_t first_row,
                     const FitOptions& options, FitObserver* observer, const std::string& source_name) {
     return fit_block_of(block, global_rows, first_row, options, observer, source_name);
+}
+
+namespace {
+// Sparse points (kms/sparse.hpp): the one loop over a sparse solver, which holds the
+// points from its making. One process on the CPU: no ranks, devices or back-end race.
+template <typename T>
+FitResult fit_sparse(std::shared_ptr<const SparseMatrix<T>> points, FitOptions options, FitObserver* observer,
+                     std::stop_token stop, const std::string& source_name) {
+    options.validate();
+    if (!points) throw InputError::whole(source_name, "no points to cluster");
+    if (options.ranks || !options.devices.empty() || options.solver.backend == Backend::Cuda)
+        throw UsageError("sparse input runs in one process on the CPU (backend 'omp' or 'seq'), without ranks or devices");
+    points->check(source_name);
+    const bool auto_solver = options.solver.algorithm == Algorithm::Auto;
+    if (auto_solver) options.solver.algorithm = Algorithm::Lloyd;
+    const int seeding_threads = options.solver.backend == Backend::Sequential ? 1 : options.solver.threads;
+    FitResult result = run_fit_steps(
+        points->rows, points->cols, options, observer, stop, source_name, {},
+        [](Solver&, std::size_t, std::size_t) {},  // made with the points
+        [&](InitOptions init) {
+            if (init.threads == 0) init.threads = seeding_threads;
+            return initialize_centroids(*points, options.k, init, source_name);
+        },
+        [&](const SolverConfig& config) { return make_sparse_solver(points, config); });
+    if (auto_solver) result.solver_choice = "sparse input: lloyd (elkan gives the same labels and centroids)";
+    return result;
+}
+}  // namespace
+
+FitResult fit(std::shared_ptr<const SparseMatrix<double>> points, const FitOptions& options, FitObserver* observer,
+              std::stop_token stop, const std::string& source_name) {
+    return fit_sparse(std::move(points), options, observer, stop, source_name);
+}
+
+FitResult fit(std::shared_ptr<const SparseMatrix<float>> points, const FitOptions& options, FitObserver* observer,
+              std::stop_token stop, const std::string& source_name) {
+    return fit_sparse(std::move(points), options, observer, stop, source_name);
 }
 
 FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& options, FitObserver* observer,

@@ -18,54 +18,27 @@
 #include "kms/random.hpp"
 #include "kms/sparse_solver.hpp"
 #include "sparse_distance.hpp"
+#include "../../init/seeding.hpp"
 
 namespace kms {
 namespace {
 
-constexpr std::size_t kBlock = 4096;
-constexpr std::uint64_t kStreamFirstCentre = 0x1171;
-constexpr std::uint64_t kStreamKMeansPlusPlus = 0x1172;
-constexpr std::uint64_t kStreamGreedyCandidates = 0x1173;
-constexpr std::uint64_t kStreamFallback = 0x1174;
-constexpr std::uint64_t kStreamRandom = 0x1175;
-constexpr std::uint64_t kStreamWeightedFirst = 0x1176;
-constexpr std::uint64_t kStreamWeightedRandom = 0x1177;
-
-template <typename Mass>
-std::vector<double> block_sums_of(std::size_t n, Mass mass) {
-    std::vector<double> sums((n + kBlock - 1) / kBlock, 0.0);
-    for (std::size_t i = 0; i < n; ++i) sums[i / kBlock] += mass(i);
-    return sums;
-}
+// The streams, the blocks and the blocked D² walk of the dense seeding (seeding.hpp).
+using seeding::blocked_sample;
+using seeding::block_sums_of;
+using seeding::kBlockSize;
+using seeding::kStreamFallback;
+using seeding::kStreamFirstCentre;
+using seeding::kStreamGreedyCandidates;
+using seeding::kStreamKMeansPlusPlus;
+using seeding::kStreamRandom;
+using seeding::kStreamWeightedFirst;
+using seeding::kStreamWeightedRandom;
 
 double total_of(const std::vector<double>& sums) {
     double total = 0.0;
     for (double s : sums) total += s;
     return total;
-}
-
-// kms/init.cpp's blocked walk: the first i whose running mass exceeds u·total.
-template <typename Mass>
-std::size_t blocked_sample(const std::vector<double>& sums, double total, double u, std::size_t n, Mass mass) {
-    const auto last_positive = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = end; i > begin; --i)
-            if (mass(i - 1) > 0.0) return i - 1;
-        return end - 1;
-    };
-    const double target = u * total;
-    double running = 0.0;
-    for (std::size_t b = 0; b < sums.size(); ++b) {
-        if (running + sums[b] > target) {
-            const std::size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
-            for (std::size_t i = begin; i < end; ++i) {
-                running += mass(i);
-                if (running > target) return i;
-            }
-            return last_positive(begin, end);
-        }
-        running += sums[b];
-    }
-    return last_positive(0, n);
 }
 
 template <typename T>
@@ -149,10 +122,10 @@ private:
             const std::size_t pick =
                 blocked_sample(sums, total, random_uniform(options_.seed, kStreamWeightedRandom, step), n_, left);
             add(pick);
-            const std::size_t begin = pick / kBlock * kBlock, end = std::min(n_, begin + kBlock);
+            const std::size_t begin = pick / kBlockSize * kBlockSize, end = std::min(n_, begin + kBlockSize);
             double sum = 0.0;
             for (std::size_t i = begin; i < end; ++i) sum += left(i);
-            sums[pick / kBlock] = sum;
+            sums[pick / kBlockSize] = sum;
         }
     }
 
@@ -161,13 +134,13 @@ private:
         add(index);
         const std::vector<double>& c = centres_.back();
         const double cc = sparse::squared_norm(c.data(), d_);
-        const std::size_t blocks = (n_ + kBlock - 1) / kBlock;
+        const std::size_t blocks = (n_ + kBlockSize - 1) / kBlockSize;
         sums_.assign(blocks, 0.0);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_) if (threads_ > 1)
         for (std::size_t b = 0; b < blocks; ++b) {
             if (options_.cancel.stop_requested()) continue;
             double sum = 0.0;
-            for (std::size_t i = b * kBlock; i < std::min(n_, (b + 1) * kBlock); ++i) {
+            for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize); ++i) {
                 const double s = sparse::squared_distance(sparse::row(x_, i), xx_[i], c.data(), cc);
                 nearest_[i] = s < nearest_[i] ? s : nearest_[i];
                 sum += mass(i);
@@ -183,7 +156,7 @@ private:
 
     // Σ w·min(D, distance to the candidate), blocked, for each candidate.
     std::vector<double> potentials(const std::vector<std::size_t>& candidates) {
-        const std::size_t blocks = (n_ + kBlock - 1) / kBlock, count = candidates.size();
+        const std::size_t blocks = (n_ + kBlockSize - 1) / kBlockSize, count = candidates.size();
         std::vector<std::vector<double>> rows(count);
         std::vector<double> norms(count);
         for (std::size_t t = 0; t < count; ++t) {
@@ -196,7 +169,7 @@ private:
             if (options_.cancel.stop_requested()) continue;
             for (std::size_t t = 0; t < count; ++t) {
                 double sum = 0.0;
-                for (std::size_t i = b * kBlock; i < std::min(n_, (b + 1) * kBlock); ++i) {
+                for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize); ++i) {
                     const double s = sparse::squared_distance(sparse::row(x_, i), xx_[i], rows[t].data(), norms[t]);
                     const double m = s < nearest_[i] ? s : nearest_[i];
                     sum += weight_ ? weight_[i] * m : m;

@@ -133,13 +133,7 @@ public:
         update(stats);
         stats.time_update_ms = elapsed_ms(update_start);
         ++iteration_;
-        stop_reason_ = evaluate_stop(config_, stats, tol_absolute_);
-        stats.time_total_ms = elapsed_ms(start);
-        if (config_.compute_inertia) {
-            const auto inertia_start = Clock::now();
-            stats.inertia = inertia();
-            stats.time_inertia_ms = elapsed_ms(inertia_start);
-        }
+        stop_reason_ = finish_step(config_, tol_absolute_, start, stats, [this] { return inertia(); });
         return stats;
     }
 
