@@ -2,7 +2,7 @@
 // at every iteration; any thread count gives the same bits; the fit of a CSR matrix
 // labels as the dense fit of the same points (no near-ties in this data) and its float
 // values fit as their widened values; weights weigh; a stop request ends a fit and an
-// assignment cleanly; malformed CSR arrays are refused.
+// assignment cleanly; k-means‖ takes the dense seeding's rows; malformed CSR arrays are refused.
 #include <QtTest>
 
 #include <algorithm>
@@ -167,6 +167,52 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Cancelled, assign_sparse(*data.view(), once.centroids, 2, nullptr, stop.get_token()));
         const Assignment a = assign_sparse(*data.view(), once.centroids, 3);
         QVERIFY(a.labels == once.labels);
+    }
+
+    // k-means‖ over sparse rows (issue 40) takes the dense seeding's rows: the same
+    // draws, owners and weighted reduction, the distances by the sparse formula (no
+    // near-ties in this data); unweighted and weighted, float values as their widened
+    // doubles, 1 and 3 threads, and with fewer distinct points than k (the fallback).
+    void kmeans_parallel_takes_the_dense_rows() {
+        const Csr<float> data = clustered<float>(3000, 40, 8, 13, 1.0);
+        Csr<float> few;  // 5 distinct rows, 40 copies each
+        few.rows = 200;
+        few.cols = data.cols;
+        for (std::size_t i = 0; i < few.rows; ++i) {
+            const std::size_t source = (i * 7) % 5;
+            for (auto e = data.indptr[source]; e < data.indptr[source + 1]; ++e) {
+                few.indices.push_back(data.indices[static_cast<std::size_t>(e)]);
+                few.values.push_back(data.values[static_cast<std::size_t>(e)]);
+            }
+            few.indptr.push_back(static_cast<std::int64_t>(few.indices.size()));
+        }
+        std::vector<double> weights(data.rows);
+        for (std::size_t i = 0; i < data.rows; ++i) weights[i] = 0.5 + random_uniform(21, 1, i);
+        struct Case {
+            const Csr<float>* points;
+            std::size_t k;
+            bool weighted;
+        };
+        for (const Case& c : {Case{&data, 8, false}, Case{&data, 30, false}, Case{&data, 30, true}, Case{&few, 8, false}})
+            for (int threads : {1, 3}) {
+                InitOptions init;
+                init.method = InitMethod::KMeansParallel;
+                init.seed = 5;
+                init.threads = threads;
+                if (c.weighted) init.sample_weight = weights;
+                std::vector<std::size_t> rows;
+                const Matrix<double> sparse = initialize_centroids(*c.points->view(), c.k, init, "sparse", &rows);
+                const Matrix<double> dense = initialize_centroids(c.points->dense(), c.k, init);
+                const QString what = QString("k=%1 weighted=%2 threads=%3 n=%4").arg(c.k).arg(c.weighted).arg(threads).arg(c.points->rows);
+                QVERIFY2(same_bits(sparse, dense), qPrintable(what));
+                QCOMPARE(rows.size(), c.k);
+                for (std::size_t r = 0; r < c.k; ++r)
+                    for (std::size_t j = 0; j < c.points->cols; ++j) QCOMPARE(sparse(r, j), c.points->dense()(rows[r], j));
+            }
+        FitOptions o = options_for(Algorithm::Lloyd, 8, 2);
+        o.init.method = InitMethod::KMeansParallel;
+        const FitResult fitted = fit(data.view(), o);
+        QVERIFY(fitted.iterations > 0);
     }
 
     void malformed_arrays_and_other_solvers_are_refused() {

@@ -77,7 +77,7 @@ def test_sparse_is_bitwise_across_threads_solvers_and_formats():
 
 def test_sparse_seeding_and_kmeans_plusplus():
     X, _ = sparse_blobs(1000, 40, 6, 0.2, seed=9)
-    for init in ("k-means++", "random", "greedy-k-means++", "maximin"):
+    for init in ("k-means++", "random", "greedy-k-means++", "maximin", "k-means||"):
         s = KMeans(6, init=init, random_state=3).fit(X)
         d = KMeans(6, init=init, random_state=3).fit(X.toarray())
         np.testing.assert_array_equal(s.labels_, d.labels_)  # the same seeds (no near-ties here)

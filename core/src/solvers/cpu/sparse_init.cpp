@@ -31,6 +31,7 @@ using seeding::kStreamFallback;
 using seeding::kStreamFirstCentre;
 using seeding::kStreamGreedyCandidates;
 using seeding::kStreamKMeansPlusPlus;
+using seeding::kStreamParallel;
 using seeding::kStreamRandom;
 using seeding::kStreamWeightedFirst;
 using seeding::kStreamWeightedRandom;
@@ -56,6 +57,7 @@ public:
     }
 
     Matrix<double> run(std::vector<std::size_t>& order) {
+        if (options_.method == InitMethod::KMeansParallel) return parallel(order);
         switch (options_.method) {
             case InitMethod::Random: weight_ ? weighted_random() : random(); break;
             default: seeded(); break;
@@ -129,11 +131,16 @@ private:
         }
     }
 
-    // D[i] = min(D[i], distance to the newest centre); the block sums again.
     void add_centre(std::size_t index) {
         add(index);
-        const std::vector<double>& c = centres_.back();
-        const double cc = sparse::squared_norm(c.data(), d_);
+        update_nearest(centres_.size() - 1);
+    }
+
+    // D[i] = min(D[i], distance to each centre from `first` on, in order), with `owner`
+    // the index of the centre that gave it (ties: the earlier); the block sums again.
+    void update_nearest(std::size_t first, std::uint32_t* owner = nullptr) {
+        std::vector<double> norms;
+        for (std::size_t c = first; c < centres_.size(); ++c) norms.push_back(sparse::squared_norm(centres_[c].data(), d_));
         const std::size_t blocks = (n_ + kBlockSize - 1) / kBlockSize;
         sums_.assign(blocks, 0.0);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_) if (threads_ > 1)
@@ -141,8 +148,14 @@ private:
             if (options_.cancel.stop_requested()) continue;
             double sum = 0.0;
             for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize); ++i) {
-                const double s = sparse::squared_distance(sparse::row(x_, i), xx_[i], c.data(), cc);
-                nearest_[i] = s < nearest_[i] ? s : nearest_[i];
+                for (std::size_t c = first; c < centres_.size(); ++c) {
+                    const double s =
+                        sparse::squared_distance(sparse::row(x_, i), xx_[i], centres_[c].data(), norms[c - first]);
+                    if (s < nearest_[i]) {
+                        nearest_[i] = s;
+                        if (owner) owner[i] = static_cast<std::uint32_t>(c);
+                    }
+                }
                 sum += mass(i);
             }
             sums_[b] = sum;
@@ -191,15 +204,89 @@ private:
         return best == n_ ? n_ - 1 : best;
     }
 
+    // k-means++'s first centre: drawn ∝ w, or uniformly.
+    std::size_t first_centre() const {
+        if (!weight_) return random_below(options_.seed, kStreamFirstCentre, 0, n_);
+        const auto by_weight = [&](std::size_t i) { return weight_[i]; };
+        const std::vector<double> sums = block_sums_of(n_, by_weight);
+        return blocked_sample(sums, total_of(sums), random_uniform(options_.seed, kStreamWeightedFirst, 0), n_, by_weight);
+    }
+
+    // k-means‖, as the dense rounds (core/src/init/kmeans_parallel.cpp) with every
+    // distance (no bounds): k-means++'s first centre; rounds in which each point draws
+    // on its own (point i of round r: counter r·n + i) and is taken with probability
+    // ℓ·w·D/ψ, a round's draws added in row order; every point owned by its nearest
+    // candidate (ties: the earlier); the candidates, weighted by what they own,
+    // reduced to k by weighted k-means++ over their sparse rows. A round costs
+    // O(nnz · its candidates).
+    Matrix<double> parallel(std::vector<std::size_t>& order) {
+        if (n_ >= (std::size_t{1} << 32)) throw Error("k-means‖ seeds fewer than 2^32 points");
+        const std::uint64_t seed = options_.seed;
+        std::vector<std::uint32_t> owner(n_, 0);
+        add(first_centre());
+        update_nearest(0, owner.data());
+        const double ell = options_.oversampling * static_cast<double>(k_);
+        const std::size_t blocks = (n_ + kBlockSize - 1) / kBlockSize;
+        const int most = options_.parallel_rounds + 64;
+        for (int rounds = 0; total_ > 0.0 && (rounds < options_.parallel_rounds || (order_.size() < k_ && rounds < most));) {
+            check_cancel();
+            ++rounds;
+            const double psi = total_;
+            const std::uint64_t base = static_cast<std::uint64_t>(rounds) * n_;
+            std::vector<std::vector<std::size_t>> picks(blocks);
+#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
+            for (std::size_t b = 0; b < blocks; ++b)
+                for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize); ++i) {
+                    const double m = mass(i);  // a candidate's own D is 0 in the dense rounds: never drawn again
+                    if (!chosen_[i] && m > 0.0 && random_uniform(seed, kStreamParallel, base + i) < ell * m / psi)
+                        picks[b].push_back(i);
+                }
+            const std::size_t first = centres_.size();
+            for (const std::vector<std::size_t>& block : picks)
+                for (std::size_t i : block) add(i);
+            update_nearest(first, owner.data());
+        }
+        if (order_.size() < k_) {  // fewer distinct points than k
+            const std::size_t first = centres_.size();
+            for (std::uint64_t step = 0; order_.size() < k_; ++step) add(uniform_unchosen(step));
+            update_nearest(first, owner.data());
+        }
+
+        // The candidates' rows as a sparse matrix, weighted by the points they own.
+        const std::size_t count = order_.size();
+        std::vector<double> candidate_weight(count, 0.0);
+        for (std::size_t i = 0; i < n_; ++i) candidate_weight[owner[i]] += w(i);
+        std::vector<std::int64_t> indptr(count + 1, 0);
+        std::vector<std::int32_t> indices;
+        std::vector<T> values;
+        for (std::size_t c = 0; c < count; ++c) {
+            const sparse::Row<T> x = sparse::row(x_, order_[c]);
+            indices.insert(indices.end(), x.index, x.index + x.count);
+            values.insert(values.end(), x.value, x.value + x.count);
+            indptr[c + 1] = static_cast<std::int64_t>(indices.size());
+        }
+        SparseMatrix<T> candidates;
+        candidates.rows = count;
+        candidates.cols = d_;
+        candidates.indptr = indptr.data();
+        candidates.indices = indices.data();
+        candidates.values = values.data();
+        InitOptions reduce;
+        reduce.method = InitMethod::KMeansPlusPlus;
+        reduce.seed = seed;
+        reduce.threads = threads_;
+        reduce.cancel = options_.cancel;
+        reduce.sample_weight = std::move(candidate_weight);
+        std::vector<std::size_t> picked;
+        Matrix<double> centres = initialize_centroids(candidates, k_, reduce, source_, &picked);
+        order.resize(picked.size());
+        for (std::size_t c = 0; c < picked.size(); ++c) order[c] = order_[picked[c]];
+        return centres;
+    }
+
     void seeded() {
         const std::uint64_t seed = options_.seed;
-        if (weight_) {
-            const auto by_weight = [&](std::size_t i) { return weight_[i]; };
-            const std::vector<double> sums = block_sums_of(n_, by_weight);
-            add_centre(blocked_sample(sums, total_of(sums), random_uniform(seed, kStreamWeightedFirst, 0), n_, by_weight));
-        } else {
-            add_centre(random_below(seed, kStreamFirstCentre, 0, n_));
-        }
+        add_centre(first_centre());
         const std::size_t trials = options_.greedy_trials > 0
                                        ? static_cast<std::size_t>(options_.greedy_trials)
                                        : 2 + static_cast<std::size_t>(std::floor(std::log(static_cast<double>(k_))));
@@ -229,8 +316,8 @@ private:
                     add_centre(farthest());
                     break;
                 default:
-                    throw UsageError("sparse input seeds with random, kmeans++, greedy-kmeans++ or maximin; got " +
-                                     std::string(to_string(options_.method)));
+                    throw UsageError("sparse input seeds with random, kmeans++, greedy-kmeans++, maximin or "
+                                     "kmeans-parallel; got " + std::string(to_string(options_.method)));
             }
         }
     }
