@@ -471,6 +471,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
                 dot = np.asarray(X[start:start + step] @ centers.T)
                 sq = xx[start:start + step, None] - 2.0 * dot + cc[None, :]
                 out[start:start + step] = np.sqrt(np.maximum(sq, 0.0))
+                _check_finite_distances(out[start:start + step], np.float64)
             return out
         centers = self.cluster_centers_.astype(X.dtype, copy=False)
         out = np.empty((X.shape[0], centers.shape[0]), dtype=X.dtype)
@@ -478,6 +479,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         for start in range(0, X.shape[0], step):
             diff = X[start:start + step, None, :] - centers[None, :, :]
             out[start:start + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+            _check_finite_distances(out[start:start + step], X.dtype)
         return out
 
     def score(self, X, y=None, sample_weight=None):
@@ -618,6 +620,13 @@ def _engine_call(function, *args, **kwargs):
         if not (text.startswith("X:") or re.search(r"(^|\s)--[a-z]", text)):
             raise
         raise ValueError(_python_words(text)) from None
+
+
+def _check_finite_distances(block, dtype):
+    """transform's distances: an overflow is refused (never returned as inf), as predict and score refuse such X."""
+    if not np.isfinite(block).all():
+        raise ValueError(f"X: distances to the cluster centres overflow {np.dtype(dtype).name}: rescale the data "
+                         "(divide it by a power of two)" + (" or pass float64 data" if dtype == np.float32 else ""))
 
 
 def _check_weights(sample_weight, X):

@@ -80,6 +80,8 @@ def centroid_index(centroids, true_centroids):
     if c.ndim != 2 or t.ndim != 2 or c.shape[1] != t.shape[1]:
         raise ValueError(f"centroids {c.shape} and true_centroids {t.shape} must be 2-D with the same number of "
                          "features")
+    if not (np.isfinite(c).all() and np.isfinite(t).all()):
+        raise ValueError("centroids and true_centroids must not contain NaN or infinity")
     return _engine.centroid_index(c, t)
 
 

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -30,6 +31,7 @@
 #include "kms/geo.hpp"
 #include "kms/options.hpp"
 #include "kms/scores.hpp"
+#include "kms/solver_support.hpp"
 #include "kms/sparse.hpp"
 #include "kms/spectral.hpp"
 #include "kms/sweep.hpp"
@@ -391,6 +393,18 @@ py::tuple assign_device_py(const py::object& x, const py::array& centroids, cons
     return py::make_tuple(to_numpy(a.labels), a.inertia, address);
 }
 
+// The engine's refusal of "the data" (their range: kms/solver_support.hpp) names them X,
+// as a fit's refusal does.
+template <typename Work>
+auto data_named_x(Work work) {
+    try {
+        return work();
+    } catch (const InputError& error) {
+        if (error.source() == "the data") throw InputError::whole("X", error.reason());
+        throw;
+    }
+}
+
 // predict/score: on the CPU back ends the rows go in blocks of about 2^24 distance terms
 // (tens of ms), each assigned by kms::assign, so Ctrl-C ends it after the block in
 // progress (labels are per point, the same as one call; the inertia is the blocks' sum
@@ -420,7 +434,7 @@ py::tuple assign_py(const py::array& x, const py::array& centroids, const std::v
                     part_weights = std::make_shared<const std::vector<double>>(
                         weights->begin() + static_cast<std::ptrdiff_t>(start),
                         weights->begin() + static_cast<std::ptrdiff_t>(start + rows));
-                const Assignment a = assign(part, c, options.solver, part_weights);
+                const Assignment a = data_named_x([&] { return assign(part, c, options.solver, part_weights); });
                 std::copy(a.labels.begin(), a.labels.end(), labels.begin() + static_cast<std::ptrdiff_t>(start));
                 inertia += a.inertia;
             }
@@ -429,6 +443,19 @@ py::tuple assign_py(const py::array& x, const py::array& centroids, const std::v
     };
     if (py::isinstance<py::array_t<float>>(x)) return on(view_of<float>(x, "X"));
     return on(view_of<double>(x, "X"));
+}
+
+// What a score refuses, as ValueError: scikit-learn's check of the number of distinct
+// labels (in its words), and data whose squared distances leave double's range (a fit's
+// check: scores of 1e300 data were NaN or -inf, returned as values).
+template <typename Points>
+void check_score_inputs(const Points& points, std::span<const std::int32_t> labels) {
+    try {
+        check_number_of_labels(encode_labels(labels).k(), points.rows());
+    } catch (const Error& error) {
+        throw py::value_error(error.what());
+    }
+    data_named_x([&] { check_solver_data(points, Precision::F64); });
 }
 
 // A score over float32 or float64 data read in place.
@@ -548,7 +575,7 @@ py::dict silhouette_py(const py::array& x, const py::array& labels, const py::ob
     py::dict out;
     auto compute = [&](auto points) -> py::object {
         const std::vector<std::int32_t> l = labels_of(labels, points->rows());
-        check_number_of_labels(encode_labels(l).k(), points->rows());
+        check_score_inputs(*points, l);
         SilhouetteResult r;
         ScoreOptions score_options;
         score_options.threads = options.solver.threads;
@@ -840,12 +867,14 @@ PYBIND11_MODULE(_engine, m) {
     m.def("calinski_harabasz", [](const py::array& x, const py::array& labels) {
         return on_data(x, [&](auto points) {
             const auto l = labels_of(labels, points->rows());
+            check_score_inputs(*points, l);
             return py::cast(calinski_harabasz(*points, l));
         });
     });
     m.def("davies_bouldin", [](const py::array& x, const py::array& labels) {
         return on_data(x, [&](auto points) {
             const auto l = labels_of(labels, points->rows());
+            check_score_inputs(*points, l);
             return py::cast(davies_bouldin(*points, l));
         });
     });
@@ -858,7 +887,11 @@ PYBIND11_MODULE(_engine, m) {
         return normalized_mutual_info(t, labels_of(predicted, t.size()));
     });
     m.def("centroid_index", [](const py::array& predicted, const py::array& truth) {
-        return centroid_index(copy_matrix(predicted, "predicted"), copy_matrix(truth, "truth"));
+        const Matrix<double> p = copy_matrix(predicted, "predicted"), t = copy_matrix(truth, "truth");
+        if (p.rows() == 0 || t.rows() == 0)
+            throw py::value_error("centroid_index needs at least one centroid in each set; got " +
+                                  std::to_string(p.rows()) + " and " + std::to_string(t.rows()));
+        return centroid_index(p, t);
     });
     m.def("sweep", &sweep_py, py::arg("X"), py::arg("args"), py::arg("k_range"), py::arg("hierarchy") = false,
           py::arg("scores") = "auto", py::arg("sample_weight") = py::none(), py::arg("init") = py::none(),

@@ -164,6 +164,32 @@ def test_engine_refusals_in_python_words():
     assert "--" not in message and len(message) < 300, message
 
 
+def test_score_and_predict_refusals_are_value_errors():
+    """Every engine refusal of the scores, predict, score and transform is a ValueError naming X (were RuntimeError
+    for the number of labels and an empty centroid set; NaN or inf returned as scores and distances)."""
+    from kmeans_studio import scores
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 2))
+    for score in (scores.silhouette, scores.calinski_harabasz, scores.davies_bouldin):
+        for labels in (np.zeros(30, int), np.arange(30)):
+            with pytest.raises(ValueError, match=r"^Number of labels is (1|30)\. Valid values are 2 to n_samples - 1"):
+                score(X, labels)
+        with pytest.raises(ValueError, match=r"^X: coordinates up to \d\.\d+e\+300, too large for f64 distances"):
+            score(X * 1e300, np.arange(30) % 3)
+    with pytest.raises(ValueError, match="at least one centroid in each set"):
+        scores.centroid_index(np.zeros((0, 2)), np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        scores.centroid_index(np.full((2, 2), np.nan), np.zeros((3, 2)))
+    km = KMeans(3, random_state=0).fit(X)
+    for call in (km.predict, km.score):
+        with pytest.raises(ValueError, match=r"^X: coordinates up to .* too large for f64 distances"):
+            call(X * 1e300)
+        with pytest.raises(ValueError, match=r"^X: coordinates spread over only .* underflow"):
+            call(X * 1e-310)
+    with pytest.raises(ValueError, match=r"^X: distances to the cluster centres overflow float64"):
+        km.transform(X * 1e300)
+
+
 def test_large_float32_data_runs_in_f64():
     X = np.array([[-1e19, 0], [-1.1e19, 0], [1e19, 0], [1.2e19, 0]], dtype=np.float32)
     km = KMeans(2, random_state=0).fit(X)
