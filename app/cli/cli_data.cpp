@@ -228,26 +228,10 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
 
 void project_geo_initial_centroids(const CliData& data, FitOptions& fit) {
     if (!data.geo || fit.init.method != InitMethod::File || fit.init.given) return;
-    const std::string& path = fit.init.path;
     LoadOptions load_options;
     load_options.cancel = signal_stop().token();
-    load_options.attach_ground_truth = false;
-    const Matrix<double> degrees = load_matrix(path, load_options);
-    if (degrees.cols() != 2 || degrees.rows() != fit.k)
-        throw InputError::whole(path, "the initial centroids are " + std::to_string(degrees.rows()) + " rows × " +
-                                          std::to_string(degrees.cols()) + " columns; expected k = " +
-                                          std::to_string(fit.k) +
-                                          " rows of latitude, longitude in degrees (as --centroids-out writes them)");
-    for (std::size_t i = 0; i < degrees.rows(); ++i)
-        for (std::size_t j = 0; j < 2; ++j) {
-            const double limit = j == 0 ? 90.0 : 180.0;
-            if (!(std::fabs(degrees(i, j)) <= limit))
-                throw InputError::whole(path, std::string(j == 0 ? "latitude " : "longitude ") +
-                                                  short_number(degrees(i, j)) + " of centroid " + std::to_string(i + 1) +
-                                                  " is outside [-" + short_number(limit) + ", " + short_number(limit) +
-                                                  "] degrees");
-        }
-    fit.init.given = std::make_shared<const Matrix<double>>(data.geo->projection.project(degrees));
+    fit.init.given = std::make_shared<const Matrix<double>>(
+        load_geo_centroids(fit.init.path, fit.k, data.geo->projection, load_options));
 }
 
 std::string geo_centroids_json(const Matrix<double>& degrees) {

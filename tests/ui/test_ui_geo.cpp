@@ -5,12 +5,14 @@
 #include <QtTest>
 
 #include <QApplication>
+#include <QTemporaryDir>
 
 #include <cmath>
 
 #include "geo/geo_view.hpp"
 #include "kms/geo.hpp"
 #include "run/run_controller.hpp"
+#include "window/run_exports.hpp"
 #include "test_support.hpp"
 
 using namespace kms;
@@ -78,6 +80,61 @@ private slots:
         QVERIFY(parallel.label_left);
         if (frame == 0)
             for (const QPointF& point : parallel.points) QCOMPARE(point.y(), parallel.points.front().y());
+    }
+
+    // One frame for --init and outputs (issue 39): the studio exports a geographic run's centroids
+    // in degrees, and --init reads degrees back into the run's km (as kmeans-cli); a file in km
+    // (outside the degree ranges) is refused by name.
+    void centroids_round_trip_in_degrees() {
+        RunController controller;
+        RunSetup setup;
+        setup.k = 4;
+        setup.config.backend = Backend::Sequential;
+        controller.set_k_from_data(false);
+        controller.set_setup(setup);
+        controller.generate("geo-cities:n=600,k=4,spread_km=20,lat_min=44,lat_max=47,lon_min=2,lon_max=6", 5);
+        QVERIFY(kms::test::wait_for([&] { return controller.ready() && !controller.busy(); }));
+        controller.run_steps(3);
+        QVERIFY(kms::test::wait_for([&] { return !controller.busy() && controller.latest_iteration() >= 3; }));
+        const Matrix<double> km = controller.displayed_centroids();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("centroids.csv");
+        export_centroids(controller, path);
+        const Matrix<double> degrees = load_matrix(path.toStdString());
+        QCOMPARE(degrees.cols(), std::size_t(2));
+        for (std::size_t c = 0; c < degrees.rows(); ++c) {
+            QVERIFY2(degrees(c, 0) > 43.5 && degrees(c, 0) < 47.5, "latitude of an exported centroid");
+            QVERIFY2(degrees(c, 1) > 1.5 && degrees(c, 1) < 6.5, "longitude of an exported centroid");
+        }
+        // Read back as the initial centroids: the same km, to the CSV's 17 digits.
+        setup.init.method = InitMethod::File;
+        setup.init.path = path.toStdString();
+        controller.set_setup(setup);
+        const auto started_from_export = [&] {
+            const Matrix<double>& start = controller.initial_centroids();
+            if (!controller.ready() || controller.busy() || start.rows() != km.rows() || start.cols() != km.cols())
+                return false;
+            for (std::size_t c = 0; c < km.rows(); ++c)
+                for (std::size_t j = 0; j < km.cols(); ++j)
+                    if (!(std::abs(start(c, j) - km(c, j)) < 1e-6)) return false;
+            return true;
+        };
+        QVERIFY2(kms::test::wait_for(started_from_export), "the run did not start from the exported centroids");
+        // A latitude past the pole (e.g. km taken for degrees) is refused, naming the file.
+        const QString km_path = dir.filePath("km.csv");
+        Matrix<double> outside = degrees;
+        outside(1, 0) = 91.0;
+        {
+            OutputFile out(km_path.toStdString());
+            write_csv(out, outside, "");
+            out.commit();
+        }
+        QString failure;
+        QObject::connect(&controller, &RunController::errorOccurred, [&](const QString& message) { failure = message; });
+        setup.init.path = km_path.toStdString();
+        controller.set_setup(setup);
+        QVERIFY(kms::test::wait_for([&] { return !failure.isEmpty(); }));
+        QVERIFY2(failure.contains("km.csv") && failure.contains("latitude 91 of centroid 2"), qPrintable(failure));
     }
 };
 

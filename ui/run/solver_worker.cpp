@@ -10,6 +10,7 @@
 #include "kms/fit.hpp"
 #include "geo/geo_view.hpp"
 #include "kms/generate.hpp"
+#include "kms/geo.hpp"
 #include "kms/io.hpp"
 
 namespace kms::ui {
@@ -113,6 +114,13 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
         FitOptions options{setup.config, setup.k, setup.init, setup.n_init, nullptr, nullptr, setup.devices};
         options.solver.record_point_status = true;  // the bounds view needs it; costs one byte per point
         options.solver.compute_inertia = true;      // the charts plot it
+        // Geographic data: --init FILE holds degrees, as the exported centroids (one frame, as the CLI).
+        if (bundle.geo && options.init.method == InitMethod::File && !options.init.given && given.rows() == 0) {
+            LoadOptions load;
+            load.cancel = fresh_stop_token();
+            options.init.given = std::make_shared<const Matrix<double>>(
+                load_geo_centroids(options.init.path, options.k, bundle.geo->projection, load));
+        }
         PreparedRun prepared = prepare_run(points(), options, given, fresh_stop_token(), dataset_->name);
         SetupResult result{epoch, std::move(prepared.initial_centroids), prepared.solver.describe(),
                            std::move(prepared.restarts), prepared.best_restart};

@@ -12,6 +12,7 @@
 #include "kms/report.hpp"
 #include "kms/run_file.hpp"
 #include "kms/scores.hpp"
+#include "geo/geo_view.hpp"
 #include "run/run_controller.hpp"
 #include "run/studio_files.hpp"
 
@@ -41,7 +42,10 @@ void export_labels(const RunController& run, const QString& path) {
 
 void export_centroids(const RunController& run, const QString& path) {
     if (!run.ready()) throw Error("no centroids yet: load data first");
-    write_studio_file(path.toStdString(), centroids_csv_text(run.displayed_centroids()));
+    // Geographic runs export degrees (latitude, longitude), as kmeans-cli --centroids-out and --init read them.
+    const std::shared_ptr<const GeoView>& geo = run.dataset().geo;
+    write_studio_file(path.toStdString(), centroids_csv_text(geo ? geo->projection.to_degrees(run.displayed_centroids())
+                                                                 : run.displayed_centroids()));
 }
 
 void export_report(const RunController& run, const QString& path) {

@@ -72,6 +72,12 @@ GeoData load_geo_data(const std::string& path, const GeoOptions& options, const 
 // projected. InputError naming the data and the row for a value out of range.
 GeoData geo_data_from_degrees(Dataset degrees, const GeoOptions& options);
 
+// Initial centroids of a geographic run (--geo --init FILE, the CLI and the studio alike):
+// k rows of latitude, longitude in degrees, as --centroids-out and the studio's export write
+// them, checked (shape, ranges: InputError naming the file) and projected into the run's frame.
+Matrix<double> load_geo_centroids(const std::string& path, std::size_t k, const GeoProjection& projection,
+                                  const LoadOptions& load = {});
+
 // The great-circle distance (haversine) in km on the sphere of kEarthRadiusKm.
 double great_circle_km(double lat1, double lon1, double lat2, double lon2);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kms/error.hpp"
+#include "kms/short_number.hpp"
 
 namespace kms {
 
@@ -180,6 +181,27 @@ GeoData load_geo_data(const std::string& path, const GeoOptions& options, const 
     data.lat_column = table.lat_column;
     data.lon_column = table.lon_column;
     return data;
+}
+
+Matrix<double> load_geo_centroids(const std::string& path, std::size_t k, const GeoProjection& projection,
+                                  const LoadOptions& load) {
+    LoadOptions options = load;
+    options.attach_ground_truth = false;
+    const Matrix<double> degrees = load_matrix(path, options);
+    if (degrees.cols() != 2 || degrees.rows() != k)
+        throw InputError::whole(path, "the initial centroids are " + std::to_string(degrees.rows()) + " rows × " +
+                                          std::to_string(degrees.cols()) + " columns; expected k = " + std::to_string(k) +
+                                          " rows of latitude, longitude in degrees (as --centroids-out writes them)");
+    for (std::size_t i = 0; i < degrees.rows(); ++i)
+        for (std::size_t j = 0; j < 2; ++j) {
+            const double limit = j == 0 ? 90.0 : 180.0;
+            if (!(std::fabs(degrees(i, j)) <= limit))
+                throw InputError::whole(path, std::string(j == 0 ? "latitude " : "longitude ") +
+                                                  short_number(degrees(i, j)) + " of centroid " + std::to_string(i + 1) +
+                                                  " is outside [-" + short_number(limit) + ", " + short_number(limit) +
+                                                  "] degrees");
+        }
+    return projection.project(degrees);
 }
 
 double great_circle_km(double lat1, double lon1, double lat2, double lon2) {
