@@ -18,6 +18,17 @@
 using namespace kms;
 using namespace kms::ui;
 
+// k = 4, sequential, on generated data (the setup returned for changes).
+RunSetup generated(RunController& controller, const QString& spec, quint64 seed) {
+    RunSetup setup;
+    setup.k = 4;
+    setup.config.backend = Backend::Sequential;
+    controller.set_k_from_data(false);
+    controller.set_setup(setup);
+    controller.generate(spec, seed);
+    return setup;
+}
+
 class TestUiGeo : public QObject {
     Q_OBJECT
 private slots:
@@ -40,12 +51,7 @@ private slots:
         QFETCH(QString, spec);
         QFETCH(int, frame);
         RunController controller;
-        RunSetup setup;
-        setup.k = 4;
-        setup.config.backend = Backend::Sequential;
-        controller.set_k_from_data(false);
-        controller.set_setup(setup);
-        controller.generate(spec, 3);
+        RunSetup setup = generated(controller, spec, 3);
         QVERIFY(kms::test::wait_for([&] { return controller.ready() && !controller.busy(); }));
         const DatasetBundle& bundle = controller.dataset();
         QVERIFY(bundle.geo);
@@ -87,12 +93,8 @@ private slots:
     // (outside the degree ranges) is refused by name.
     void centroids_round_trip_in_degrees() {
         RunController controller;
-        RunSetup setup;
-        setup.k = 4;
-        setup.config.backend = Backend::Sequential;
-        controller.set_k_from_data(false);
-        controller.set_setup(setup);
-        controller.generate("geo-cities:n=600,k=4,spread_km=20,lat_min=44,lat_max=47,lon_min=2,lon_max=6", 5);
+        RunSetup setup =
+            generated(controller, "geo-cities:n=600,k=4,spread_km=20,lat_min=44,lat_max=47,lon_min=2,lon_max=6", 5);
         QVERIFY(kms::test::wait_for([&] { return controller.ready() && !controller.busy(); }));
         controller.run_steps(3);
         QVERIFY(kms::test::wait_for([&] { return !controller.busy() && controller.latest_iteration() >= 3; }));
