@@ -272,6 +272,48 @@ private slots:
         }
     }
 
+    // A thread's scratch that does not fit, allocated inside an OpenMP region, ended the
+    // process ("terminate called after throwing std::bad_alloc", SIGABRT): 3 points ×
+    // 500 000 coordinates (12 MB), 8 threads, a 400 MB address space. The silhouette's
+    // tiles (16 × d values a thread) and every solver's per-thread scratch now fail as a
+    // message (exit 1), or fit.
+    void scratch_that_does_not_fit_is_a_message() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+        QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
+#endif
+#endif
+        const std::size_t d = 500'000;
+        QByteArray header = QByteArray("{'descr': '<f8', 'fortran_order': False, 'shape': (3, ") +
+                            QByteArray::number(qulonglong(d)) + "), }";
+        header += QByteArray((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+        QByteArray bytes("\x93NUMPY\x01\x00", 8);
+        bytes += char(header.size() & 0xff);
+        bytes += char(header.size() >> 8);
+        bytes += header;
+        std::vector<double> values(3 * d);
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i / d);
+        bytes.append(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * sizeof(double)));
+        write(path("three-wide.npy"), bytes.toStdString());
+        write(path("three-wide-labels.txt"), "0\n1\n1\n");
+        const auto limited = [&](const QStringList& args) {
+            QProcess process;
+            process.start("/bin/sh", QStringList{"-c", "ulimit -v 400000 && exec \"$0\" \"$@\"",
+                                                 QString::fromStdString(kms::test::env_or_empty("KMS_CLI"))} + args);
+            QVERIFY(process.waitForFinished(120000));
+            const QString err = process.readAllStandardError();
+            QVERIFY2(process.exitStatus() == QProcess::NormalExit, qPrintable(args.join(' ') + ": crashed: " + err));
+            QVERIFY2(process.exitCode() == 0 || (process.exitCode() == 1 && err.contains("not enough memory")),
+                     qPrintable(args.join(' ') + ": exit " + QString::number(process.exitCode()) + ": " + err));
+        };
+        limited({"score", "--input", path("three-wide.npy"), "--labels", path("three-wide-labels.txt"), "--threads", "8"});
+        for (const kms::AlgorithmInfo& info : kms::registered_algorithms())
+            limited({"run", "--input", path("three-wide.npy"), "--k", "2", "--threads", "8", "--max-iter", "2",
+                     "--solver", QString::fromStdString(std::string(info.algorithm.name()))});
+    }
+
     // The first SIGINT/SIGTERM ends the run after the step in progress: the summary
     // says "cancelled", the outputs hold the last completed iteration, exit 130/143.
     void signal_cancels_gracefully_data() {

@@ -203,6 +203,7 @@ std::vector<typename BoundedNearest<T>::Change> BoundedNearest<T>::changes_for(c
         }
     std::vector<Change> changes;
     std::uint64_t computed = 0;
+    RegionGuard guard;
 #pragma omp parallel num_threads(threads_) reduction(+ : computed) if (work > kParallelPoints)
     {
         std::vector<Change> mine;
@@ -212,17 +213,18 @@ std::vector<typename BoundedNearest<T>::Change> BoundedNearest<T>::changes_for(c
             const Cluster& cluster = clusters_[visit.centre];
             const double limit = between[visit.centre];
             for (std::size_t at = visit.from; at < cluster.size(); ++at) {
-                if (stop_.stopped(at - visit.from)) break;
+                if (guard.failed() || stop_.stopped(at - visit.from)) break;
                 const double nearest = cluster.nearest[at];
                 if (limit > factor_ * tested(nearest)) continue;
                 const double s = widened_squared_distance(cluster.coordinates.data() + at * d_, row, d_);
                 ++computed;
-                if (s < nearest) mine.push_back({cluster.point[at], visit.centre, at, s});
+                if (s < nearest && !guard.run([&] { mine.push_back({cluster.point[at], visit.centre, at, s}); })) break;
             }
         }
 #pragma omp critical(kms_bounded_changes)
-        changes.insert(changes.end(), mine.begin(), mine.end());
+        guard.run([&] { changes.insert(changes.end(), mine.begin(), mine.end()); });
     }
+    guard.rethrow();
     stop_.throw_if_stopped();
     point_distances_ += computed;
     order_by_band(changes, stop_);
@@ -333,6 +335,7 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
     }
     std::vector<Change> moved;  // `from` and `at`: where it was; `distance`: its new D
     std::uint64_t computed = 0;
+    RegionGuard guard;
 #pragma omp parallel num_threads(threads_) reduction(+ : computed) if (work > kParallelPoints)
     {
         std::vector<Change> mine;
@@ -341,7 +344,7 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
             const auto j = static_cast<std::size_t>(jj);
             const Cluster& cluster = clusters_[j];
             for (std::size_t at = from[j]; at < cluster.size(); ++at) {
-                if (stop_.stopped(at - from[j])) break;
+                if (guard.failed() || stop_.stopped(at - from[j])) break;
                 const double nearest = cluster.nearest[at];
                 const double limit = factor_ * tested(nearest);  // from the old centre: valid for every new one
                 const T* row = cluster.coordinates.data() + at * d_;
@@ -359,13 +362,14 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
                 if (taker < m) {
                     const std::uint32_t i = cluster.point[at];
                     owner_[i] = static_cast<std::uint32_t>(q + taker);
-                    mine.push_back({i, static_cast<std::uint32_t>(j), at, best});
+                    if (!guard.run([&] { mine.push_back({i, static_cast<std::uint32_t>(j), at, best}); })) break;
                 }
             }
         }
 #pragma omp critical(kms_bounded_moved)
-        moved.insert(moved.end(), mine.begin(), mine.end());
+        guard.run([&] { moved.insert(moved.end(), mine.begin(), mine.end()); });
     }
+    guard.rethrow();
     stop_.throw_if_stopped();
     point_distances_ += computed;
     // Into the new clusters in increasing band, then the old clusters drop them.

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "kms/matrix.hpp"
+#include "kms/region_guard.hpp"
 #include "seeding.hpp"
 
 namespace kms::seeding {

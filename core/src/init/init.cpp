@@ -66,6 +66,7 @@
 #include "kms/communicator.hpp"
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
+#include "kms/region_guard.hpp"
 #include "kms/io.hpp"
 #include "kms/random.hpp"
 #include "kms/row_source.hpp"
@@ -271,14 +272,17 @@ public:
         const std::size_t n = rows_.local(), d = rows_.cols(), count = candidates.size();
         const std::size_t blocks = block_sums_.size();
         std::vector<double> block_potentials(count * blocks, 0.0);  // [t * blocks + b]
+        RegionGuard guard;
         rows_.for_each_window([&](const T* values, std::size_t first, std::size_t rows) {
             const auto first_block = static_cast<std::int64_t>(first / kBlockSize);
             const auto window_blocks = static_cast<std::int64_t>((rows + kBlockSize - 1) / kBlockSize);
 #pragma omp parallel num_threads(threads_) if (window_blocks > 1)
             {
-                std::vector<double> sums(count);
+                std::vector<double> sums;
+                guard.run([&] { sums.resize(count); });
 #pragma omp for schedule(static)
                 for (std::int64_t b = first_block; b < first_block + window_blocks; ++b) {
+                    if (guard.failed()) continue;
                     const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
                     const std::size_t end = std::min(first + rows, begin + kBlockSize);
                     std::fill(sums.begin(), sums.end(), 0.0);
@@ -293,6 +297,7 @@ public:
                         block_potentials[t * blocks + static_cast<std::size_t>(b)] = sums[t];
                 }
             }
+            guard.rethrow();
         });
         point_distances_ += n * count;
         std::vector<double> totals(count, 0.0);

@@ -75,16 +75,18 @@ Matrix<double> parallel_init(const Matrix<T>& points, std::size_t k, const InitO
         const double psi = nearest.total();
         const std::uint64_t base = static_cast<std::uint64_t>(rounds) * n;
         std::vector<std::vector<std::size_t>> picks(blocks);
+        RegionGuard guard;
 #pragma omp parallel for num_threads(threads) schedule(static) if (blocks > 1)
         for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
             const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
-            for (std::size_t i = begin; i < std::min(n, begin + kBlockSize); ++i) {
+            for (std::size_t i = begin; i < std::min(n, begin + kBlockSize) && !guard.failed(); ++i) {
                 const double mass = nearest.mass(i);
                 if (!(mass > 0.0)) continue;
                 if (random_uniform(seed, kStreamParallel, base + i) < ell * mass / psi)
-                    picks[static_cast<std::size_t>(b)].push_back(i);
+                    guard.run([&] { picks[static_cast<std::size_t>(b)].push_back(i); });
             }
         }
+        guard.rethrow();
         std::vector<std::vector<double>> rows;
         for (const std::vector<std::size_t>& block : picks)
             for (std::size_t i : block) {

@@ -14,11 +14,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <new>
 #include <atomic>
 #include <cmath>
 #include <limits>
 
 #include "kms/error.hpp"
+#include "kms/region_guard.hpp"
+#include "kms/short_number.hpp"
 #include "kms/random.hpp"
 #include "kms/scores.hpp"
 
@@ -106,15 +109,20 @@ SilhouetteResult silhouette(const Matrix<T>& points, std::span<const std::int32_
     std::atomic<bool> cancelled{false};
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
 
+    RegionGuard guard;
 #pragma omp parallel num_threads(threads)
     {
-        std::vector<T> tile(d * width);      // tile[dim * width + jj]
-        std::vector<T> squared(width);
+        std::vector<T> tile;  // tile[dim * width + jj]
+        std::vector<T> squared;
+        guard.run([&] {
+            tile.resize(d * width);
+            squared.resize(width);
+        });
         double running[kRowsPerBlock], intra[kRowsPerBlock], nearest[kRowsPerBlock];
 
 #pragma omp for schedule(dynamic, 1)
         for (std::size_t block = 0; block < row_blocks; ++block) {
-            if (cancelled.load(std::memory_order_relaxed)) continue;
+            if (guard.failed() || cancelled.load(std::memory_order_relaxed)) continue;
             const std::size_t row0 = block * kRowsPerBlock;
             const std::size_t rows = std::min(kRowsPerBlock, n - row0);
             for (std::size_t r = 0; r < rows; ++r) {
@@ -164,6 +172,13 @@ SilhouetteResult silhouette(const Matrix<T>& points, std::span<const std::int32_
                 result.values[row0 + r] = denominator == 0.0 ? 0.0 : (b - a) / denominator;
             }
         }
+    }
+    try {
+        guard.rethrow();
+    } catch (const std::bad_alloc&) {
+        throw Error("silhouette: not enough memory for " + std::to_string(threads) + " threads' tiles of " +
+                    std::to_string(width) + " points × d = " + std::to_string(d) + " coordinates (" +
+                    short_number(double(d * width * sizeof(T)) / 1048576.0) + " MiB a thread); fewer threads need less");
     }
     if (cancelled.load()) throw Error("silhouette cancelled");
     double sum = 0.0;

@@ -12,6 +12,7 @@
 #include "kms/backends.hpp"
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
+#include "kms/region_guard.hpp"
 #include "kms/short_number.hpp"
 
 namespace kms {
@@ -92,20 +93,24 @@ std::vector<std::vector<std::uint32_t>> nearest_neighbours(const Matrix<double>&
     const std::size_t n = points.rows(), d = points.cols();
     count = std::min(count, n > 0 ? n - 1 : 0);
     std::vector<std::vector<std::uint32_t>> result(n);
+    RegionGuard guard;
 #pragma omp parallel num_threads(thread_count(threads))
     {
-        std::vector<std::pair<double, std::uint32_t>> candidates(n > 0 ? n - 1 : 0);
+        std::vector<std::pair<double, std::uint32_t>> candidates;
+        guard.run([&] { candidates.resize(n > 0 ? n - 1 : 0); });
 #pragma omp for schedule(dynamic, 16)
         for (std::size_t i = 0; i < n; ++i) {
+            if (guard.failed()) continue;
             std::size_t m = 0;
             for (std::size_t j = 0; j < n; ++j)
                 if (j != i) candidates[m++] = {squared_gap(points.row(i), points.row(j), d), static_cast<std::uint32_t>(j)};
             std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(count),
                               candidates.end());
-            result[i].reserve(count);
+            if (!guard.run([&] { result[i].reserve(count); })) continue;
             for (std::size_t c = 0; c < count; ++c) result[i].push_back(candidates[c].second);
         }
     }
+    guard.rethrow();
     return result;
 }
 

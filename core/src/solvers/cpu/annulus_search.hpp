@@ -108,12 +108,20 @@ protected:
         std::vector<std::size_t> group_start(groups + 1, 0);
         std::vector<std::size_t> thread_counts(static_cast<std::size_t>(std::max(1, this->threads_)) * groups);
 
+        RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
         {
-            typename CpuSolver<T>::FullSearchBatch batch(kChunk, d);
+            typename CpuSolver<T>::FullSearchBatch batch;
             std::vector<std::uint32_t> ball;
-            std::vector<T> ball_centroids, scratch(kernel_scratch_size(d)), best(kChunk), second(kChunk);
-            std::vector<std::int32_t> nearest(kChunk);
+            std::vector<T> ball_centroids, scratch, best, second;
+            std::vector<std::int32_t> nearest;
+            guard.run([&] {
+                batch.allocate(kChunk, d);
+                scratch.resize(kernel_scratch_size(d));
+                best.resize(kChunk);
+                second.resize(kChunk);
+                nearest.resize(kChunk);
+            });
             // A point to the full search. The batch holds a chunk's points; pass 3 can
             // leave some in it when the next window's pass 1 begins, so it runs when full.
             const auto full_search = [&](std::size_t i) {
@@ -127,7 +135,7 @@ protected:
                 // R / 2), or the full search when they are (nearly) all.
 #pragma omp for schedule(dynamic, 1)
                 for (std::size_t chunk = window; chunk < window_end; ++chunk) {
-                    if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
+                    if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
                     const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
                     const std::size_t slot = (chunk - window) * kChunk;  // the chunk's place in open_rows_
                     if (first) {
@@ -181,8 +189,9 @@ protected:
                         }
                     }
                     group_start[groups] = placed;
-                    grouped_.resize(placed);
+                    guard.run([&] { grouped_.resize(placed); });
                 }
+                if (guard.failed()) continue;  // every thread sees it after the single's barrier
 #pragma omp for schedule(static)
                 for (std::size_t chunk = window; chunk < window_end; ++chunk)
                     for (std::size_t o = (chunk - window) * kChunk; o < (chunk - window) * kChunk + open_count[chunk]; ++o)
@@ -193,7 +202,8 @@ protected:
                 // lowest index) against the group's points.
 #pragma omp for schedule(dynamic, 1)
                 for (std::size_t a = 0; a < k; ++a) {
-                    if (this->stop_now() || group_start[a * levels] == group_start[(a + 1) * levels]) continue;
+                    if (guard.failed() || this->stop_now() || group_start[a * levels] == group_start[(a + 1) * levels])
+                        continue;
                     const std::uint32_t* by_index = by_index_.data() + a * (inner_ + 1);
                     const std::uint8_t* place = by_index_place_.data() + a * (inner_ + 1);
                     // a's points, ordered by the annuli they reach, in segments of at least
@@ -204,11 +214,14 @@ protected:
                         const std::size_t g_end = group_start[a * levels + reach + 1];
                         const bool last = g_end == group_start[(a + 1) * levels];
                         if (g_end == g_begin || (g_end - g_begin < kSegment && !last)) continue;
-                        ball.clear();
-                        for (std::size_t q = 0; q <= inner_; ++q)
-                            if (place[q] < edge_[reach] + 1) ball.push_back(by_index[q]);
+                        const bool ready = guard.run([&] {
+                            ball.clear();
+                            for (std::size_t q = 0; q <= inner_; ++q)
+                                if (place[q] < edge_[reach] + 1) ball.push_back(by_index[q]);
+                            ball_centroids.resize(ball.size() * d);
+                        });
+                        if (!ready) break;
                         const std::size_t members = ball.size();  // edge_[reach] + 1
-                        ball_centroids.resize(members * d);
                         for (std::size_t q = 0; q < members; ++q)
                             std::copy_n(this->centroids_.row(ball[q]), d, ball_centroids.data() + q * d);
                         // Each point then takes what its own ball gives: the first annulus
@@ -255,8 +268,9 @@ protected:
                     }
                 }
             }
-            changed += this->search_batch(batch, upper, lower, evaluations);
+            if (!guard.failed()) changed += this->search_batch(batch, upper, lower, evaluations);
         }
+        guard.rethrow();
         return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
     }
 

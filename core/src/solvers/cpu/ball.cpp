@@ -70,14 +70,16 @@ protected:
         std::uint64_t changed = 0, evaluations = 0, skips = 0, stable = 0, neighbour_distances = 0;
         constexpr std::size_t kChunk = 2048;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) \
     reduction(+ : changed, evaluations, skips, stable, neighbour_distances)
         {
             T* radius = thread_radius_.data() + static_cast<std::size_t>(omp_get_thread_num()) * k;
-            typename CpuSolver<T>::FullSearchBatch batch(first ? kChunk : 0, d);
+            typename CpuSolver<T>::FullSearchBatch batch;
+            guard.run([&] { batch.allocate(first ? kChunk : 0, d); });
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-                if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
+                if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
                 const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
                 if (first) {  // Lloyd's full search; each point's bound is its distance
                     for (std::size_t i = begin; i < end; ++i) batch.add(i);
@@ -108,6 +110,7 @@ protected:
                 }
             }
         }
+        guard.rethrow();
         // Each ball's radius: the largest bound of its points (the maximum does not
         // depend on the order the threads' maxima are taken in).
         for (std::size_t a = 0; a < k; ++a) {

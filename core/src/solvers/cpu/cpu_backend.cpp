@@ -10,6 +10,7 @@
 #include "kernels.hpp"
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
+#include "kms/region_guard.hpp"
 #include "kms/solver_support.hpp"
 
 namespace kms::cpu {
@@ -39,11 +40,14 @@ std::vector<std::int32_t> assign_in(const Matrix<Source>& points, const Matrix<d
     constexpr std::size_t kChunk = 4096;
     const std::size_t chunks = (n + kChunk - 1) / kChunk;
     std::vector<double> partial(chunks, 0.0);
+    RegionGuard guard;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        std::vector<T> scratch(kernel_scratch_size(d));
+        std::vector<T> scratch;
+        guard.run([&] { scratch.resize(kernel_scratch_size(d)); });
 #pragma omp for schedule(static)
         for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+            if (guard.failed()) continue;
             const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
             label_range(x, d, c.data(), k, begin, end, labels.data(), scratch.data());
             double sum = 0.0;
@@ -55,6 +59,7 @@ std::vector<std::int32_t> assign_in(const Matrix<Source>& points, const Matrix<d
             partial[chunk] = sum;
         }
     }
+    guard.rethrow();
     inertia = 0.0;
     for (double p : partial) inertia += p;
     return labels;

@@ -32,6 +32,7 @@
 #include "kms/error.hpp"
 #include "kms/row_source.hpp"
 #include "kms/solver.hpp"
+#include "kms/region_guard.hpp"
 #include "kms/solver_support.hpp"
 
 namespace kms::cpu {
@@ -45,11 +46,13 @@ namespace kms::cpu {
 constexpr std::size_t kSubPackage = 256;
 
 // A zero-filled buffer of n values that starts on a cache line of its own and
-// ends with a line of padding, for one thread's scratch.
+// ends with a line of padding, for one thread's scratch (allocate() inside a
+// parallel region runs under a RegionGuard).
 template <typename V>
 class ThreadScratch {
 public:
-    explicit ThreadScratch(std::size_t n) : storage_(n + 2 * kLine / sizeof(V) + 1, V{}) {
+    void allocate(std::size_t n) {
+        storage_.assign(n + 2 * kLine / sizeof(V) + 1, V{});
         const auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
         data_ = storage_.data() + ((kLine - address % kLine) % kLine) / sizeof(V);
     }
@@ -59,7 +62,7 @@ public:
 private:
     static constexpr std::size_t kLine = 64;
     std::vector<V> storage_;
-    V* data_;
+    V* data_ = nullptr;
 };
 
 template <typename T>
@@ -281,9 +284,15 @@ protected:
     // One thread's points whose bounds failed, searched together: one vectorised
     // nearest-two search over them, then each takes its label, its upper bound (the
     // nearest) and its lower bound (the second nearest). Hamerly's and Exponion's full search.
+    // (allocate() inside a parallel region runs under a RegionGuard).
     struct FullSearchBatch {
-        FullSearchBatch(std::size_t capacity, std::size_t d)
-            : scratch(kernel_scratch_size(d)), pending(capacity), nearest(capacity), best(capacity), second(capacity) {}
+        void allocate(std::size_t capacity, std::size_t d) {
+            scratch.resize(kernel_scratch_size(d));
+            pending.resize(capacity);
+            nearest.resize(capacity);
+            best.resize(capacity);
+            second.resize(capacity);
+        }
         void add(std::size_t point) { pending[size++] = point; }
         std::vector<T> scratch;
         std::vector<std::size_t> pending;
@@ -412,17 +421,20 @@ protected:
         const T* c = centroids_.data();
         const std::size_t rows = window_rows_;  // every row, or (out of core) the block in the buffer
         std::int32_t* labels = labels_.data() + window_first_;
+        RegionGuard guard;
 #pragma omp parallel num_threads(threads_) if (threads_ > 1) reduction(+ : changed)
         {
-            std::vector<T> scratch(kernel_scratch_size(d_));
+            std::vector<T> scratch;
+            guard.run([&] { scratch.resize(kernel_scratch_size(d_)); });
             constexpr std::size_t kChunk = 1024;
             const std::size_t chunks = (rows + kChunk - 1) / kChunk;
 #pragma omp for schedule(static)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk)
-                if (!stop_now())
+                if (!guard.failed() && !stop_now())
                     changed += label_range(points_, d_, c, k_, chunk * kChunk, std::min(rows, (chunk + 1) * kChunk),
                                            labels, scratch.data());
         }
+        guard.rethrow();
         return changed;
     }
 
@@ -433,6 +445,7 @@ protected:
         std::uint64_t changed = 0, certified = 0, verified = 0;
         const std::size_t rows = window_rows_;  // every row, or (out of core) the block in the buffer
         std::int32_t* labels = labels_.data() + window_first_;
+        RegionGuard guard;
 #pragma omp parallel num_threads(threads_) if (threads_ > 1) reduction(+ : changed, certified, verified)
         {
             typename GemmAssign<T>::Scratch scratch;
@@ -441,13 +454,16 @@ protected:
             const std::size_t chunks = (rows + kChunk - 1) / kChunk;
 #pragma omp for schedule(static)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk)
-                if (!stop_now())
-                    gemm_.label_range(points_, centroids_.data(), chunk * kChunk, std::min(rows, (chunk + 1) * kChunk),
-                                      labels, scratch, counts);
+                if (!guard.failed() && !stop_now())
+                    guard.run([&] {  // the scratch grows on first use
+                        gemm_.label_range(points_, centroids_.data(), chunk * kChunk,
+                                          std::min(rows, (chunk + 1) * kChunk), labels, scratch, counts);
+                    });
             changed += counts.changed;
             certified += counts.certified;
             verified += counts.verified;
         }
+        guard.rethrow();
         return {changed, certified, verified};
     }
 
@@ -492,19 +508,23 @@ protected:
         by_coordinate_.resize(stride * d_);  // lanes past k stay as they were: finite, never read
         for (std::size_t b = 0; b < k_; ++b)
             for (std::size_t t = 0; t < d_; ++t) by_coordinate_[t * stride + b] = centroids_(b, t);
+        RegionGuard guard;
 #pragma omp parallel num_threads(threads_) if (threads_ > 1 && k_ > 64)
         {
-            std::vector<T> row(stride);
+            std::vector<T> row;
+            guard.run([&] { row.resize(stride); });
 #pragma omp for schedule(dynamic, 8)
             for (std::size_t a = 0; a < k_; ++a) {
+                if (guard.failed()) continue;
                 block_distances(centroids_.row(a), d_, by_coordinate_.data(), stride, k_, row.data());
                 row[a] = std::numeric_limits<T>::infinity();
                 const T nearest = least(row.data(), k_);
                 row[a] = T(0);
                 nearest_half_[a] = k_ < 2 ? nearest : bounds.lower(std::sqrt(nearest)) / T(2);
-                row_done(a, row.data());
+                guard.run([&] { row_done(a, row.data()); });  // (it may allocate: Ball k-means' lists)
             }
         }
+        guard.rethrow();
         return static_cast<std::uint64_t>(k_) * (k_ - 1);
     }
 
@@ -667,6 +687,7 @@ private:
         const std::int32_t* labels = labels_.data() + window_first_;
         const T* weights = weights_ ? weights_ + window_first_ : nullptr;
         const std::size_t row_offset = first_row_ + window_first_;  // the window's first row in the data set
+        RegionGuard guard;
 #pragma omp parallel num_threads(threads_) if (threads_ > 1)
         {
             // Sub-package sums start at zero and are added to unconditionally (no
@@ -679,12 +700,19 @@ private:
             // `touched` marks the clusters a sub-package has added to and `touched_list`
             // names them once each, so that its flush costs what it touched, not k
             // (each cluster's sum is its own: the flush order does not change the bits).
-            ThreadScratch<T> sub(kd);
-            ThreadScratch<unsigned char> touched(k_);
-            ThreadScratch<std::uint32_t> touched_list(k_);
-            ThreadScratch<std::int64_t> count(k_);
+            ThreadScratch<T> sub;
+            ThreadScratch<unsigned char> touched;
+            ThreadScratch<std::uint32_t> touched_list;
+            ThreadScratch<std::int64_t> count;
+            guard.run([&] {
+                sub.allocate(kd);
+                touched.allocate(k_);
+                touched_list.allocate(k_);
+                count.allocate(k_);
+            });
 #pragma omp for schedule(static)
             for (std::size_t p = window.begin; p < window.end; ++p) {
+                if (guard.failed()) continue;  // the sums are not used: rethrown below
                 double* psum = sums + p * kd;
                 std::int64_t* pcount = count.data();
                 std::fill(psum, psum + kd, 0.0);
@@ -724,6 +752,7 @@ private:
                 std::copy(pcount, pcount + k_, counts + p * k_);
             }
         }
+        guard.rethrow();
     }
 
     void finish_update(IterationStats& stats) {

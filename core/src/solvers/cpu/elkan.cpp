@@ -46,12 +46,14 @@ protected:
             // then each row scanned in index order (first minimum) and made a bound.
             constexpr std::size_t kChunk = 256;
             const std::size_t chunks = (n + kChunk - 1) / kChunk;
+            RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations)
             {
-                std::vector<T> scratch(kernel_scratch_size(d));
+                std::vector<T> scratch;
+                guard.run([&] { scratch.resize(kernel_scratch_size(d)); });
 #pragma omp for schedule(dynamic, 4)
                 for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-                    if (this->stop_now()) continue;
+                    if (guard.failed() || this->stop_now()) continue;
                     const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
                     distances_range(points, d, c, k, begin, end, lower_all + begin * k, scratch.data());
                     for (std::size_t i = begin; i < end; ++i) {
@@ -73,6 +75,7 @@ protected:
                     }
                 }
             }
+            guard.rethrow();
             return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
         }
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(this->threads_) if (this->threads_ > 1) \

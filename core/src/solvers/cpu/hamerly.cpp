@@ -35,12 +35,14 @@ protected:
         // over the chunk's points whose bounds failed.
         constexpr std::size_t kChunk = 2048;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations, skips)
         {
-            typename CpuSolver<T>::FullSearchBatch batch(kChunk, d);
+            typename CpuSolver<T>::FullSearchBatch batch;
+            guard.run([&] { batch.allocate(kChunk, d); });
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-                if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
+                if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
                 const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
                 if (first) {
                     for (std::size_t i = begin; i < end; ++i) batch.add(i);
@@ -52,6 +54,7 @@ protected:
                 changed += this->search_batch(batch, upper, lower, evaluations);
             }
         }
+        guard.rethrow();
         return this->finish_bounded_assignment(stats, changed, evaluations, skips, assign_start);
     }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kms/error.hpp"
+#include "kms/region_guard.hpp"
 #include "kms/io.hpp"
 #include "kms/random.hpp"
 #include "kms/sparse_solver.hpp"
@@ -234,13 +235,15 @@ private:
             const double psi = total_;
             const std::uint64_t base = static_cast<std::uint64_t>(rounds) * n_;
             std::vector<std::vector<std::size_t>> picks(blocks);
+            RegionGuard guard;
 #pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
             for (std::size_t b = 0; b < blocks; ++b)
-                for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize); ++i) {
+                for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize) && !guard.failed(); ++i) {
                     const double m = mass(i);  // a candidate's own D is 0 in the dense rounds: never drawn again
                     if (!chosen_[i] && m > 0.0 && random_uniform(seed, kStreamParallel, base + i) < ell * m / psi)
-                        picks[b].push_back(i);
+                        guard.run([&] { picks[b].push_back(i); });
                 }
+            guard.rethrow();
             const std::size_t first = centres_.size();
             for (const std::vector<std::size_t>& block : picks)
                 for (std::size_t i : block) add(i);

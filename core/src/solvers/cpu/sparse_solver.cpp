@@ -27,6 +27,7 @@
 
 #include "kernels.hpp"
 #include "kms/error.hpp"
+#include "kms/region_guard.hpp"
 #include "kms/solver_support.hpp"
 #include "kms/sparse_solver.hpp"
 #include "sparse_distance.hpp"
@@ -198,12 +199,14 @@ private:
         std::uint64_t changed = 0;
         std::atomic<bool> cancelled{false};
         const std::vector<double> ct = sparse::transposed(centroids_.data(), k_, d_);
+        RegionGuard guard;
 #pragma omp parallel num_threads(threads_) if (threads_ > 1)
         {
-            std::vector<double> s(k_);
+            std::vector<double> s;
+            guard.run([&] { s.resize(k_); });
 #pragma omp for schedule(dynamic, 256) reduction(+ : changed)
             for (std::size_t i = 0; i < n_; ++i) {
-                if (cancelled.load(std::memory_order_relaxed)) continue;
+                if (guard.failed() || cancelled.load(std::memory_order_relaxed)) continue;
                 if ((i & 1023) == 0 && stop_.stop_requested()) {
                     cancelled.store(true, std::memory_order_relaxed);  // the others stop at their next point
                     continue;
@@ -227,6 +230,7 @@ private:
                 }
             }
         }
+        guard.rethrow();
         stats.point_centroid_distances += static_cast<std::uint64_t>(n_) * k_;
         return changed;
     }
@@ -463,12 +467,14 @@ Assignment assign_sparse(const SparseMatrix<T>& points, const Matrix<double>& ce
     std::vector<double> best_of(n, 0.0);
     std::atomic<bool> cancelled{false};
     const std::vector<double> ct = sparse::transposed(centroids.data(), k, d);
+    RegionGuard guard;
 #pragma omp parallel num_threads(t) if (t > 1)
     {
-        std::vector<double> s(k);
+        std::vector<double> s;
+        guard.run([&] { s.resize(k); });
 #pragma omp for schedule(dynamic, 256)
         for (std::size_t i = 0; i < n; ++i) {
-            if (cancelled.load(std::memory_order_relaxed)) continue;
+            if (guard.failed() || cancelled.load(std::memory_order_relaxed)) continue;
             if ((i & 1023) == 0 && stop.stop_requested()) {
                 cancelled.store(true, std::memory_order_relaxed);
                 continue;
@@ -486,6 +492,7 @@ Assignment assign_sparse(const SparseMatrix<T>& points, const Matrix<double>& ce
             best_of[i] = best;
         }
     }
+    guard.rethrow();
     if (stop.stop_requested()) throw Cancelled("assignment cancelled");
     for (std::size_t i = 0; i < n; ++i) out.inertia += (sample_weight ? (*sample_weight)[i] : 1.0) * best_of[i];
     return out;

@@ -73,17 +73,23 @@ protected:
         const auto assign_start = Clock::now();
         std::uint64_t changed = 0, evaluations = 0, skips = 0, group_skips = 0;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) \
     reduction(+ : changed, evaluations, skips, group_skips)
         {
             // Per examined group: its nearest member and its second least member bound.
-            std::vector<T> second(t);
-            std::vector<std::size_t> nearest_member(t), examined_groups;
-            std::vector<T> local(largest_group_), distances(block_stride(largest_group_, d));
-            examined_groups.reserve(t);
+            std::vector<T> second, local, distances;
+            std::vector<std::size_t> nearest_member, examined_groups;
+            guard.run([&] {
+                second.resize(t);
+                nearest_member.resize(t);
+                local.resize(largest_group_);
+                distances.resize(block_stride(largest_group_, d));
+                examined_groups.reserve(t);
+            });
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-                if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
+                if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
                 const std::size_t chunk_end = std::min(n, (chunk + 1) * kChunk);
                 for (std::size_t i = chunk * kChunk; i < chunk_end; ++i) {
                     const T* x = points + i * d;
@@ -231,6 +237,7 @@ protected:
                 }
             }
         }
+        guard.rethrow();
         // Every stamp's drift now reaches this assignment; this one's starts at zero.
         for (std::uint32_t row = 0; row < kDriftHistory; ++row) {
             T* drift = drift_.data() + std::size_t{row} * t;
@@ -263,16 +270,21 @@ private:
 
         std::uint64_t changed = 0;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed)
         {
-            std::vector<T> scratch(kernel_scratch_size(d));
-            std::vector<std::size_t> rows(kChunk);
-            std::vector<std::int32_t> nearest(kChunk), label(kChunk);
-            std::vector<T> best(kChunk), second(kChunk), label_distance(kChunk), label_second(kChunk);
-            std::vector<std::size_t> label_group(kChunk);
+            std::vector<T> scratch, best, second, label_distance, label_second;
+            std::vector<std::size_t> rows, label_group;
+            std::vector<std::int32_t> nearest, label;
+            guard.run([&] {
+                scratch.resize(kernel_scratch_size(d));
+                for (auto* v : {&best, &second, &label_distance, &label_second}) v->resize(kChunk);
+                for (auto* v : {&rows, &label_group}) v->resize(kChunk);
+                for (auto* v : {&nearest, &label}) v->resize(kChunk);
+            });
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-                if (this->stop_now()) continue;
+                if (guard.failed() || this->stop_now()) continue;
                 const std::size_t begin = chunk * kChunk, m = std::min(n, begin + kChunk) - begin;
                 std::iota(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(m), begin);
                 for (std::size_t g = 0; g < t; ++g) {
@@ -303,6 +315,7 @@ private:
                 }
             }
         }
+        guard.rethrow();
         stats.groups = static_cast<std::uint32_t>(t);  // every group searched: no group skips yet
         return this->finish_bounded_assignment(stats, changed, static_cast<std::uint64_t>(n) * k, 0, start);
     }
