@@ -9,9 +9,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
@@ -63,6 +65,55 @@ class TestGeo : public QObject {
     QString path(const char* name) const { return dir_.filePath(name); }
 
 private slots:
+    // The projection from one pass of statistics (GeoStatistics, rows fed in blocks)
+    // is the one of every row sorted in memory: the centre from the largest gap between
+    // sorted longitudes (the wrap-around gap first, ties to the first), the mean latitude.
+    void projection_from_one_pass_of_statistics() {
+        const auto reference_lon0 = [](const kms::Matrix<double>& degrees) {
+            std::vector<double> lon(degrees.rows());
+            for (std::size_t i = 0; i < lon.size(); ++i) {
+                double wrapped = std::fmod(degrees(i, 1) + 180.0, 360.0);
+                if (wrapped < 0) wrapped += 360.0;
+                lon[i] = wrapped - 180.0;
+            }
+            std::sort(lon.begin(), lon.end());
+            double largest = lon.front() + 360.0 - lon.back(), start = lon.front();
+            for (std::size_t i = 0; i + 1 < lon.size(); ++i)
+                if (lon[i + 1] - lon[i] > largest) {
+                    largest = lon[i + 1] - lon[i];
+                    start = lon[i + 1];
+                }
+            double centre = std::fmod(start + (360.0 - largest) / 2 + 180.0, 360.0);
+            if (centre < 0) centre += 360.0;
+            return centre - 180.0;
+        };
+        const std::pair<double, double> regions[][2] = {
+            {{45.0, 50.0}, {2.0, 9.0}},       // Western Europe: equirectangular
+            {{-20.0, 10.0}, {170.0, 195.0}},  // across the antimeridian: 3-D
+            {{-60.0, 70.0}, {-170.0, 170.0}}, // nearly everywhere
+            {{64.0, 66.0}, {-20.0, -14.0}}};  // far north, narrow
+        for (const auto& region : regions) {
+            kms::Matrix<double> degrees(5003, 2);
+            for (std::size_t i = 0; i < degrees.rows(); ++i) {
+                degrees(i, 0) = region[0].first + (region[0].second - region[0].first) * kms::random_uniform(11, 1, i);
+                degrees(i, 1) = region[1].first + (region[1].second - region[1].first) * kms::random_uniform(11, 2, i);
+            }
+            kms::GeoStatistics pieces;  // in blocks of 777 rows, as a file read a block at a time
+            for (std::size_t first = 0; first < degrees.rows(); first += 777)
+                for (std::size_t i = first; i < std::min(degrees.rows(), first + 777); ++i) pieces.add(degrees(i, 0), degrees(i, 1));
+            const kms::GeoProjection whole = kms::GeoProjection::choose(degrees);
+            const kms::GeoProjection streamed = kms::GeoProjection::choose(pieces);
+            QCOMPARE(streamed.frame, whole.frame);
+            QCOMPARE(streamed.lat0, whole.lat0);
+            QCOMPARE(streamed.lon0, whole.lon0);
+            QCOMPARE(streamed.reason, whole.reason);
+            double sum = 0.0;
+            for (std::size_t i = 0; i < degrees.rows(); ++i) sum += degrees(i, 0);
+            QCOMPARE(whole.lat0, sum / static_cast<double>(degrees.rows()));
+            QCOMPARE(whole.lon0, reference_lon0(degrees));
+        }
+    }
+
     void initTestCase() { QVERIFY(dir_.isValid()); }
 
     void known_distances() {

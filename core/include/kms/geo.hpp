@@ -12,6 +12,7 @@
 // The loader of lat/lon tables is in kms/io.hpp (load_geo_table).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kms/dataset.hpp"
 #include "kms/io.hpp"
@@ -29,6 +30,27 @@ enum class GeoFrame { Equirectangular, Sphere };
 inline constexpr double kGeoMaxScaleError = 0.05;
 inline constexpr double kGeoMaxLongitudeSpan = 30.0;
 
+// What choosing a projection needs of the data, gathered in one pass over the rows
+// in any number of pieces (a file read a block at a time, a rank's rows), in bounded
+// memory: the latitude sum (in row order), its least and largest, and each of 65 536
+// longitude bins' least and largest value. The largest gap between longitudes (which
+// places the map's centre) lies between two occupied bins unless the data fill every
+// bin's width around the whole circle (then the 3-D frame is chosen either way), so
+// the choice is the one every row in memory would give, bit for bit.
+class GeoStatistics {
+public:
+    GeoStatistics();
+    void add(double lat, double lon);                // one row, in row order
+    void add(const Matrix<double>& degrees);         // rows of latitude, longitude, in order
+    std::size_t rows() const { return rows_; }
+
+private:
+    friend struct GeoProjection;
+    std::size_t rows_ = 0;
+    double lat_sum_ = 0.0, lat_min_ = 90.0, lat_max_ = -90.0;
+    std::vector<double> bin_low_, bin_high_;  // per longitude bin (wrapped to [-180, 180)); NaN: empty
+};
+
 struct GeoProjection {
     GeoFrame frame = GeoFrame::Equirectangular;
     double lat0 = 0.0, lon0 = 0.0;  // degrees: the centre of the equirectangular map
@@ -40,6 +62,9 @@ struct GeoProjection {
     static GeoProjection choose(const Matrix<double>& degrees);
     // That centre with a given frame (the --geo-projection override).
     static GeoProjection with_frame(const Matrix<double>& degrees, GeoFrame frame);
+    // The same from the statistics of one pass (GeoStatistics): no row kept.
+    static GeoProjection choose(const GeoStatistics& statistics);
+    static GeoProjection with_frame(const GeoStatistics& statistics, GeoFrame frame);
 
     std::size_t dimensions() const { return frame == GeoFrame::Sphere ? 3 : 2; }
     // n × 2 (x east, y north, km) or n × 3 (km, Earth-centred).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include "kms/error.hpp"
@@ -28,19 +29,32 @@ struct LongitudeArc {
     bool crosses_antimeridian = false;
 };
 
-LongitudeArc longitude_arc(const Matrix<double>& degrees) {
-    std::vector<double> lon(degrees.rows());
-    for (std::size_t i = 0; i < lon.size(); ++i) lon[i] = wrap_longitude(degrees(i, 1));
-    std::sort(lon.begin(), lon.end());
-    // The largest gap between neighbours, the wrap-around gap (last → first + 360) included.
-    double largest = lon.front() + 360.0 - lon.back();
-    LongitudeArc arc{lon.front(), 360.0 - largest, false};
-    for (std::size_t i = 0; i + 1 < lon.size(); ++i) {
-        const double gap = lon[i + 1] - lon[i];
+constexpr std::size_t kLongitudeBins = 65536;
+
+std::size_t longitude_bin(double wrapped) {
+    const auto bin = static_cast<std::size_t>((wrapped + 180.0) / 360.0 * static_cast<double>(kLongitudeBins));
+    return std::min(bin, kLongitudeBins - 1);
+}
+
+// The largest gap between neighbouring longitudes, the wrap-around gap (last → first
+// + 360) first, ties to the first in sorted order: the walk of the sorted longitudes,
+// over the bins' least and largest values. A gap inside a bin is at most its width,
+// never larger than the largest gap between bins unless the data fill every bin.
+LongitudeArc longitude_arc(const std::vector<double>& low, const std::vector<double>& high) {
+    std::size_t first = 0, last = kLongitudeBins - 1;
+    while (first < kLongitudeBins && std::isnan(low[first])) ++first;
+    while (last > first && std::isnan(low[last])) --last;
+    double largest = low[first] + 360.0 - high[last];
+    LongitudeArc arc{low[first], 360.0 - largest, false};
+    double previous = high[first];
+    for (std::size_t b = first + 1; b <= last; ++b) {
+        if (std::isnan(low[b])) continue;
+        const double gap = low[b] - previous;
         if (gap > largest) {
             largest = gap;
-            arc = {lon[i + 1], 360.0 - gap, true};  // the arc runs east from lon[i+1] through ±180 to lon[i]
+            arc = {low[b], 360.0 - gap, true};  // the arc runs east from low[b] through ±180 to `previous`
         }
+        previous = high[b];
     }
     return arc;
 }
@@ -54,28 +68,60 @@ std::string degrees_text(double lat, double lon) {
 
 }  // namespace
 
+GeoStatistics::GeoStatistics()
+    : bin_low_(kLongitudeBins, std::numeric_limits<double>::quiet_NaN()),
+      bin_high_(kLongitudeBins, std::numeric_limits<double>::quiet_NaN()) {}
+
+void GeoStatistics::add(double lat, double lon) {
+    ++rows_;
+    lat_sum_ += lat;
+    lat_min_ = std::min(lat_min_, lat);
+    lat_max_ = std::max(lat_max_, lat);
+    const double wrapped = wrap_longitude(lon);
+    const std::size_t bin = longitude_bin(wrapped);
+    if (std::isnan(bin_low_[bin])) {
+        bin_low_[bin] = bin_high_[bin] = wrapped;
+    } else {
+        bin_low_[bin] = std::min(bin_low_[bin], wrapped);
+        bin_high_[bin] = std::max(bin_high_[bin], wrapped);
+    }
+}
+
+void GeoStatistics::add(const Matrix<double>& degrees) {
+    if (degrees.cols() != 2) throw Error("geographic data: not latitude, longitude");
+    for (std::size_t i = 0; i < degrees.rows(); ++i) add(degrees(i, 0), degrees(i, 1));
+}
+
 GeoProjection GeoProjection::with_frame(const Matrix<double>& degrees, GeoFrame frame) {
     if (degrees.rows() == 0 || degrees.cols() != 2) throw Error("geographic data: no points (or not latitude, longitude)");
-    double sum = 0.0;
-    for (std::size_t i = 0; i < degrees.rows(); ++i) sum += degrees(i, 0);
-    const LongitudeArc arc = longitude_arc(degrees);
+    GeoStatistics statistics;
+    statistics.add(degrees);
+    return with_frame(statistics, frame);
+}
+
+GeoProjection GeoProjection::choose(const Matrix<double>& degrees) {
+    if (degrees.rows() == 0 || degrees.cols() != 2) throw Error("geographic data: no points (or not latitude, longitude)");
+    GeoStatistics statistics;
+    statistics.add(degrees);
+    return choose(statistics);
+}
+
+GeoProjection GeoProjection::with_frame(const GeoStatistics& statistics, GeoFrame frame) {
+    if (statistics.rows_ == 0) throw Error("geographic data: no points (or not latitude, longitude)");
+    const LongitudeArc arc = longitude_arc(statistics.bin_low_, statistics.bin_high_);
     GeoProjection projection;
     projection.frame = frame;
-    projection.lat0 = sum / static_cast<double>(degrees.rows());
+    projection.lat0 = statistics.lat_sum_ / static_cast<double>(statistics.rows_);
     projection.lon0 = wrap_longitude(arc.start + arc.span / 2);
     if (frame == GeoFrame::Equirectangular && std::abs(projection.lat0) > 89.0)
         throw Error("geographic data: the equirectangular map needs a mean latitude within 89° of the equator");
     return projection;
 }
 
-GeoProjection GeoProjection::choose(const Matrix<double>& degrees) {
-    GeoProjection projection = with_frame(degrees, GeoFrame::Sphere);
-    const LongitudeArc arc = longitude_arc(degrees);
-    double lat_min = 90.0, lat_max = -90.0;
-    for (std::size_t i = 0; i < degrees.rows(); ++i) {
-        lat_min = std::min(lat_min, degrees(i, 0));
-        lat_max = std::max(lat_max, degrees(i, 0));
-    }
+GeoProjection GeoProjection::choose(const GeoStatistics& statistics) {
+    GeoProjection projection = with_frame(statistics, GeoFrame::Sphere);
+    const LongitudeArc arc = longitude_arc(statistics.bin_low_, statistics.bin_high_);
+    const double lat_min = statistics.lat_min_, lat_max = statistics.lat_max_;
     // cos is concave on [-90°, 90°]: the scale's extremes are at the ends of the
     // latitude range, or at the equator when the range holds it.
     const double cos0 = std::cos(projection.lat0 * kRadians);
