@@ -579,29 +579,36 @@ def suite_solvers(h, args):
                     init, _ = h.initial_centroids(data, k)
                     for backend, threads in backends:
                         shape = {"data": kind, "n": n, "d": d, "k": k, "backend": backend}
-                        for solver in solvers + ["auto"]:
-                            if solver == "elkan" and n * k > elkan_bounds:
-                                continue
-                            kw = dict(solver=solver, backend=backend, precision="f64", threads=threads,
-                                      iterations=max_iter, tol=0.0)
-                            row = dict(shape, solver=solver)
-                            try:
-                                times = []
-                                for _ in range(h.repeats):
-                                    started = time.time() if timeout else None
+                        # The solvers interleaved, repeat by repeat: a shared machine's load drifts,
+                        # and each solver then meets the same drift.
+                        runs = {}
+                        for repeat in range(h.repeats):
+                            for solver in solvers + ["auto"]:
+                                if solver == "elkan" and n * k > elkan_bounds:
+                                    continue
+                                done = runs.setdefault(solver, {"times": []})
+                                if "error" in done or (repeat > 0 and done.get("slow")):
+                                    continue
+                                kw = dict(solver=solver, backend=backend, precision="f64", threads=threads,
+                                          iterations=max_iter, tol=0.0)
+                                try:
+                                    started = time.time()
                                     steps, summary = h.run_ours(data, init, k, **kw)
-                                    times.append(sum(s["time_total_ms"] for s in steps) / 1e3)
-                                    if timeout and time.time() - started > timeout:
-                                        break
-                                row.update(seconds=median(times), iterations=summary["iterations"],
-                                           ran=summary["solver"].split("/")[0],
-                                           distances=sum(s["point_centroid_distances"] for s in steps),
-                                           cc_distances=sum(s["centroid_centroid_distances"] for s in steps),
-                                           skips=sum(s["bound_skips"] for s in steps),
-                                           stable=sum(s.get("stable_points", 0) for s in steps),
-                                           second=sum(s.get("second_centred", 0) for s in steps))
-                            except RuntimeError as error:
-                                row.update(seconds=None, error=str(error)[-160:])
+                                    done["slow"] = bool(timeout) and time.time() - started > timeout
+                                    done["times"].append(sum(s["time_total_ms"] for s in steps) / 1e3)
+                                    done.update(iterations=summary["iterations"], ran=summary["solver"].split("/")[0],
+                                                distances=sum(s["point_centroid_distances"] for s in steps),
+                                                cc_distances=sum(s["centroid_centroid_distances"] for s in steps),
+                                                skips=sum(s["bound_skips"] for s in steps),
+                                                stable=sum(s.get("stable_points", 0) for s in steps),
+                                                second=sum(s.get("second_centred", 0) for s in steps))
+                                except RuntimeError as error:
+                                    done["error"] = str(error)[-160:]
+                        for solver, done in runs.items():
+                            row = dict(shape, solver=solver, seconds=median(done["times"]) if done["times"] else None,
+                                       seconds_all=done.pop("times"))
+                            done.pop("slow", None)
+                            row.update(done)
                             results.append(row)
                             with open(os.path.join(h.out, "results.jsonl"), "a") as f:
                                 f.write(json.dumps(row) + "\n")
@@ -612,7 +619,7 @@ def suite_solvers(h, args):
     for backend, _ in backends:
         rows = [r for r in results if r["backend"] == backend]
         shapes = sorted({(r["data"], r["n"], r["d"], r["k"]) for r in rows})
-        header = "| data | n | d | k | iters | " + " | ".join(solvers) + " | auto picks | best new / exponion |"
+        header = "| data | n | d | k | iters | " + " | ".join(solvers) + " | auto picks | exponion time / best of shallot, ball |"
         out = [header, "|" + "---|" * (len(solvers) + 7)]
         for shape in shapes:
             at = {r["solver"]: r for r in rows if (r["data"], r["n"], r["d"], r["k"]) == shape}
