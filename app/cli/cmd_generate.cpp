@@ -80,7 +80,14 @@ int generate(const Args& args) {
     for (const std::string& path : outputs) check_output_path(path);
     const SignalStop& signals = signal_stop();
 
-    const Dataset data = generate_dataset(spec, seed);
+    // Ctrl-C / SIGTERM stop the generation (and its allocation) as they stop the writing.
+    Dataset data;
+    try {
+        data = generate_dataset(spec, seed, signals.token());
+    } catch (const Cancelled& cancelled) {
+        std::fprintf(stderr, "kmeans-cli generate: %s\n", cancelled.what());
+        return signals.exit_status();
+    }
     if (options.has("--labels-out") && data.truth_labels.empty())
         throw InputError::whole(spec, "this generator has no ground-truth labels for --labels-out");
     if (options.has("--centroids-out") && data.truth_centroids.rows() == 0)
@@ -91,7 +98,7 @@ int generate(const Args& args) {
     std::vector<std::unique_ptr<OutputFile>> files;
     try {
         files.push_back(std::make_unique<OutputFile>(out));
-        if (format == "npy") write_npy(*files.back(), data.points);
+        if (format == "npy") write_npy(*files.back(), data.points, signals.token());
         else write_csv(*files.back(), data.points, header_comment(spec, seed) + columns, signals.token());
         if (options.has("--labels-out")) {
             files.push_back(std::make_unique<OutputFile>(options.get("--labels-out")));

@@ -172,7 +172,7 @@ private:
 // request ends the text writers with kms::Cancelled between chunks (the file is then
 // not committed, so its temporary goes with it).
 // NumPy .npy format 1.0, C order, little-endian: float64 n × d points, int32 labels.
-void write_npy(OutputFile& file, const Matrix<double>& points);
+void write_npy(OutputFile& file, const Matrix<double>& points, std::stop_token stop = {});
 void write_npy(OutputFile& file, std::span<const std::int32_t> labels);
 // `header` (e.g. '#' comment lines) then one row per line, comma-separated, each double
 // in its shortest round-trip form; rows formatted in parallel chunks, written in order.

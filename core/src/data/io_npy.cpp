@@ -565,9 +565,15 @@ std::string npy_header(const std::string& descr, const std::string& shape) {
 static_assert(std::endian::native == std::endian::little, "the .npy writer stores native little-endian values");
 }  // namespace
 
-void write_npy(OutputFile& file, const Matrix<double>& points) {
+void write_npy(OutputFile& file, const Matrix<double>& points, std::stop_token stop) {
     file.write(npy_header("<f8", "(" + std::to_string(points.rows()) + ", " + std::to_string(points.cols()) + ")"));
-    file.write(std::string_view(reinterpret_cast<const char*>(points.data()), points.size() * sizeof(double)));
+    // 32 MiB at a time, the stop request checked between (as write_csv): 10^8 points are 1.6 GB.
+    const std::string_view bytes(reinterpret_cast<const char*>(points.data()), points.size() * sizeof(double));
+    constexpr std::size_t kStep = std::size_t{32} << 20;
+    for (std::size_t at = 0; at < bytes.size(); at += kStep) {
+        if (stop.stop_requested()) throw Cancelled("cancelled: " + file.path() + " not written");
+        file.write(bytes.substr(at, kStep));
+    }
 }
 
 void write_npy(OutputFile& file, std::span<const std::int32_t> labels) {
