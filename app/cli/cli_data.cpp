@@ -177,6 +177,11 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     };
     if (!options.has("--input")) return refuse("it reads an --input .npy file; --generate makes the rows in memory");
     const std::string path = options.get("--input");
+    // A FIFO or a device is never opened here (opening a FIFO waits for a writer; the loader
+    // refuses one in time, test_io_special): only a regular file is read by position.
+    std::error_code not_regular;
+    if (!std::filesystem::is_regular_file(path, not_regular))
+        return refuse(path + " is not a regular file: out of core reads the file by position, pass by pass");
     {
         std::ifstream file(path, std::ios::binary);
         char magic[6] = {};

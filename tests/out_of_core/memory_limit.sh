@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Out of core under a real memory limit (issue 42): kmeans-cli run on a .npy four times
-# its address-space limit (ulimit -v) reads it a block at a time by itself
+# its address-space limit (ulimit -v: the CLI's own mapped size + 64 MiB) reads it a block at a time by itself
 # (--out-of-core auto) and writes the labels and centroid files byte for byte those of
 # an in-memory run without the limit, after as many iterations. Loading the file
 # under the limit must fail (the limit binds), with the loader's message.
@@ -12,18 +12,35 @@ trap '[ -n "${KMS_KEEP:-}" ] || rm -rf "$dir"' EXIT
 failures=0
 fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 
-limit_mib=64
-rows=524288 cols=64                      # float64: 256 MiB of points, 4 x the limit
-tile_rows=8192                           # 4 MiB of blobs, repeated: no large generator run
-"$cli" generate --generate "blobs:n=$tile_rows,k=6,d=$cols,spread=0.2" --seed 4 --out "$dir/tile.npy" > /dev/null
+# The limit: the CLI's own address space (its libraries: a CUDA build maps ~17 MiB more than a
+# CPU-only one), read while it waits on a FIFO, plus 64 MiB for the work.
+mkfifo "$dir/wait"
+"$cli" run --input "$dir/wait" --k 2 > /dev/null 2>&1 &
+waiting=$!
+baseline_kib=0
+for try in 1 2 3 4 5 6 7 8 9 10; do
+  sleep 0.2
+  baseline_kib=$(awk '/^VmSize/ {print $2}' "/proc/$waiting/status" 2> /dev/null || true)
+  [ "${baseline_kib:-0}" -gt 0 ] && break
+done
+kill "$waiting" 2> /dev/null; wait "$waiting" 2> /dev/null || true
+[ "${baseline_kib:-0}" -gt 0 ] || { echo "FAIL could not read the CLI's address space"; exit 1; }
+limit_mib=$(( (baseline_kib + 1023) / 1024 + 64 ))
+cols=64 tile_rows=8192                   # float64 tiles of 4 MiB of blobs, repeated: no large generator run
 tile_bytes=$((tile_rows * cols * 8))
+copies_needed=$(( (4 * limit_mib * 1048576 + tile_bytes - 1) / tile_bytes ))  # the points: 4 x the limit
+rows=$((copies_needed * tile_rows))
+"$cli" generate --generate "blobs:n=$tile_rows,k=6,d=$cols,spread=0.2" --seed 4 --out "$dir/tile.npy" > /dev/null
 header_bytes=$(($(stat -c %s "$dir/tile.npy") - tile_bytes))
-tail -c "$tile_bytes" "$dir/tile.npy" > "$dir/body"
+tail -c "$tile_bytes" "$dir/tile.npy" > "$dir/tile-body"
+cp "$dir/tile-body" "$dir/body"
 copies=1
-while [ $copies -lt $((rows / tile_rows)) ]; do  # doubling: 64 copies in 6 appends
+while [ $((copies * 2)) -le "$copies_needed" ]; do  # doubling, then single tiles up to the count
   cat "$dir/body" "$dir/body" > "$dir/body2" && mv "$dir/body2" "$dir/body"
   copies=$((copies * 2))
 done
+while [ "$copies" -lt "$copies_needed" ]; do cat "$dir/tile-body" >> "$dir/body"; copies=$((copies + 1)); done
+rm -f "$dir/tile-body"
 # A NumPy 1.0 header for (rows, cols) float64, padded to 64 bytes as NumPy pads it.
 dict="{'descr': '<f8', 'fortran_order': False, 'shape': ($rows, $cols), }"
 pad=$(( (64 - (10 + ${#dict} + 1) % 64) % 64 ))
@@ -56,6 +73,6 @@ status=0
 (ulimit -v $((limit_mib * 1024)) && exec "$cli" "${args[@]}" --threads 1 --out-of-core off) > /dev/null 2> "$dir/err-off" || status=$?
 [ "$status" != 0 ] && grep -q "not enough memory" "$dir/err-off" ||
   fail "loading 256 MiB under ulimit -v ${limit_mib} MiB did not fail as it should (status $status): $(cat "$dir/err-off")"
-echo "in memory: $(iterations "$dir/out-memory"); under ${limit_mib} MiB: $(grep -o '"out_of_core":{[^}]*}' "$dir/out-limited")"
+echo "in memory: $(iterations "$dir/out-memory"); $((rows * cols * 8 / 1048576)) MiB of points under ${limit_mib} MiB (the CLI's own ${baseline_kib} KiB + 64 MiB): $(grep -o '"out_of_core":{[^}]*}' "$dir/out-limited")"
 echo "failures: $([ $failures = 0 ] && echo PASS || echo $failures)"
 [ $failures = 0 ]
