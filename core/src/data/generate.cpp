@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kms/error.hpp"
+#include "kms/zeroed.hpp"
 #include "kms/random.hpp"
 
 namespace kms {
@@ -458,26 +459,22 @@ struct Job {
     std::uint64_t count(const char* key) const { return static_cast<std::uint64_t>(values.at(key)); }
     double number(const char* key) const { return values.at(key); }
 
-    // The rows × cols zeros the generator fills, and their labels: reserved (no page
-    // touched), then zeroed 2^21 values at a time with the stop token checked between
-    // (issue 39: 10^8 points' first touch of 800 MB took ~0.8 s, deaf to Ctrl-C).
+    // The rows × cols zeros the generator fills, and their labels, zeroed answering the
+    // stop token (kms/zeroed.hpp: 10^8 points' first touch of 800 MB took ~0.8 s).
     Matrix<double> zeros(std::uint64_t rows, std::uint64_t cols) const {
         return Matrix<double>(rows, cols, zeroed<double>(rows * cols));
     }
     template <typename T>
     std::vector<T> zeroed(std::uint64_t count) const {
-        constexpr std::uint64_t kStep = std::uint64_t{1} << 21;
         std::vector<T> values;
-        values.reserve(count);
-        while (values.size() < count) {
-            throw_if_cancelled();
-            values.resize(std::min<std::uint64_t>(count, values.size() + kStep));
-        }
+        assign_zeroed(values, count, cancel, cancelled_message());
         return values;
     }
+    std::string cancelled_message() const {
+        return "generate:" + source + " seed=" + std::to_string(seed) + ": generation cancelled";
+    }
     void throw_if_cancelled() const {
-        if (cancel.stop_requested())
-            throw Cancelled("generate:" + source + " seed=" + std::to_string(seed) + ": generation cancelled");
+        if (cancel.stop_requested()) throw Cancelled(cancelled_message());
     }
 };
 

@@ -50,6 +50,7 @@ int KMeansRun::advance(int max_steps, std::stop_token stop, const std::function<
         if (reason == StopReason::Tolerance || reason == StopReason::MaxIterations) solver_->finalize_labels();
         if (on_step && !on_step(stats)) break;
     }
+    solver_->set_stop_token({});  // a later edit or restart must not meet this run's stop request
     return steps;
 }
 
@@ -210,7 +211,8 @@ RunStart start_run(std::size_t n, std::size_t d, const FitOptions& options, std:
         }
     });
     // The points (this rank's block) and weights of any solver of the run.
-    auto prepare = [&options, &start, &source_name, attach](Solver& solver) {
+    auto prepare = [&options, &start, &source_name, attach, stop](Solver& solver) {
+        solver.set_stop_token(stop);  // the data's state (Elkan's n·k bounds) is allocated answering it
         try {
             attach(solver, start.first_row, start.rows);
         } catch (const InputError& error) {  // the solver's refusal of "the data" (their range): name them
@@ -293,7 +295,11 @@ FitResult run_fit_steps(std::size_t n, std::size_t d, const FitOptions& options,
             }
         });
         if (cancelled) break;
-        run.solver().set_initial_centroids(initial);
+        try {
+            run.solver().set_initial_centroids(initial);  // allocates the bounds, answering `stop`
+        } catch (const Cancelled&) {
+            break;  // as a stop while seeding: the restarts done so far stand
+        }
         run.reset();
         if (observer) observer->restart_started(r, init.seed, initial);
         run.advance(-1, stop, [&](const IterationStats& stats) {
@@ -478,6 +484,7 @@ PreparedRun prepare_run(std::shared_ptr<const Matrix<double>> points, const FitO
         prepared.run = std::make_unique<KMeansRun>(std::move(*start.run));
     }
     prepared.run->solver().set_initial_centroids(prepared.initial_centroids);
+    prepared.run->solver().set_stop_token({});  // allocated: the setup's stop request must not reach later edits
     return prepared;
 }
 

@@ -34,6 +34,7 @@
 #include "kms/solver.hpp"
 #include "kms/region_guard.hpp"
 #include "kms/solver_support.hpp"
+#include "kms/zeroed.hpp"
 
 namespace kms::cpu {
 
@@ -409,6 +410,14 @@ protected:
     // counters, the phase times and status_. Returns the number of changed labels.
     virtual std::uint64_t assign(IterationStats& stats) = 0;
     virtual void allocate_bounds() {}
+    // Per-point state zeroed answering a stop request (kms/zeroed.hpp: Elkan's n·k bounds
+    // are gigabytes); a partitioned run allocates whole (every rank reaches the same
+    // collectives).
+    template <typename V>
+    void assign_zeroed(std::vector<V>& values, std::size_t count) const {
+        if (partition_.comm) values.assign(count, V{});
+        else kms::assign_zeroed(values, count, stop_, "cancelled while allocating the bounds of " + config_.describe());
+    }
 
     // Lloyd's full search for every point (Lloyd's step and every solver's
     // finalize_labels()): through the certified GEMM (gemm_assign.hpp) where it

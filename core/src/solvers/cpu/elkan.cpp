@@ -17,7 +17,7 @@ protected:
         if (k > 0 && n > std::numeric_limits<std::size_t>::max() / sizeof(T) / k)
             throw Error("Elkan needs n·k lower bounds, too many for this machine; use Hamerly");
         upper_.assign(n, T(0));
-        lower_.assign(n * k, T(0));
+        this->assign_zeroed(lower_, n * k);
     }
 
     std::uint64_t assign(IterationStats& stats) override {

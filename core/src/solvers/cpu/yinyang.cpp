@@ -37,7 +37,7 @@ protected:
         const std::size_t n = this->n_, t = groups();
         upper_.assign(n, T(0));
         global_.assign(n, T(0));
-        lower_.assign(n * t, T(0));
+        this->assign_zeroed(lower_, n * t);
         stamp_.assign(n, 0);
         drift_.assign(std::size_t{kDriftHistory} * t, T(0));
         group_shift_.assign(t, T(0));
