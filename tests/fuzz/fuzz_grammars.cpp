@@ -7,7 +7,9 @@
 //    and must have that shape and only finite values);
 //  - 5: a --k-range value (parse_k_range; its values() within the level limit);
 //  - 6: a --geo table (load_geo_table from a memfd), columns found by name;
-//  - 7: the same with --lat and --lon named by the first line ("LAT,LON").
+//  - 7: the same with --lat and --lon named by the first line ("LAT,LON");
+//  - first byte & 15 = 15: a --memory-limit size (parse_byte_size, issue 42): 0 (refused)
+//    or a size whose decimal bytes parse back to itself.
 // kms::Error is the expected refusal; anything else escaping, a crash or a sanitizer
 // report is a finding. Seeds: tests/fuzz/grammar-seeds (scripts/fuzz.sh).
 #include <sys/mman.h>
@@ -24,6 +26,7 @@
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/io.hpp"
+#include "kms/row_source.hpp"
 #include "kms/run_file.hpp"
 #include "kms/sweep.hpp"
 
@@ -123,9 +126,18 @@ void geo_table(std::string_view bytes, bool named) {
 
 }  // namespace
 
+void byte_size(std::string_view text) {
+    const std::uint64_t bytes = kms::parse_byte_size(std::string(text));
+    if (bytes != 0 && kms::parse_byte_size(std::to_string(bytes)) != bytes) finding("a byte size that does not read back");
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+    if ((data[0] & 15) == 15) {
+        byte_size(text);
+        return 0;
+    }
     switch (data[0] & 7) {
         case 4: generator_spec(text); break;
         case 5: k_range(text); break;

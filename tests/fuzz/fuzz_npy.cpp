@@ -1,22 +1,84 @@
-// libFuzzer target: NumPy .npy, parsed in memory as points and as labels. Inputs
-// without the magic get it prepended, so that the fuzzer spends its time in the
+// libFuzzer target: NumPy .npy, parsed in memory as points and as labels, and read by
+// position from a memfd as out of core reads it (open_npy_rows, issue 42): where the
+// loader accepts the bytes the row source must give the same doubles (and floats: the
+// same values rounded), in any blocks; where it refuses them, so must the row source.
+// Inputs without the magic get it prepended, so that the fuzzer spends its time in the
 // header and data parsers rather than rediscovering six bytes.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "detail/io_detail.hpp"
 #include "fuzz_common.hpp"
 #include "kms/error.hpp"
+#include "kms/row_source.hpp"
+
+namespace {
+
+[[noreturn]] void finding(const char* what) {
+    std::fprintf(stderr, "fuzz_npy: %s\n", what);
+    std::abort();
+}
+
+// The row source's view of `bytes` against the loader's (`loaded`: null where it refused).
+void check_row_source(const std::string& bytes, const kms::Matrix<double>* loaded) {
+    const int fd = memfd_create("fuzz-npy", MFD_CLOEXEC);
+    if (fd < 0) return;
+    for (std::size_t done = 0; done < bytes.size();) {
+        const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (wrote <= 0) std::abort();
+        done += static_cast<std::size_t>(wrote);
+    }
+    bool refused = false;
+    try {
+        const auto source = kms::open_npy_rows("/proc/self/fd/" + std::to_string(fd), false);
+        const std::size_t rows = source->rows(), cols = source->cols();
+        if (!loaded) {
+            // The loader refused: the header may still be fine (a bad value) — then a read must refuse.
+            if (rows * cols == 0 || rows * cols > (std::size_t{1} << 20)) throw kms::Error("refused shape");
+            std::vector<double> all(rows * cols);
+            source->read(0, rows, all.data());
+            finding("the row source accepted what the loader refused");
+        }
+        if (rows != loaded->rows() || cols != loaded->cols()) finding("the row source's shape is not the loader's");
+        std::vector<double> block(cols * 3);
+        std::vector<float> narrow(cols * 3);
+        for (std::size_t first = 0; first < rows; first += 3) {  // blocks of 3 rows: every seam
+            const std::size_t count = std::min<std::size_t>(3, rows - first);
+            source->read(first, count, block.data());
+            source->read(first, count, narrow.data());
+            for (std::size_t v = 0; v < count * cols; ++v) {
+                const double expected = loaded->data()[first * cols + v];
+                if (block[v] != expected) finding("the row source's double is not the loader's");
+                if (narrow[v] != static_cast<float>(expected)) finding("the row source's float is not the loader's, rounded");
+            }
+        }
+    } catch (const kms::Error&) {
+        refused = true;
+    }
+    ::close(fd);
+    if (refused && loaded) finding("the row source refused what the loader accepted");
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string bytes(reinterpret_cast<const char*>(data), size);
     if (!kms::io_detail::has_npy_magic(bytes)) bytes.insert(0, "\x93NUMPY", 6);
     try {
         kms::io_detail::FileBytes copy = kms::io_detail::FileBytes::copy_of(bytes);
-        kms::fuzz::check_matrix(kms::io_detail::parse_matrix("fuzz.npy", copy, {}));
+        const kms::Matrix<double> loaded = kms::io_detail::parse_matrix("fuzz.npy", copy, {});
+        kms::fuzz::check_matrix(loaded);
+        check_row_source(bytes, &loaded);
     } catch (const kms::Error&) {
+        check_row_source(bytes, nullptr);
     }
     try {
         kms::io_detail::FileBytes copy = kms::io_detail::FileBytes::copy_of(bytes);
