@@ -3,7 +3,7 @@
 # GPU tests skip (with the reason) where there is no CUDA device.
 # Besides the CTest suites this runs the sanitizer builds (ASan+UBSan on every CPU
 # suite, TSan on the OpenMP ones: scripts/sanitize.sh) and the libFuzzer targets
-# (scripts/fuzz.sh, $KMS_FUZZ_SECONDS each, default 20 here; scripts/fuzz.sh run alone
+# (scripts/fuzz.sh, $KMS_FUZZ_SECONDS each, default 12 here; scripts/fuzz.sh run alone
 # defaults to 60). KMS_TEST_QUICK=1 skips those two.
 #
 # After the install, three lanes run side by side: the Release build and its CTest; the
@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=${KMS_TEST_QUICK:-}
 build_dir=${KMS_BUILD_DIR:-build}
-fuzz_seconds=${KMS_FUZZ_SECONDS:-20}
+fuzz_seconds=${KMS_FUZZ_SECONDS:-12}
 ticks=$(getconf CLK_TCK)
 
 # Each phase's wall time, the CPU time (user + system) of everything it ran, and the
