@@ -24,6 +24,12 @@ using Result = kms::test::CliRun;
 using kms::test::run_cli;
 
 void write(const QString& path, const std::string& text) { std::ofstream(path.toStdString(), std::ios::binary) << text; }
+// Points as a .npy file, through the engine's own writer (kms::write_npy).
+void write_npy_file(const QString& path, const kms::Matrix<double>& points) {
+    kms::OutputFile file(path.toStdString());
+    kms::write_npy(file, points);
+    file.commit();
+}
 
 }  // namespace
 
@@ -247,17 +253,9 @@ private slots:
 #endif
 #endif
         const std::size_t d = 2'000'000;
-        QByteArray header = QByteArray("{'descr': '<f8', 'fortran_order': False, 'shape': (2, ") +
-                            QByteArray::number(qulonglong(d)) + "), }";
-        header += QByteArray((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
-        QByteArray bytes("\x93NUMPY\x01\x00", 8);
-        bytes += char(header.size() & 0xff);
-        bytes += char(header.size() >> 8);
-        bytes += header;
-        std::vector<double> values(2 * d);
-        for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i % 7) + (i >= d ? 10.0 : 0.0);
-        bytes.append(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * sizeof(double)));
-        write(path("wide.npy"), bytes.toStdString());
+        kms::Matrix<double> wide(2, d);
+        for (std::size_t i = 0; i < wide.size(); ++i) wide.data()[i] = double(i % 7) + (i >= d ? 10.0 : 0.0);
+        write_npy_file(path("wide.npy"), wide);
         // Every solver: Yinyang's groups were padded to 32 lanes × d (512 MB for k = 2 here).
         for (const kms::AlgorithmInfo& info : kms::registered_algorithms()) {  // every registered solver
             const QString solver = QString::fromStdString(std::string(info.algorithm.name()));
@@ -286,17 +284,9 @@ private slots:
 #endif
 #endif
         const std::size_t d = 500'000;
-        QByteArray header = QByteArray("{'descr': '<f8', 'fortran_order': False, 'shape': (3, ") +
-                            QByteArray::number(qulonglong(d)) + "), }";
-        header += QByteArray((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
-        QByteArray bytes("\x93NUMPY\x01\x00", 8);
-        bytes += char(header.size() & 0xff);
-        bytes += char(header.size() >> 8);
-        bytes += header;
-        std::vector<double> values(3 * d);
-        for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i / d);
-        bytes.append(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * sizeof(double)));
-        write(path("three-wide.npy"), bytes.toStdString());
+        kms::Matrix<double> three(3, d);
+        for (std::size_t i = 0; i < three.size(); ++i) three.data()[i] = double(i / d);
+        write_npy_file(path("three-wide.npy"), three);
         write(path("three-wide-labels.txt"), "0\n1\n1\n");
         const auto limited = [&](const QStringList& args) {
             QProcess process;
