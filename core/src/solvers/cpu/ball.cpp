@@ -87,8 +87,8 @@ protected:
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
                 const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
-                if (first) {  // Lloyd's full search; each point's bound is its distance
-                    for (std::size_t i = begin; i < end; ++i) batch.add(i);
+                // The batch's points searched in full (the vector kernel); each one's bound is its distance.
+                const auto search_batch = [&] {
                     nearest_two(points, d, c, k, batch.pending.data(), batch.size, batch.nearest.data(),
                                 batch.best.data(), batch.second.data(), batch.scratch.data());
                     evaluations += static_cast<std::uint64_t>(batch.size) * k;
@@ -100,6 +100,10 @@ protected:
                         radius[labels[i]] = std::max(radius[labels[i]], upper[i]);
                     }
                     batch.size = 0;
+                };
+                if (first) {  // Lloyd's full search
+                    for (std::size_t i = begin; i < end; ++i) batch.add(i);
+                    search_batch();
                     continue;
                 }
                 for (std::size_t i = begin; i < end; ++i) {
@@ -120,19 +124,7 @@ protected:
                     }
                 }
                 // The points whose balls left too many neighbours open: the vector full search.
-                if (batch.size > 0) {
-                    nearest_two(points, d, c, k, batch.pending.data(), batch.size, batch.nearest.data(),
-                                batch.best.data(), batch.second.data(), batch.scratch.data());
-                    evaluations += static_cast<std::uint64_t>(batch.size) * k;
-                    for (std::size_t s = 0; s < batch.size; ++s) {
-                        const std::size_t i = batch.pending[s];
-                        changed += batch.nearest[s] != labels[i];
-                        labels[i] = batch.nearest[s];
-                        upper[i] = bounds.upper(std::sqrt(batch.best[s]));
-                        radius[labels[i]] = std::max(radius[labels[i]], upper[i]);
-                    }
-                    batch.size = 0;
-                }
+                if (batch.size > 0) search_batch();
             }
         }
         guard.rethrow();
