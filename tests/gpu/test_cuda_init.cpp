@@ -66,6 +66,51 @@ private slots:
         }
     }
 
+    // Raff's bounds on the GPU (--init-bounds on): the plain pass's centres, bit for bit, and
+    // fewer point distances; clustered data (where the bounds prune) and ties (duplicates).
+    void boundedIsPlain() {
+        struct Shape {
+            std::size_t n, d, k;
+            bool duplicates;
+        };
+        for (const Shape& s : std::vector<Shape>{{40000, 2, 600, false}, {8000, 16, 300, false}, {3000, 2, 8, true},
+                                                 {12289, 64, 100, false}, {5000, 3, 17, false}}) {
+            const kms::Matrix<double> points = random_points(s.n, s.d, s.n * 17 + s.k, s.duplicates);
+            for (kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::Maximin})
+                for (std::uint64_t seed : {3ull, 99ull}) {
+                    kms::InitOptions options;
+                    options.method = method;
+                    options.seed = seed;
+                    options.bounds = kms::SeedingBounds::Off;
+                    const kms::Matrix<double> cpu = kms::initialize_centroids(points, s.k, options);
+                    kms::InitStats plain_stats, bounded_stats;
+                    options.stats = &plain_stats;
+                    const kms::Matrix<double> plain = kms::cuda_initialize_centroids(points, s.k, options);
+                    options.bounds = kms::SeedingBounds::On;
+                    options.stats = &bounded_stats;
+                    const kms::Matrix<double> bounded = kms::cuda_initialize_centroids(points, s.k, options);
+                    const std::string where = std::string(kms::to_string(method)) + " n=" + std::to_string(s.n) +
+                                              " d=" + std::to_string(s.d) + " k=" + std::to_string(s.k) +
+                                              " seed=" + std::to_string(seed);
+                    QVERIFY2(plain == cpu, ("plain GPU seeding differs from the CPU's: " + where).c_str());
+                    QVERIFY2(bounded == cpu, ("bounded GPU seeding differs from the plain CPU's: " + where).c_str());
+                    QCOMPARE(plain_stats.point_centroid_distances, static_cast<std::uint64_t>(s.n * s.k));
+                    QVERIFY(!plain_stats.bounded && bounded_stats.bounded);
+                    QCOMPARE(bounded_stats.centroid_centroid_distances, static_cast<std::uint64_t>(s.k * (s.k - 1) / 2));
+                    QVERIFY2(bounded_stats.point_centroid_distances <= plain_stats.point_centroid_distances, where.c_str());
+                    if (s.d == 2 && s.k >= 100)  // (where the bounds prune: in 2-D)
+                        QVERIFY2(bounded_stats.point_centroid_distances < plain_stats.point_centroid_distances / 2,
+                                 (where + ": the bounds pruned less than half").c_str());
+                    if (method == kms::InitMethod::KMeansPlusPlus && seed == 3)
+                        qInfo("%s: %llu point distances bounded against %llu plain (%.1f%%)", where.c_str(),
+                              static_cast<unsigned long long>(bounded_stats.point_centroid_distances),
+                              static_cast<unsigned long long>(plain_stats.point_centroid_distances),
+                              100.0 * static_cast<double>(bounded_stats.point_centroid_distances) /
+                                  static_cast<double>(plain_stats.point_centroid_distances));
+                }
+        }
+    }
+
     void errors() {
         const kms::Matrix<double> points = random_points(10, 2, 1, false);
         kms::InitOptions options;

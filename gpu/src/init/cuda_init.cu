@@ -6,6 +6,12 @@
 // definition, from shared memory), maximin = first index of the largest D (parallel
 // reductions with that tie rule). One round = one pass over the points plus one
 // 1024-thread selection block; a few scalars come back per round.
+// With bounds (--init-bounds; Raff 2021, core/src/init/bounded_nearest.hpp has the
+// exactness argument, followed here to the letter) every point remembers the slot of
+// the centre that gave its D, and a point whose owner is farther than F·D (squared)
+// from the new centre keeps D without reading its row: D is bitwise the plain pass's.
+// A block none of whose D changed keeps its sum and its largest D (either way).
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -59,12 +65,28 @@ __device__ __forceinline__ void block_largest(double& value, long long& index, d
         for (int w = 1; w < static_cast<int>(blockDim.x >> 5); ++w) keep_largest(value, index, values[w], indices[w]);
 }
 
+// The bounds of a round (owner null: the plain pass).
+struct RoundBounds {
+    int* owner = nullptr;                     // n: the slot of the centre that gave D[i]
+    const double* gap = nullptr;              // per earlier slot: its squared distance to the new centre
+    int slot = 0;                             // the new centre's slot (0: the first centre)
+    double factor = 0.0;                      // F = 4(1 + 8(d+2)·2⁻⁵³)
+    unsigned long long* distances = nullptr;  // point–centre distances evaluated (all rounds)
+};
+
+// The D a skip test uses (bounded_nearest.cpp's `tested`): an upper bound of D where
+// the relative error bound holds, +∞ (never skipped) outside.
+__device__ __forceinline__ double tested(double nearest) {
+    return nearest < 0x1p-900 ? 0x1p-900 : (nearest <= 0x1p900 ? nearest : __longlong_as_double(0x7ff0000000000000ll));
+}
+
 // D[i] = min(D[i], dist(i, centre)); the block's sum in increasing i (one thread,
 // from shared memory: the order is sequential by definition) and the block's
 // first largest D (a parallel reduction).
 __global__ void __launch_bounds__(kThreads) add_centre_kernel(const double* points, long long n, int d,
                                                               const long long* centre, double* weights,
-                                                              double* block_sums, long long* block_best) {
+                                                              double* block_sums, long long* block_best,
+                                                              RoundBounds bounds) {
     __shared__ double local[kInitBlock];
     __shared__ double warp_values[kThreads / 32];
     __shared__ long long warp_indices[kThreads / 32];
@@ -73,15 +95,29 @@ __global__ void __launch_bounds__(kThreads) add_centre_kernel(const double* poin
     const double* c = points + *centre * d;
     long long best = -1;
     double best_value = 0.0;
+    unsigned computed = 0;
+    int changed = 0;
     for (int e = threadIdx.x; e < count; e += blockDim.x) {
         const long long i = begin + e;
-        const double s = cuda::exact_squared_distance(points + i * d, c, d);
         double w = weights[i];
-        if (s < w) w = s;
-        weights[i] = w;
+        // (gap > F·tested(D) is false for a NaN gap: never skipped)
+        if (!(bounds.owner && bounds.slot > 0 && bounds.gap[bounds.owner[i]] > bounds.factor * tested(w))) {
+            const double s = cuda::exact_squared_distance(points + i * d, c, d);
+            ++computed;
+            if (bounds.owner && (s < w || bounds.slot == 0)) bounds.owner[i] = bounds.slot;
+            if (s < w) {
+                w = s;
+                weights[i] = w;
+                changed = 1;
+            }
+        }
         local[e] = w;
         keep_largest(best_value, best, w, i);  // e increases: ties keep the lower i
     }
+    for (int offset = 16; offset > 0; offset >>= 1) computed += __shfl_down_sync(0xffffffffu, computed, offset);
+    if ((threadIdx.x & 31) == 0 && computed) atomicAdd(bounds.distances, static_cast<unsigned long long>(computed));
+    // No D of the block changed: its sum and largest D stand (the first round sets them).
+    if (!__syncthreads_or(changed) && bounds.slot > 0) return;
     block_largest(best_value, best, warp_values, warp_indices);  // its barriers also publish local[]
     if (threadIdx.x != 0) return;
     double sum = 0.0;
@@ -186,11 +222,26 @@ __global__ void __launch_bounds__(kSelectThreads) select_kernel(const double* we
     result->next = next;
 }
 
+// Slot `slot` takes the new centre; gap[j] = its squared distance to slot j's centre
+// (j < slot), computed as every point distance is.
+__global__ void centre_gaps_kernel(const double* points, int d, const long long* centre, long long* slots, int slot,
+                                   double* gap) {
+    const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (j == 0) slots[slot] = *centre;
+    if (j < slot) gap[j] = cuda::exact_squared_distance(points + slots[j] * d, points + *centre * d, d);
+}
+
 __global__ void fill_kernel(double* values, long long n, double value) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < n) values[i] = value;
 }
 
+
+// --init-bounds on the GPU. Auto: from k = kAutoBoundsK on, at every d (a skipped point
+// saves its row's read, which is what a round costs here; measured in docs/benchmarks.md).
+bool cuda_seeding_bounded(SeedingBounds bounds, std::size_t k, std::size_t) {
+    return bounds == SeedingBounds::On || (bounds == SeedingBounds::Auto && k >= kAutoBoundsK);
+}
 
 // k-means++ / maximin over n × d double points already on the device; returns
 // the chosen rows (copied from the device).
@@ -215,6 +266,24 @@ Matrix<double> initialize_on_device(const double* device_points, std::size_t n, 
     fill_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(weights.get(), static_cast<long long>(n),
                                                                    std::numeric_limits<double>::infinity());
     KMS_CUDA_LAUNCH_CHECK("initialisation fill kernel");
+    DeviceBuffer<unsigned long long> distances;
+    distances.allocate(1, "the distance counter");
+    KMS_CUDA_CHECK(cudaMemset(distances.get(), 0, sizeof(unsigned long long)));
+    const bool bounded = cuda_seeding_bounded(options.bounds, k, d);
+    DeviceBuffer<int> owner;
+    DeviceBuffer<double> gap;
+    DeviceBuffer<long long> slots;
+    RoundBounds bounds;
+    bounds.distances = distances.get();
+    if (bounded) {
+        owner.allocate(n, "the points' centre slots (bounded seeding)");
+        gap.allocate(k, "the centre gaps (bounded seeding)");
+        slots.allocate(k, "the centres' rows (bounded seeding)");
+        bounds.owner = owner.get();
+        bounds.gap = gap.get();
+        bounds.factor = 4.0 * (1.0 + 8.0 * static_cast<double>(d + 2) * 0x1p-53);
+    }
+    std::uint64_t centre_distances = 0;
 
     const std::uint64_t seed = options.seed;
     std::vector<char> chosen(n, 0);
@@ -230,9 +299,16 @@ Matrix<double> initialize_on_device(const double* device_points, std::size_t n, 
     const int method = options.method == InitMethod::KMeansPlusPlus ? 1 : 2;
     for (std::uint64_t round = 1;; ++round) {
         // Add the centre chosen last; then (if another is needed) pick the next one.
+        bounds.slot = static_cast<int>(round - 1);
+        if (bounded) {
+            centre_gaps_kernel<<<static_cast<unsigned>(round + 255) / 256, 256>>>(
+                device_points, static_cast<int>(d), centre.get(), slots.get(), bounds.slot, gap.get());
+            KMS_CUDA_LAUNCH_CHECK("initialisation centre gaps kernel");
+            centre_distances += round - 1;
+        }
         add_centre_kernel<<<static_cast<unsigned>(blocks), kThreads>>>(device_points, static_cast<long long>(n),
                                                                       static_cast<int>(d), centre.get(), weights.get(),
-                                                                      block_sums.get(), block_best.get());
+                                                                      block_sums.get(), block_best.get(), bounds);
         KMS_CUDA_LAUNCH_CHECK("initialisation distance kernel");
         const bool more = round < k;
         const double u = more && method == 1 ? random_uniform(seed, kStreamKMeansPlusPlus, round) : 0.0;
@@ -264,7 +340,25 @@ Matrix<double> initialize_on_device(const double* device_points, std::size_t n, 
     for (std::size_t c = 0; c < k; ++c)
         KMS_CUDA_CHECK(cudaMemcpy(out.row(c), device_points + order[c] * d, d * sizeof(double),
                                   cudaMemcpyDeviceToHost));
+    if (options.stats) {
+        unsigned long long computed = 0;
+        KMS_CUDA_CHECK(cudaMemcpy(&computed, distances.get(), sizeof(computed), cudaMemcpyDeviceToHost));
+        options.stats->point_centroid_distances += computed;
+        options.stats->centroid_centroid_distances += centre_distances;
+        options.stats->bounded = bounded;
+    }
     return out;
+}
+
+// The seeding's time into options.stats (as the CPU initialiser's `timed`).
+template <typename Seed>
+Matrix<double> timed(const InitOptions& options, Seed seed) {
+    const auto start = std::chrono::steady_clock::now();
+    Matrix<double> centres = seed();
+    if (options.stats)
+        options.stats->time_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return centres;
 }
 
 __global__ void widen_kernel(const float* in, long long count, double* out) {
@@ -289,11 +383,13 @@ Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size
         throw InputError::whole(source_name, "k = " + std::to_string(k) + " must be between 1 and n = " +
                                                  std::to_string(n));
     if (d == 0) throw InputError::whole(source_name, "the points have no coordinates (d = 0)");
-    KMS_CUDA_CHECK(cudaSetDevice(device));
-    cuda::DeviceBuffer<double> device_points;
-    device_points.allocate(n * d, "the points (initialisation)");
-    KMS_CUDA_CHECK(cudaMemcpy(device_points.get(), points.data(), n * d * sizeof(double), cudaMemcpyHostToDevice));
-    return initialize_on_device(device_points.get(), n, d, k, options, source_name, device);
+    return timed(options, [&] {
+        KMS_CUDA_CHECK(cudaSetDevice(device));
+        cuda::DeviceBuffer<double> device_points;
+        device_points.allocate(n * d, "the points (initialisation)");
+        KMS_CUDA_CHECK(cudaMemcpy(device_points.get(), points.data(), n * d * sizeof(double), cudaMemcpyHostToDevice));
+        return initialize_on_device(device_points.get(), n, d, k, options, source_name, device);
+    });
 }
 
 Matrix<double> cuda_initialize_centroids(const DeviceMatrix& points, std::size_t k, const InitOptions& options,
@@ -329,16 +425,18 @@ Matrix<double> cuda_initialize_centroids(const DeviceMatrix& points, std::size_t
         }
         return initialize_centroids(*host, k, options, source_name);
     }
-    if (points.element == Precision::F64)
-        return initialize_on_device(static_cast<const double*>(points.data), n, d, k, options, source_name, device);
-    // float data: the initialiser's arithmetic is double (the same values the host path converts).
-    cuda::DeviceBuffer<double> widened;
-    widened.allocate(n * d, "the points in double (initialisation)");
-    const long long count = static_cast<long long>(n * d);
-    widen_kernel<<<static_cast<unsigned>((count + 255) / 256), 256>>>(static_cast<const float*>(points.data), count,
-                                                                      widened.get());
-    KMS_CUDA_LAUNCH_CHECK("initialisation widening kernel");
-    return initialize_on_device(widened.get(), n, d, k, options, source_name, device);
+    return timed(options, [&] {
+        if (points.element == Precision::F64)
+            return initialize_on_device(static_cast<const double*>(points.data), n, d, k, options, source_name, device);
+        // float data: the initialiser's arithmetic is double (the same values the host path converts).
+        cuda::DeviceBuffer<double> widened;
+        widened.allocate(n * d, "the points in double (initialisation)");
+        const long long count = static_cast<long long>(n * d);
+        widen_kernel<<<static_cast<unsigned>((count + 255) / 256), 256>>>(static_cast<const float*>(points.data),
+                                                                          count, widened.get());
+        KMS_CUDA_LAUNCH_CHECK("initialisation widening kernel");
+        return initialize_on_device(widened.get(), n, d, k, options, source_name, device);
+    });
 }
 
 
