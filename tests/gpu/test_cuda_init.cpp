@@ -74,7 +74,8 @@ private slots:
             bool duplicates;
         };
         for (const Shape& s : std::vector<Shape>{{40000, 2, 600, false}, {8000, 16, 300, false}, {3000, 2, 8, true},
-                                                 {12289, 64, 100, false}, {5000, 3, 17, false}}) {
+                                                 {12289, 64, 100, false}, {5000, 3, 17, false},
+                                                 {3000, 64, 520, false}}) {
             const kms::Matrix<double> points = random_points(s.n, s.d, s.n * 17 + s.k, s.duplicates);
             for (kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::Maximin})
                 for (std::uint64_t seed : {3ull, 99ull}) {
@@ -94,6 +95,18 @@ private slots:
                                               " seed=" + std::to_string(seed);
                     QVERIFY2(plain == cpu, ("plain GPU seeding differs from the CPU's: " + where).c_str());
                     QVERIFY2(bounded == cpu, ("bounded GPU seeding differs from the plain CPU's: " + where).c_str());
+                    if (s.k >= kms::kAutoBoundsK && s.d > kms::kAutoBoundsD) {
+                        // Auto starts bounded and drops the bounds where they skip almost nothing
+                        // (uniform at d = 64): the same centres, at least the distances of `on`.
+                        kms::InitStats auto_stats;
+                        options.bounds = kms::SeedingBounds::Auto;
+                        options.stats = &auto_stats;
+                        QVERIFY2(kms::cuda_initialize_centroids(points, s.k, options) == cpu,
+                                 ("auto-bounded GPU seeding differs from the plain CPU's: " + where).c_str());
+                        QVERIFY(auto_stats.bounded);
+                        QVERIFY2(auto_stats.point_centroid_distances > bounded_stats.point_centroid_distances,
+                                 (where + ": auto kept bounds that skip almost nothing").c_str());
+                    }
                     QCOMPARE(plain_stats.point_centroid_distances, static_cast<std::uint64_t>(s.n * s.k));
                     QVERIFY(!plain_stats.bounded && bounded_stats.bounded);
                     QCOMPARE(bounded_stats.centroid_centroid_distances, static_cast<std::uint64_t>(s.k * (s.k - 1) / 2));
