@@ -171,7 +171,7 @@ private slots:
     // all rows, bit for bit: every method, weighted or not (zero weights too), float
     // and double, 1–4 ranks, data of several blocks and of fewer rows than one
     // block (ranks without rows), and data with fewer distinct points than k (the
-    // fallback draw).
+    // fallback draw). k-means‖ too: the same candidates, weights and reduction.
     void splitRowsSeedAsOneProcess() {
         using kms::Matrix;
         struct Shape { std::size_t n, d, k; bool duplicates; };
@@ -187,7 +187,8 @@ private slots:
             for (std::size_t i = 0; i < shape.n; ++i) weights[i] = static_cast<double>((i * 7) % 5);  // zeros included
             const Matrix<float> points_f = points.cast<float>();
             for (kms::InitMethod method : {kms::InitMethod::Random, kms::InitMethod::KMeansPlusPlus,
-                                           kms::InitMethod::GreedyKMeansPlusPlus, kms::InitMethod::Maximin})
+                                           kms::InitMethod::GreedyKMeansPlusPlus, kms::InitMethod::Maximin,
+                                           kms::InitMethod::KMeansParallel})
                 for (bool weighted : {false, true})
                     for (bool as_float : {false, true}) {
                         kms::InitOptions options;
@@ -224,7 +225,7 @@ private slots:
                         }
                     }
         }
-        QCOMPARE(compared, 3 * 4 * 2 * 2 * (1 + 2 + 3 + 4));
+        QCOMPARE(compared, 3 * 5 * 2 * 2 * (1 + 2 + 3 + 4));
     }
 
     void names() {

@@ -2,7 +2,7 @@
 // its rank's block of a data set gives, at every iteration, the bits of one solver
 // on all rows (centroids, inertia, counts, stop decision, the block's labels). Every
 // rank generates the same data and runs the single-process reference itself, then
-// the partitioned run over MPI_COMM_WORLD; the failures are summed over the ranks
+// the partitioned run over MPI_COMM_WORLD (and k-means‖ seeding over the blocks); the failures are summed over the ranks
 // and rank 0 prints the verdict. Exit 0 only when every rank saw every bit equal.
 #include <cstdio>
 #include <memory>
@@ -13,6 +13,7 @@
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
+#include "kms/init.hpp"
 #include "kms/random.hpp"
 #include "mpi_communicator.hpp"
 
@@ -83,6 +84,34 @@ int main() {
             const std::size_t rows = first[static_cast<std::size_t>(rank) + 1] - begin;
             auto block = std::make_shared<Matrix<double>>(rows, d);
             std::copy(points->row(begin), points->row(begin) + rows * d, block->data());
+            // k-means‖ over the ranks' blocks: every rank gets one process's centroids (float
+            // and double, weighted or not, 1 or 2 threads a rank).
+            for (bool as_float : {false, true})
+                for (bool weighted : {false, true}) {
+                    InitOptions options;
+                    options.method = InitMethod::KMeansParallel;
+                    options.seed = shape.seed;
+                    options.threads = 1;
+                    options.oversampling = 1.5;
+                    options.parallel_rounds = 3;
+                    // Fractional weights: their sums depend on the order they are added in.
+                    std::vector<double> fractional(n);
+                    for (std::size_t i = 0; i < n; ++i) fractional[i] = 0.1 + 0.3 * weight_values[i];
+                    if (weighted) options.sample_weight = fractional;
+                    const Matrix<float> points_f = points->cast<float>();
+                    const Matrix<double> one = as_float ? initialize_centroids(points_f, shape.k, options)
+                                                        : initialize_centroids(*points, shape.k, options);
+                    options.threads = 1 + rank % 2;
+                    const RowPartition partition{world, n, begin};
+                    Matrix<float> block_f(rows, d);
+                    std::copy(points_f.row(begin), points_f.row(begin) + rows * d, block_f.data());
+                    const Matrix<double> split = as_float ? initialize_centroids(block_f, shape.k, options, partition)
+                                                          : initialize_centroids(*block, shape.k, options, partition);
+                    ++checks;
+                    if (!(split == one))
+                        fail(std::string(shape.spec) + " k-means‖" + (as_float ? " f32" : " f64") +
+                             (weighted ? " weighted" : "") + ": centroids differ from one process's");
+                }
             for (Algorithm algorithm : algorithms)
                 for (Precision precision : {Precision::F32, Precision::F64}) {
                     const bool weighted = combination++ % 3 == 1;
@@ -124,7 +153,7 @@ int main() {
     std::uint64_t totals[] = {failures, checks};
     world->sum(totals);
     if (rank == 0)
-        std::printf("test_mpi_partition: %d rank(s), %llu iteration checks (summed over the ranks), %llu failures: %s\n", ranks,
+        std::printf("test_mpi_partition: %d rank(s), %llu checks (summed over the ranks), %llu failures: %s\n", ranks,
                     static_cast<unsigned long long>(totals[1]), static_cast<unsigned long long>(totals[0]),
                     totals[0] == 0 ? "PASS" : "FAIL");
     return totals[0] == 0 ? 0 : 1;

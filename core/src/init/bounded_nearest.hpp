@@ -51,6 +51,7 @@ public:
     void add_centres(const std::vector<std::vector<double>>& centres);
 
     double total() const { return total_; }
+    const std::vector<double>& block_sums() const { return block_sums_; }  // Σ mass of each 4096-point block
     // D² sampling with u in [0, 1), the plain pass's walk. Needs total() > 0.
     std::size_t sample(double u) const;
     // Σ_i min(D[i], dist(i, candidate)) (weighted: w·min) per candidate in the plain

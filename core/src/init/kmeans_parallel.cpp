@@ -1,13 +1,15 @@
-// k-means‖ (Bahmani, Moseley, Vattani, Kumar & Vassilvitskii, VLDB 2012), one process.
+// k-means‖ (Bahmani, Moseley, Vattani, Kumar & Vassilvitskii, VLDB 2012), in one
+// process or over ranks (each holding its block of rows, as k-means++ over ranks).
 //
-// ORDER (deterministic for a seed, whatever the thread count):
+// ORDER (deterministic for a seed, whatever the thread or rank count):
 //  * The first candidate is k-means++'s first centre (init.cpp's streams 0x1171/0x1176).
 //  * Round r = 1, 2, ...: ψ = Σ mass(i) in the blocked order of init.cpp (mass = w·D);
 //    point i with mass > 0 is taken when random_uniform(seed, 0x1178, r·n + i) <
 //    ℓ·mass(i)/ψ, ℓ = oversampling·k; the round's candidates in increasing i. Then
 //    every point's D drops to its nearest new candidate's distance where that is
 //    smaller (BoundedNearest::add_centres: the triangle inequality skips most
-//    distances; which candidate a tie goes to is fixed by the data, not the threads).
+//    distances; which candidate a tie goes to is fixed by the point and the
+//    candidates, not by the threads or by the other points a rank holds).
 //  * `parallel_rounds` rounds; more (up to 64) while fewer than k candidates came
 //    and some D is positive; then, with fewer than k still (fewer distinct points
 //    than k), the m-th point not taken with m = random_below(seed, 0x1174, s,
@@ -15,37 +17,56 @@
 //  * Candidate c weighs Σ w(i) over the points whose D it gave (1 per point
 //    unweighted), summed in increasing i; the k centres are weighted k-means++ over
 //    the candidates in their order with the same seed (InitOptions::bounds kept).
+//
+// OVER RANKS each rank keeps the D of its rows (a BoundedNearest of its block: D
+// and the nearest candidate of a point do not depend on the other points), ψ is
+// every rank's block sums added in block order (blocks never straddle ranks), the
+// candidates are every rank's picks in rank (= row) order with their rows, and the
+// candidate weights run through the ranks in rank order, each adding its rows to
+// the sums so far: every step is the one process's, so every rank reduces the same
+// candidates with the same weights to the same centres. A split run takes no stop
+// request (every rank must make the same collective calls) and agrees on a rank's
+// failure before the next collective.
 #include <omp.h>
 
 #include <cmath>
+#include <stop_token>
 #include <vector>
 
 #include "bounded_nearest.hpp"
 #include "kms/error.hpp"
 #include "kms/random.hpp"
+#include "rows.hpp"
 #include "seeding.hpp"
 
 namespace kms::seeding {
 namespace {
 
 template <typename T>
-std::vector<double> widened_row(const Matrix<T>& points, std::size_t i) {
-    return std::vector<double>(points.row(i), points.row(i) + points.cols());
-}
-
-template <typename T>
-Matrix<double> parallel_init(const Matrix<T>& points, std::size_t k, const InitOptions& options,
+Matrix<double> parallel_init(const Rows<T>& rows, std::size_t k, const InitOptions& options,
                              const std::string& source_name) {
-    const std::size_t n = points.rows(), d = points.cols();
+    const Matrix<T>& block = *rows.block();
+    const std::size_t n = rows.global(), local = rows.local(), offset = rows.first(), d = rows.cols();
     if (n >= (std::size_t{1} << 32)) throw Error("k-means‖ seeds fewer than 2^32 points");
+    Communicator* comm = rows.comm();
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-    const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data();
+    const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data();  // every row's
     const std::uint64_t seed = options.seed;
-    BoundedNearest<T> nearest(points, threads, weight, options.cancel, source_name);
-    std::vector<std::size_t> chosen;  // candidate c is row chosen[c]: the centres' order in `nearest`
+    const std::stop_token stop = comm ? std::stop_token{} : options.cancel;
+    BoundedNearest<T> nearest(block, threads, weight ? weight + offset : nullptr, stop, source_name);
+    std::vector<std::size_t> chosen;     // candidate c is global row chosen[c]: the centres' order in `nearest`
+    std::vector<double> chosen_rows;     // and its coordinates, widened: chosen.size() × d
     std::vector<char> taken(n, 0);
-    const auto check_total = [&] {
-        if (!std::isfinite(nearest.total()))
+    const auto take = [&](std::size_t row, const double* values) {
+        chosen.push_back(row);
+        chosen_rows.insert(chosen_rows.end(), values, values + d);
+        taken[row] = 1;
+    };
+    double total = 0.0;  // ψ: every block's sum of mass, in block order
+    const auto add_up = [&] {
+        total = 0.0;
+        for (double sum : rows.gather(nearest.block_sums())) total += sum;
+        if (!std::isfinite(total))
             throw InputError::whole(source_name, "squared distances between points overflow (or are not numbers); "
                                                  "rescale the data");
     };
@@ -54,51 +75,60 @@ Matrix<double> parallel_init(const Matrix<T>& points, std::size_t k, const InitO
     if (weight) {
         const auto by_weight = [weight](std::size_t i) { return weight[i]; };
         const std::vector<double> sums = block_sums_of(n, by_weight);
-        double total = 0.0;
-        for (double sum : sums) total += sum;
-        first = blocked_sample(sums, total, random_uniform(seed, kStreamWeightedFirst, 0), n, by_weight);
+        double sum_of_weights = 0.0;
+        for (double sum : sums) sum_of_weights += sum;
+        first = blocked_sample(sums, sum_of_weights, random_uniform(seed, kStreamWeightedFirst, 0), n, by_weight);
     } else {
         first = random_below(seed, kStreamFirstCentre, 0, n);
     }
-    nearest.add_centre(widened_row(points, first).data());
-    chosen.push_back(first);
-    taken[first] = 1;
-    check_total();
+    const std::vector<double> first_row = rows.row(first);
+    agreed(comm, [&] { nearest.add_centre(first_row.data()); });
+    take(first, first_row.data());
+    add_up();
 
     const double ell = options.oversampling * static_cast<double>(k);
-    const std::size_t blocks = (n + kBlockSize - 1) / kBlockSize;
+    const std::size_t blocks = (local + kBlockSize - 1) / kBlockSize;
     int rounds = 0;
     const int most = options.parallel_rounds + 64;
-    while (nearest.total() > 0.0 && (rounds < options.parallel_rounds || (chosen.size() < k && rounds < most))) {
-        if (options.cancel.stop_requested()) throw Error(source_name + ": initialisation cancelled");
+    while (total > 0.0 && (rounds < options.parallel_rounds || (chosen.size() < k && rounds < most))) {
+        if (!comm && options.cancel.stop_requested()) throw Error(source_name + ": initialisation cancelled");
         ++rounds;
-        const double psi = nearest.total();
-        const std::uint64_t base = static_cast<std::uint64_t>(rounds) * n;
-        std::vector<std::vector<std::size_t>> picks(blocks);
-        RegionGuard guard;
+        const double psi = total;
+        const std::uint64_t base = static_cast<std::uint64_t>(rounds) * n + offset;  // + local row: r·n + global row
+        std::vector<std::vector<std::size_t>> picks(blocks);                          // local rows, by local block
+        agreed(comm, [&] {
+            RegionGuard guard;
 #pragma omp parallel for num_threads(threads) schedule(static) if (blocks > 1)
-        for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
-            const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
-            for (std::size_t i = begin; i < std::min(n, begin + kBlockSize) && !guard.failed(); ++i) {
-                const double mass = nearest.mass(i);
-                if (!(mass > 0.0)) continue;
-                if (random_uniform(seed, kStreamParallel, base + i) < ell * mass / psi)
-                    guard.run([&] { picks[static_cast<std::size_t>(b)].push_back(i); });
+            for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
+                const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
+                for (std::size_t i = begin; i < std::min(local, begin + kBlockSize) && !guard.failed(); ++i) {
+                    const double mass = nearest.mass(i);
+                    if (!(mass > 0.0)) continue;
+                    if (random_uniform(seed, kStreamParallel, base + i) < ell * mass / psi)
+                        guard.run([&] { picks[static_cast<std::size_t>(b)].push_back(i); });
+                }
             }
+            guard.rethrow();
+        });
+        // This rank's picks (global row, coordinates); every rank's in rank order are in row order.
+        std::vector<double> mine, mine_rows;
+        for (const std::vector<std::size_t>& picked : picks)
+            for (std::size_t i : picked) {
+                mine.push_back(static_cast<double>(offset + i));
+                mine_rows.insert(mine_rows.end(), block.row(i), block.row(i) + d);
+            }
+        const std::vector<double> all = rows.gather(mine), all_rows = rows.gather(mine_rows);
+        std::vector<std::vector<double>> centres(all.size());
+        for (std::size_t c = 0; c < all.size(); ++c) {
+            centres[c].assign(all_rows.begin() + static_cast<std::ptrdiff_t>(c * d),
+                              all_rows.begin() + static_cast<std::ptrdiff_t>((c + 1) * d));
+            take(static_cast<std::size_t>(all[c]), centres[c].data());
         }
-        guard.rethrow();
-        std::vector<std::vector<double>> rows;
-        for (const std::vector<std::size_t>& block : picks)
-            for (std::size_t i : block) {
-                rows.push_back(widened_row(points, i));
-                chosen.push_back(i);
-                taken[i] = 1;
-            }
-        nearest.add_centres(rows);
-        check_total();
+        agreed(comm, [&] { nearest.add_centres(centres); });
+        add_up();
     }
     if (chosen.size() < k) {  // fewer distinct points than k
-        std::vector<std::vector<double>> rows;
+        std::vector<std::vector<double>> centres;
         std::size_t positive_left = 0;
         if (weight)
             for (std::size_t i = 0; i < n; ++i) positive_left += !taken[i] && weight[i] > 0.0;
@@ -110,32 +140,39 @@ Matrix<double> parallel_init(const Matrix<T>& points, std::size_t k, const InitO
                 if (!taken[i] && (!positive_only || weight[i] > 0.0) && m-- == 0) pick = i;
             if (pick == n) throw Error("k-means‖ ran out of points to take");  // unreachable: k <= n
             if (positive_only) --positive_left;
-            taken[pick] = 1;
-            chosen.push_back(pick);
-            rows.push_back(widened_row(points, pick));
+            centres.push_back(rows.row(pick));
+            take(pick, centres.back().data());
         }
-        nearest.add_centres(rows);
+        agreed(comm, [&] { nearest.add_centres(centres); });
     }
 
+    // Candidate weights in increasing row: rank by rank, each continuing the sums so far.
     const std::size_t count = chosen.size();
     std::vector<double> candidate_weight(count, 0.0);
-    const std::vector<std::uint32_t>& owner = nearest.owner();
-    for (std::size_t i = 0; i < n; ++i) candidate_weight[owner[i]] += weight ? weight[i] : 1.0;
+    const auto add_mine = [&] {
+        const std::vector<std::uint32_t>& owner = nearest.owner();
+        for (std::size_t i = 0; i < local; ++i) candidate_weight[owner[i]] += weight ? weight[offset + i] : 1.0;
+    };
+    if (!comm) add_mine();
+    else
+        for (int r = 0; r < comm->size(); ++r) {
+            if (r == comm->rank()) add_mine();
+            comm->broadcast(candidate_weight, r);
+        }
     Matrix<double> candidates(count, d);
-    for (std::size_t c = 0; c < count; ++c)
-        for (std::size_t j = 0; j < d; ++j) candidates(c, j) = static_cast<double>(points(chosen[c], j));
+    std::copy(chosen_rows.begin(), chosen_rows.end(), candidates.data());
 
     InitOptions reduce;
     reduce.method = InitMethod::KMeansPlusPlus;
     reduce.seed = seed;
     reduce.threads = threads;
     reduce.bounds = options.bounds;
-    reduce.cancel = options.cancel;
+    reduce.cancel = stop;
     reduce.sample_weight = candidate_weight;
     InitStats reduced;
     reduce.stats = &reduced;
     Matrix<double> centres = initialize_centroids(candidates, k, reduce, source_name);
-    if (options.stats) {
+    if (options.stats) {  // this rank's distances (as k-means++ over ranks counts) and the reduction's
         options.stats->bounded = reduced.bounded;
         options.stats->point_centroid_distances += nearest.point_distances() + reduced.point_centroid_distances;
         options.stats->centroid_centroid_distances += nearest.centre_distances() + reduced.centroid_centroid_distances;
@@ -147,14 +184,14 @@ Matrix<double> parallel_init(const Matrix<T>& points, std::size_t k, const InitO
 
 }  // namespace
 
-Matrix<double> kmeans_parallel_init(const Matrix<double>& points, std::size_t k, const InitOptions& options,
+Matrix<double> kmeans_parallel_init(const Rows<double>& rows, std::size_t k, const InitOptions& options,
                                     const std::string& source_name) {
-    return parallel_init(points, k, options, source_name);
+    return parallel_init(rows, k, options, source_name);
 }
 
-Matrix<double> kmeans_parallel_init(const Matrix<float>& points, std::size_t k, const InitOptions& options,
+Matrix<double> kmeans_parallel_init(const Rows<float>& rows, std::size_t k, const InitOptions& options,
                                     const std::string& source_name) {
-    return parallel_init(points, k, options, source_name);
+    return parallel_init(rows, k, options, source_name);
 }
 
 }  // namespace kms::seeding

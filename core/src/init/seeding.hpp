@@ -102,12 +102,14 @@ double widened_squared_distance(const T* a, const U* b, std::size_t d) {
     return sum;
 }
 
-// k-means‖ (kmeans_parallel.cpp), one process: candidates by rounds of
-// independent D² sampling, weighted by the points nearest to them, reduced to k
-// centres by weighted k-means++.
-Matrix<double> kmeans_parallel_init(const Matrix<double>& points, std::size_t k, const InitOptions& options,
+// k-means‖ (kmeans_parallel.cpp): candidates by rounds of independent D²
+// sampling, weighted by the points nearest to them, reduced to k centres by
+// weighted k-means++; over ranks (Rows with a communicator) the one process's bits.
+template <typename T>
+class Rows;
+Matrix<double> kmeans_parallel_init(const Rows<double>& rows, std::size_t k, const InitOptions& options,
                                     const std::string& source_name);
-Matrix<double> kmeans_parallel_init(const Matrix<float>& points, std::size_t k, const InitOptions& options,
+Matrix<double> kmeans_parallel_init(const Rows<float>& rows, std::size_t k, const InitOptions& options,
                                     const std::string& source_name);
 
 }  // namespace kms::seeding
