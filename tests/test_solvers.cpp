@@ -787,6 +787,92 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, group->set_partition(RowPartition{}));
     }
 
+    // Device groups as ranks (--devices under MPI ranks; the ranks here are threads of a
+    // ThreadGroup, the devices CPU solvers): each rank's block split again over its
+    // devices, every device thread a rank of the nested communicator; one solver on all
+    // rows, bit for bit, at every iteration (centroids, counts, inertia, labels). Too few
+    // rows for ranks × devices and unequal device counts are refused on every rank alike.
+    void device_groups_under_ranks_equal_one_solver() {
+        const Case c{20000, 2, 9, Shape::Blobs, true, 95};
+        const auto points = make_points(c);
+        const Matrix<double> initial = make_centroids(c, *points);
+        for (Algorithm a : {Algorithm::Lloyd, Algorithm::Hamerly})
+            for (auto [ranks, devices] : {std::pair{2, 2}, std::pair{3, 1}}) {
+                const std::string where = std::string(to_string(a)) + ", " + std::to_string(ranks) + " ranks x " +
+                                          std::to_string(devices) + " devices";
+                auto single = make(a, Backend::OpenMP, Precision::F64, 2, EmptyClusterPolicy::Farthest);
+                single->set_data(points);
+                single->set_initial_centroids(initial);
+                const std::vector<std::size_t> first = partition_rows(c.n, c.k, c.d, ranks, 0, devices);
+                constexpr int kSteps = 6;
+                std::vector<std::vector<Matrix<double>>> centroids(static_cast<std::size_t>(ranks));
+                std::vector<std::vector<IterationStats>> stats(static_cast<std::size_t>(ranks));
+                std::vector<std::vector<std::int32_t>> labels(static_cast<std::size_t>(ranks));
+                std::vector<double> inertia(static_cast<std::size_t>(ranks));
+                ThreadGroup group(ranks);
+                group.run([&](std::shared_ptr<Communicator> comm) {
+                    const auto r = static_cast<std::size_t>(comm->rank());
+                    auto solver = make_device_group_solver(single->config(), std::vector<int>(static_cast<std::size_t>(devices), 0));
+                    solver->set_partition(RowPartition{comm, c.n, first[r]});
+                    solver->set_data(std::make_shared<const Matrix<double>>(
+                        Matrix<double>::view(first[r + 1] - first[r], c.d, points->row(first[r]), points)));
+                    solver->set_initial_centroids(initial);
+                    for (int it = 0; it < kSteps; ++it) {
+                        stats[r].push_back(solver->step());
+                        centroids[r].push_back(solver->centroids());
+                    }
+                    inertia[r] = solver->inertia();
+                    labels[r] = solver->labels();
+                });
+                for (int it = 0; it < kSteps; ++it) {
+                    const IterationStats expected = single->step();
+                    for (std::size_t r = 0; r < static_cast<std::size_t>(ranks); ++r) {
+                        const std::string at = where + " iteration " + std::to_string(it + 1) + " rank " + std::to_string(r);
+                        const auto i = static_cast<std::size_t>(it);
+                        QVERIFY2(centroids[r][i] == single->centroids(), at.c_str());
+                        QVERIFY2(stats[r][i].labels_changed == expected.labels_changed &&
+                                     stats[r][i].point_centroid_distances == expected.point_centroid_distances &&
+                                     stats[r][i].bound_skips == expected.bound_skips &&
+                                     stats[r][i].shift_sq_total == expected.shift_sq_total,
+                                 at.c_str());
+                    }
+                }
+                std::vector<std::int32_t> gathered;
+                for (std::size_t r = 0; r < static_cast<std::size_t>(ranks); ++r) {
+                    QCOMPARE(std::bit_cast<std::uint64_t>(inertia[r]), std::bit_cast<std::uint64_t>(single->inertia()));
+                    gathered.insert(gathered.end(), labels[r].begin(), labels[r].end());
+                }
+                QVERIFY2(gathered == single->labels(), (where + ": labels").c_str());
+            }
+        // 20000 rows are 5 grains of 4096: too few for 3 ranks x 2 devices; 2 ranks listing 2 and 1 devices.
+        for (auto [ranks, uneven] : {std::pair{3, false}, std::pair{2, true}}) {
+            std::atomic<int> refused{0};
+            ThreadGroup group(ranks);
+            group.run([&](std::shared_ptr<Communicator> comm) {
+                const auto r = static_cast<std::size_t>(comm->rank());
+                const std::vector<std::size_t> first = partition_rows(c.n, c.k, c.d, ranks, 0, 2);
+                const std::size_t devices = uneven && r == 1 ? 1 : 2;
+                auto solver = make_device_group_solver(make(Algorithm::Lloyd, Backend::Sequential, Precision::F64, 1,
+                                                            EmptyClusterPolicy::Keep)->config(),
+                                                       std::vector<int>(devices, 0));
+                try {
+                    solver->set_partition(RowPartition{comm, c.n, first[r]});
+                    solver->set_data(std::make_shared<const Matrix<double>>(
+                        Matrix<double>::view(first[r + 1] - first[r], c.d, points->row(first[r]), points)));
+                    solver->set_initial_centroids(initial);
+                } catch (const UsageError& error) {
+                    const std::string text = error.what();
+                    if (text.find(uneven ? "same number of devices" : "too few for 3 MPI ranks x 2 devices") !=
+                        std::string::npos)
+                        ++refused;
+                    else
+                        qWarning("%s", text.c_str());
+                }
+            });
+            QCOMPARE(refused.load(), ranks);
+        }
+    }
+
     // The automatic layout: up to 256 packages while n <= 2^25 (the bits of every
     // earlier run of those sizes), then one per 2^17 points in whole 4096-point
     // blocks, so that 4 or 8 devices each still get a few packages per

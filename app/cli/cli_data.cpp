@@ -62,7 +62,7 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
     Communicator& comm = *fit.ranks;
     const auto rank = static_cast<std::size_t>(comm.rank());
     const auto split = [&](std::size_t rows, std::size_t cols) {
-        return partition_rows(rows, fit.k, cols, comm.size(), fit.solver.packages);
+        return rank_blocks(rows, cols, fit);
     };
     if (options.has("--generate")) {  // each rank makes only its rows (every value is a function of its index)
         CliData result;
@@ -141,13 +141,6 @@ std::string mebibytes(std::uint64_t bytes) {
     return text;
 }
 
-// Ranks the launcher started on this machine (they share its memory); 1 without one.
-std::uint64_t local_ranks() {
-    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
-        if (const char* value = std::getenv(name))
-            if (const int ranks = std::atoi(value); ranks > 0) return static_cast<std::uint64_t>(ranks);
-    return 1;
-}
 }  // namespace
 
 OptionTable out_of_core_option_table() { return kOutOfCoreOptions; }
@@ -199,7 +192,7 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     const std::uint64_t n = plan.source->rows(), d = plan.source->cols();
     const std::uint64_t ranks = fit.ranks ? static_cast<std::uint64_t>(fit.ranks->size()) : 1;
     const std::uint64_t my_rows = (n + ranks - 1) / ranks;
-    if (limit == 0) limit = available_memory_bytes() / local_ranks();
+    if (limit == 0) limit = available_memory_bytes() / static_cast<std::uint64_t>(launcher_local_size());
     plan.memory_limit = limit;
     // In memory: the rows as doubles (and the solver's float copy), the per-row state.
     // Per row of this process: the solver's labels, the copy a cancellable step keeps,

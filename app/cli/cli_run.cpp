@@ -55,7 +55,10 @@ void print_help() {
                 "--geo) and solves it; rank 0 prints the report and writes the outputs (with --scores it\n"
                 "also reads every row, which the scores take). Labels and centroids are bitwise those of one\n"
                 "process. With --backend cuda the ranks of a machine spread over its GPUs (local rank mod\n"
-                "devices; --device N pins one). Out of core, each rank reads its block a block at a time.\n"
+                "devices; --device N pins one); with --devices each rank drives several (--devices all: the\n"
+                "machine's GPUs shared out among its ranks; a list: those, on every rank), its block split\n"
+                "again over them, still bitwise one device. Out of core, each rank reads its block a block\n"
+                "at a time.\n"
                 "See docs/scale-out.md.\n");
 }
 
@@ -120,11 +123,22 @@ int run(const Args& args) {
     if (const int ranks = launcher_world_size(); ranks > 1) {
 #if KMS_HAVE_MPI
         fit_options.ranks = mpi_world();
-        // A CUDA back end: the ranks of one machine spread over its GPUs (unless --device names one).
+        // A CUDA back end: the ranks of one machine spread over its GPUs (unless --device names one);
+        // --devices all: each takes its share of them (every rank the same number).
         if (const BackendEntry* entry = find_backend(fit_options.solver.backend);
             entry && entry->device_count && !options.has("--device"))
-            if (const int count = entry->device_count(); count > 0)
-                fit_options.solver.cuda_device = launcher_local_rank() % count;
+            if (const int count = entry->device_count(); count > 0) {
+                const int local = launcher_local_rank(), locals = launcher_local_size();
+                fit_options.solver.cuda_device = local % count;
+                if (options.get("--devices") == "all") {
+                    const int share = std::max(1, count / locals);
+                    fit_options.devices.clear();
+                    for (int j = 0; j < share; ++j) fit_options.devices.push_back((local * share + j) % count);
+                }
+            }
+        if (!fit_options.devices.empty() && !mpi_world_serialized())
+            throw UsageError("--devices under MPI ranks needs an MPI library with MPI_THREAD_SERIALIZED (a device "
+                             "thread of each rank calls MPI); this one gives less: one GPU per rank (no --devices)");
 #else
         throw Error("kmeans-cli was started by an MPI launcher as one of " + std::to_string(ranks) +
                     " ranks, but was built without MPI (Debian: libopenmpi-dev): each rank would run the whole job");

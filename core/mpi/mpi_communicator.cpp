@@ -81,6 +81,12 @@ private:
 
 }  // namespace
 
+namespace {
+int provided_level = MPI_THREAD_SINGLE;
+}  // namespace
+
+bool mpi_world_serialized() { return provided_level >= MPI_THREAD_SERIALIZED; }
+
 std::shared_ptr<Communicator> mpi_world() {
     // One for the process, finalized at its exit: after a failing rank has printed why.
     // (Finalized with the command's last reference, the ranks that only echo a failure
@@ -91,9 +97,11 @@ std::shared_ptr<Communicator> mpi_world() {
         int initialized = 0;
         MPI_Initialized(&initialized);
         if (!initialized) {
-            int provided = 0;
-            check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "Init_thread");
-            if (provided < MPI_THREAD_FUNNELED) throw Error("this MPI library does not support MPI_THREAD_FUNNELED");
+            check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided_level), "Init_thread");
+            if (provided_level < MPI_THREAD_FUNNELED)
+                throw Error("this MPI library does not support MPI_THREAD_FUNNELED");
+        } else {
+            check(MPI_Query_thread(&provided_level), "Query_thread");
         }
         return std::shared_ptr<Communicator>(std::make_shared<MpiCommunicator>());
     }();

@@ -7,9 +7,13 @@
 
 namespace kms {
 
-// The process's one communicator: initialises MPI on the first call
-// (MPI_THREAD_FUNNELED: only the thread that made it calls MPI; the solvers call
-// their collectives from the OpenMP master thread) and finalises it at exit.
+// The process's one communicator: initialises MPI on the first call and finalises it
+// at exit. It asks for MPI_THREAD_SERIALIZED (one thread at a time, not always the
+// same: a device group's first device thread, --devices under ranks) and needs at
+// least MPI_THREAD_FUNNELED (the solvers call their collectives from the OpenMP master
+// thread).
 std::shared_ptr<Communicator> mpi_world();
+// Whether the library gave MPI_THREAD_SERIALIZED (or more); after mpi_world().
+bool mpi_world_serialized();
 
 }  // namespace kms

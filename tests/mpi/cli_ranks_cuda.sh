@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `mpiexec -n M kmeans-cli run --backend cuda ...`: each rank takes the GPU of its
-# local rank (mod the visible devices) and solves its block of rows, the package sums
+# local rank (mod the visible devices), or drives its --devices, and solves its block of rows, the package sums
 # combined in the single process's tree; the labels and centroid files must equal,
 # byte for byte, one process's `--devices 0` run (itself the CPU's bits). Skips
 # (exit 77) without a CUDA device.
@@ -65,8 +65,32 @@ args=(run --generate blobs:n=400000,k=50,d=2,spread=0.05 --seed 4 --k 100 --solv
 "$cli" "${args[@]}" --backend cuda --devices 0 --centroids-out "$dir/c-gpu" --labels-out "$dir/l-gpu" > /dev/null
 "$cli" "${args[@]}" --backend omp --centroids-out "$dir/c-cpu" --labels-out "$dir/l-cpu" > /dev/null
 cmp -s "$dir/c-gpu" "$dir/c-cpu" && cmp -s "$dir/l-gpu" "$dir/l-cpu" || fail "the GPU's --devices 0 files differ from the CPU's (f64)"
-# --devices under ranks is refused (one device per rank).
-"${mpi[@]}" -n 2 "$cli" "${args[@]}" --backend cuda --devices 0 > /dev/null 2> "$dir/refused" && fail "--devices under ranks ran"
-grep -q "devices" "$dir/refused" || fail "--devices under ranks: no message naming --devices"
+# Ranks that each drive several devices (--devices under ranks): each rank's block split again
+# over its devices, the same bits as one process on one device. KMS_RANK_DEVICES: the lists to
+# try (default "0,0": two blocks a rank on device 0, which any machine with a GPU has; "all"
+# shares a machine's GPUs out among its ranks).
+for devices in ${KMS_RANK_DEVICES:-0,0}; do
+  for case in "lloyd f64 kmeans++ 100" "hamerly f32 random 1000" "yinyang f64 kmeans++ 100 weights"; do
+    read -r solver precision init k weighted <<<"$case"
+    args=(run --generate blobs:n=400000,k=50,d=2,spread=0.05 --seed 4 --k "$k" --solver "$solver" --precision "$precision"
+          --init "$init" --max-iter 30 --report json --backend cuda)
+    [ -n "${weighted:-}" ] && args+=(--weights "$dir/weights.txt")
+    "$cli" "${args[@]}" --devices 0 --labels-out "$dir/labels-1" --centroids-out "$dir/centroids-1" > "$dir/out-1"
+    for ranks in 2 3; do
+      runs=$((runs + 1))
+      what="ranks x --devices $devices, $case, $ranks ranks"
+      "${mpi[@]}" -n "$ranks" "$cli" "${args[@]}" --devices "$devices" --labels-out "$dir/labels-$ranks" \
+        --centroids-out "$dir/centroids-$ranks" > "$dir/out-$ranks" 2> "$dir/err-$ranks" ||
+        { fail "$what: exit $?: $(tail -n 3 "$dir/err-$ranks")"; continue; }
+      cmp -s "$dir/labels-1" "$dir/labels-$ranks" || fail "$what: labels differ"
+      cmp -s "$dir/centroids-1" "$dir/centroids-$ranks" || fail "$what: centroids differ"
+      echo "$what: $(summary "$dir/out-$ranks") $(tail -n 1 "$dir/out-$ranks" | grep -o '"devices":\[[^]]*\]')"
+    done
+  done
+done
+# Ranks listing different numbers of devices are refused on every rank, with the reason.
+"${mpi[@]}" -n 2 bash -c '[ "$OMPI_COMM_WORLD_RANK" = 0 ] && d=0,0 || d=0; exec "$0" "$@" --devices $d' "$cli" "${args[@]}" \
+  > /dev/null 2> "$dir/refused" && fail "ranks with unequal --devices ran"
+grep -q "same number of devices" "$dir/refused" || fail "unequal --devices under ranks: no message: $(tail -n 2 "$dir/refused")"
 echo "cli_ranks_cuda: $runs runs over GPU ranks, $failures failures: $([ "$failures" = 0 ] && echo PASS || echo FAIL)"
 [ "$failures" = 0 ]

@@ -57,8 +57,12 @@ PackageLayout package_layout(std::size_t n, std::size_t k, std::size_t d, int pa
 // package_layout(n, k, d, packages_option) and on a 4096-point block of the
 // initialisation's fixed order, so each rank's sums are whole leaves of the
 // single-process trees. Ranks past the data get no rows.
+// `parts` > 1: each rank splits its block again over `parts` (the devices of a rank
+// driving several, --devices under MPI ranks): rank r's block is then parts r·parts to
+// (r+1)·parts of partition_rows(n, k, d, ranks·parts), so every device holds a block of
+// one partition and the run sums as one device would.
 std::vector<std::size_t> partition_rows(std::size_t n, std::size_t k, std::size_t d, int ranks,
-                                        int packages_option = 0);
+                                        int packages_option = 0, int parts = 1);
 
 // The update's pairwise tree over P packages (the CPU's, cpu_solver.hpp): with
 // stride 1, 2, 4, ..., node p (a multiple of 2·stride) adds node p + stride when
@@ -132,6 +136,17 @@ int launcher_world_rank();
 // SLURM_LOCALID); 0 when none is set. MPI ranks with a CUDA back end take device
 // local_rank mod the devices visible, so the ranks of one machine spread over its GPUs.
 int launcher_local_rank();
+// The number of ranks the launcher started on this machine (OMPI_COMM_WORLD_LOCAL_SIZE,
+// MPI_LOCALNRANKS, SLURM_NTASKS_PER_NODE); 1 when none is set.
+int launcher_local_size();
+
+// The ranks of `inner` (threads of this process: a device group's) inside each rank of
+// `outer` (the MPI processes) as one communicator of outer.size() × inner.size() ranks,
+// numbered process-major (rank o·I + i holds rows after those of every lower rank), so a
+// partitioned solver on each thread sees one flat run. Every process must have the same
+// inner size. Only inner rank 0 calls `outer`, one call at a time (MPI_THREAD_SERIALIZED).
+std::shared_ptr<Communicator> nested_communicator(std::shared_ptr<Communicator> outer,
+                                                  std::shared_ptr<Communicator> inner);
 
 // `ranks` threads of this process as ranks, for tests and for comparing a
 // partitioned run with the single process in one program: run(body) calls

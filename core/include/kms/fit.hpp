@@ -42,7 +42,9 @@ struct FitOptions {
     // Several devices of a back end that has them (--devices): one rank per device,
     // each a thread of this process solving its block of rows on its device, combined
     // as ranks are (bitwise the result of one device run with --devices N). Host data
-    // only; not with `ranks`. A device may be listed twice (two blocks on one device).
+    // only. With `ranks`, every rank drives its own list (the same length on every rank):
+    // the rows split over ranks × devices (rank_blocks()). A device may be listed twice
+    // (two blocks on one device).
     std::vector<int> devices;
 
     static constexpr int kMaxRestarts = 10000;
@@ -156,11 +158,14 @@ FitResult fit(std::shared_ptr<const Matrix<float>> points, const FitOptions& opt
 // in place and the back end's device initialiser seeds from them.
 // Memory scale-out over ranks (FitOptions::ranks required): each rank passes only
 // its block of a data set of `global_rows` rows — rows [first_row, first_row +
-// block->rows()), the block kms::partition_rows(global_rows, k, d, ranks,
-// solver.packages) gives it (read_rows() reads one from a .npy file). The
+// block->rows()), the block rank_blocks() gives it (read_rows() reads one from a
+// .npy file). The
 // initialisation runs over the blocks (kms/init.hpp), so the result is bitwise
 // fit()'s on all rows in one process, labels of every row included, on every rank.
 // options.sample_weight, when set, holds every row's weight.
+// Each rank's first row, and global_rows at the end (FitOptions::ranks): kms::partition_rows
+// over the ranks, with parts = the rank's --devices where it drives several.
+std::vector<std::size_t> rank_blocks(std::size_t global_rows, std::size_t d, const FitOptions& options);
 FitResult fit_block(std::shared_ptr<const Matrix<double>> block, std::size_t global_rows, std::size_t first_row,
                     const FitOptions& options, FitObserver* observer = nullptr, const std::string& source_name = "data");
 FitResult fit_block(std::shared_ptr<const Matrix<float>> block, std::size_t global_rows, std::size_t first_row,

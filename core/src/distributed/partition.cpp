@@ -47,8 +47,16 @@ PackageLayout package_layout(std::size_t n, std::size_t k, std::size_t d, int pa
     return layout;
 }
 
-std::vector<std::size_t> partition_rows(std::size_t n, std::size_t k, std::size_t d, int ranks, int packages_option) {
+std::vector<std::size_t> partition_rows(std::size_t n, std::size_t k, std::size_t d, int ranks, int packages_option,
+                                        int parts) {
     if (ranks < 1) throw Error("the number of ranks must be at least 1");
+    if (parts < 1) throw Error("the number of parts of a rank must be at least 1");
+    if (parts > 1) {
+        const std::vector<std::size_t> fine = partition_rows(n, k, d, ranks * parts, packages_option);
+        std::vector<std::size_t> first(static_cast<std::size_t>(ranks) + 1);
+        for (int r = 0; r <= ranks; ++r) first[static_cast<std::size_t>(r)] = fine[static_cast<std::size_t>(r * parts)];
+        return first;
+    }
     const PackageLayout layout = package_layout(n, k, d, packages_option);
     const std::size_t grain = std::lcm(layout.package_size, kInitBlock);
     const std::size_t units = (n + grain - 1) / grain;
@@ -163,6 +171,54 @@ int launcher_world_rank() {
 
 int launcher_local_rank() {
     return launcher_number({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}, 0, 0);
+}
+
+int launcher_local_size() {
+    return launcher_number({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}, 1, 1);
+}
+
+// ---- nested_communicator: every operation first within the process, then (inner rank 0
+// alone) between the processes, then the result handed to the process's other ranks.
+namespace {
+class NestedCommunicator final : public Communicator {
+public:
+    NestedCommunicator(std::shared_ptr<Communicator> outer, std::shared_ptr<Communicator> inner)
+        : outer_(std::move(outer)), inner_(std::move(inner)) {}
+    int rank() const override { return outer_->rank() * inner_->size() + inner_->rank(); }
+    int size() const override { return outer_->size() * inner_->size(); }
+
+    std::vector<double> allgather(std::span<const double> values) override { return gather(values); }
+    std::vector<std::int64_t> allgather(std::span<const std::int64_t> values) override { return gather(values); }
+    void sum(std::span<std::uint64_t> values) override {
+        inner_->sum(values);
+        if (inner_->rank() == 0) outer_->sum(values);
+        else std::fill(values.begin(), values.end(), 0);
+        inner_->sum(values);  // inner rank 0's totals, on every rank of the process
+    }
+    void broadcast(std::span<double> values, int root) override {
+        const int inner_size = inner_->size();
+        inner_->broadcast(values, root % inner_size);  // the root's process: its values (elsewhere overwritten below)
+        if (inner_->rank() == 0) outer_->broadcast(values, root / inner_size);
+        inner_->broadcast(values, 0);
+    }
+
+private:
+    // The process's values in inner order, then the processes' in outer order: rank order.
+    template <typename V>
+    std::vector<V> gather(std::span<const V> values) {
+        const std::vector<V> process = inner_->allgather(values);
+        std::vector<V> all;
+        if (inner_->rank() == 0) all = outer_->allgather(std::span<const V>(process));
+        return inner_->allgather(std::span<const V>(all));  // inner rank 0's alone: the others gave none
+    }
+    std::shared_ptr<Communicator> outer_, inner_;
+};
+}  // namespace
+
+std::shared_ptr<Communicator> nested_communicator(std::shared_ptr<Communicator> outer,
+                                                  std::shared_ptr<Communicator> inner) {
+    if (!outer || !inner) throw Error("a nested communicator needs both communicators");
+    return std::make_shared<NestedCommunicator>(std::move(outer), std::move(inner));
 }
 
 // ---- ThreadGroup: a barrier and one slot per rank.

@@ -124,6 +124,15 @@ std::optional<Algorithm> race_solvers(const std::vector<Algorithm>& candidates, 
     return chosen;
 }
 
+}  // namespace
+
+std::vector<std::size_t> rank_blocks(std::size_t global_rows, std::size_t d, const FitOptions& options) {
+    if (!options.ranks) throw Error("rank_blocks needs FitOptions::ranks");
+    return partition_rows(global_rows, options.k, d, options.ranks->size(), options.solver.packages,
+                          std::max(1, static_cast<int>(options.devices.size())));
+}
+
+namespace {
 // What auto races on this back end for this run (see race_auto_solver()); empty: no race.
 std::vector<Algorithm> race_candidates_for(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k) {
     if (config.algorithm != Algorithm::Auto || config.stream_chunk > 0 || config.max_iterations <= kRaceSteps) return {};
@@ -204,8 +213,7 @@ RunStart start_run(std::size_t n, std::size_t d, const FitOptions& options, std:
         start.solver_choice = choice.reason;
         if (!will_race) start.run.emplace(made(start.solver));  // racing: the winner, below
         if (options.ranks) {
-            const std::vector<std::size_t> first =
-                partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
+            const std::vector<std::size_t> first = rank_blocks(n, d, options);
             start.first_row = first[static_cast<std::size_t>(options.ranks->rank())];
             start.rows = first[static_cast<std::size_t>(options.ranks->rank()) + 1] - start.first_row;
         }
@@ -378,27 +386,37 @@ void attach_block(Solver& solver, const std::shared_ptr<const Matrix<T>>& points
 // each, a thread of this process: kms/device_group_solver.hpp); the devices past
 // the data's blocks (partition_rows) stay idle. Seeded on the first listed device
 // from all rows.
-template <typename T>
-FitResult fit_over_devices(const std::shared_ptr<const Matrix<T>>& points, const FitOptions& options,
-                           FitObserver* observer, std::stop_token stop, const std::string& source_name) {
-    if (options.ranks) throw UsageError("--devices runs one rank per device in this process: not under MPI ranks");
+void check_devices_backend(const FitOptions& options) {
     const BackendEntry* entry = find_backend(options.solver.backend);
     if (!entry || !entry->device_count)
         throw UsageError("--devices needs a back end with devices (--backend cuda); " +
                          options.solver.backend_name() + " has none");
+}
+
+// The devices of the whole run that hold rows: the non-empty blocks of partition_rows over
+// them (and over the MPI ranks, each driving its --devices: then every one holds rows).
+std::size_t devices_holding_rows(std::size_t n, std::size_t d, const FitOptions& options) {
+    const int ranks = options.ranks ? options.ranks->size() : 1;
+    const std::vector<std::size_t> first =
+        partition_rows(n, options.k, d, ranks * static_cast<int>(options.devices.size()), options.solver.packages);
+    std::size_t used = 0;
+    for (std::size_t b = 0; b + 1 < first.size(); ++b) used += first[b + 1] > first[b];
+    return used;
+}
+
+template <typename T>
+FitResult fit_over_devices(const std::shared_ptr<const Matrix<T>>& points, const FitOptions& options,
+                           FitObserver* observer, std::stop_token stop, const std::string& source_name) {
+    check_devices_backend(options);
     if (points->rows() == 0) throw InputError::whole(source_name, "no points to cluster");
     SolverConfig seeding = options.solver;
     seeding.cuda_device = options.devices.front();
     FitResult result = run_fit(
         points->rows(), points->cols(), options, observer, stop, source_name,
         [&] { check_weight_range(*points, options.sample_weight.get(), options.solver.precision, source_name); },
-        [&](Solver& solver, std::size_t, std::size_t) { solver.set_data(points); },
+        [&](Solver& solver, std::size_t first_row, std::size_t rows) { attach_block(solver, points, options, first_row, rows); },
         [&](const InitOptions& init) { return initialize_centroids_for(seeding, *points, options.k, init, source_name); });
-    const std::vector<std::size_t> first =
-        partition_rows(points->rows(), options.k, points->cols(), static_cast<int>(options.devices.size()),
-                       options.solver.packages);
-    result.devices_used = 0;
-    for (std::size_t r = 0; r < options.devices.size(); ++r) result.devices_used += first[r + 1] > first[r];
+    result.devices_used = devices_holding_rows(points->rows(), points->cols(), options);
     return result;
 }
 
@@ -496,8 +514,8 @@ FitResult fit_block_of(const std::shared_ptr<const Matrix<T>>& block, std::size_
     options.validate();
     if (!options.ranks) throw Error("fit_block needs FitOptions::ranks (the communicator of the ranks holding the blocks)");
     if (!block) throw InputError::whole(source_name, "no points to cluster");
-    if (!options.devices.empty()) throw UsageError("--devices is not taken by a fit over MPI ranks");
-    return run_fit(
+    if (!options.devices.empty()) check_devices_backend(options);
+    FitResult result = run_fit(
         global_rows, block->cols(), options, observer, {}, source_name,
         [&] { check_weight_range(*block, options.sample_weight.get(), options.solver.precision, source_name); },
         [&](Solver& solver, std::size_t expected_first, std::size_t expected_rows) {
@@ -513,6 +531,8 @@ FitResult fit_block_of(const std::shared_ptr<const Matrix<T>>& block, std::size_
             return initialize_centroids(*block, options.k, init, RowPartition{options.ranks, global_rows, first_row},
                                         source_name);
         });
+    if (!options.devices.empty()) result.devices_used = devices_holding_rows(global_rows, block->cols(), options);
+    return result;
 }
 }  // namespace
 
@@ -595,8 +615,7 @@ FitResult fit(std::shared_ptr<const RowSource> source, std::size_t buffer_bytes,
     // This process's rows: all, or (ranks) its block of partition_rows, as start_run splits them.
     const auto my_rows = [&]() -> std::pair<std::size_t, std::size_t> {
         if (!options.ranks) return {0, n};
-        const std::vector<std::size_t> first =
-            partition_rows(n, options.k, d, options.ranks->size(), options.solver.packages);
+        const std::vector<std::size_t> first = rank_blocks(n, d, options);
         const auto rank = static_cast<std::size_t>(options.ranks->rank());
         return {first[rank], first[rank + 1] - first[rank]};
     };

@@ -46,8 +46,22 @@ public:
     void set_device_data(std::shared_ptr<const DeviceMatrix>) override {
         throw Error("several devices take host data (each copies its block), not a device array");
     }
-    void set_partition(const RowPartition&) override {
-        throw Error("a device group is not itself a rank of a partitioned run (--devices under MPI ranks)");
+    // --devices under MPI ranks: this process's block of `partition`, split again over the
+    // devices (partition_rows with parts = devices), each device thread a rank of the nested
+    // communicator (processes × devices), so the run sums as one device does.
+    void set_partition(const RowPartition& partition) override {
+        if (!partition.comm) throw Error("a partition needs a communicator");
+        stop_ranks();
+        const auto mine = static_cast<std::int64_t>(devices_.size());
+        const std::vector<std::int64_t> counts = partition.comm->allgather(std::span<const std::int64_t>(&mine, 1));
+        for (std::size_t r = 0; r < counts.size(); ++r)
+            if (counts[r] != counts.front())
+                throw UsageError("every MPI rank must drive the same number of devices (--devices): rank 0 lists " +
+                                 std::to_string(counts.front()) + ", rank " + std::to_string(r) + " " +
+                                 std::to_string(counts[r]));
+        outer_ = partition.comm;
+        global_rows_ = partition.global_rows;
+        global_first_ = partition.first_row;
     }
 
     void set_initial_centroids(const Matrix<double>& centroids) override {
@@ -172,11 +186,16 @@ private:
 
     // The ranks: the non-empty blocks of partition_rows (as --devices), a thread each.
     void start_ranks() {
-        const std::vector<std::size_t> first =
-            partition_rows(rows_, k_, cols_, static_cast<int>(devices_.size()), config_.packages);
         ranks_.clear();
-        for (std::size_t r = 0; r < devices_.size(); ++r)
-            if (first[r + 1] > first[r]) ranks_.push_back(Rank{devices_[r], first[r], first[r + 1] - first[r], {}, {}, 0, 0.0});
+        if (outer_) {
+            start_ranks_of_process();
+        } else {
+            const std::vector<std::size_t> first =
+                partition_rows(rows_, k_, cols_, static_cast<int>(devices_.size()), config_.packages);
+            for (std::size_t r = 0; r < devices_.size(); ++r)
+                if (first[r + 1] > first[r])
+                    ranks_.push_back(Rank{devices_[r], first[r], first[r + 1] - first[r], {}, {}, 0, 0.0});
+        }
         {
             std::lock_guard lock(mutex_);
             quit_ = failed_ = host_done_ = false;
@@ -204,13 +223,42 @@ private:
         wait_all();  // every rank made its solver and took its block
     }
 
+    // Under MPI ranks every device of every process holds rows (the nested communicator
+    // numbers processes × devices alike everywhere): each of this process's devices takes
+    // its block of partition_rows over processes × devices.
+    void start_ranks_of_process() {
+        const auto parts = devices_.size();
+        const auto process = static_cast<std::size_t>(outer_->rank());
+        const std::vector<std::size_t> first =
+            partition_rows(global_rows_, k_, cols_, outer_->size() * static_cast<int>(parts), config_.packages);
+        for (std::size_t b = 0; b + 1 < first.size(); ++b)
+            if (first[b + 1] == first[b])
+                throw UsageError(std::to_string(global_rows_) + " points are too few for " +
+                                 std::to_string(outer_->size()) + " MPI ranks x " + std::to_string(parts) +
+                                 " devices: a device's block holds whole update packages (" +
+                                 std::to_string(first[1]) + " rows here); use fewer devices or ranks");
+        if (first[process * parts] != global_first_ || first[(process + 1) * parts] - global_first_ != rows_)
+            throw Error("rank " + std::to_string(process) + " holds rows [" + std::to_string(global_first_) + ", " +
+                        std::to_string(global_first_ + rows_) + ") but its block over " + std::to_string(parts) +
+                        " devices a rank is [" + std::to_string(first[process * parts]) + ", " +
+                        std::to_string(first[(process + 1) * parts]) + "): kms::partition_rows with parts = devices");
+        for (std::size_t r = 0; r < parts; ++r) {
+            const std::size_t begin = first[process * parts + r], end = first[process * parts + r + 1];
+            ranks_.push_back(Rank{devices_[r], begin - global_first_, end - begin, {}, {}, 0, 0.0});
+        }
+    }
+
     void rank_loop(std::shared_ptr<Communicator> comm) {
         Rank& rank = ranks_[static_cast<std::size_t>(comm->rank())];
         try {
             SolverConfig mine = config_;
             mine.cuda_device = rank.device;
             rank.solver = make_solver(mine);
-            rank.solver->set_partition(RowPartition{comm, rows_, rank.first});
+            if (outer_)
+                rank.solver->set_partition(
+                    RowPartition{nested_communicator(outer_, comm), global_rows_, global_first_ + rank.first});
+            else
+                rank.solver->set_partition(RowPartition{comm, rows_, rank.first});
             if (double_points_) attach(rank, double_points_);
             else attach(rank, float_points_);
             if (weights_) rank.solver->set_sample_weight(weight_block(rank));
@@ -304,6 +352,8 @@ private:
     std::shared_ptr<const Matrix<float>> float_points_;
     std::shared_ptr<const std::vector<double>> weights_;
     std::size_t rows_ = 0, cols_ = 0, k_ = 0;
+    std::shared_ptr<Communicator> outer_;         // the MPI ranks, when this group is one of them
+    std::size_t global_rows_ = 0, global_first_ = 0;  // their data set and this rank's first row
 
     mutable std::vector<Rank> ranks_;
     mutable std::thread host_;

@@ -9,7 +9,8 @@
 #           against the host-to-device bandwidth PyTorch measures for a pinned copy, files cmp'd;
 #   big:    points larger than one device's memory, streamed without being asked.
 # Environment: KMS_SCALE_N (points, default 10^8), KMS_SCALE_D (4), KMS_SCALE_K ("4 100"), KMS_SCALE_ITER (20),
-# KMS_SCALE_DEVICE ("1": also time the single-device default, --device 0), KMS_SCALE_SPLITS (device lists
+# KMS_SCALE_DEVICE ("1": also time the single-device default, --device 0), KMS_SCALE_RANKS (R: also R MPI
+# ranks each driving its share of the GPUs, --devices all), KMS_SCALE_SPLITS (device lists
 # besides 0 and all, e.g. "0,1"), KMS_STREAM_N (4*10^8), KMS_STREAM_CHUNKS ("50000000 12500000"),
 # KMS_STREAM_K ("4 100"), KMS_BIG_N (7*10^8 points of KMS_BIG_D = 16 doubles: 84 GB).
 set -uo pipefail
@@ -43,10 +44,18 @@ for step in "${steps[@]}"; do
         for split in ${KMS_SCALE_SPLITS:-}; do hows+=("--devices $split"); done
         hows+=("--devices $all")
         [ "${KMS_SCALE_DEVICE:-1}" = 1 ] && hows+=("--device 0")
+        # KMS_SCALE_RANKS=R: also R MPI ranks sharing the machine's GPUs out (--devices all each).
+        [ -n "${KMS_SCALE_RANKS:-}" ] && hows+=("mpirun${KMS_SCALE_RANKS} --devices all")
         for how in "${hows[@]}"; do
           tag=$(echo "$how" | tr -d ' -' | tr ',' '_')
+          launch=()
+          if [[ $how == mpirun* ]]; then
+            source "$(dirname "$0")/device_mpi_env.sh"
+            launch=(mpirun --allow-run-as-root -n "${KMS_SCALE_RANKS}" --bind-to none -x LD_LIBRARY_PATH -x OMP_WAIT_POLICY)
+            how=${how#mpirun* }
+          fi
           start=$(date +%s.%N)
-          "$cli" run --input "$work/x.npy" --k "$k" --init random --seed 3 --backend cuda --precision f32 $how \
+          "${launch[@]}" "$cli" run --input "$work/x.npy" --k "$k" --init random --seed 3 --backend cuda --precision f32 $how \
             --max-iter "$iters" --tol 0 --report json --centroids-out "$work/c-$k-$tag.csv" \
             --labels-out "$work/l-$k-$tag.txt" > "$work/r-$k-$tag.json" 2>&1
           rc=$?
@@ -69,6 +78,12 @@ PY
         cmp "$work/c-$k-devices0.csv" "$work/c-$k-devices$(echo $all | tr ',' '_').csv" && \
           cmp "$work/l-$k-devices0.txt" "$work/l-$k-devices$(echo $all | tr ',' '_').txt" && \
           echo "k=$k: --devices 0 and --devices $all wrote byte-identical centroids and labels" | tee -a "$out/scale.txt"
+        ranked="$work/c-$k-mpirun${KMS_SCALE_RANKS:-}devicesall.csv"
+        if [ -n "${KMS_SCALE_RANKS:-}" ]; then
+          cmp -s "$work/c-$k-devices0.csv" "$ranked" && cmp -s "$work/l-$k-devices0.txt" "$work/l-$k-mpirun${KMS_SCALE_RANKS}devicesall.txt" &&
+            echo "k=$k: $KMS_SCALE_RANKS ranks x --devices all wrote the centroids and labels of --devices 0" | tee -a "$out/scale.txt" ||
+            echo "k=$k: $KMS_SCALE_RANKS ranks x --devices all: files DIFFER from --devices 0" | tee -a "$out/scale.txt"
+        fi
         if [ -f "$work/c-$k-device0.csv" ]; then
           cmp -s "$work/c-$k-devices0.csv" "$work/c-$k-device0.csv" && echo "k=$k: --device 0 (default update) wrote the same centroid file" | tee -a "$out/scale.txt" \
             || echo "k=$k: --device 0 (default update) centroids differ in the last bits, as documented" | tee -a "$out/scale.txt"
