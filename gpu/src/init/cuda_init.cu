@@ -241,7 +241,7 @@ __global__ void fill_kernel(double* values, long long n, double value) {
 // while they skip (kBoundsWindow below). A skipped point saves its row's read, which is what a
 // round costs here at larger d; at d = 2 the block sums cost more than the rows (H100, 10^6
 // points, k = 1000: bounded 177 ms, plain 167; d = 16 blobs 211 against 297, d = 64 blobs 352
-// against 746; docs/benchmarks.md, "GPU seeding").
+// against 746; docs/gpu-benchmark.md, "GPU seeding with Raff's bounds").
 bool cuda_seeding_bounded(SeedingBounds bounds, std::size_t k, std::size_t d) {
     return bounds == SeedingBounds::On ||
            (bounds == SeedingBounds::Auto && k >= kAutoBoundsK && d > kAutoBoundsD);
