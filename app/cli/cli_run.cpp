@@ -217,6 +217,9 @@ int run(const Args& args) {
                     summary.converged ? "converged" : "stopped", summary.iterations,
                     std::string(to_string(summary.stop_reason)).c_str(), summary.inertia, summary.total_time_ms);
         if (!result.solver_choice.empty()) std::printf("# solver auto chose %s\n", result.solver_choice.c_str());
+        if (!result.restarts.empty() && !fit_options.init.given && fit_options.init.method != InitMethod::File)
+            std::printf("# seeded by %s\n", describe_seeding(summary.init, result.restarts[result.best_restart].init,
+                                                             summary.n, summary.k).c_str());
         if (fit_options.n_init > 1)
             std::printf("# kept restart %d (seed %llu) of %d\n", result.best_restart,
                         static_cast<unsigned long long>(result.restarts[result.best_restart].seed), fit_options.n_init);

@@ -168,6 +168,16 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
     callback : callable(stats) or None, default=None
         Called after every iteration with that iteration's statistics (a dict, as
         in `history_`); returning False stops the fit there.
+    init_bounds : {'auto', 'on', 'off'} or bool, default='auto'
+        k-means++ and greedy k-means++ (and k-means||'s reduction): skip distances with
+        the triangle inequality (Raff 2021); the same centres bit for bit either way,
+        only the time and `init_stats_`'s distance counts differ ('auto': where measured
+        faster; as `kmeans-cli --init-bounds`).
+    oversampling_factor : float, default=2.0
+        init='k-means||': each round samples oversampling_factor * n_clusters candidates
+        expected (`--oversampling`).
+    init_rounds : int, default=5
+        init='k-means||': sampling rounds (`--init-rounds`).
 
     Attributes
     ----------
@@ -188,6 +198,11 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         'labels_changed', shifts, phase times and work counters (docs/python.md).
     restarts_ : list of dict
         Each restart's 'restart', 'seed', 'iterations', 'stop_reason', 'inertia', 'time_ms'.
+    init_stats_ : dict
+        What the kept restart's seeding cost: 'method', 'bounds' (whether Raff's bounds
+        skipped distances), 'time_ms', 'point_centroid_distances',
+        'centroid_centroid_distances', and for 'k-means||' 'candidates' and 'rounds'
+        (empty for given initial centers).
     stop_reason_ : str
         Why the kept restart stopped: 'no-label-change', 'tolerance', 'max-iterations'
         or 'cancelled'.
@@ -210,7 +225,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
 
     def __init__(self, n_clusters=8, *, init="k-means++", n_init=1, max_iter=300, tol=1e-4, verbose=0,
                  random_state=None, copy_x=True, algorithm=None, solver="auto", backend="omp", n_threads=None,
-                 precision=None, devices=None, callback=None):
+                 precision=None, devices=None, callback=None, init_bounds="auto", oversampling_factor=2.0,
+                 init_rounds=5):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -226,6 +242,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         self.precision = precision
         self.devices = devices
         self.callback = callback
+        self.init_bounds = init_bounds
+        self.oversampling_factor = oversampling_factor
+        self.init_rounds = init_rounds
 
     # ------------------------------------------------------------ checks
     def _check_X(self, X, reset):
@@ -355,6 +374,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         self.n_iter_ = int(result["n_iter"])
         self.history_ = result["history"]
         self.restarts_ = result["restarts"]
+        self.init_stats_ = result["init"]
         self.stop_reason_ = result["stop_reason"]
         self.solver_ = result["solver"]
         self.solver_choice_ = result["solver_choice"]
@@ -576,7 +596,8 @@ _FLAG_WORDS = (("--precision ", "precision="), ("--solver ", "solver="), ("--bac
                ("--max-iter ", "max_iter="), ("--tol ", "tol="), ("--devices ", "devices="), ("--seed ", "random_state="),
                ("--representatives ", "n_representatives="), ("--neighbours ", "n_neighbors="), ("--sigma ", "sigma="),
                ("--final-n-init ", "final_n_init="), ("--rep-weights ", "rep_weights="), ("--k-range ", "k_range="),
-               ("--scores ", "scores="))
+               ("--scores ", "scores="), ("--init-bounds ", "init_bounds="), ("--oversampling ", "oversampling_factor="),
+               ("--init-rounds ", "init_rounds="))
 
 
 def _literal(value):
@@ -738,6 +759,20 @@ def _fit_args(params, X, n_samples, owner, stacklevel=4):
             raise ValueError(f"The 'init' parameter of {owner} must be a str among {set(_INITS)}, an array-like "
                              f"or a callable. Got {params.init!r} instead.")
         args += ["--init", _INITS[params.init], "--n-init", str(n_init)]
+        bounds = getattr(params, "init_bounds", "auto")
+        if bounds not in ("auto", "on", "off", True, False):
+            raise ValueError(f"The 'init_bounds' parameter of {owner} must be 'auto', 'on', 'off' or a bool. "
+                             f"Got {bounds!r} instead.")
+        args += ["--init-bounds", {True: "on", False: "off"}.get(bounds, bounds)]
+        if params.init == "k-means||":
+            factor, rounds = getattr(params, "oversampling_factor", 2.0), getattr(params, "init_rounds", 5)
+            if (not isinstance(factor, numbers.Real) or isinstance(factor, bool) or not np.isfinite(factor) or
+                    factor <= 0):
+                raise ValueError(f"The 'oversampling_factor' parameter of {owner} must be a float > 0. "
+                                 f"Got {factor!r} instead.")
+            if not isinstance(rounds, numbers.Integral) or isinstance(rounds, bool) or rounds < 1:
+                raise ValueError(f"The 'init_rounds' parameter of {owner} must be an int >= 1. Got {rounds!r} instead.")
+            args += ["--oversampling", repr(float(factor)), "--init-rounds", str(int(rounds))]
     else:
         init = params.init(X, k, _random_state(seed)) if callable(params.init) else params.init
         if _issparse(init):

@@ -353,6 +353,19 @@ py::dict fit_common(std::shared_ptr<const Points> points, const std::vector<std:
         restarts.append(d);
     }
     out["restarts"] = restarts;
+    // The kept restart's seeding (empty for given centroids): the CLI summary's "init".
+    py::dict seeding;
+    if (options.init.method != InitMethod::File && !result.restarts.empty()) {
+        const InitStats& s = result.restarts[static_cast<std::size_t>(result.best_restart)].init;
+        seeding["method"] = std::string(to_string(options.init.method));
+        seeding["bounds"] = s.bounded;
+        seeding["time_ms"] = s.time_ms;
+        seeding["point_centroid_distances"] = s.point_centroid_distances;
+        seeding["centroid_centroid_distances"] = s.centroid_centroid_distances;
+        seeding["candidates"] = s.candidates;
+        seeding["rounds"] = s.rounds;
+    }
+    out["init"] = seeding;
     py::list history;
     for (const auto& [restart, stats] : observer.records_) history.append(stats_dict(restart, stats));
     out["history"] = history;

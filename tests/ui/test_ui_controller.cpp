@@ -59,7 +59,14 @@ class TestUiController : public QObject {
 private slots:
     void generate_sets_up_iteration_zero() {
         RunController controller;
+        QSignalSpy status(&controller, &RunController::statusMessage);
         make_ready(controller, "blobs:n=600,k=4,d=2", 4);
+        // The status bar says what the seeding cost (issue 41: the distance count).
+        QVERIFY(!status.isEmpty());
+        const QString seeded = status.last().at(0).toString();
+        QVERIFY2(seeded.startsWith(QStringLiteral("Seeded by kmeans++")) &&
+                     seeded.contains(QStringLiteral("2.4e+03 point distances (100 % of n·k)")),
+                 qPrintable(seeded));
         QCOMPARE(controller.dataset().n(), std::size_t(600));
         QCOMPARE(controller.latest_iteration(), 0);
         QCOMPARE(controller.initial_centroids().rows(), std::size_t(4));

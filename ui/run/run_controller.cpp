@@ -371,13 +371,18 @@ void RunController::on_setup_done(const SetupResult& result) {
     }
     emit setupChanged();
     emit frameChanged();
+    // The seeding's cost (with bounds: how few of the n·k distances it needed), then the restarts.
+    const QString seeded = result.seeding.empty() ? QString() : tr("Seeded by %1").arg(QString::fromStdString(result.seeding));
     if (!result.restarts.empty()) {
         const RestartResult& best = result.restarts[static_cast<std::size_t>(result.best_restart)];
         emit statusMessage(tr("Best of %1 restarts: seed %2 (inertia %3 after %4 iterations); stepping it from its start")
                                .arg(result.restarts.size())
                                .arg(best.seed)
                                .arg(best.inertia, 0, 'g', 8)
-                               .arg(best.iterations));
+                               .arg(best.iterations) +
+                           (seeded.isEmpty() ? QString() : QStringLiteral(". ") + seeded));
+    } else if (!seeded.isEmpty()) {
+        emit statusMessage(seeded);
     }
     if (steps_after_open_ > 0 && steps_after_open_epoch_ == data_epoch_)
         run_steps(std::exchange(steps_after_open_, 0));  // where the saved run was

@@ -52,6 +52,7 @@ struct SetupResult {
     std::string description;  // SolverConfig::describe()
     std::vector<RestartResult> restarts;  // n_init > 1: every restart, to convergence
     int best_restart = 0;                 // the one whose initial centroids these are
+    std::string seeding;                  // what the seeding cost (kms::describe_seeding); empty when given
 };
 
 // One iteration, as the worker reports it. labels / point_status may be null

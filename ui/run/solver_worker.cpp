@@ -10,6 +10,7 @@
 #include "kms/fit.hpp"
 #include "geo/geo_view.hpp"
 #include "kms/generate.hpp"
+#include "kms/report.hpp"
 #include "kms/geo.hpp"
 #include "kms/io.hpp"
 
@@ -123,7 +124,9 @@ void SolverWorker::setup(DatasetBundle bundle, RunSetup setup, Matrix<double> gi
         }
         PreparedRun prepared = prepare_run(points(), options, given, fresh_stop_token(), dataset_->name);
         SetupResult result{epoch, std::move(prepared.initial_centroids), prepared.solver.describe(),
-                           std::move(prepared.restarts), prepared.best_restart};
+                           std::move(prepared.restarts), prepared.best_restart, {}};
+        if (given.rows() == 0 && !options.init.given && options.init.method != InitMethod::File)
+            result.seeding = describe_seeding(to_string(options.init.method), prepared.init, dataset_->n(), options.k);
         if (!setup.devices.empty()) {
             QStringList devices;
             for (int device : setup.devices) devices << QString::number(device);

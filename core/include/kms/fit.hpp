@@ -138,6 +138,7 @@ struct PreparedRun {
     Matrix<double> initial_centroids;    // given, seeded, or (n_init > 1) the best restart's
     std::vector<RestartResult> restarts; // n_init > 1: every restart, run to its end by fit()
     int best_restart = 0;
+    InitStats init;                      // the seeding of initial_centroids (zero when given)
 };
 // The checks, the solver (auto chosen or raced), the data and the initial centroids
 // of one run of `points`, in one process (not over ranks): from `given` when it has

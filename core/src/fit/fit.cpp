@@ -478,6 +478,7 @@ PreparedRun prepare_run(std::shared_ptr<const Matrix<double>> points, const FitO
         prepared.solver.algorithm = fitted.solver.algorithm;  // auto: what fit() chose (or raced) and ran
         prepared.solver_choice = std::move(fitted.solver_choice);
         prepared.initial_centroids = std::move(fitted.initial_centroids);
+        prepared.init = fitted.restarts[static_cast<std::size_t>(fitted.best_restart)].init;
         prepared.restarts = std::move(fitted.restarts);
         prepared.best_restart = fitted.best_restart;
         prepared.run = std::make_unique<KMeansRun>(make_fit_solver(prepared.solver, run_options));
@@ -496,9 +497,16 @@ PreparedRun prepare_run(std::shared_ptr<const Matrix<double>> points, const FitO
             given.rows() > 0 ? &given : nullptr);
         prepared.solver = start.solver;
         prepared.solver_choice = std::move(start.solver_choice);
-        if (given.rows() > 0) prepared.initial_centroids = given;
-        else if (start.first_initial) prepared.initial_centroids = std::move(*start.first_initial);
-        else prepared.initial_centroids = seed(restart_init(run_options, 0, stop));
+        if (given.rows() > 0) {
+            prepared.initial_centroids = given;
+        } else if (start.first_initial) {
+            prepared.initial_centroids = std::move(*start.first_initial);
+            prepared.init = start.first_stats;
+        } else {
+            InitOptions init = restart_init(run_options, 0, stop);
+            init.stats = &prepared.init;
+            prepared.initial_centroids = seed(init);
+        }
         prepared.run = std::make_unique<KMeansRun>(std::move(*start.run));
     }
     prepared.run->solver().set_initial_centroids(prepared.initial_centroids);

@@ -146,6 +146,22 @@ std::string restarts_json(const std::vector<RestartResult>& restarts) {
 }
 }  // namespace
 
+std::string describe_seeding(std::string_view method, const InitStats& init, std::size_t n, std::size_t k) {
+    char text[320];
+    const double all = static_cast<double>(n) * static_cast<double>(k);
+    int length = std::snprintf(text, sizeof text, "%.*s%s: %.3g ms, %.3g point distances (%.3g %% of n·k)",
+                               static_cast<int>(method.size()), method.data(), init.bounded ? " with bounds" : "",
+                               init.time_ms, static_cast<double>(init.point_centroid_distances),
+                               all > 0.0 ? 100.0 * static_cast<double>(init.point_centroid_distances) / all : 0.0);
+    if (init.centroid_centroid_distances > 0 && length > 0 && static_cast<std::size_t>(length) < sizeof text)
+        length += std::snprintf(text + length, sizeof text - static_cast<std::size_t>(length), ", %.3g centre distances",
+                                static_cast<double>(init.centroid_centroid_distances));
+    if (init.candidates > 0 && length > 0 && static_cast<std::size_t>(length) < sizeof text)
+        std::snprintf(text + length, sizeof text - static_cast<std::size_t>(length), ", %llu candidates in %d rounds",
+                      static_cast<unsigned long long>(init.candidates), init.rounds);
+    return text;
+}
+
 std::string to_json(const RunSummary& s) {
     JsonObject summary;
     summary

@@ -51,7 +51,7 @@ for step in "${steps[@]}"; do
           launch=()
           if [[ $how == mpirun* ]]; then
             source "$(dirname "$0")/device_mpi_env.sh"
-            launch=(mpirun --allow-run-as-root -n "${KMS_SCALE_RANKS}" --bind-to none -x LD_LIBRARY_PATH -x OMP_WAIT_POLICY)
+            launch=(mpirun -n "${KMS_SCALE_RANKS}" --mca btl self,vader --mca pml ob1 --bind-to none)
             how=${how#mpirun* }
           fi
           start=$(date +%s.%N)
