@@ -27,7 +27,7 @@ wanted=" ${KMS_LANES:-gpu solvers highd} "
 if [ "$cores" -ge 48 ]; then gpu_cores=32-$((cores - 1)); solvers_cores=0-15; highd_cores=16-31
 else gpu_cores=0-$((cores - 1)); solvers_cores=0-$((cores - 1)); highd_cores=0-$((cores - 1)); fi
 start=$SECONDS
-[[ $wanted == *" gpu "* ]] && lane gpu "$gpu_cores" .devcarry-seed:device_seeding_order.sh .devcarry-gpu:device_ranks_devices.sh
+[[ $wanted == *" gpu "* ]] && lane gpu "$gpu_cores" .devcarry-seed:device_seeding_order.sh .devcarry-seed:device_seeding_threads.sh .devcarry-seed:device_seeding_gpu_table.sh .devcarry-gpu:device_ranks_devices.sh
 [[ $wanted == *" solvers "* ]] && lane solvers "$solvers_cores" .devcarry-solvers:device_solvers_grid.sh
 [[ $wanted == *" highd "* ]] && lane highd "$highd_cores" .devcarry-highd:device_cpu_highd.sh
 wait
