@@ -1,35 +1,52 @@
 #!/usr/bin/env bash
 # The eighth session's device call: independent lanes at once on a many-core GPU machine, each
-# pinned to its own cores so that the CPU lanes measure 16 cores each (nproc inside a lane is its
-# core count): gpu (the seeding order's test, then --devices under MPI ranks and their scaling),
-# solvers (issue 41's CPU grid), highd (issue 37's CPU grid). A lane whose pack is absent is
-# skipped. Every lane's files are tarred into $OUT/lanes.tar.gz; the lanes' summaries are printed.
-# Usage: OUT=DIR docs/lab/device-scripts/device_session8.sh   (KMS_LANES: which, default all three)
+# pinned to its own cores, so that the CPU lanes measure 16 cores each (nproc inside a lane is its
+# core count): seed (the seeding order's GPU test, plain/bounded/k-means‖ at 1-16 threads, the GPU
+# seeding table; on the last GPU), ranks (--devices under MPI ranks on the other GPUs, then the
+# 4-GPU scaling once seed is done), solvers (issue 41's CPU grid), highd (issue 37's CPU grid). A job
+# whose pack is absent is skipped. Every lane's files are tarred into $OUT/lanes.tar.gz; the lanes'
+# summaries are printed. Usage: OUT=DIR docs/lab/device-scripts/device_session8.sh
+#   (KMS_LANES: which of "gpu solvers highd", default all; gpu = seed + ranks)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 final=${OUT:?}
 lanes=$(mktemp -d)
 cores=$(nproc)
-lane() {  # NAME CORES CARRY:SCRIPT...   (run one after another)
-  local name=$1 set=$2; shift 2
-  mkdir -p "$lanes/$name"
-  (
-    for job in "$@"; do
-      carry=${job%%:*} script=${job#*:}
-      if [ ! -f "$root/$carry/pack.tar.xz" ]; then echo "lane $name: no $carry/pack.tar.xz, $script skipped"; continue; fi
-      OUT="$lanes/$name" KMS_DEVICE_CARRY=$carry taskset -c "$set" "$here/$script"
-      echo "lane $name: $script exit $?"
-    done > "$lanes/$name/summary.txt" 2>&1
-  ) &
+run_job() {  # LANE CORES CARRY SCRIPT [VAR=VALUE...]
+  local name=$1 set=$2 carry=$3 script=$4; shift 4
+  if [ ! -f "$root/$carry/pack.tar.xz" ]; then echo "lane $name: no $carry/pack.tar.xz, $script skipped"; return; fi
+  env "$@" OUT="$lanes/$name" KMS_DEVICE_CARRY="$carry" taskset -c "$set" "$here/$script"
+  echo "lane $name: $script $* exit $?"
 }
 wanted=" ${KMS_LANES:-gpu solvers highd} "
 if [ "$cores" -ge 48 ]; then gpu_cores=32-$((cores - 1)); solvers_cores=0-15; highd_cores=16-31
 else gpu_cores=0-$((cores - 1)); solvers_cores=0-$((cores - 1)); highd_cores=0-$((cores - 1)); fi
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+mkdir -p "$lanes"/{seed,ranks,solvers,highd}
 start=$SECONDS
-[[ $wanted == *" gpu "* ]] && lane gpu "$gpu_cores" .devcarry-seed:device_seeding_order.sh .devcarry-seed:device_seeding_threads.sh .devcarry-seed:device_seeding_gpu_table.sh .devcarry-gpu:device_ranks_devices.sh
-[[ $wanted == *" solvers "* ]] && lane solvers "$solvers_cores" .devcarry-solvers:device_solvers_grid.sh
-[[ $wanted == *" highd "* ]] && lane highd "$highd_cores" .devcarry-highd:device_cpu_highd.sh
+if [[ $wanted == *" gpu "* ]]; then
+  # The seeding on the last GPU, the ranks' tests on the others at the same time; the 4-GPU
+  # scaling once the seeding lane is done (its timings then have the GPUs to themselves).
+  seed_env=(); ranks_env=()
+  if [ "$gpus" -ge 2 ]; then
+    seed_env=(CUDA_VISIBLE_DEVICES=$((gpus - 1))); ranks_env=(CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((gpus - 2))))
+  fi
+  (
+    run_job seed "$gpu_cores" .devcarry-seed device_seeding_order.sh "${seed_env[@]}"
+    run_job seed "$gpu_cores" .devcarry-seed device_seeding_threads.sh
+    run_job seed "$gpu_cores" .devcarry-seed device_seeding_gpu_table.sh "${seed_env[@]}"
+    touch "$lanes/seed.done"
+  ) > "$lanes/seed/summary.txt" 2>&1 &
+  (
+    [ "$gpus" -lt 2 ] && while [ ! -f "$lanes/seed.done" ]; do sleep 2; done
+    run_job ranks "$gpu_cores" .devcarry-gpu device_ranks_devices.sh "${ranks_env[@]}" KMS_RANKS_SCALE=0
+    while [ ! -f "$lanes/seed.done" ]; do sleep 2; done
+    run_job ranks "$gpu_cores" .devcarry-gpu device_ranks_devices.sh KMS_RANKS_TESTS=0
+  ) > "$lanes/ranks/summary.txt" 2>&1 &
+fi
+[[ $wanted == *" solvers "* ]] && run_job solvers "$solvers_cores" .devcarry-solvers device_solvers_grid.sh > "$lanes/solvers/summary.txt" 2>&1 &
+[[ $wanted == *" highd "* ]] && run_job highd "$highd_cores" .devcarry-highd device_cpu_highd.sh > "$lanes/highd/summary.txt" 2>&1 &
 wait
 echo "all lanes done in $((SECONDS - start)) s on $cores cores ($(lscpu | sed -n 's/^Model name: *//p'))"
 for f in "$lanes"/*/summary.txt; do echo "=== ${f#$lanes/}"; tail -n 45 "$f"; done
