@@ -22,8 +22,10 @@
 //
 // A point that leaves an eighth of the others (at least 8) open is searched in full by
 // the vector kernel instead, as Hamerly's are: on uniform data at d ≥ 8 a ball's
-// neighbours are many, and the scalar walk over them lost to it (only the nearest
-// eighth of each ball's list is kept in order, the rest never walked).
+// neighbours are many (only the nearest eighth of each ball's list is kept in order,
+// the rest never walked). The walk over a list's open prefix takes its distances from
+// a coordinate-major copy of the ball's neighbours (block_distances: bitwise
+// squared_distance(), the neighbours in the vector lanes), refreshed with the lists.
 //
 // Statistics: stable_points counts the points settled with no distance taken,
 // neighbour_clusters the neighbour distances taken; a point that evaluated
@@ -54,6 +56,10 @@ protected:
         previous_.assign(k * this->d_, T(0));
         neighbours_.assign(k, {});
         wide_ = std::max<std::size_t>(8, k / 8);
+        // The blocks take about the points' own memory at most: n / k neighbours a ball (at
+        // least a vector block's lanes); the rest of a longer open prefix is walked scalar.
+        blocked_ = std::min(wide_, std::max<std::size_t>(block_stride(1, this->d_), this->n_ / k));
+        block_offset_.assign(k + 1, 0);
     }
 
     std::uint64_t assign(IterationStats& stats) override {
@@ -82,7 +88,11 @@ protected:
         {
             T* radius = thread_radius_.data() + static_cast<std::size_t>(omp_get_thread_num()) * k;
             typename CpuSolver<T>::FullSearchBatch batch;
-            guard.run([&] { batch.allocate(kChunk, d); });
+            std::vector<T> distances;  // a block's distances (block_distances)
+            guard.run([&] {
+                batch.allocate(kChunk, d);
+                distances.resize(block_stride(blocked_, d));
+            });
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
@@ -109,7 +119,7 @@ protected:
                 for (std::size_t i = begin; i < end; ++i) {
                     const std::size_t a = static_cast<std::size_t>(labels[i]);
                     bool wide = false;
-                    const std::uint64_t evaluated = examine(i, a, bounds, stable, neighbour_distances, wide);
+                    const std::uint64_t evaluated = examine(i, a, bounds, distances.data(), stable, neighbour_distances, wide);
                     evaluations += evaluated;
                     if (wide) {  // searched in full below
                         batch.add(i);
@@ -155,7 +165,7 @@ private:
         const BoundArithmetic<T> bounds(d);
         for (std::size_t a = 0; a < k; ++a)
             moved_[a] = std::memcmp(this->centroids_.row(a), previous_.data() + a * d, d * sizeof(T)) != 0;
-        return this->centroid_rows([&](std::size_t a, T* row) {
+        const std::uint64_t evaluated = this->centroid_rows([&](std::size_t a, T* row) {
             const T reach = moved_[a] ? bounds.grow(radius_[a], this->shift_upper_[a]) : radius_[a];
             std::vector<Neighbour>& list = neighbours_[a];
             list.clear();
@@ -184,6 +194,24 @@ private:
             std::sort(list.begin(), list.end(), nearer);
             active_[a] = active;
         });
+        // Each active ball's first blocked_ neighbours, coordinate-major (lanes past a
+        // list's end hold whatever was there: finite, computed, never read).
+        for (std::size_t a = 0; a < k; ++a)
+            block_offset_[a + 1] = block_offset_[a] +
+                                   (active_[a] ? block_stride(std::min(blocked_, neighbours_[a].size()), d) * d : 0);
+        blocks_.resize(block_offset_[k]);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(this->threads_) if (this->threads_ > 1 && k > 64)
+        for (std::size_t a = 0; a < k; ++a) {
+            if (!active_[a]) continue;
+            const std::vector<Neighbour>& list = neighbours_[a];
+            const std::size_t size = std::min(blocked_, list.size()), stride = block_stride(size, d);
+            T* block = blocks_.data() + block_offset_[a];
+            for (std::size_t q = 0; q < size; ++q) {
+                const T* row = this->centroids_.row(list[q].index);
+                for (std::size_t t = 0; t < d; ++t) block[t * stride + q] = row[t];
+            }
+        }
+        return evaluated;
     }
 
     // A point with this many neighbours open is searched in full by the vector kernel, which
@@ -191,6 +219,10 @@ private:
     // convergence, 10^5 uniform points, d = 8, k = 1000: 12.6 s with the scalar loop alone,
     // Exponion 5.8): an eighth of the others, at least 8.
     std::size_t wide_ = 8;
+    std::size_t blocked_ = 8;  // a ball's neighbours in its block at most
+
+    std::vector<T> blocks_;                    // per active ball: its first blocked_ neighbours, coordinate-major
+    std::vector<std::size_t> block_offset_;    // k + 1: where each ball's block starts in blocks_
 
     // How many of a's neighbours (nearest first) a point within `u` of a may be nearer to.
     std::size_t open_neighbours(std::size_t a, T u, const BoundArithmetic<T>& bounds) const {
@@ -202,8 +234,8 @@ private:
 
     // Point i of ball a: its label and bound; returns the distances evaluated. Sets `wide`
     // instead where the point is to be searched in full (label and bound left to the caller).
-    std::uint64_t examine(std::size_t i, std::size_t a, const BoundArithmetic<T>& bounds, std::uint64_t& stable,
-                          std::uint64_t& neighbour_distances, bool& wide) {
+    std::uint64_t examine(std::size_t i, std::size_t a, const BoundArithmetic<T>& bounds, T* distances,
+                          std::uint64_t& stable, std::uint64_t& neighbour_distances, bool& wide) {
         if (!active_[a]) {  // a stable ball
             ++stable;
             return 0;
@@ -237,10 +269,14 @@ private:
         }
         std::size_t label = a;
         std::uint64_t evaluated = 1;
+        // The open prefix's distances from the ball's block, as far as it goes, past it one by one.
+        const std::size_t in_block = std::min(open, blocked_);
+        const std::size_t stride = block_stride(std::min(blocked_, list.size()), d);
+        block_distances(x, d, blocks_.data() + block_offset_[a], stride, in_block, distances);
         for (std::size_t q = 0; q < open; ++q) {
             const std::size_t b = list[q].index;
             if (!own_moved && !moved_[b]) continue;  // the same comparison as last time: a won it
-            const T distance = squared_distance(x, this->centroids_.row(b), d);
+            const T distance = q < in_block ? distances[q] : squared_distance(x, this->centroids_.row(b), d);
             ++evaluated;
             if (distance < best || (distance == best && b < label)) {
                 best = distance;
