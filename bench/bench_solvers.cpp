@@ -4,6 +4,8 @@
 // usage: bench_solvers [n=1000000] [d=2] [k=100] [iterations=10] [threads=0] [backends=seq,omp]
 //                      [solvers=every registered one] [precisions=f64,f32] [repeats=1]
 //                      [data=blobs|uniform]  (blobs: k Gaussian blobs; uniform: the unit cube)
+// cpu_ms: the process's CPU time over the fit (all threads; at threads=1 the one to compare
+// on a shared machine, where wall time counts the other users' load).
 // Repeats run the whole list again (interleaved, so load changes on a shared
 // machine hit every solver alike); each line is one run.
 #include <algorithm>
@@ -14,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <time.h>
+
 #include "kms/backends.hpp"
 #include "kms/fit.hpp"
 #include "kms/generate.hpp"
@@ -22,6 +26,12 @@
 using namespace kms;
 
 namespace {
+double process_cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
+
 // Every iteration's time and work, as the fit layer reports them.
 struct Recorder : FitObserver {
     std::vector<double> times, assign, update;
@@ -85,8 +95,8 @@ int main(int argc, char** argv) {
         auto points = std::make_shared<const Matrix<double>>(data.points);
         std::printf("n=%zu d=%zu k=%zu, %d iterations, threads=%d, %s data\n", n, d, k, iterations, threads,
                     shape.c_str());
-        std::printf("%-28s %12s %12s %12s %10s %10s %10s %10s %10s\n", "solver", "median_ms", "first_ms", "dist/(n*k)",
-                    "skips", "assign_ms", "update_ms", "total_ms", "grp_skips");
+        std::printf("%-28s %12s %12s %12s %10s %10s %10s %10s %10s %10s %6s\n", "solver", "median_ms", "first_ms",
+                    "dist/(n*k)", "skips", "assign_ms", "update_ms", "total_ms", "grp_skips", "cpu_ms", "iters");
         for (int repeat = 0; repeat < repeats; ++repeat)
         for (const std::string& backend_name : split(backends)) {
             const auto backend = parse_backend(backend_name);
@@ -114,7 +124,9 @@ int main(int argc, char** argv) {
                     config.tol = 0.0;
                     config.max_iterations = iterations;
                     Recorder recorder;
+                    const double cpu_start = process_cpu_ms();
                     const FitResult result = fit(points, options, &recorder);
+                    const double cpu_ms = process_cpu_ms() - cpu_start;
                     const std::vector<double>& times = recorder.times;
                     const double work = recorder.work / static_cast<double>(n * k);
                     const double skips = recorder.skips / static_cast<double>(n);
@@ -124,12 +136,12 @@ int main(int argc, char** argv) {
                         return v[v.size() / 2];
                     };
                     // Skips and group skips per point and iteration; group skips over t groups not normalised.
-                    std::printf("%-28s %12.2f %12.2f %11.1f%% %9.1f%% %10.2f %10.2f %10.1f %10.2f\n",
+                    std::printf("%-28s %12.2f %12.2f %11.1f%% %9.1f%% %10.2f %10.2f %10.1f %10.2f %10.1f %6zu\n",
                                 result.solver.describe().c_str(), median(times), first,
                                 100.0 * work / static_cast<double>(times.size()),
                                 100.0 * skips / static_cast<double>(times.size()), median(recorder.assign),
                                 median(recorder.update), result.total_time_ms,
-                                recorder.group_skips / static_cast<double>(n * times.size()));
+                                recorder.group_skips / static_cast<double>(n * times.size()), cpu_ms, times.size());
                     std::fflush(stdout);
                 }
         }
