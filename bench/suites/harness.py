@@ -189,8 +189,9 @@ class Harness:
 
     # ---- our runs --------------------------------------------------------------------------
     def run_ours(self, data, init, k, solver="lloyd", backend="omp", precision="f32", threads=0, block_size=0,
-                 iterations=10, tol=0.0, extra=()):
-        """One kmeans-cli run; returns its iteration records and summary."""
+                 iterations=10, tol=0.0, extra=(), timeout=None):
+        """One kmeans-cli run; returns its iteration records and summary (RuntimeError when it
+        fails or runs past `timeout` seconds)."""
         cmd = [self.cli, "run", "--input", data, "--k", str(k), "--init", init, "--solver", solver,
                "--precision", precision, "--backend", backend, "--max-iter", str(iterations), "--tol", repr(tol),
                "--report", "json"]
@@ -199,7 +200,10 @@ class Harness:
         if block_size:
             cmd += ["--block-size", str(block_size)]
         cmd += list(extra)
-        out = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"cut: over {timeout:g} s") from None
         if out.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)}: {out.stderr.strip()[-400:]}")
         records = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]

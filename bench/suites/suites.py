@@ -552,8 +552,9 @@ def suite_solvers(h, args):
     KMS_SOLVERS_MAX_ITER iterations) from the same random initial rows, at all cores (omp) and on the
     GPU where CUDA runs (solvers without a CUDA version are marked so): time to convergence and the
     distance counts. Grid: n in {10^5, 10^6}, d in {2, 8, 32, 64}, k in {10, 100, 1000, 5000}, blobs
-    and uniform. KMS_SOLVERS_N, _D, _K, _DATA (comma lists), _SOLVERS, _MAX_ITER and _TIMEOUT (seconds: a run
-    slower than this is not repeated) narrow it (the reduced grid of a small machine); --quick: n = 10^5, d in {2, 8},
+    and uniform. KMS_SOLVERS_N, _D, _K, _DATA (comma lists), _SOLVERS, _MAX_ITER, _TIMEOUT (seconds: a run
+    slower than this is not repeated) and _RUN_TIMEOUT (seconds: a run is stopped there, its row says
+    "cut") narrow it (the reduced grid of a small machine); --quick: n = 10^5, d in {2, 8},
     k in {100, 1000}. Elkan is left out where its n x k lower bounds exceed KMS_SOLVERS_ELKAN_BOUNDS
     (default 2.5e8)."""
     def env_list(name, default):
@@ -565,6 +566,7 @@ def suite_solvers(h, args):
     solvers = env_list("KMS_SOLVERS_SOLVERS", ",".join(registered_solvers(h.cli)))
     max_iter = int(os.environ.get("KMS_SOLVERS_MAX_ITER", "100" if h.quick else "300"))
     timeout = float(os.environ.get("KMS_SOLVERS_TIMEOUT", "0")) or None
+    run_timeout = float(os.environ.get("KMS_SOLVERS_RUN_TIMEOUT", "0")) or None
     elkan_bounds = float(os.environ.get("KMS_SOLVERS_ELKAN_BOUNDS", "2.5e8"))
     backends = ([("omp", h.cores)] if h.cpu else []) + ([("cuda", 0)] if h.gpu and h.has_cuda else [])
     if h.gpu and not h.has_cuda:
@@ -590,7 +592,7 @@ def suite_solvers(h, args):
                                 if "error" in done or (repeat > 0 and done.get("slow")):
                                     continue
                                 kw = dict(solver=solver, backend=backend, precision="f64", threads=threads,
-                                          iterations=max_iter, tol=0.0)
+                                          iterations=max_iter, tol=0.0, timeout=run_timeout)
                                 try:
                                     started = time.time()
                                     steps, summary = h.run_ours(data, init, k, **kw)
