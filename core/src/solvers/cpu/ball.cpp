@@ -23,9 +23,20 @@
 // A point that leaves an eighth of the others (at least 8) open is searched in full by
 // the vector kernel instead, as Hamerly's are: on uniform data at d ≥ 8 a ball's
 // neighbours are many (only the nearest eighth of each ball's list is kept in order,
-// the rest never walked). The walk over a list's open prefix takes its distances from
-// a coordinate-major copy of the ball's neighbours (block_distances: bitwise
-// squared_distance(), the neighbours in the vector lanes), refreshed with the lists.
+// the rest never walked).
+//
+// The walk is grouped, as Exponion's ball search is (annulus_search.hpp): a window of
+// points is examined first (stable ball, stable area, the own distance, how many
+// neighbours stay open), the points left with open neighbours are grouped by ball, and
+// each ball's points, ordered by how many they left open, are searched in segments
+// of at least 32 by the vector full-search kernel, with the points in its lanes,
+// against the ball's centroid and the list prefix the segment's last point needs (in
+// index order: the kernel's first minimum is the lowest index). A point takes the
+// segment's winner: the centroids past its own prefix are proven farther than its own,
+// and an unmoved neighbour of an unmoved centroid compares as it did last time (its own
+// won), so the winner is the one its own walk would find. Its counts are its own walk's
+// (the own distance and the open neighbours that moved, all of them where its own
+// centroid moved): labels, bounds and counters do not depend on the grouping.
 //
 // Statistics: stable_points counts the points settled with no distance taken,
 // neighbour_clusters the neighbour distances taken; a point that evaluated
@@ -56,10 +67,8 @@ protected:
         previous_.assign(k * this->d_, T(0));
         neighbours_.assign(k, {});
         wide_ = std::max<std::size_t>(8, k / 8);
-        // The blocks take about the points' own memory at most: n / k neighbours a ball (at
-        // least a vector block's lanes); the rest of a longer open prefix is walked scalar.
-        blocked_ = std::min(wide_, std::max<std::size_t>(block_stride(1, this->d_), this->n_ / k));
-        block_offset_.assign(k + 1, 0);
+        walk_rows_.assign(std::min(this->n_, window_chunks() * kChunk), 0);
+        walk_open_.assign(walk_rows_.size(), 0);
     }
 
     std::uint64_t assign(IterationStats& stats) override {
@@ -73,68 +82,143 @@ protected:
         const auto assign_start = Clock::now();
         const BoundArithmetic<T> bounds(d);
         const T* points = this->points_;
-        const T* c = this->centroids_.data();
         std::int32_t* labels = this->labels_.data();
         T* upper = upper_.data();
         PointStatus* status = this->config_.record_point_status ? this->status_.data() : nullptr;
         const std::size_t team = static_cast<std::size_t>(std::max(1, this->threads_));
         thread_radius_.assign(team * k, T(0));
         std::uint64_t changed = 0, evaluations = 0, skips = 0, stable = 0, neighbour_distances = 0;
-        constexpr std::size_t kChunk = 2048;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        const std::size_t window_chunks = first ? chunks : this->window_chunks();
+        std::vector<std::size_t> walk_count(chunks, 0);
+        std::vector<std::size_t> ball_start(k + 1, 0), place(k, 0);
+        std::size_t* walk_rows = walk_rows_.data();
+        std::uint32_t* walk_open = walk_open_.data();
         RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) \
     reduction(+ : changed, evaluations, skips, stable, neighbour_distances)
         {
             T* radius = thread_radius_.data() + static_cast<std::size_t>(omp_get_thread_num()) * k;
             typename CpuSolver<T>::FullSearchBatch batch;
-            std::vector<T> distances;  // a block's distances (block_distances)
+            std::vector<std::pair<std::uint32_t, std::size_t>> segment;  // a ball's walking points: (open, point)
+            std::vector<std::uint32_t> ball;
+            std::vector<T> ball_centroids;
+            std::vector<std::size_t> rows;
             guard.run([&] {
                 batch.allocate(kChunk, d);
-                distances.resize(block_stride(blocked_, d));
+                rows.resize(kChunk);
             });
-#pragma omp for schedule(dynamic, 1)
-            for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-                if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
-                const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
-                // The batch's points searched in full (the vector kernel); each one's bound is its distance.
-                const auto search_batch = [&] {
-                    nearest_two(points, d, c, k, batch.pending.data(), batch.size, batch.nearest.data(),
-                                batch.best.data(), batch.second.data(), batch.scratch.data());
-                    evaluations += static_cast<std::uint64_t>(batch.size) * k;
-                    for (std::size_t s = 0; s < batch.size; ++s) {
-                        const std::size_t i = batch.pending[s];
-                        changed += batch.nearest[s] != labels[i];
-                        labels[i] = batch.nearest[s];
-                        upper[i] = bounds.upper(std::sqrt(batch.best[s]));
-                        radius[labels[i]] = std::max(radius[labels[i]], upper[i]);
-                    }
-                    batch.size = 0;
-                };
-                if (first) {  // Lloyd's full search
-                    for (std::size_t i = begin; i < end; ++i) batch.add(i);
-                    search_batch();
-                    continue;
+            // The batch's points searched in full (the vector kernel); each one's bound is its distance.
+            const auto search_batch = [&] {
+                nearest_two(points, d, this->centroids_.data(), k, batch.pending.data(), batch.size,
+                            batch.nearest.data(), batch.best.data(), batch.second.data(), batch.scratch.data());
+                evaluations += static_cast<std::uint64_t>(batch.size) * k;
+                for (std::size_t s = 0; s < batch.size; ++s) {
+                    const std::size_t i = batch.pending[s];
+                    changed += batch.nearest[s] != labels[i];
+                    labels[i] = batch.nearest[s];
+                    upper[i] = bounds.upper(std::sqrt(batch.best[s]));
+                    radius[labels[i]] = std::max(radius[labels[i]], upper[i]);
                 }
-                for (std::size_t i = begin; i < end; ++i) {
-                    const std::size_t a = static_cast<std::size_t>(labels[i]);
-                    bool wide = false;
-                    const std::uint64_t evaluated = examine(i, a, bounds, distances.data(), stable, neighbour_distances, wide);
-                    evaluations += evaluated;
-                    if (wide) {  // searched in full below
-                        batch.add(i);
+                batch.size = 0;
+            };
+            // A point settled after `evaluated` distances, with its label and bound.
+            const auto settled = [&](std::size_t i, std::uint64_t evaluated) {
+                const std::size_t label = static_cast<std::size_t>(labels[i]);
+                radius[label] = std::max(radius[label], upper[i]);
+                evaluations += evaluated;
+                if (evaluated < k) {
+                    ++skips;
+                    if (status) status[i] = PointStatus::Skipped;
+                }
+            };
+            for (std::size_t window = 0; window < chunks; window += window_chunks) {
+                const std::size_t window_end = std::min(chunks, window + window_chunks);
+                // Pass 1: each point's stable ball, stable area or own distance; the points left
+                // with open neighbours to the window's slots, those with too many to the batch.
+#pragma omp for schedule(dynamic, 1)
+                for (std::size_t chunk = window; chunk < window_end; ++chunk) {
+                    if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
+                    const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
+                    if (first) {  // Lloyd's full search
+                        for (std::size_t i = begin; i < end; ++i) batch.add(i);
+                        search_batch();
                         continue;
                     }
-                    const std::size_t label = static_cast<std::size_t>(labels[i]);
-                    radius[label] = std::max(radius[label], upper[i]);
-                    changed += label != a;
-                    if (evaluated < k) {
-                        ++skips;
-                        if (status) status[i] = PointStatus::Skipped;
+                    const std::size_t slot = (chunk - window) * kChunk;
+                    std::size_t walking = 0;
+                    for (std::size_t i = begin; i < end; ++i) {
+                        std::size_t open = 0;
+                        const std::uint64_t evaluated = examine(i, bounds, stable, open);
+                        if (open >= wide_) {  // searched in full below
+                            evaluations += evaluated;
+                            batch.add(i);
+                        } else if (open > 0) {
+                            walk_rows[slot + walking] = i;
+                            walk_open[slot + walking] = static_cast<std::uint32_t>(open);
+                            ++walking;
+                        } else {
+                            settled(i, evaluated);
+                        }
+                    }
+                    walk_count[chunk] = walking;
+                    if (batch.size > 0) search_batch();
+                }
+                if (first) continue;
+                // Pass 2: the walking points grouped by ball (a counting sort, in point order).
+#pragma omp single
+                guard.run([&] {
+                    std::fill(ball_start.begin(), ball_start.end(), 0);
+                    for (std::size_t chunk = window; chunk < window_end; ++chunk)
+                        for (std::size_t o = (chunk - window) * kChunk; o < (chunk - window) * kChunk + walk_count[chunk]; ++o)
+                            ++ball_start[static_cast<std::size_t>(labels[walk_rows[o]]) + 1];
+                    for (std::size_t a = 0; a < k; ++a) ball_start[a + 1] += ball_start[a];
+                    grouped_.resize(ball_start[k]);
+                    grouped_open_.resize(ball_start[k]);
+                    std::copy(ball_start.begin(), ball_start.end() - 1, place.begin());
+                    for (std::size_t chunk = window; chunk < window_end; ++chunk)
+                        for (std::size_t o = (chunk - window) * kChunk; o < (chunk - window) * kChunk + walk_count[chunk]; ++o) {
+                            const std::size_t at = place[static_cast<std::size_t>(labels[walk_rows[o]])]++;
+                            grouped_[at] = walk_rows[o];
+                            grouped_open_[at] = walk_open[o];
+                        }
+                });
+                if (guard.failed()) continue;  // every thread sees it after the single's barrier
+                // Pass 3: each ball's walking points, fewest open first, in segments of at least
+                // kSegment (at most kChunk), each against the prefix its last point needs.
+#pragma omp for schedule(dynamic, 1)
+                for (std::size_t a = 0; a < k; ++a) {
+                    if (guard.failed() || this->stop_now() || ball_start[a] == ball_start[a + 1]) continue;
+                    if (!guard.run([&] {
+                            segment.clear();
+                            for (std::size_t g = ball_start[a]; g < ball_start[a + 1]; ++g)
+                                segment.emplace_back(grouped_open_[g], grouped_[g]);
+                        }))
+                        continue;
+                    std::sort(segment.begin(), segment.end());
+                    const std::size_t size = segment.size();
+                    for (std::size_t s_begin = 0; s_begin < size;) {
+                        std::size_t s_end = std::min(size, s_begin + kSegment);
+                        while (s_end < size && s_end - s_begin < kChunk && segment[s_end].first == segment[s_end - 1].first)
+                            ++s_end;  // the points of the same prefix: the same ball
+                        if (size - s_end < kSegment) s_end = std::min(size, s_begin + kChunk);  // no short tail
+                        if (!guard.run([&] { walk_segment(a, segment, s_begin, s_end, ball, ball_centroids, rows, batch); }))
+                            break;
+                        for (std::size_t p = s_begin; p < s_end; ++p) {
+                            const std::size_t i = segment[p].second, open = segment[p].first;
+                            const std::size_t label = static_cast<std::size_t>(batch.nearest[p - s_begin]);
+                            std::uint64_t evaluated = 1;  // its own walk's: the own distance, the open neighbours that moved
+                            for (std::size_t q = 0; q < open; ++q)
+                                evaluated += moved_[a] || moved_[neighbours_[a][q].index];
+                            neighbour_distances += evaluated - 1;
+                            changed += label != a;
+                            labels[i] = static_cast<std::int32_t>(label);
+                            if (label != a) upper[i] = bounds.upper(std::sqrt(batch.best[p - s_begin]));
+                            settled(i, evaluated);
+                        }
+                        s_begin = s_end;
                     }
                 }
-                // The points whose balls left too many neighbours open: the vector full search.
-                if (batch.size > 0) search_batch();
             }
         }
         guard.rethrow();
@@ -165,7 +249,7 @@ private:
         const BoundArithmetic<T> bounds(d);
         for (std::size_t a = 0; a < k; ++a)
             moved_[a] = std::memcmp(this->centroids_.row(a), previous_.data() + a * d, d * sizeof(T)) != 0;
-        const std::uint64_t evaluated = this->centroid_rows([&](std::size_t a, T* row) {
+        return this->centroid_rows([&](std::size_t a, T* row) {
             const T reach = moved_[a] ? bounds.grow(radius_[a], this->shift_upper_[a]) : radius_[a];
             std::vector<Neighbour>& list = neighbours_[a];
             list.clear();
@@ -194,24 +278,6 @@ private:
             std::sort(list.begin(), list.end(), nearer);
             active_[a] = active;
         });
-        // Each active ball's first blocked_ neighbours, coordinate-major (lanes past a
-        // list's end hold whatever was there: finite, computed, never read).
-        for (std::size_t a = 0; a < k; ++a)
-            block_offset_[a + 1] = block_offset_[a] +
-                                   (active_[a] ? block_stride(std::min(blocked_, neighbours_[a].size()), d) * d : 0);
-        blocks_.resize(block_offset_[k]);
-#pragma omp parallel for schedule(dynamic, 16) num_threads(this->threads_) if (this->threads_ > 1 && k > 64)
-        for (std::size_t a = 0; a < k; ++a) {
-            if (!active_[a]) continue;
-            const std::vector<Neighbour>& list = neighbours_[a];
-            const std::size_t size = std::min(blocked_, list.size()), stride = block_stride(size, d);
-            T* block = blocks_.data() + block_offset_[a];
-            for (std::size_t q = 0; q < size; ++q) {
-                const T* row = this->centroids_.row(list[q].index);
-                for (std::size_t t = 0; t < d; ++t) block[t * stride + q] = row[t];
-            }
-        }
-        return evaluated;
     }
 
     // A point with this many neighbours open is searched in full by the vector kernel, which
@@ -219,10 +285,6 @@ private:
     // convergence, 10^5 uniform points, d = 8, k = 1000: 12.6 s with the scalar loop alone,
     // Exponion 5.8): an eighth of the others, at least 8.
     std::size_t wide_ = 8;
-    std::size_t blocked_ = 8;  // a ball's neighbours in its block at most
-
-    std::vector<T> blocks_;                    // per active ball: its first blocked_ neighbours, coordinate-major
-    std::vector<std::size_t> block_offset_;    // k + 1: where each ball's block starts in blocks_
 
     // How many of a's neighbours (nearest first) a point within `u` of a may be nearer to.
     std::size_t open_neighbours(std::size_t a, T u, const BoundArithmetic<T>& bounds) const {
@@ -232,61 +294,75 @@ private:
         return m;
     }
 
-    // Point i of ball a: its label and bound; returns the distances evaluated. Sets `wide`
-    // instead where the point is to be searched in full (label and bound left to the caller).
-    std::uint64_t examine(std::size_t i, std::size_t a, const BoundArithmetic<T>& bounds, T* distances,
-                          std::uint64_t& stable, std::uint64_t& neighbour_distances, bool& wide) {
+    // Point i before its walk: its stable ball or stable area (no distance), else its own
+    // distance, which becomes its bound. `open`: how many of its ball's neighbours (nearest
+    // first) it may be nearer to, 0 if none can have come nearer (only moved ones can where
+    // its own centroid did not move), wide_ or more where it is to be searched in full.
+    // Returns the distances evaluated.
+    std::uint64_t examine(std::size_t i, const BoundArithmetic<T>& bounds, std::uint64_t& stable, std::size_t& open) {
+        const std::size_t a = static_cast<std::size_t>(this->labels_[i]);
+        open = 0;
         if (!active_[a]) {  // a stable ball
             ++stable;
             return 0;
         }
         const bool own_moved = moved_[a];
-        T u = own_moved ? bounds.grow(upper_[i], this->shift_upper_[a]) : upper_[i];
-        std::size_t open = open_neighbours(a, u, bounds);
         const std::vector<Neighbour>& list = neighbours_[a];
-        if (open >= wide_) {  // (the list holds only the nearest wide_: those past it are unknown)
-            wide = true;
-            return 0;
-        }
-        if (!own_moved) {  // only a moved neighbour can have come nearer
+        const auto none_moved = [&] {
             std::size_t q = 0;
             while (q < open && !moved_[list[q].index]) ++q;
-            if (q == open) open = 0;
-        }
+            return q == open;
+        };
+        T u = own_moved ? bounds.grow(upper_[i], this->shift_upper_[a]) : upper_[i];
+        open = open_neighbours(a, u, bounds);
+        if (open >= wide_) return 0;  // (the list holds only the nearest wide_: those past it are unknown)
+        if (!own_moved && none_moved()) open = 0;
         upper_[i] = u;
         if (open == 0) {  // the stable area
             ++stable;
             return 0;
         }
         const std::size_t d = this->d_;
-        const T* x = this->points_ + i * d;
-        T best = squared_distance(x, this->centroids_.row(a), d);
-        u = bounds.upper(std::sqrt(best));
-        open = open_neighbours(a, u, bounds);
-        if (open >= wide_) {  // (the own distance is taken again there: one more than Lloyd's k)
-            wide = true;
-            return 1;
-        }
-        std::size_t label = a;
-        std::uint64_t evaluated = 1;
-        // The open prefix's distances from the ball's block, as far as it goes, past it one by one.
-        const std::size_t in_block = std::min(open, blocked_);
-        const std::size_t stride = block_stride(std::min(blocked_, list.size()), d);
-        block_distances(x, d, blocks_.data() + block_offset_[a], stride, in_block, distances);
-        for (std::size_t q = 0; q < open; ++q) {
-            const std::size_t b = list[q].index;
-            if (!own_moved && !moved_[b]) continue;  // the same comparison as last time: a won it
-            const T distance = q < in_block ? distances[q] : squared_distance(x, this->centroids_.row(b), d);
-            ++evaluated;
-            if (distance < best || (distance == best && b < label)) {
-                best = distance;
-                label = b;
-            }
-        }
-        neighbour_distances += evaluated - 1;
-        this->labels_[i] = static_cast<std::int32_t>(label);
-        upper_[i] = label == a ? u : bounds.upper(std::sqrt(best));
-        return evaluated;
+        u = bounds.upper(std::sqrt(squared_distance(this->points_ + i * d, this->centroids_.row(a), d)));
+        upper_[i] = u;
+        open = open_neighbours(a, u, bounds);  // (wide_ or more: the own distance is taken again in full)
+        if (open < wide_ && !own_moved && none_moved()) open = 0;
+        return 1;
+    }
+
+    // Ball a's points segment[s_begin, s_end) (sorted by open neighbours) against a and
+    // the list prefix the last of them leaves open, in index order, by the vector
+    // kernel: each point's winner into batch.nearest (a centroid index) and its
+    // squared distance into batch.best.
+    void walk_segment(std::size_t a, const std::vector<std::pair<std::uint32_t, std::size_t>>& segment,
+                      std::size_t s_begin, std::size_t s_end, std::vector<std::uint32_t>& ball,
+                      std::vector<T>& ball_centroids, std::vector<std::size_t>& rows,
+                      typename CpuSolver<T>::FullSearchBatch& batch) {
+        const std::size_t d = this->d_, m = s_end - s_begin;
+        const std::vector<Neighbour>& list = neighbours_[a];
+        ball.assign(1, static_cast<std::uint32_t>(a));
+        for (std::size_t q = 0; q < segment[s_end - 1].first; ++q) ball.push_back(list[q].index);
+        std::sort(ball.begin(), ball.end());
+        ball_centroids.resize(ball.size() * d);
+        for (std::size_t q = 0; q < ball.size(); ++q)
+            std::copy_n(this->centroids_.row(ball[q]), d, ball_centroids.data() + q * d);
+        for (std::size_t p = 0; p < m; ++p) rows[p] = segment[s_begin + p].second;
+        nearest_two(this->points_, d, ball_centroids.data(), ball.size(), rows.data(), m, batch.nearest.data(),
+                    batch.best.data(), batch.second.data(), batch.scratch.data());
+        for (std::size_t p = 0; p < m; ++p)
+            batch.nearest[p] = static_cast<std::int32_t>(ball[static_cast<std::size_t>(batch.nearest[p])]);
+    }
+
+    // Points per work item, and the fewest searched with one ball (a tile of the widest
+    // vector kernel), as in Exponion's search.
+    static constexpr std::size_t kChunk = 2048;
+    static constexpr std::size_t kSegment = 32;
+    // Points are walked a window at a time, Exponion's windows (annulus_search.hpp): about
+    // 320·k points a thread (at least 32768), so that each ball has a few dozen walking
+    // points to search together while its points stay near in cache.
+    std::size_t window_chunks() const {
+        const std::size_t team = static_cast<std::size_t>(std::max(1, this->threads_));
+        return team * std::max<std::size_t>(32768 / kChunk, (320 * this->k_ + kChunk - 1) / kChunk);
     }
 
     std::vector<T> upper_;                // per point: a certain upper bound of the distance to its centroid
@@ -296,6 +372,10 @@ private:
     std::vector<unsigned char> moved_;    // per centroid: it moved since the last assignment
     std::vector<unsigned char> active_;   // per ball: it or a neighbour moved
     std::vector<std::vector<Neighbour>> neighbours_;  // per ball: its nearest wide_ neighbours, nearest first
+    std::vector<std::size_t> walk_rows_;       // per slot of a window: the points left with open neighbours
+    std::vector<std::uint32_t> walk_open_;     // and how many
+    std::vector<std::size_t> grouped_;         // the window's walking points grouped by ball
+    std::vector<std::uint32_t> grouped_open_;  // and how many neighbours each left open
 };
 
 }  // namespace
