@@ -36,7 +36,11 @@
 // and an unmoved neighbour of an unmoved centroid compares as it did last time (its own
 // won), so the winner is the one its own walk would find. Its counts are its own walk's
 // (the own distance and the open neighbours that moved, all of them where its own
-// centroid moved): labels, bounds and counters do not depend on the grouping.
+// centroid moved): labels, bounds and counters do not depend on the grouping. A ball
+// that had fewer walking points than a segment per window in the last assignment walks
+// them one by one, neighbour by neighbour, where they are examined: the kernel's lanes
+// would be mostly padding, and the second pass over the points costs more than it saves
+// (10^5 points, k = 5000, 2-D: 2-5 walking points a ball).
 //
 // Statistics: stable_points counts the points settled with no distance taken,
 // neighbour_clusters the neighbour distances taken; a point that evaluated
@@ -69,6 +73,7 @@ protected:
         wide_ = std::max<std::size_t>(8, k / 8);
         walk_rows_.assign(std::min(this->n_, window_chunks() * kChunk), 0);
         walk_open_.assign(walk_rows_.size(), 0);
+        grouped_ball_.assign(k, 0);
     }
 
     std::uint64_t assign(IterationStats& stats) override {
@@ -87,6 +92,7 @@ protected:
         PointStatus* status = this->config_.record_point_status ? this->status_.data() : nullptr;
         const std::size_t team = static_cast<std::size_t>(std::max(1, this->threads_));
         thread_radius_.assign(team * k, T(0));
+        thread_walkers_.assign(team * k, 0);
         std::uint64_t changed = 0, evaluations = 0, skips = 0, stable = 0, neighbour_distances = 0;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
         const std::size_t window_chunks = first ? chunks : this->window_chunks();
@@ -99,6 +105,7 @@ protected:
     reduction(+ : changed, evaluations, skips, stable, neighbour_distances)
         {
             T* radius = thread_radius_.data() + static_cast<std::size_t>(omp_get_thread_num()) * k;
+            std::size_t* walkers = thread_walkers_.data() + static_cast<std::size_t>(omp_get_thread_num()) * k;
             typename CpuSolver<T>::FullSearchBatch batch;
             std::vector<std::pair<std::uint32_t, std::size_t>> segment;  // a ball's walking points: (open, point)
             std::vector<std::uint32_t> ball;
@@ -149,10 +156,16 @@ protected:
                     std::size_t walking = 0;
                     for (std::size_t i = begin; i < end; ++i) {
                         std::size_t open = 0;
-                        const std::uint64_t evaluated = examine(i, bounds, stable, open);
+                        T own = T(0);
+                        const std::uint64_t evaluated = examine(i, bounds, stable, open, own);
+                        const std::size_t a = static_cast<std::size_t>(labels[i]);
+                        walkers[a] += open > 0 && open < wide_;
                         if (open >= wide_) {  // searched in full below
                             evaluations += evaluated;
                             batch.add(i);
+                        } else if (open > 0 && !grouped_ball_[a]) {
+                            settled(i, walk_one(i, open, own, bounds, neighbour_distances));
+                            changed += static_cast<std::size_t>(labels[i]) != a;
                         } else if (open > 0) {
                             walk_rows[slot + walking] = i;
                             walk_open[slot + walking] = static_cast<std::uint32_t>(open);
@@ -222,6 +235,13 @@ protected:
             }
         }
         guard.rethrow();
+        // Which balls group their walks next time (a per-window mean of a segment or more).
+        const std::size_t windows = (chunks + window_chunks - 1) / window_chunks;
+        for (std::size_t a = 0; a < k; ++a) {
+            std::size_t walkers = 0;
+            for (std::size_t t = 0; t < team; ++t) walkers += thread_walkers_[t * k + a];
+            grouped_ball_[a] = walkers >= kSegment * windows;
+        }
         // Each ball's radius: the largest bound of its points (the maximum does not
         // depend on the order the threads' maxima are taken in).
         for (std::size_t a = 0; a < k; ++a) {
@@ -298,8 +318,9 @@ private:
     // distance, which becomes its bound. `open`: how many of its ball's neighbours (nearest
     // first) it may be nearer to, 0 if none can have come nearer (only moved ones can where
     // its own centroid did not move), wide_ or more where it is to be searched in full.
-    // Returns the distances evaluated.
-    std::uint64_t examine(std::size_t i, const BoundArithmetic<T>& bounds, std::uint64_t& stable, std::size_t& open) {
+    // `own`: the squared distance to its centroid, where taken. Returns the distances evaluated.
+    std::uint64_t examine(std::size_t i, const BoundArithmetic<T>& bounds, std::uint64_t& stable, std::size_t& open,
+                          T& own) {
         const std::size_t a = static_cast<std::size_t>(this->labels_[i]);
         open = 0;
         if (!active_[a]) {  // a stable ball
@@ -323,11 +344,37 @@ private:
             return 0;
         }
         const std::size_t d = this->d_;
-        u = bounds.upper(std::sqrt(squared_distance(this->points_ + i * d, this->centroids_.row(a), d)));
+        own = squared_distance(this->points_ + i * d, this->centroids_.row(a), d);
+        u = bounds.upper(std::sqrt(own));
         upper_[i] = u;
         open = open_neighbours(a, u, bounds);  // (wide_ or more: the own distance is taken again in full)
         if (open < wide_ && !own_moved && none_moved()) open = 0;
         return 1;
+    }
+
+    // Point i's walk over the `open` nearest neighbours of its ball one at a time, from
+    // its own squared distance `own`: its label and bound; returns the distances evaluated.
+    std::uint64_t walk_one(std::size_t i, std::size_t open, T best, const BoundArithmetic<T>& bounds,
+                           std::uint64_t& neighbour_distances) {
+        const std::size_t a = static_cast<std::size_t>(this->labels_[i]), d = this->d_;
+        const std::vector<Neighbour>& list = neighbours_[a];
+        const T* x = this->points_ + i * d;
+        std::size_t label = a;
+        std::uint64_t evaluated = 1;
+        for (std::size_t q = 0; q < open; ++q) {
+            const std::size_t b = list[q].index;
+            if (!moved_[a] && !moved_[b]) continue;  // the same comparison as last time: a won it
+            const T distance = squared_distance(x, this->centroids_.row(b), d);
+            ++evaluated;
+            if (distance < best || (distance == best && b < label)) {
+                best = distance;
+                label = b;
+            }
+        }
+        neighbour_distances += evaluated - 1;
+        this->labels_[i] = static_cast<std::int32_t>(label);
+        if (label != a) upper_[i] = bounds.upper(std::sqrt(best));
+        return evaluated;
     }
 
     // Ball a's points segment[s_begin, s_end) (sorted by open neighbours) against a and
@@ -376,6 +423,8 @@ private:
     std::vector<std::uint32_t> walk_open_;     // and how many
     std::vector<std::size_t> grouped_;         // the window's walking points grouped by ball
     std::vector<std::uint32_t> grouped_open_;  // and how many neighbours each left open
+    std::vector<std::size_t> thread_walkers_;  // per thread and ball: its points with open neighbours
+    std::vector<unsigned char> grouped_ball_;  // per ball: its walks grouped (else one by one)
 };
 
 }  // namespace
