@@ -36,11 +36,13 @@
 // and an unmoved neighbour of an unmoved centroid compares as it did last time (its own
 // won), so the winner is the one its own walk would find. Its counts are its own walk's
 // (the own distance and the open neighbours that moved, all of them where its own
-// centroid moved): labels, bounds and counters do not depend on the grouping. A ball
-// that had fewer walking points than a segment per window in the last assignment walks
-// them one by one, neighbour by neighbour, where they are examined: the kernel's lanes
-// would be mostly padding, and the second pass over the points costs more than it saves
-// (10^5 points, k = 5000, 2-D: 2-5 walking points a ball).
+// centroid moved): labels, bounds and counters do not depend on the grouping.
+// Grouping pays only for long walks: a ball whose walking points in the last assignment
+// were fewer than a segment per window, or left fewer than kLongWalk neighbours open on
+// average, walks them one by one, neighbour by neighbour, where they are examined (1
+// thread, 10^5 points, 15 iterations, grouped against one by one: blobs k = 1000 at
+// d = 2, 8, 32 1.06-1.15x the time, where a segment's ball is its longest walk's and most
+// walks are short; uniform k = 1000 at d = 8 and 32, 0.9-0.97x).
 //
 // Statistics: stable_points counts the points settled with no distance taken,
 // neighbour_clusters the neighbour distances taken; a point that evaluated
@@ -93,6 +95,7 @@ protected:
         const std::size_t team = static_cast<std::size_t>(std::max(1, this->threads_));
         thread_radius_.assign(team * k, T(0));
         thread_walkers_.assign(team * k, 0);
+        thread_walked_.assign(team * k, 0);
         std::uint64_t changed = 0, evaluations = 0, skips = 0, stable = 0, neighbour_distances = 0;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
         const std::size_t window_chunks = first ? chunks : this->window_chunks();
@@ -106,6 +109,7 @@ protected:
         {
             T* radius = thread_radius_.data() + static_cast<std::size_t>(omp_get_thread_num()) * k;
             std::size_t* walkers = thread_walkers_.data() + static_cast<std::size_t>(omp_get_thread_num()) * k;
+            std::size_t* walked = thread_walked_.data() + static_cast<std::size_t>(omp_get_thread_num()) * k;
             typename CpuSolver<T>::FullSearchBatch batch;
             std::vector<std::pair<std::uint32_t, std::size_t>> segment;  // a ball's walking points: (open, point)
             std::vector<std::uint32_t> ball;
@@ -160,6 +164,7 @@ protected:
                         const std::uint64_t evaluated = examine(i, bounds, stable, open, own);
                         const std::size_t a = static_cast<std::size_t>(labels[i]);
                         walkers[a] += open > 0 && open < wide_;
+                        walked[a] += open < wide_ ? open : 0;
                         if (open >= wide_) {  // searched in full below
                             evaluations += evaluated;
                             batch.add(i);
@@ -235,12 +240,16 @@ protected:
             }
         }
         guard.rethrow();
-        // Which balls group their walks next time (a per-window mean of a segment or more).
+        // Which balls group their walks next time: a segment or more per window, kLongWalk
+        // open neighbours or more on average.
         const std::size_t windows = (chunks + window_chunks - 1) / window_chunks;
         for (std::size_t a = 0; a < k; ++a) {
-            std::size_t walkers = 0;
-            for (std::size_t t = 0; t < team; ++t) walkers += thread_walkers_[t * k + a];
-            grouped_ball_[a] = walkers >= kSegment * windows;
+            std::size_t walkers = 0, walked = 0;
+            for (std::size_t t = 0; t < team; ++t) {
+                walkers += thread_walkers_[t * k + a];
+                walked += thread_walked_[t * k + a];
+            }
+            grouped_ball_[a] = walkers >= kSegment * windows && walked >= kLongWalk * walkers;
         }
         // Each ball's radius: the largest bound of its points (the maximum does not
         // depend on the order the threads' maxima are taken in).
@@ -404,6 +413,7 @@ private:
     // vector kernel), as in Exponion's search.
     static constexpr std::size_t kChunk = 2048;
     static constexpr std::size_t kSegment = 32;
+    static constexpr std::size_t kLongWalk = 16;  // open neighbours a walk, on average, for the grouped search
     // Points are walked a window at a time, Exponion's windows (annulus_search.hpp): about
     // 320·k points a thread (at least 32768), so that each ball has a few dozen walking
     // points to search together while its points stay near in cache.
@@ -424,6 +434,7 @@ private:
     std::vector<std::size_t> grouped_;         // the window's walking points grouped by ball
     std::vector<std::uint32_t> grouped_open_;  // and how many neighbours each left open
     std::vector<std::size_t> thread_walkers_;  // per thread and ball: its points with open neighbours
+    std::vector<std::size_t> thread_walked_;   // and the neighbours they left open
     std::vector<unsigned char> grouped_ball_;  // per ball: its walks grouped (else one by one)
 };
 
