@@ -68,7 +68,7 @@ protected:
         annulus_min_.assign(k * annuli(), T(0));
         threshold_.clear();
         // A window's open points, by chunk slot (kChunk slots per chunk of the window).
-        open_rows_.assign(std::min(this->n_, window_chunks() * kChunk), 0);
+        open_rows_.assign(std::min(this->n_, this->window_chunks(kChunk) * kChunk), 0);
         open_reach_.assign(open_rows_.size(), 0);
         open_centre_.assign(open_rows_.size(), 0);
         search().allocate_search();
@@ -99,7 +99,7 @@ protected:
         T* lower = lower_.data();
         const std::size_t annuli = this->annuli(), levels = annuli + 1;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
-        const std::size_t window_chunks = first ? chunks : this->window_chunks();
+        const std::size_t window_chunks = first ? chunks : this->window_chunks(kChunk);
         std::size_t* open = open_rows_.data();
         std::uint8_t* open_reach = open_reach_.data();
         std::uint32_t* open_centre = open_centre_.data();
@@ -292,19 +292,6 @@ protected:
         return edge_[reach] >= (3 * (this->k_ - 1) + 3) / 4 || edge_[reach] > inner_;
     }
     std::size_t annuli() const { return edge_.size() - 1; }
-
-    // Points are taken a window at a time: about 320·k of them per thread, so that
-    // each centroid has a few dozen open points to search together when a tenth
-    // are open, yet each thread's share of the window's points and bounds stays
-    // near in its cache while the groups, scattered over it, are searched (at least
-    // 32768 points a thread). Per thread: a window costs four barriers, and with a
-    // fixed window 16 threads spent more time at them than searching (10^6 × 2-D,
-    // k = 100: 6.0 ms an iteration against Hamerly's 2.8). The grouping never
-    // changes results or statistics, so neither does the window.
-    std::size_t window_chunks() const {
-        const std::size_t team = static_cast<std::size_t>(std::max(1, this->threads_));
-        return team * std::max<std::size_t>(32768 / kChunk, (320 * this->k_ + kChunk - 1) / kChunk);
-    }
 
     // Centroid a's row of the others (row[b]: squared distance, the thread's
     // scratch), partitioned into annuli: every entry of annulus f is at most as far

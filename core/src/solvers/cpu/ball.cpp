@@ -73,7 +73,7 @@ protected:
         previous_.assign(k * this->d_, T(0));
         neighbours_.assign(k, {});
         wide_ = std::max<std::size_t>(8, k / 8);
-        walk_rows_.assign(std::min(this->n_, window_chunks() * kChunk), 0);
+        walk_rows_.assign(std::min(this->n_, this->window_chunks(kChunk) * kChunk), 0);
         walk_open_.assign(walk_rows_.size(), 0);
         grouped_ball_.assign(k, 0);
     }
@@ -98,7 +98,7 @@ protected:
         thread_walked_.assign(team * k, 0);
         std::uint64_t changed = 0, evaluations = 0, skips = 0, stable = 0, neighbour_distances = 0;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
-        const std::size_t window_chunks = first ? chunks : this->window_chunks();
+        const std::size_t window_chunks = first ? chunks : this->window_chunks(kChunk);
         std::vector<std::size_t> walk_count(chunks, 0);
         std::vector<std::size_t> ball_start(k + 1, 0), place(k, 0);
         std::size_t* walk_rows = walk_rows_.data();
@@ -414,13 +414,6 @@ private:
     static constexpr std::size_t kChunk = 2048;
     static constexpr std::size_t kSegment = 32;
     static constexpr std::size_t kLongWalk = 16;  // open neighbours a walk, on average, for the grouped search
-    // Points are walked a window at a time, Exponion's windows (annulus_search.hpp): about
-    // 320·k points a thread (at least 32768), so that each ball has a few dozen walking
-    // points to search together while its points stay near in cache.
-    std::size_t window_chunks() const {
-        const std::size_t team = static_cast<std::size_t>(std::max(1, this->threads_));
-        return team * std::max<std::size_t>(32768 / kChunk, (320 * this->k_ + kChunk - 1) / kChunk);
-    }
 
     std::vector<T> upper_;                // per point: a certain upper bound of the distance to its centroid
     std::vector<T> radius_;               // per ball: the largest of its points' bounds
