@@ -63,6 +63,10 @@ constexpr Algorithm kAutoHighDMidK = Algorithm::Hamerly;      // n = 10^5, d = 6
 constexpr Algorithm kAutoHighDManyK = Algorithm::Exponion;    // n = 10^5, d = 64, k = 1000
 constexpr Algorithm kAutoHighD200 = Algorithm::Exponion;      // n = 10^5, d = 32, k = 200 (blobs: 0.83x Hamerly's time)
 constexpr Algorithm kAutoHighD100 = Algorithm::Hamerly;       // n = 10^5, d = 16, k = 100 (Exponion 1.08x, uniform 1.31x)
+constexpr Algorithm kAutoBall{"ball"};  // n = 10^5, d = 4 and 8, k = 5000 (Exponion's time 1.83-1.84x Ball's at d = 4, 1.16-1.42x at 8)
+constexpr Algorithm kAutoD8K1000 = Algorithm::Exponion;   // n = 10^5, d = 8, k = 1000 (Ball 1.25x blobs, 0.73x uniform)
+constexpr Algorithm kAutoD16K5000 = Algorithm::Exponion;  // n = 10^5, d = 16, k = 5000 (Ball 1.11x blobs, 0.44x uniform)
+constexpr Algorithm kAutoD2K5000 = Algorithm::Hamerly;    // n = 10^5, d = 2, k = 5000 (Ball, Exponion, Hamerly level)
 
 double gaussian(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
     const double u1 = 1.0 - random_uniform(seed, stream, 2 * counter);
@@ -1393,8 +1397,8 @@ private slots:
             config.algorithm = Algorithm::Auto;
             config.backend = backend;
             for (std::size_t n : {1000, 1000000})
-                for (std::size_t d : {1, 2, 16, 33, 64, 200})
-                    for (std::size_t k : {1, 2, 5, 20, 100, 1000}) {
+                for (std::size_t d : {1, 2, 8, 16, 33, 64, 200})
+                    for (std::size_t k : {1, 2, 5, 20, 100, 1000, 5000}) {
                         const SolverChoice once = choose_solver(config, n, d, k), again = choose_solver(config, n, d, k);
                         const std::string at = "n=" + std::to_string(n) + " d=" + std::to_string(d) +
                                                " k=" + std::to_string(k) + ": " + once.reason;
@@ -1416,6 +1420,17 @@ private slots:
             QCOMPARE(choose_solver(config, 100000, 64, 1000).algorithm, kAutoHighDManyK);
             QCOMPARE(choose_solver(config, 100000, 32, 200).algorithm, kAutoHighD200);
             QCOMPARE(choose_solver(config, 100000, 16, 100).algorithm, kAutoHighD100);
+            QCOMPARE(choose_solver(config, 100000, 8, 5000).algorithm, kAutoBall);
+            QCOMPARE(choose_solver(config, 100000, 4, 5000).algorithm, kAutoBall);
+            QCOMPARE(choose_solver(config, 200000, 5, 8192).algorithm, kAutoBall);
+            QCOMPARE(choose_solver(config, 100000, 4, 1000).algorithm, Algorithm::Exponion);  // (Ball 1.01-1.23x its time)
+            QCOMPARE(choose_solver(config, 100000, 8, 1000).algorithm, kAutoD8K1000);
+            QCOMPARE(choose_solver(config, 100000, 16, 5000).algorithm, kAutoD16K5000);
+            QCOMPARE(choose_solver(config, 100000, 2, 5000).algorithm, kAutoD2K5000);
+            // Ball k-means only from 20 points a cluster (measured at 20 and 200) and up to 8192 clusters.
+            QCOMPARE(choose_solver(config, 99999, 8, 5000).algorithm, Algorithm::Exponion);
+            QCOMPARE(choose_solver(config, 99999, 4, 5000).algorithm, Algorithm::Hamerly);
+            QCOMPARE(choose_solver(config, 1000000, 8, 8193).algorithm, Algorithm::Hamerly);
             // Never a solver whose memory grows as k²/k·n past what the machine can hold.
             QCOMPARE(choose_solver(config, 100000000, 64, 50000).algorithm, Algorithm::Hamerly);
             QCOMPARE(choose_solver(config, 100000000, 2, 50000).algorithm, Algorithm::Hamerly);

@@ -109,11 +109,25 @@ constexpr std::size_t kManyClusters = 500;        // d ≤ 4, k ≥ 500: measure
 constexpr std::size_t kHighDManyClusters = 200;
 constexpr std::size_t kPointsPerCluster = 100;    // low d, many clusters: Exponion from n/k = 100 (30: level)
 // Exponion recomputes k² centroid distances per iteration (67 million at 8192):
-// past this k, Hamerly instead.
+// past this k, Hamerly instead (Ball k-means too: it takes the same rows).
 constexpr std::size_t kExponionMaxClusters = 8192;
+// Ball k-means from 4 to 8 dimensions with 5000 to 8192 clusters and at least 20 points a
+// cluster (docs/solvers.md, 2026-11-28: one thread, f64, to convergence, the other solver's
+// CPU time over Ball's, blobs of k centres and uniform data): d = 4, k = 5000, 10^5 points:
+// Exponion 1.84x blobs, 1.83x uniform, Hamerly (the rule's pick there before) 1.63x, 1.57x;
+// d = 8, k = 5000: Exponion 1.42x blobs, 1.16x uniform at 10^5 points, 2.09x blobs at 10^6.
+// Not below 5000 clusters (d = 8, k = 2500: 1.39x blobs but 0.66x uniform; k = 1000 0.73x
+// uniform), not above 8 dimensions (d = 16, k = 5000: 1.11x blobs, 0.44x uniform), not at
+// d = 2 (k = 5000: 0.98-1.04x, level; d = 3 not measured).
+constexpr std::size_t kBallMinDimension = 4, kBallMaxDimension = 8;
+constexpr std::size_t kBallClusters = 5000;
+constexpr std::size_t kBallPointsPerCluster = 20;
 
 SolverChoice choose_cpu_algorithm(std::size_t n, std::size_t d, std::size_t k) {
     if (k < 2) return {Algorithm::Lloyd, "one cluster: nothing to bound"};
+    if (d >= kBallMinDimension && d <= kBallMaxDimension && k >= kBallClusters && k <= kExponionMaxClusters &&
+        n >= kBallPointsPerCluster * k)
+        return {Algorithm("ball"), "4 to 8 dimensions, 5000 to 8192 clusters, at least 20 points per cluster"};
     if (d <= kLowDimension) {
         if (k < kLowDFewClusters)
             return {Algorithm::Lloyd, "low dimension and fewer than 32 clusters: the vector full search is cheapest"};
