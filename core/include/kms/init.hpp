@@ -3,6 +3,7 @@
 // The random stream is counter-based (kms/random.hpp) and every sum over points is
 // taken in a fixed blocked order, so a GPU implementation can reproduce the CPU's
 // choice exactly for the same seed.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -113,5 +114,17 @@ class RowSource;
 Matrix<double> initialize_centroids(const RowSource& source, std::size_t first_row, std::size_t rows, std::size_t k,
                                     const InitOptions& options, const RowPartition* partition, std::size_t buffer_bytes,
                                     const std::string& source_name = "data");
+
+// Runs seed() (returning the centres) and, where options.stats is set, records its wall
+// time there: every initialiser, CPU and GPU, times itself this one way.
+template <typename Seed>
+Matrix<double> timed_seeding(const InitOptions& options, Seed&& seed) {
+    const auto start = std::chrono::steady_clock::now();
+    Matrix<double> centres = seed();
+    if (options.stats)
+        options.stats->time_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return centres;
+}
 
 }  // namespace kms

@@ -545,38 +545,28 @@ Matrix<double> initialize_from(const Rows<T>& rows, std::size_t k, const InitOpt
     throw Error("unknown initialisation method");
 }
 
-// The seeding, timed into options.stats when it is set.
-template <typename Seed>
-Matrix<double> timed(const InitOptions& options, Seed seed) {
-    const auto start = std::chrono::steady_clock::now();
-    Matrix<double> centres = seed();
-    if (options.stats)
-        options.stats->time_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return centres;
-}
 }  // namespace
 
 Matrix<double> initialize_centroids(const Matrix<double>& points, std::size_t k, const InitOptions& options,
                                     const std::string& source_name) {
-    return timed(options, [&] { return initialize_from(Rows<double>(points), k, options, source_name); });
+    return timed_seeding(options, [&] { return initialize_from(Rows<double>(points), k, options, source_name); });
 }
 
 Matrix<double> initialize_centroids(const Matrix<float>& points, std::size_t k, const InitOptions& options,
                                     const std::string& source_name) {
-    return timed(options, [&] { return initialize_from(Rows<float>(points), k, options, source_name); });
+    return timed_seeding(options, [&] { return initialize_from(Rows<float>(points), k, options, source_name); });
 }
 
 Matrix<double> initialize_centroids(const Matrix<double>& block, std::size_t k, const InitOptions& options,
                                     const RowPartition& partition, const std::string& source_name) {
     if (!partition.comm) return initialize_centroids(block, k, options, source_name);
-    return timed(options, [&] { return initialize_from(Rows<double>(block, partition), k, options, source_name); });
+    return timed_seeding(options, [&] { return initialize_from(Rows<double>(block, partition), k, options, source_name); });
 }
 
 Matrix<double> initialize_centroids(const Matrix<float>& block, std::size_t k, const InitOptions& options,
                                     const RowPartition& partition, const std::string& source_name) {
     if (!partition.comm) return initialize_centroids(block, k, options, source_name);
-    return timed(options, [&] { return initialize_from(Rows<float>(block, partition), k, options, source_name); });
+    return timed_seeding(options, [&] { return initialize_from(Rows<float>(block, partition), k, options, source_name); });
 }
 
 Matrix<double> initialize_centroids(const RowSource& source, std::size_t first_row, std::size_t rows, std::size_t k,
@@ -584,7 +574,7 @@ Matrix<double> initialize_centroids(const RowSource& source, std::size_t first_r
                                     std::size_t buffer_bytes, const std::string& source_name) {
     if (partition && !partition->comm) partition = nullptr;
     const std::size_t window_rows = buffer_bytes / std::max<std::size_t>(1, source.cols() * sizeof(double));
-    return timed(options, [&] {
+    return timed_seeding(options, [&] {
         return initialize_from(Rows<double>(source, first_row, rows, partition, window_rows), k, options, source_name);
     });
 }

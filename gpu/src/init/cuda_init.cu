@@ -366,17 +366,6 @@ Matrix<double> initialize_on_device(const double* device_points, std::size_t n, 
     return out;
 }
 
-// The seeding's time into options.stats (as the CPU initialiser's `timed`).
-template <typename Seed>
-Matrix<double> timed(const InitOptions& options, Seed seed) {
-    const auto start = std::chrono::steady_clock::now();
-    Matrix<double> centres = seed();
-    if (options.stats)
-        options.stats->time_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return centres;
-}
-
 __global__ void widen_kernel(const float* in, long long count, double* out) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < count) out[i] = static_cast<double>(in[i]);
@@ -399,7 +388,7 @@ Matrix<double> cuda_initialize_centroids(const Matrix<double>& points, std::size
         throw InputError::whole(source_name, "k = " + std::to_string(k) + " must be between 1 and n = " +
                                                  std::to_string(n));
     if (d == 0) throw InputError::whole(source_name, "the points have no coordinates (d = 0)");
-    return timed(options, [&] {
+    return timed_seeding(options, [&] {
         KMS_CUDA_CHECK(cudaSetDevice(device));
         cuda::DeviceBuffer<double> device_points;
         device_points.allocate(n * d, "the points (initialisation)");
@@ -441,7 +430,7 @@ Matrix<double> cuda_initialize_centroids(const DeviceMatrix& points, std::size_t
         }
         return initialize_centroids(*host, k, options, source_name);
     }
-    return timed(options, [&] {
+    return timed_seeding(options, [&] {
         if (points.element == Precision::F64)
             return initialize_on_device(static_cast<const double*>(points.data), n, d, k, options, source_name, device);
         // float data: the initialiser's arithmetic is double (the same values the host path converts).
