@@ -34,6 +34,7 @@ if [[ $wanted == *" gpu "* ]]; then
   fi
   (
     run_job seed "$gpu_cores" .devcarry-seed device_seeding_order.sh "${seed_env[@]}"
+    run_job seed "$gpu_cores" .devcarry-seed device_seeding_sanitize.sh "${seed_env[@]}"
     run_job seed "$gpu_cores" .devcarry-seed device_seeding_threads.sh
     run_job seed "$gpu_cores" .devcarry-seed device_seeding_gpu_table.sh "${seed_env[@]}"
     touch "$lanes/seed.done"
