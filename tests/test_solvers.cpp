@@ -285,18 +285,23 @@ private slots:
     // Ball k-means' grouped walk, which only balls with a segment (32) or more of walking
     // points and long walks take (from ~10^4 points and k > 136): still Lloyd's run bit for
     // bit, and with the same counters on 1 and 3 threads. Lloyd and Ball only, 8 iterations
-    // (CI's time: the walks are long from the second).
+    // (CI's time: the walks are long from the second; 0.11 s of CPU in Release). The
+    // sanitizer lanes run the threaded half only (races and memory errors show there).
     void ball_grouped_walk() {
         const Algorithm ball("ball");
         if (solver_index(ball) == kSolvers.size()) QSKIP("ball k-means is not registered in this build");
         const Case c{20000, 6, 300, Shape::Blobs, false, 91, 0.0};
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
         clear_counts();
         check_lockstep(c, Precision::F64, Backend::Sequential, 1, EmptyClusterPolicy::Keep, {ball}, 8);
         const std::uint64_t one_thread = distances_[solver_index(ball)], pruned = pruned_[solver_index(ball)];
+#endif
         clear_counts();
         check_lockstep(c, Precision::F64, Backend::OpenMP, 3, EmptyClusterPolicy::Keep, {ball}, 8);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
         QCOMPARE(distances_[solver_index(ball)], one_thread);
         QCOMPARE(pruned_[solver_index(ball)], pruned);
+#endif
     }
 
     // More points than one of Exponion's windows (32768 points at k < 103): its open
