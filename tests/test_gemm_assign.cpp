@@ -1,10 +1,11 @@
 // The CPU's certified GEMM assignment (core/src/solvers/cpu/gemm_assign.hpp,
 // issue 37 item 3): Lloyd with --gemm-filter on against the exact kernel in
 // lockstep, every iteration, labels and centroids bitwise, f32 and f64, weighted,
-// 1, 2 and 3 OpenMP threads, at every vector level with a micro-kernel; and the
-// GemmAssign class alone on adversarial data (duplicates, exact ties, 1e6 + tiny
-// spread, huge and tiny norms mixed, NaN and inf, subnormals, d = 1000, k = 2..300),
-// where certification must fail and the exact search take over.
+// 1, 2 and 3 OpenMP threads, at every vector level with a micro-kernel; double data
+// through the float GEMM and its fallback to the double GEMM; and the GemmAssign class
+// alone on adversarial data (duplicates, exact ties, 1e6 + tiny spread, huge and tiny
+// norms mixed, NaN and inf, subnormals, d = 1000, k = 2..300), where certification
+// must fail and the exact search take over.
 #include <QtTest>
 
 #include <cmath>
@@ -148,6 +149,7 @@ cpu::GemmAssignCounts check_assign(const Matrix<double>& data, const Matrix<doub
     cpu::GemmAssignCounts counts;
     for (std::size_t begin = 0; begin < n; begin += 100)  // chunks that split the kernel's blocks
         assign.label_range(points.data(), centroids.data(), begin, std::min(n, begin + 100), gemm.data(), s, counts);
+    assign.finish(points.data(), centroids.data(), gemm.data(), s, counts);
     if (gemm != exact) {
         std::size_t i = 0;
         while (gemm[i] == exact[i]) ++i;
@@ -240,6 +242,43 @@ private slots:
                 } catch (const std::exception& error) {
                     QFAIL(error.what());
                 }
+            }
+        }
+    }
+
+    // Double data through the float GEMM (narrow): used while it certifies, and given
+    // up for the double GEMM after a step that left more than an eighth to the exact search.
+    void narrow_gemm_and_its_fallback() {
+        RestoreLevel restore;
+        const Matrix<double> data = blobs(600, 32, 8, 81);
+        const Matrix<double> centroids = rows_of(data, 64, 82);
+        for (SimdLevel level : gemm_levels()) {
+            force_simd_level(level);
+            cpu::GemmAssign<double> assign;
+            assign.prepare(centroids.data(), 64, 32);
+            QVERIFY(assign.narrow());
+            assign.record({0, 900, 100});  // 10 % verified: kept
+            assign.prepare(centroids.data(), 64, 32);
+            QVERIFY(assign.narrow());
+            assign.record({0, 800, 200});  // 20 %: declined from now on
+            assign.prepare(centroids.data(), 64, 32);
+            QVERIFY(!assign.narrow());
+        }
+        // Blobs at 1e4 (k = 130: d·k above the GEMM's threshold): float's 24 bits certify nothing (E ~ 5e4 against gaps of ~100),
+        // double's certify nearly all. The first step is all exact, the later ones double.
+        Matrix<double> far = blobs(800, 32, 6, 83);
+        for (std::size_t i = 0; i < far.rows(); ++i)
+            for (std::size_t t = 0; t < far.cols(); ++t) far(i, t) += 1.0e4;
+        for (SimdLevel level : gemm_levels()) {
+            force_simd_level(level);
+            try {
+                const LockstepTotals totals = lockstep(far, rows_of(far, 130, 84), Precision::F64, nullptr, 4,
+                                                       std::string(to_string(level)) + " f64 at 1e4");
+                QVERIFY2(totals.verified >= far.rows() && totals.certified >= 2 * far.rows(),
+                         (std::to_string(totals.certified) + " certified, " + std::to_string(totals.verified) +
+                          " verified").c_str());
+            } catch (const std::exception& error) {
+                QFAIL(error.what());
             }
         }
     }

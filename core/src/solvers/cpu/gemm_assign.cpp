@@ -58,10 +58,11 @@ std::size_t panel_lanes(GemmLevel level) {
 // centroid (index) and B (second: the least v_j over j ≠ index), over all panels.
 // The points are packed a group of R at a time coordinate-major (packed[g][t][r],
 // R·kBlockGroups·d values), so the kernel reads one stream of broadcasts; rows
-// past m repeat the last point (computed, never reported).
-template <typename T>
+// past m repeat the last point (computed, never reported). In: the points' type;
+// T: the GEMM's (float for double points when narrow: packing rounds them).
+template <typename In, typename T>
 struct BlockArgs {
-    const T* points;
+    const In* points;
     std::size_t d;
     const T* panels;        // the packed centroids (GemmAssign::panel_)
     const T* panel_norm;    // their norms, +inf past k
@@ -77,9 +78,9 @@ struct BlockArgs {
     T* packed;              // m rounded up to R, times d: the points coordinate-major per group
 };
 
-template <typename T, int W, int R>
-KMS_FORCE_INLINE void gemm_block(const BlockArgs<T>& a) {
-    const T* points = a.points;
+template <typename In, typename T, int W, int R>
+KMS_FORCE_INLINE void gemm_block(const BlockArgs<In, T>& a) {
+    const In* points = a.points;
     const std::size_t d = a.d, first = a.first, m = a.m;
     const T *panels = a.panels, *panel_norm = a.panel_norm;
     T *lane_best = a.lane_best, *lane_second = a.lane_second, *packed = a.packed;
@@ -97,18 +98,19 @@ KMS_FORCE_INLINE void gemm_block(const BlockArgs<T>& a) {
     }
     for (std::size_t group = 0; group < m; group += R)
         for (int r = 0; r < R; ++r) {
-            const T* x = points + (first + std::min(group + r, m - 1)) * d;
+            const In* x = points + (first + std::min(group + r, m - 1)) * d;
             T* to = packed + group * d + static_cast<std::size_t>(r);
-            for (std::size_t t = 0; t < d; ++t) to[t * R] = x[t];
+            for (std::size_t t = 0; t < d; ++t) to[t * R] = static_cast<T>(x[t]);
         }
-    // fl(‖x‖²) in eight interleaved partial sums (vectorised; the bound takes any order).
+    // fl(‖x‖²) (of the rounded point when narrow) in eight interleaved partial sums
+    // (vectorised; the bound takes any order).
     for (std::size_t p = 0; p < m; ++p) {
-        const T* x = points + (first + p) * d;
+        const T* x = packed + (p / R * R) * d + p % R;
         T part[8] = {};
         std::size_t t = 0;
         for (; t + 8 <= d; t += 8)
-            for (int l = 0; l < 8; ++l) part[l] += x[t + l] * x[t + l];
-        for (; t < d; ++t) part[0] += x[t] * x[t];
+            for (int l = 0; l < 8; ++l) part[l] += x[(t + l) * R] * x[(t + l) * R];
+        for (; t < d; ++t) part[0] += x[t * R] * x[t * R];
         a.norm_out[p] = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
     }
     I lane_of{};
@@ -119,9 +121,9 @@ KMS_FORCE_INLINE void gemm_block(const BlockArgs<T>& a) {
         for (int v = 0; v < kNv; ++v) Vec::load(norm[v], panel_norm + panel * lanes + v * W);
         for (std::size_t group = 0; group < m; group += R) {
             const T* x = packed + group * d;
-            V acc[R][kNv];
+            V acc[R][kNv];  // v_j = fl(‖c_j‖²) + Σ_t x_t·(−2c_jt): no subtraction in the epilogue
             for (int r = 0; r < R; ++r)
-                for (int v = 0; v < kNv; ++v) acc[r][v] = V{};
+                for (int v = 0; v < kNv; ++v) acc[r][v] = norm[v];
             for (std::size_t t = 0; t < d; ++t) {
                 V c[kNv];
                 for (int v = 0; v < kNv; ++v) Vec::load(c[v], block + t * lanes + v * W);
@@ -145,7 +147,7 @@ KMS_FORCE_INLINE void gemm_block(const BlockArgs<T>& a) {
                     for (int l = 0; l < W; ++l) index[l] = index_row[l];
                 }
                 for (int v = 0; v < kNv; ++v) {
-                    const V value = norm[v] - (acc[r][v] + acc[r][v]);
+                    const V value = acc[r][v];
                     const I j = lane_of + static_cast<Int>(panel * lanes + static_cast<std::size_t>(v) * W);
                     const I closer = value < best;
                     const V above = closer ? best : value;  // max(best, value)
@@ -201,9 +203,10 @@ KMS_FORCE_INLINE void gemm_block(const BlockArgs<T>& a) {
     }
 }
 
-#define KMS_GEMM_ENTRIES(NAME, ATTR, BYTES, ROWS)                                                        \
-    ATTR void gemm_block_##NAME(const BlockArgs<float>& a) { gemm_block<float, BYTES / 4, ROWS>(a); }    \
-    ATTR void gemm_block_##NAME(const BlockArgs<double>& a) { gemm_block<double, BYTES / 8, ROWS>(a); }
+#define KMS_GEMM_ENTRIES(NAME, ATTR, BYTES, ROWS)                                                              \
+    ATTR void gemm_block_##NAME(const BlockArgs<float, float>& a) { gemm_block<float, float, BYTES / 4, ROWS>(a); } \
+    ATTR void gemm_block_##NAME(const BlockArgs<double, float>& a) { gemm_block<double, float, BYTES / 4, ROWS>(a); } \
+    ATTR void gemm_block_##NAME(const BlockArgs<double, double>& a) { gemm_block<double, double, BYTES / 8, ROWS>(a); }
 
 #if KMS_GEMM_X86
 KMS_GEMM_ENTRIES(avx2, KMS_GEMM_AVX2, 32, kRowsAvx2)
@@ -214,28 +217,76 @@ KMS_GEMM_ENTRIES(avx512, KMS_GEMM_AVX512, 64, kRowsAvx512)
 std::size_t rows_of(GemmLevel level) { return level == GemmLevel::Avx512 ? kRowsAvx512 : kRowsAvx2; }
 
 // The test of gemm_assign.hpp's bound, in double: true when `a` (the centroid of
-// A) is certainly the strict arg-min of the exact kernel's distances. E uses
-// (X + R)² ≤ 2(X² + R²) (no square root), X² ≤ x̂(1 + γ') + τ.
-template <typename T>
-bool certified(double norm, double best, double second, double radius_sq, std::size_t d) {
-    constexpr double eps = std::numeric_limits<T>::epsilon();
+// A) is certainly the strict arg-min of the exact kernel's distances (in Exact).
+// C: the GEMM's precision; offset: δ's centroid part when narrow (C = float, Exact
+// = double), else 0. E uses (X + R)² ≤ 2(X² + R²) (no square root), X² ≤ x̂(1 + γ') + τ.
+template <typename C, typename Exact>
+bool certified(double norm, double best, double second, double radius_sq, std::size_t d, double offset) {
+    constexpr double eps = std::numeric_limits<C>::epsilon();
     const double dd = static_cast<double>(d);
-    const double gamma = (dd + 2.0) * eps, rounding = (dd + 12.0) * eps;
-    const double tau = 8.0 * (dd + 2.0) * static_cast<double>(std::numeric_limits<T>::denorm_min());
+    const double gamma = (dd + 2.0) * eps, rounding = (dd + 12.0) * std::numeric_limits<Exact>::epsilon();
+    const double tau = 8.0 * (dd + 2.0) * static_cast<double>(std::numeric_limits<C>::denorm_min());
+    const double tau_exact = 8.0 * (dd + 2.0) * static_cast<double>(std::numeric_limits<Exact>::denorm_min());
     if (!std::isfinite(norm) || !std::isfinite(best) || !std::isfinite(second)) return false;
+    if (norm > static_cast<double>(std::numeric_limits<C>::max()) / 16.0) return false;  // (no overflow: header)
     const double error = 2.0 * gamma * (norm * (1.0 + gamma) + tau + radius_sq) + tau;
-    const double far = (norm + second - error) * (1.0 - rounding);
-    const double near = std::max(norm + best + error, 0.0) * (1.0 + rounding) + tau;
-    return far > near;
+    double far = norm + second - error, near = std::max(norm + best + error, 0.0);
+    if constexpr (!std::is_same_v<C, Exact>) {
+        // ‖x − c‖ within δ of ‖x̃ − c̃‖; the square roots and squares rounded outwards (8 eps).
+        constexpr double up = 1.0 + 8.0 * std::numeric_limits<double>::epsilon(), down = 2.0 - up;
+        const double x_norm = std::sqrt(norm * (1.0 + gamma) + tau) * up;
+        const double delta = (0.5 * eps * x_norm + 0x1p-150 * std::sqrt(dd)) * (1.0 + eps) * up + offset;
+        const double low = std::sqrt(std::max(far, 0.0)) * down - delta;
+        if (!(low > 0.0)) return false;
+        const double high = std::sqrt(near) * up + delta;
+        far = low * low * down;
+        near = high * high * up;
+    }
+    return far * (1.0 - rounding) > near * (1.0 + rounding) + tau_exact;
 }
 
 }  // namespace
+
+// Double data goes through the float GEMM while float's γ keeps the bound meaningful.
+bool narrow_applies(std::size_t d) {
+    return static_cast<double>(d) * std::numeric_limits<float>::epsilon() <= 0.01;
+}
 
 bool gemm_assign_applies(std::size_t d, std::size_t k, bool precision_is_float) {
     const double eps = precision_is_float ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
     return d >= kGemmAssignMinD && k >= kGemmAssignMinK && d * k >= kGemmAssignMinWork &&
            static_cast<double>(d) * eps <= 0.01 &&
            gemm_level() != GemmLevel::None;
+}
+
+// Packs the k × d centroids c (rounded to C) times −2 into panels of `lanes`, with
+// their norms fl(‖c‖²) in C; returns R² ≥ max ‖c‖² (rounded up), or +inf when a
+// norm is not finite or above max/16 (the GEMM is then not used).
+template <typename C, typename T>
+double pack_panels(const T* centroids, std::size_t k, std::size_t d, std::size_t lanes, std::vector<C>& panel,
+                   std::vector<C>& panel_norm) {
+    const std::size_t panels = (k + lanes - 1) / lanes;
+    panel.assign(panels * d * lanes, C(0));
+    panel_norm.assign(panels * lanes, std::numeric_limits<C>::infinity());
+    double largest = 0.0;
+    for (std::size_t j = 0; j < k; ++j) {
+        const T* c = centroids + j * d;
+        C norm = C(0);
+        const std::size_t p = j / lanes, l = j % lanes;
+        for (std::size_t t = 0; t < d; ++t) {
+            const C value = static_cast<C>(c[t]);
+            norm += value * value;
+            panel[(p * d + t) * lanes + l] = C(-2) * value;  // exact: |2c| ≤ 2√(max/16)
+        }
+        panel_norm[p * lanes + l] = norm;
+        if (!std::isfinite(norm) || static_cast<double>(norm) > static_cast<double>(std::numeric_limits<C>::max()) / 16.0)
+            return std::numeric_limits<double>::infinity();
+        largest = std::max(largest, static_cast<double>(norm));
+    }
+    // R² ≥ max ‖c‖²: the computed norm is within γ_d of it, and gradual underflow.
+    const double dd = static_cast<double>(d);
+    return largest * (1.0 + (dd + 2.0) * std::numeric_limits<C>::epsilon()) +
+           8.0 * (dd + 2.0) * static_cast<double>(std::numeric_limits<C>::denorm_min());
 }
 
 template <typename T>
@@ -245,69 +296,117 @@ void GemmAssign<T>::prepare(const T* centroids, std::size_t k, std::size_t d) {
     k_ = k;
     d_ = d;
     usable_ = level != GemmLevel::None && k >= 2;
+    narrow_ = false;
     if (!usable_) return;
+    if constexpr (std::is_same_v<T, double>) {
+        if (!narrow_declined_ && narrow_applies(d)) {
+            const std::size_t lanes = panel_lanes<float>(level);
+            radius_sq_ = pack_panels(centroids, k, d, lanes, narrow_panel_, narrow_norm_);
+            if (std::isfinite(radius_sq_)) {
+                // δ's centroid part: max ‖c − c̃‖ ≤ max Σ_t |c_t − c̃_t| (each difference exact in
+                // double, no square to underflow), rounded up generously.
+                double largest = 0.0;
+                for (std::size_t j = 0; j < k; ++j) {
+                    double sum = 0.0;
+                    for (std::size_t t = 0; t < d; ++t)
+                        sum += std::fabs(centroids[j * d + t] - static_cast<double>(static_cast<float>(centroids[j * d + t])));
+                    largest = std::max(largest, sum);
+                }
+                offset_ = largest * 1.001 + 0x1p-1000;
+                panels_ = (k + lanes - 1) / lanes;
+                narrow_ = true;
+                return;
+            }
+        }
+    }
     const std::size_t lanes = panel_lanes<T>(level);
     panels_ = (k + lanes - 1) / lanes;
-    panel_.assign(panels_ * d * lanes, T(0));
-    panel_norm_.assign(panels_ * lanes, std::numeric_limits<T>::infinity());
-    double largest = 0.0;
-    for (std::size_t j = 0; j < k; ++j) {
-        const T* c = centroids + j * d;
-        T norm = T(0);
-        for (std::size_t t = 0; t < d; ++t) norm += c[t] * c[t];
-        const std::size_t p = j / lanes, l = j % lanes;
-        for (std::size_t t = 0; t < d; ++t) panel_[(p * d + t) * lanes + l] = c[t];
-        panel_norm_[p * lanes + l] = norm;
-        if (!std::isfinite(norm)) usable_ = false;
-        largest = std::max(largest, static_cast<double>(norm));
-    }
-    // R² ≥ max ‖c‖²: the computed norm is within γ_d of it, and gradual underflow.
-    const double dd = static_cast<double>(d);
-    radius_sq_ = largest * (1.0 + (dd + 2.0) * std::numeric_limits<T>::epsilon()) +
-                 8.0 * (dd + 2.0) * static_cast<double>(std::numeric_limits<T>::denorm_min());
+    radius_sq_ = pack_panels(centroids, k, d, lanes, panel_, panel_norm_);
+    offset_ = 0.0;
+    usable_ = std::isfinite(radius_sq_);
 }
+
+template <typename T>
+void GemmAssign<T>::record(const GemmAssignCounts& counts) {
+    if (narrow_ && counts.verified * 8 > counts.certified + counts.verified) narrow_declined_ = true;
+}
+
+// The points [begin, end) through the GEMM in C: certified labels written, the rest pending.
+template <typename T>
+template <typename C>
+void GemmAssign<T>::block_range(const T* points, std::size_t begin, std::size_t end, std::int32_t* labels,
+                                BlockScratch<C>& b, Scratch& s, GemmAssignCounts& counts) const {
+    const auto level = static_cast<GemmLevel>(level_);  // the panels' layout is prepare()'s level's
+    const std::size_t block = rows_of(level) * kBlockGroups, lanes = panel_lanes<C>(level);
+    const std::size_t w = lanes / kNv;
+    b.best.resize(block);
+    b.second.resize(block);
+    b.index.resize(block);
+    b.lane_best.resize(block * w);
+    b.lane_second.resize(block * w);
+    b.lane_index.resize(block * w);
+    b.packed.resize(block * d_);
+    b.norm.resize(block);
+    const C* panels;
+    const C* norms;
+    if constexpr (std::is_same_v<C, T>) {
+        panels = panel_.data();
+        norms = panel_norm_.data();
+    } else {
+        panels = narrow_panel_.data();
+        norms = narrow_norm_.data();
+    }
+    for (std::size_t first = begin; first < end; first += block) {
+        const std::size_t m = std::min(block, end - first);
+        const BlockArgs<T, C> args{points, d_, panels, norms, panels_, first, m,
+                                   b.best.data(), b.second.data(), b.index.data(), b.norm.data(),
+                                   b.lane_best.data(), b.lane_second.data(), b.lane_index.data(), b.packed.data()};
+#if KMS_GEMM_X86
+        if (level == GemmLevel::Avx512) gemm_block_avx512(args);
+        else gemm_block_avx2(args);
+#endif
+        for (std::size_t p = 0; p < m; ++p) {
+            if (certified<C, T>(static_cast<double>(b.norm[p]), static_cast<double>(b.best[p]),
+                                static_cast<double>(b.second[p]), radius_sq_, d_, offset_)) {
+                const std::int32_t label = b.index[p];
+                counts.changed += labels[first + p] != label;
+                labels[first + p] = label;
+                ++counts.certified;
+            } else {
+                s.pending.push_back(first + p);
+            }
+        }
+    }
+}
+
+// Points waiting for the exact search, at most this many per thread: enough that
+// a vector tile is rarely run part-empty, few enough to keep the list small.
+constexpr std::size_t kPendingBatch = 2048;
 
 template <typename T>
 void GemmAssign<T>::label_range(const T* points, const T* centroids, std::size_t begin, std::size_t end,
                                 std::int32_t* labels, Scratch& s, GemmAssignCounts& counts) const {
-    const auto level = static_cast<GemmLevel>(level_);  // the panels' layout is prepare()'s level's
-    const std::size_t block = rows_of(level) * kBlockGroups, lanes = panel_lanes<T>(level);
-    s.pending.clear();
-    if (usable_) {
-        const std::size_t w = lanes / kNv;
-        s.best.resize(block);
-        s.second.resize(block);
-        s.index.resize(block);
-        s.lane_best.resize(block * w);
-        s.lane_second.resize(block * w);
-        s.lane_index.resize(block * w);
-        s.packed.resize(block * d_);
-        s.norm.resize(block);
-        for (std::size_t first = begin; first < end; first += block) {
-            const std::size_t m = std::min(block, end - first);
-            const BlockArgs<T> args{points, d_, panel_.data(), panel_norm_.data(), panels_, first, m,
-                                    s.best.data(), s.second.data(), s.index.data(), s.norm.data(),
-                                    s.lane_best.data(), s.lane_second.data(), s.lane_index.data(), s.packed.data()};
-#if KMS_GEMM_X86
-            if (level == GemmLevel::Avx512) gemm_block_avx512(args);
-            else gemm_block_avx2(args);
-#endif
-            for (std::size_t p = 0; p < m; ++p) {
-                if (certified<T>(static_cast<double>(s.norm[p]), static_cast<double>(s.best[p]),
-                                 static_cast<double>(s.second[p]), radius_sq_, d_)) {
-                    const std::int32_t label = s.index[p];
-                    counts.changed += labels[first + p] != label;
-                    labels[first + p] = label;
-                    ++counts.certified;
-                } else {
-                    s.pending.push_back(first + p);
-                }
-            }
-        }
-    } else {
+    if (!usable_) {
         for (std::size_t i = begin; i < end; ++i) s.pending.push_back(i);
+    } else if constexpr (std::is_same_v<T, double>) {
+        if (narrow_) block_range(points, begin, end, labels, s.narrow, s, counts);
+        else block_range(points, begin, end, labels, s.wide, s, counts);
+    } else {
+        block_range(points, begin, end, labels, s.wide, s, counts);
     }
-    // The rest: the exact full search over all k (the kernel Lloyd uses without the GEMM).
+    if (s.pending.size() >= kPendingBatch) exact(points, centroids, labels, s, counts);
+}
+
+template <typename T>
+void GemmAssign<T>::finish(const T* points, const T* centroids, std::int32_t* labels, Scratch& s,
+                           GemmAssignCounts& counts) const {
+    exact(points, centroids, labels, s, counts);
+}
+
+// The pending points: the exact full search over all k (the kernel Lloyd uses without the GEMM).
+template <typename T>
+void GemmAssign<T>::exact(const T* points, const T* centroids, std::int32_t* labels, Scratch& s,
+                          GemmAssignCounts& counts) const {
     const std::size_t open = s.pending.size();
     if (open == 0) return;
     s.exact_label.resize(open);
@@ -322,6 +421,7 @@ void GemmAssign<T>::label_range(const T* points, const T* centroids, std::size_t
         labels[i] = s.exact_label[q];
     }
     counts.verified += open;
+    s.pending.clear();
 }
 
 template class GemmAssign<float>;
