@@ -10,6 +10,8 @@ certified GEMM (--gemm-filter on) and without it (the exact kernel), scikit-lear
 Lloyd and FAISS's k-means (python3-faiss, float32, not exact), the floor 2·n·k·d /
 (this machine's measured GEMM rate: NumPy's OpenBLAS at the same thread count):
   bench/cpu_vs_sklearn.py --grid --n 100000 --grid-d 16,64,128 --grid-k 100,1000 --threads 2 --iterations 5
+--baseline-cli OTHER (with --grid): another build's GEMM step in the same interleaved
+repeats, in place of the exact kernel's (an A/B of two builds on one machine).
 
 Needs python3 with numpy, scikit-learn and threadpoolctl (Debian: python3-sklearn).
 Our time per iteration is the median over the iterations of every run of the
@@ -93,18 +95,25 @@ def grid(args):
                 C0 = X[np.random.default_rng(args.seed).choice(X.shape[0], k, replace=False)]
                 np.savetxt(init_path, C0, delimiter=",", fmt="%.17g")
                 for precision, dtype in (("f32", np.float32), ("f64", np.float64)):
+                    if precision not in args.grid_precision.split(","):
+                        continue
                     cell = {"d": d, "k": k, "precision": precision}
                     # Every implementation once per repeat, interleaved; the least of the repeats
                     # (on a shared machine other work only ever adds time).
                     Xp, Cp = X.astype(dtype), C0.astype(dtype)
-                    times = {"ours_off": [], "ours_on": [], "sklearn": [], "faiss": []}
+                    times = {"ours_off": [], "ours_on": [], "sklearn": [], "faiss": [], "assign": [], "update": []}
+                    # ours_off: the exact kernel, or (--baseline-cli) the other build's GEMM step.
+                    runs = (((args.baseline_cli, "off", "on"), (args.cli, "on", "on")) if args.baseline_cli
+                            else ((args.cli, "off", "off"), (args.cli, "on", "on")))
                     for _ in range(args.repeats):
-                        for gemm in ("off", "on"):
-                            steps, _ = run_ours(args.cli, data_path, init_path, k, "lloyd", precision, "omp",
+                        for cli, name, gemm in runs:
+                            steps, _ = run_ours(cli, data_path, init_path, k, "lloyd", precision, "omp",
                                                 args.threads, args.iterations, ["--gemm-filter", gemm])
-                            times[f"ours_{gemm}"].append(statistics.median(s["time_total_ms"] for s in steps))
-                            if gemm == "on":
+                            times[f"ours_{name}"].append(statistics.median(s["time_total_ms"] for s in steps))
+                            if name == "on":
                                 cell["certified"] = sum(s["gemm_certified"] for s in steps) / (len(steps) * args.n)
+                                times["assign"].append(statistics.median(s["time_assign_ms"] for s in steps))
+                                times["update"].append(statistics.median(s["time_update_ms"] for s in steps))
                         with threadpool_limits(limits=args.threads):
                             km = KMeans(n_clusters=k, init=Cp, n_init=1, max_iter=args.iterations, tol=0,
                                         algorithm="lloyd")
@@ -122,6 +131,8 @@ def grid(args):
                     rows.append(cell)
                     print(cell, file=sys.stderr)
     faiss_version = faiss.__version__ if faiss is not None else "absent"
+    first = "baseline build's GEMM" if args.baseline_cli else "ours exact kernel"
+    speedup_name = "speed-up over baseline" if args.baseline_cli else "GEMM speed-up"
     lines = [
         f"Machine: {cpu_name()}, {os.cpu_count()} cores visible, {args.threads} threads used; "
         f"{datetime.date.today().isoformat()}. n = {args.n}, `blobs:n={args.n},k=K,d=D` seed {args.seed}, "
@@ -132,16 +143,16 @@ def grid(args):
         f"flops at NumPy's measured GEMM rate (OpenBLAS, same threads; that product also writes the n x k "
         f"matrix, which our fused kernel does not, so it is a reference rate, not a bound).",
         "",
-        "| d | k | precision | ours exact kernel | ours certified GEMM | certified | GEMM speed-up | "
+        f"| d | k | precision | {first} | ours certified GEMM | assign / update | certified | {speedup_name} | "
         "scikit-learn | vs scikit-learn | FAISS | floor | GEMM / floor |",
-        "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         faiss_cell = f"{r['faiss']:.1f}" if "faiss" in r else ""
         # Below the GEMM's threshold (d·k < 4096) both runs are the exact kernel: their ratio is noise.
-        speedup = f"{r['ours_off'] / r['ours_on']:.2f}x" if r["certified"] > 0 else "not used"
+        speedup = f"{r['ours_off'] / r['ours_on']:.2f}x" if r["certified"] > 0 or args.baseline_cli else "not used"
         lines.append(f"| {r['d']} | {r['k']} | {r['precision']} | {r['ours_off']:.1f} | {r['ours_on']:.1f} | "
-                     f"{100 * r['certified']:.1f} % | {speedup} | {r['sklearn']:.1f} | "
+                     f"{r['assign']:.1f} / {r['update']:.1f} | {100 * r['certified']:.1f} % | {speedup} | {r['sklearn']:.1f} | "
                      f"{r['sklearn'] / r['ours_on']:.2f}x | {faiss_cell} | {r['floor']:.1f} | "
                      f"{r['ours_on'] / r['floor']:.2f}x |")
     table = "\n".join(lines)
@@ -165,6 +176,8 @@ def main():
     p.add_argument("--grid", action="store_true", help="Lloyd per step over --grid-d x --grid-k (appends to --out)")
     p.add_argument("--grid-d", default="16,64,128")
     p.add_argument("--grid-k", default="100,1000")
+    p.add_argument("--grid-precision", default="f32,f64")
+    p.add_argument("--baseline-cli", default="", help="with --grid: another build's GEMM step in place of the exact kernel")
     args = p.parse_args()
     if args.grid:
         grid(args)

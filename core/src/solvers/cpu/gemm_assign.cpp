@@ -91,8 +91,11 @@ KMS_FORCE_INLINE void gemm_block(const BlockArgs<In, T>& a) {
     using Int = typename Vec::Int;
     constexpr std::size_t lanes = static_cast<std::size_t>(kNv) * W;
     const T inf = std::numeric_limits<T>::infinity();
-    // Per point, lane-wise over the centroids seen so far: least v, its index, second least v.
-    for (std::size_t p = 0; p < m * W; ++p) {
+    // Per point, lane-wise over the centroids seen so far: least v, its index, second least v
+    // (for whole groups: the rows past m are updated too, never reported, so that the
+    // epilogue's loop has R steps and the accumulators stay in registers).
+    const std::size_t whole = (m + R - 1) / R * R;
+    for (std::size_t p = 0; p < whole * W; ++p) {
         lane_best[p] = inf;
         lane_second[p] = inf;
     }
@@ -132,8 +135,8 @@ KMS_FORCE_INLINE void gemm_block(const BlockArgs<In, T>& a) {
                     for (int v = 0; v < kNv; ++v) acc[r][v] += xt * c[v];  // one FMA (-ffp-contract=fast)
                 }
             }
-            const std::size_t rows = std::min<std::size_t>(R, m - group);
-            for (std::size_t r = 0; r < rows; ++r) {
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r) {
                 T* best_row = lane_best + (group + r) * W;
                 T* second_row = lane_second + (group + r) * W;
                 std::int32_t* index_row = lane_index + (group + r) * W;

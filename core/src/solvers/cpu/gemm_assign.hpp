@@ -18,16 +18,17 @@
 // BLAS could replace the micro-kernel). u = eps/2 of T, γ_m = m·u/(1 − m·u), X = ‖x‖,
 // R = max_j ‖c_j‖, s_j = x·c_j, e_j = ‖c_j‖² − 2s_j, D_j = ‖x − c_j‖² = X² + e_j:
 //   |fl(s_j) − s_j| ≤ γ_d Σ_t |x_t c_jt| ≤ γ_d·X·R (Cauchy–Schwarz), |fl(‖c‖²) − ‖c‖²| ≤ γ_d R²,
-//   v_j = fl(‖c_j‖²) + Σ_t x_t·(−2c_jt) (×2 exact: d + 1 terms, any order) ⇒ |v_j − e_j| ≤ γ_{d+1}(R² + 2XR);
-//   x̂ = fl(‖x‖²), |x̂ − X²| ≤ γ_d X²  ⇒  with E = γ_{d+1}(X + R)² ≤ 2γ_{d+1}(X² + R²):
+//   v_j = fl(‖c_j‖²) + Σ_t x_t·(−2c_jt) (×2 exact; d roundings of partial sums, any order, whose
+//   magnitudes are at most R²(1 + γ_d) + 2XR) ⇒ |v_j − e_j| ≤ γ_d R² + γ_d(R²(1 + γ_d) + 2XR) ≤ γ_{d+1}(2R² + 2XR);
+//   x̂ = fl(‖x‖²), |x̂ − X²| ≤ γ_d X²  ⇒  with E = γ_{d+1}(X² + 2XR + 2R²) ≤ 3γ_{d+1}(X² + R²):
 //   D_a ≤ x̂ + A + E and D_j ≥ x̂ + B − E for every j ≠ a.
 // The exact kernel's computed distance obeys |fl(D) − D| ≤ γ_{d+2}·D, so a is its strict
 // (unique) arg-min when (x̂ + B − E)(1 − γ_{d+2}) > max(x̂ + A + E, 0)(1 + γ_{d+2}).
-// Evaluated (certified()) in double with every γ doubled — γ' = (d + 2)·eps for E and
-// (d + 12)·eps for the distance's rounding, eps = 2u — which covers the few roundings of
-// the test itself, plus τ = 8(d + 2)·denorm_min for gradual underflow (each product
-// may lose up to denorm_min/2 absolutely). Used only while d·eps ≤ 0.01, so γ_m ≤
-// 1.02·m·u and the doubling is a true factor ≈ 2. A non-finite x̂, A or B never certifies
+// Evaluated (certified()) in double as E' = 2γ'(X² + R²), γ' = (d + 2)·eps = 2(d + 2)u, i.e.
+// 4(d + 2)u(X² + R²) against E's ≤ 3.06(d + 1)u(X² + R²), and (d + 12)·eps for the distance's
+// rounding: the margins cover the few roundings of the test itself, plus τ = 8(d + 2)·denorm_min
+// for gradual underflow (each product may lose up to denorm_min/2 absolutely). Used only while
+// d·eps ≤ 0.01, so γ_m ≤ 1.02·m·u. A non-finite x̂, A or B never certifies
 // (comparisons with NaN are false); non-finite centroids turn the GEMM off for the step.
 // No partial sum can overflow (so no v_j is NaN, which the arg-min would skip): the GEMM
 // runs only while R² ≤ max/16 and a point certifies only while x̂ ≤ max/16.
