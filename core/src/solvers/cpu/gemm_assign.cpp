@@ -78,6 +78,66 @@ struct BlockArgs {
     T* packed;              // m rounded up to R, times d: the points coordinate-major per group
 };
 
+// One panel's NV vectors of centroids (NV < kNv: the last panel, whose other vectors
+// are all padding) against the block's groups of R points: the accumulators, then each
+// row's running least, its index and second least (gemm_block's lane arrays).
+template <typename T, int W, int R, int NV>
+KMS_FORCE_INLINE void panel_pass(const T* block, const typename simd::Pack<T, W>::V* norm,
+                                 const typename simd::Pack<T, W>::I& lane_of, std::size_t panel, const T* packed,
+                                 std::size_t d, std::size_t m, T* lane_best, T* lane_second,
+                                 std::int32_t* lane_index) {
+    using Vec = simd::Pack<T, W>;
+    using V = typename Vec::V;
+    using I = typename Vec::I;
+    using Int = typename Vec::Int;
+    constexpr std::size_t lanes = static_cast<std::size_t>(kNv) * W;  // the panels' stride
+    for (std::size_t group = 0; group < m; group += R) {
+        const T* x = packed + group * d;
+        V acc[R][NV];  // v_j = fl(‖c_j‖²) + Σ_t x_t·(−2c_jt): no subtraction in the epilogue
+        for (int r = 0; r < R; ++r)
+            for (int v = 0; v < NV; ++v) acc[r][v] = norm[v];
+        for (std::size_t t = 0; t < d; ++t) {
+            V c[NV];
+            for (int v = 0; v < NV; ++v) Vec::load(c[v], block + t * lanes + v * W);
+            for (int r = 0; r < R; ++r) {
+                const T xt = x[t * R + r];
+                for (int v = 0; v < NV; ++v) acc[r][v] += xt * c[v];  // one FMA (-ffp-contract=fast)
+            }
+        }
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            T* best_row = lane_best + (group + r) * W;
+            T* second_row = lane_second + (group + r) * W;
+            std::int32_t* index_row = lane_index + (group + r) * W;
+            V best, second;
+            Vec::load(best, best_row);
+            Vec::load(second, second_row);
+            I index;
+            if constexpr (sizeof(Int) == 4) {
+                std::memcpy(&index, index_row, sizeof index);
+            } else {
+                for (int l = 0; l < W; ++l) index[l] = index_row[l];
+            }
+            for (int v = 0; v < NV; ++v) {
+                const V value = acc[r][v];
+                const I j = lane_of + static_cast<Int>(panel * lanes + static_cast<std::size_t>(v) * W);
+                const I closer = value < best;
+                const V above = closer ? best : value;  // max(best, value)
+                second = above < second ? above : second;
+                index = closer ? j : index;
+                best = closer ? value : best;
+            }
+            std::memcpy(best_row, &best, sizeof best);
+            std::memcpy(second_row, &second, sizeof second);
+            if constexpr (sizeof(Int) == 4) {
+                std::memcpy(index_row, &index, sizeof index);
+            } else {
+                for (int l = 0; l < W; ++l) index_row[l] = static_cast<std::int32_t>(index[l]);
+            }
+        }
+    }
+}
+
 template <typename In, typename T, int W, int R>
 KMS_FORCE_INLINE void gemm_block(const BlockArgs<In, T>& a) {
     const In* points = a.points;
@@ -122,51 +182,12 @@ KMS_FORCE_INLINE void gemm_block(const BlockArgs<In, T>& a) {
         const T* block = panels + panel * d * lanes;
         V norm[kNv];
         for (int v = 0; v < kNv; ++v) Vec::load(norm[v], panel_norm + panel * lanes + v * W);
-        for (std::size_t group = 0; group < m; group += R) {
-            const T* x = packed + group * d;
-            V acc[R][kNv];  // v_j = fl(‖c_j‖²) + Σ_t x_t·(−2c_jt): no subtraction in the epilogue
-            for (int r = 0; r < R; ++r)
-                for (int v = 0; v < kNv; ++v) acc[r][v] = norm[v];
-            for (std::size_t t = 0; t < d; ++t) {
-                V c[kNv];
-                for (int v = 0; v < kNv; ++v) Vec::load(c[v], block + t * lanes + v * W);
-                for (int r = 0; r < R; ++r) {
-                    const T xt = x[t * R + r];
-                    for (int v = 0; v < kNv; ++v) acc[r][v] += xt * c[v];  // one FMA (-ffp-contract=fast)
-                }
-            }
-#pragma GCC unroll 16
-            for (int r = 0; r < R; ++r) {
-                T* best_row = lane_best + (group + r) * W;
-                T* second_row = lane_second + (group + r) * W;
-                std::int32_t* index_row = lane_index + (group + r) * W;
-                V best, second;
-                Vec::load(best, best_row);
-                Vec::load(second, second_row);
-                I index;
-                if constexpr (sizeof(Int) == 4) {
-                    std::memcpy(&index, index_row, sizeof index);
-                } else {
-                    for (int l = 0; l < W; ++l) index[l] = index_row[l];
-                }
-                for (int v = 0; v < kNv; ++v) {
-                    const V value = acc[r][v];
-                    const I j = lane_of + static_cast<Int>(panel * lanes + static_cast<std::size_t>(v) * W);
-                    const I closer = value < best;
-                    const V above = closer ? best : value;  // max(best, value)
-                    second = above < second ? above : second;
-                    index = closer ? j : index;
-                    best = closer ? value : best;
-                }
-                std::memcpy(best_row, &best, sizeof best);
-                std::memcpy(second_row, &second, sizeof second);
-                if constexpr (sizeof(Int) == 4) {
-                    std::memcpy(index_row, &index, sizeof index);
-                } else {
-                    for (int l = 0; l < W; ++l) index_row[l] = static_cast<std::int32_t>(index[l]);
-                }
-            }
-        }
+        // Padding (+inf norms) fills the last panel from its end: a second vector of it
+        // alone is skipped (k = 100 in f32 panels of 32: 4 panels of 128 lanes, now 112).
+        if (std::isinf(panel_norm[panel * lanes + W]))
+            panel_pass<T, W, R, 1>(block, norm, lane_of, panel, packed, d, m, lane_best, lane_second, lane_index);
+        else
+            panel_pass<T, W, R, kNv>(block, norm, lane_of, panel, packed, d, m, lane_best, lane_second, lane_index);
     }
     // Lanes to one value per point, as a tree over the lanes (log2 W shuffles): each
     // lane holds the least and second least of the centroids it saw; two such pairs
