@@ -760,36 +760,10 @@ private:
                     std::fill(pcount, pcount + k_, 0);
                     if (weight_sums) std::fill(weight_sums + p * k_, weight_sums + (p + 1) * k_, 0.0);
                     const std::size_t end = std::min(window_rows_, (p + 1) * package_size_ - row_offset);  // window rows
-                    for (std::size_t s = p * package_size_ - row_offset; s < end; s += kSubPackage) {
-                        const std::size_t s_end = std::min(end, s + kSubPackage);
-                        std::size_t touched_count = 0;
-                        if (weight_sums) {
-                            touched_count = sum_rows<true, 0>(labels, points_, centroids_.row(0), weights, d_, s,
-                                                              s_end, sub.data(), touched.data(), touched_list.data(),
-                                                              pcount, weight_sums + p * k_);
-                        } else {
-                            const auto rows = [&]<std::size_t D>() {
-                                return sum_rows<false, D>(labels, points_, centroids_.row(0), nullptr, d_, s,
-                                                          s_end, sub.data(), touched.data(), touched_list.data(), pcount,
-                                                          nullptr);
-                            };
-                            touched_count = d_ == 1   ? rows.template operator()<1>()
-                                            : d_ == 2 ? rows.template operator()<2>()
-                                            : d_ == 3 ? rows.template operator()<3>()
-                                            : d_ == 4 ? rows.template operator()<4>()
-                                                      : rows.template operator()<0>();
-                        }
-                        for (std::size_t q = 0; q < touched_count; ++q) {
-                            const std::size_t c = touched_list[q];
-                            touched[c] = 0;
-                            double* dst = psum + c * d_;
-                            T* src = sub.data() + c * d_;
-                            for (std::size_t t = 0; t < d_; ++t) {
-                                dst[t] += static_cast<double>(src[t]);
-                                src[t] = T(0);
-                            }
-                        }
-                    }
+                    for (std::size_t s = p * package_size_ - row_offset; s < end; s += kSubPackage)
+                        sum_sub_package(labels, points_, centroids_.row(0), weights, d_, s, std::min(end, s + kSubPackage),
+                                        sub.data(), touched.data(), touched_list.data(), pcount,
+                                        weight_sums ? weight_sums + p * k_ : nullptr, psum);
                     std::copy(pcount, pcount + k_, counts + p * k_);
                 }
                 const std::size_t p = window.begin + u * unit;
@@ -811,7 +785,7 @@ private:
         const std::size_t kd = k_ * d_;
         double* dst = package_sums_.data() + p * kd;
         const double* src = dst + stride * kd;
-        for (std::size_t e = 0; e < kd; ++e) dst[e] += src[e];
+        add_to(dst, src, kd);
         std::int64_t* cd = package_counts_.data() + p * k_;
         const std::int64_t* cs = cd + stride * k_;
         for (std::size_t c = 0; c < k_; ++c) cd[c] += cs[c];
@@ -1016,45 +990,6 @@ private:
             std::copy(all_values.begin() + static_cast<std::ptrdiff_t>(kd),
                       all_values.begin() + static_cast<std::ptrdiff_t>(width), weight_sums);
         std::copy(all_counts.begin() + 2, all_counts.begin() + static_cast<std::ptrdiff_t>(count_width), counts);
-    }
-
-    // One sub-package of the update: Σ (x − old) in T per cluster (Weighted: Σ w·(x − old),
-    // and Σ w in double per package), rows in order; returns how many clusters it
-    // touched, named in touched_list. A static function of plain pointers: as a member
-    // loop, its stores through `touched` (a character type may alias anything) made
-    // the compiler reload the solver's members every row (7.6 ns a row at 10^5 × 2-D,
-    // k = 100). D: the dimension when known at compile time, 0 for d.
-    template <bool Weighted, std::size_t D>
-    static std::size_t sum_rows(const std::int32_t* labels, const T* points, const T* centroids, const T* weights,
-                                std::size_t d_runtime, std::size_t begin, std::size_t end, T* sub,
-                                unsigned char* touched, std::uint32_t* touched_list, std::int64_t* pcount,
-                                double* pweight) {
-        const std::size_t d = D > 0 ? D : d_runtime;
-        std::size_t touched_count = 0;
-        for (std::size_t i = begin; i < end; ++i) {
-            const std::size_t c = static_cast<std::size_t>(labels[i]);
-            T* row = sub + c * d;
-            const T* x = points + i * d;
-            const T* old = centroids + c * d;
-            if constexpr (Weighted) {
-                const T w = weights[i];
-                if (!touched[c]) {
-                    touched[c] = 1;
-                    touched_list[touched_count++] = static_cast<std::uint32_t>(c);
-                    for (std::size_t t = 0; t < d; ++t) row[t] = w * (x[t] - old[t]);
-                } else {
-                    for (std::size_t t = 0; t < d; ++t) row[t] += w * (x[t] - old[t]);
-                }
-                pweight[c] += static_cast<double>(w);
-            } else {
-                touched_list[touched_count] = static_cast<std::uint32_t>(c);  // kept if c is new (no branch)
-                touched_count += !touched[c];
-                touched[c] = 1;
-                for (std::size_t t = 0; t < d; ++t) row[t] += x[t] - old[t];
-            }
-            ++pcount[c];
-        }
-        return touched_count;
     }
 
     std::size_t packages_ = 1, package_size_ = 1;

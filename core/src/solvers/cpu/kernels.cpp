@@ -248,6 +248,113 @@ KMS_FORCE_INLINE void nearest_two_vector(const T* points, std::size_t d, const T
 // Tiles: W lanes × P vectors of points. P is what the registers hold: the
 // nearest search keeps 3 vectors per P (distance, best, index), the two-nearest
 // search 4; x86-64 has 16 vector registers, 32 with AVX-512.
+// The update's sub-package: rows in order into `sub` (Weighted: Σ w·(x − old), Σ w);
+// returns how many clusters it touched, named in touched_list. D: the dimension when
+// known at compile time (d = 1..4), 0 for d. Plain pointers: the stores through
+// `touched` (a character type may alias anything) must not make the compiler reload
+// the loop's state every row (7.6 ns a row at 10^5 × 2-D, k = 100, as a member loop).
+template <typename T, bool Weighted, std::size_t D>
+KMS_FORCE_INLINE std::size_t sum_rows(const std::int32_t* labels, const T* points, const T* centroids,
+                                      const T* weights, std::size_t d_runtime, std::size_t begin, std::size_t end,
+                                      T* sub, unsigned char* touched, std::uint32_t* touched_list,
+                                      std::int64_t* count, double* weight_sum) {
+    const std::size_t d = D > 0 ? D : d_runtime;
+    std::size_t touched_count = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+        const std::size_t c = static_cast<std::size_t>(labels[i]);
+        T* row = sub + c * d;
+        const T* x = points + i * d;
+        const T* old = centroids + c * d;
+        touched_list[touched_count] = static_cast<std::uint32_t>(c);  // kept if c is new (no branch)
+        touched_count += !touched[c];
+        touched[c] = 1;
+        if constexpr (Weighted) {
+            const T w = weights[i];
+            for (std::size_t t = 0; t < d; ++t) row[t] += w * (x[t] - old[t]);
+            weight_sum[c] += static_cast<double>(w);
+        } else {
+            for (std::size_t t = 0; t < d; ++t) row[t] += x[t] - old[t];
+        }
+        ++count[c];
+    }
+    return touched_count;
+}
+
+template <typename T>
+KMS_FORCE_INLINE void sum_sub_package_loop(const std::int32_t* labels, const T* points, const T* centroids,
+                                           const T* weights, std::size_t d, std::size_t begin, std::size_t end,
+                                           T* sub, unsigned char* touched, std::uint32_t* touched_list,
+                                           std::int64_t* count, double* weight_sum, double* package) {
+    std::size_t touched_count;
+    if (weights) {
+        touched_count = sum_rows<T, true, 0>(labels, points, centroids, weights, d, begin, end, sub, touched,
+                                             touched_list, count, weight_sum);
+    } else if (d == 1) {
+        touched_count = sum_rows<T, false, 1>(labels, points, centroids, nullptr, d, begin, end, sub, touched,
+                                              touched_list, count, nullptr);
+    } else if (d == 2) {
+        touched_count = sum_rows<T, false, 2>(labels, points, centroids, nullptr, d, begin, end, sub, touched,
+                                              touched_list, count, nullptr);
+    } else if (d == 3) {
+        touched_count = sum_rows<T, false, 3>(labels, points, centroids, nullptr, d, begin, end, sub, touched,
+                                              touched_list, count, nullptr);
+    } else if (d == 4) {
+        touched_count = sum_rows<T, false, 4>(labels, points, centroids, nullptr, d, begin, end, sub, touched,
+                                              touched_list, count, nullptr);
+    } else {
+        touched_count = sum_rows<T, false, 0>(labels, points, centroids, nullptr, d, begin, end, sub, touched,
+                                              touched_list, count, nullptr);
+    }
+    // Each cluster's sum is its own: the flush order does not change the bits.
+    for (std::size_t q = 0; q < touched_count; ++q) {
+        const std::size_t c = touched_list[q];
+        touched[c] = 0;
+        double* dst = package + c * d;
+        T* src = sub + c * d;
+        for (std::size_t t = 0; t < d; ++t) {
+            dst[t] += static_cast<double>(src[t]);
+            src[t] = T(0);
+        }
+    }
+}
+
+KMS_FORCE_INLINE void add_to_loop(double* dst, const double* src, std::size_t n) {
+    for (std::size_t e = 0; e < n; ++e) dst[e] += src[e];
+}
+
+#define KMS_UPDATE_ENTRIES(NAME, ATTR)                                                                           \
+    ATTR void sum_sub_package_##NAME(const std::int32_t* l, const float* x, const float* c, const float* w,       \
+                                     std::size_t d, std::size_t b, std::size_t e, float* sub, unsigned char* t,   \
+                                     std::uint32_t* tl, std::int64_t* n, double* ws, double* p) {                 \
+        sum_sub_package_loop<float>(l, x, c, w, d, b, e, sub, t, tl, n, ws, p);                                  \
+    }                                                                                                            \
+    ATTR void sum_sub_package_##NAME(const std::int32_t* l, const double* x, const double* c, const double* w,    \
+                                     std::size_t d, std::size_t b, std::size_t e, double* sub, unsigned char* t,  \
+                                     std::uint32_t* tl, std::int64_t* n, double* ws, double* p) {                 \
+        sum_sub_package_loop<double>(l, x, c, w, d, b, e, sub, t, tl, n, ws, p);                                 \
+    }                                                                                                            \
+    ATTR void add_to_##NAME(double* dst, const double* src, std::size_t n) { add_to_loop(dst, src, n); }
+
+KMS_UPDATE_ENTRIES(baseline, )
+#if KMS_X86_SIMD
+KMS_UPDATE_ENTRIES(avx2, KMS_TARGET_AVX2)
+KMS_UPDATE_ENTRIES(avx512, KMS_TARGET_AVX512)
+#endif
+#undef KMS_UPDATE_ENTRIES
+
+template <typename T>
+void sum_sub_package_at(SimdLevel level, const std::int32_t* l, const T* x, const T* c, const T* w, std::size_t d,
+                        std::size_t b, std::size_t e, T* sub, unsigned char* t, std::uint32_t* tl, std::int64_t* n,
+                        double* ws, double* p) {
+    switch (level) {
+#if KMS_X86_SIMD
+        case SimdLevel::Avx512: return sum_sub_package_avx512(l, x, c, w, d, b, e, sub, t, tl, n, ws, p);
+        case SimdLevel::Avx2: return sum_sub_package_avx2(l, x, c, w, d, b, e, sub, t, tl, n, ws, p);
+#endif
+        default: return sum_sub_package_baseline(l, x, c, w, d, b, e, sub, t, tl, n, ws, p);
+    }
+}
+
 #define KMS_LEVEL_ENTRIES(NAME, ATTR, BYTES, P_NEAREST, P_TWO)                                                 \
     ATTR std::uint64_t label_range_##NAME(const float* x, std::size_t d, const float* c, std::size_t k,         \
                                           std::size_t b, std::size_t e, std::int32_t* l, float* s) {            \
@@ -447,6 +554,27 @@ void nearest_two(const float* x, std::size_t d, const float* c, std::size_t k, c
 void nearest_two(const double* x, std::size_t d, const double* c, std::size_t k, const std::size_t* r,
                  std::size_t m, std::int32_t* l, double* b, double* s2, double* s) {
     nearest_two_at(active_simd_level(), x, d, c, k, r, m, l, b, s2, s);
+}
+
+void sum_sub_package(const std::int32_t* l, const float* x, const float* c, const float* w, std::size_t d,
+                     std::size_t b, std::size_t e, float* sub, unsigned char* t, std::uint32_t* tl, std::int64_t* n,
+                     double* ws, double* p) {
+    sum_sub_package_at(active_simd_level(), l, x, c, w, d, b, e, sub, t, tl, n, ws, p);
+}
+void sum_sub_package(const std::int32_t* l, const double* x, const double* c, const double* w, std::size_t d,
+                     std::size_t b, std::size_t e, double* sub, unsigned char* t, std::uint32_t* tl, std::int64_t* n,
+                     double* ws, double* p) {
+    sum_sub_package_at(active_simd_level(), l, x, c, w, d, b, e, sub, t, tl, n, ws, p);
+}
+
+void add_to(double* dst, const double* src, std::size_t n) {
+    switch (active_simd_level()) {
+#if KMS_X86_SIMD
+        case SimdLevel::Avx512: return add_to_avx512(dst, src, n);
+        case SimdLevel::Avx2: return add_to_avx2(dst, src, n);
+#endif
+        default: return add_to_baseline(dst, src, n);
+    }
 }
 
 void hamerly_bounds(const std::int32_t* l, float* u, float* lo, const float* sh, const float* nh, std::size_t top,

@@ -85,4 +85,21 @@ void hamerly_bounds(const std::int32_t* labels, double* upper, double* lower, co
                     const double* nearest_half, std::size_t top, double top_shift, double second_shift, std::size_t d,
                     std::size_t m, std::uint8_t* open);
 
+// One sub-package of the centroid update (cpu_solver.hpp's sum_package_leaves): rows
+// [begin, end) in order, Σ (x − old) in T per cluster into the k × d `sub` (weights
+// non-null: Σ w·(x − old), and Σ w in double into weight_sum), ++count per row; then each
+// touched cluster's row added, in double, to `package` (k × d) and zeroed in `sub`.
+// `touched` (k, zero) and `touched_list` are scratch. Element-wise arithmetic (no FMA)
+// compiled per level, so every level gives the same bits; it was baseline SSE2 code
+// inside the solver (2 floats or 1 double an instruction at d = 64).
+void sum_sub_package(const std::int32_t* labels, const float* points, const float* centroids, const float* weights,
+                     std::size_t d, std::size_t begin, std::size_t end, float* sub, unsigned char* touched,
+                     std::uint32_t* touched_list, std::int64_t* count, double* weight_sum, double* package);
+void sum_sub_package(const std::int32_t* labels, const double* points, const double* centroids, const double* weights,
+                     std::size_t d, std::size_t begin, std::size_t end, double* sub, unsigned char* touched,
+                     std::uint32_t* touched_list, std::int64_t* count, double* weight_sum, double* package);
+
+// dst[e] += src[e] for e < n, at the level in force (the package tree's addition).
+void add_to(double* dst, const double* src, std::size_t n);
+
 }  // namespace kms::cpu
