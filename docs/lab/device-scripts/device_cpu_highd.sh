@@ -5,28 +5,17 @@
 # (kmeans-cli-base: main before the cpu37 branch) and scikit-learn's Lloyd, all at every
 # core, interleaved (bench/cpu_vs_sklearn.py --grid --baseline-cli); each cell's assign and
 # update medians beside. ~4 minutes (the same grid with the exact kernel took 208 s).
-# Pack first, here: docs/lab/device-scripts/device_cpu_highd.sh --pack NEW_CLI BASE_CLI
-#   (CPU-only kmeans-cli builds; they and their libraries into .devcarry-highd/pack.tar.xz).
+# Pack first, here: docs/lab/device-scripts/device_cpu_highd.sh --pack BUILD_DIR BASE_CLI
+#   (CPU-only builds: BUILD_DIR's kmeans-cli and the baseline's, with their libraries, into
+#   .devcarry-highd/pack.tar.xz through device_pack.sh).
 # Run: KMS_DEVICE_CARRY=.devcarry-highd OUT=DIR docs/lab/device-scripts/device_cpu_highd.sh
 #   → DIR/cpu-highd.txt (machine, versions, the table), DIR/grid.md, DIR/grid.log (cell by cell).
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
-  root=$(cd "$(dirname "$0")/../../.." && pwd)
-  stage=$(mktemp -d)
-  mkdir -p "$stage/bin" "$stage/lib" "$root/.devcarry-highd"
-  cp "${2:?new kmeans-cli}" "$stage/bin/kmeans-cli"
-  cp "${3:?baseline kmeans-cli}" "$stage/bin/kmeans-cli-base"
-  for exe in "$stage"/bin/*; do
-    ldd "$exe" | awk '/=> \//{print $3}' | while read -r lib; do
-      case "$(basename "$lib")" in
-        libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libgcc_s.so*|libstdc++.so*) ;;  # the device's own are newer
-        *) cp -L "$lib" "$stage/lib/" ;;
-      esac
-    done
-  done
-  tar -C "$stage" -cJf "$root/.devcarry-highd/pack.tar.xz" bin lib
-  rm -rf "$stage"
-  ls -la "$root/.devcarry-highd/pack.tar.xz"
+  base=$(mktemp -d)
+  cp "${3:?baseline kmeans-cli}" "$base/kmeans-cli-base"
+  KMS_DEVICE_CARRY=.devcarry-highd "$(dirname "$0")/device_pack.sh" "${2:?build directory of the new kmeans-cli}" "$base/kmeans-cli-base"
+  rm -rf "$base"
   exit 0
 fi
 export KMS_DEVICE_CARRY=${KMS_DEVICE_CARRY:-.devcarry-highd}

@@ -2,7 +2,8 @@
 # Pack the GPU test/bench binaries built here, with the shared libraries the
 # device machine lacks (Qt6 Core/Test and their dependencies), into
 # .devcarry-gpu/pack.tar.xz for the device run (docs/lab/device-scripts/device_run.sh unpacks it).
-# Usage: docs/lab/device-scripts/device_pack.sh BUILD_DIR   (KMS_DEVICE_CARRY=DIR: pack into DIR instead, relative to the root)
+# Usage: docs/lab/device-scripts/device_pack.sh BUILD_DIR [EXTRA_EXECUTABLE ...]   (KMS_DEVICE_CARRY=DIR: pack
+# into DIR instead, relative to the root; extra executables go into bin/ under their own names, with their libraries)
 set -euo pipefail
 build=${1:?build directory}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -17,7 +18,7 @@ stage=$(mktemp -d)
 carry="$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}"
 mkdir -p "$stage/bin" "$stage/lib" "$carry"
 for exe in "$build"/tests/test_cuda_solvers "$build"/tests/test_cuda_devices "$build"/tests/test_cuda_weights "$build"/tests/test_cuda_init "$build"/tests/test_gpu_scores \
-           "$build"/app/kmeans-cli "$build"/bench/bench_cuda* "$build"/bench/bench_ceiling "$build"/bench/bench_solvers; do
+           "$build"/app/kmeans-cli "$build"/bench/bench_cuda* "$build"/bench/bench_ceiling "$build"/bench/bench_solvers "${@:2}"; do
   [ -x "$exe" ] && cp "$exe" "$stage/bin/"
 done
 for exe in "$stage"/bin/*; do
