@@ -71,13 +71,21 @@ struct ReferenceInit {
     std::uint64_t seed;
     std::vector<double> weight;
 
+    // Σ of f(i) over a block from `begin`: 64-point sub-block sums, then their sum.
+    template <typename F>
+    double block_sum(std::size_t begin, F f) const {
+        double sum = 0.0;
+        for (std::size_t sub = begin; sub < std::min(weight.size(), begin + 4096); sub += 64) {
+            double part = 0.0;
+            for (std::size_t i = sub; i < std::min(weight.size(), sub + 64); ++i) part += f(i);
+            sum += part;
+        }
+        return sum;
+    }
     std::vector<double> block_sums() const {
         std::vector<double> sums;
-        for (std::size_t begin = 0; begin < weight.size(); begin += 4096) {
-            double sum = 0.0;
-            for (std::size_t i = begin; i < std::min(weight.size(), begin + 4096); ++i) sum += weight[i];
-            sums.push_back(sum);
-        }
+        for (std::size_t begin = 0; begin < weight.size(); begin += 4096)
+            sums.push_back(block_sum(begin, [&](std::size_t i) { return weight[i]; }));
         return sums;
     }
     double total() const {
@@ -92,10 +100,21 @@ struct ReferenceInit {
         for (std::size_t b = 0; b < sums.size(); ++b) {
             if (running + sums[b] > target) {
                 std::size_t last_positive = 0;
-                for (std::size_t i = b * 4096; i < std::min(weight.size(), (b + 1) * 4096); ++i) {
-                    running += weight[i];
-                    if (running > target) return i;
-                    if (weight[i] > 0) last_positive = i;
+                for (std::size_t sub = b * 4096; sub < std::min(weight.size(), (b + 1) * 4096); sub += 64) {
+                    const std::size_t end = std::min(weight.size(), sub + 64);
+                    double part = 0.0;
+                    for (std::size_t i = sub; i < end; ++i) part += weight[i];
+                    if (running + part > target) {
+                        for (std::size_t i = sub; i < end; ++i) {
+                            running += weight[i];
+                            if (running > target) return i;
+                            if (weight[i] > 0) last_positive = i;
+                        }
+                        return last_positive;
+                    }
+                    running += part;
+                    for (std::size_t i = sub; i < end; ++i)
+                        if (weight[i] > 0) last_positive = i;
                 }
                 return last_positive;
             }
@@ -112,12 +131,10 @@ struct ReferenceInit {
     }
     double potential_with(std::size_t candidate) const {
         double total = 0.0;
-        for (std::size_t begin = 0; begin < weight.size(); begin += 4096) {
-            double sum = 0.0;
-            for (std::size_t i = begin; i < std::min(weight.size(), begin + 4096); ++i)
-                sum += std::min(weight[i], kms::squared_distance(points.row(i), points.row(candidate), points.cols()));
-            total += sum;
-        }
+        for (std::size_t begin = 0; begin < weight.size(); begin += 4096)
+            total += block_sum(begin, [&](std::size_t i) {
+                return std::min(weight[i], kms::squared_distance(points.row(i), points.row(candidate), points.cols()));
+            });
         return total;
     }
 

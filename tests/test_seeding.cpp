@@ -285,6 +285,70 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(kms::UsageError, parse({"--init-rounds", "0"}));
     }
 
+    // The documented order (core/src/init/init.cpp), transcribed here on its own: a
+    // block's sum is the sum of its 64-point sub-blocks' sums (each in increasing i),
+    // and D² sampling walks block, sub-block, point. The keeper's block sums, total
+    // and picks equal the transcription bit for bit (weighted or not; a last block and
+    // sub-block cut short) after single and batched centres; a block summed point by
+    // point (the order before) differs from it in some block here.
+    void blockSumsFollowTheDocumentedOrder() {
+        const Matrix<double> points = make(Shape::Uniform, 9000, 2, 11);
+        std::vector<double> weights(points.rows());
+        for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = 0.25 + static_cast<double>((i * 7) % 5);
+        bool flat_differs = false;
+        for (bool weighted : {false, true}) {
+            kms::seeding::BoundedNearest<double> nearest(points, 2, weighted ? weights.data() : nullptr, {}, "x");
+            for (std::size_t c = 0; c < 4; ++c) nearest.add_centre(points.row(c * 997));
+            std::vector<std::vector<double>> batch;
+            for (std::size_t c = 0; c < 30; ++c) batch.emplace_back(points.row(5000 + c * 13), points.row(5000 + c * 13) + 2);
+            nearest.add_centres(batch);
+            const std::size_t n = points.rows();
+            std::vector<double> sums;
+            double total = 0.0;
+            for (std::size_t begin = 0; begin < n; begin += 4096) {
+                double sum = 0.0, flat = 0.0;
+                for (std::size_t sub = begin; sub < std::min(n, begin + 4096); sub += 64) {
+                    double part = 0.0;
+                    for (std::size_t i = sub; i < std::min({n, begin + 4096, sub + 64}); ++i) {
+                        part += nearest.mass(i);
+                        flat += nearest.mass(i);
+                    }
+                    sum += part;
+                }
+                flat_differs |= flat != sum;
+                sums.push_back(sum);
+                total += sum;
+            }
+            QVERIFY(nearest.block_sums() == sums);
+            QCOMPARE(nearest.total(), total);
+            for (int draw = 0; draw < 400; ++draw) {
+                const double u = (draw + 0.5) / 400.0, target = u * total;
+                std::size_t pick = n;
+                double running = 0.0;
+                for (std::size_t b = 0; b < sums.size() && pick == n; ++b) {
+                    if (!(running + sums[b] > target)) {
+                        running += sums[b];
+                        continue;
+                    }
+                    for (std::size_t sub = b * 4096; sub < std::min(n, (b + 1) * 4096) && pick == n; sub += 64) {
+                        const std::size_t end = std::min(n, sub + 64);
+                        double part = 0.0;
+                        for (std::size_t i = sub; i < end; ++i) part += nearest.mass(i);
+                        if (!(running + part > target)) {
+                            running += part;
+                            continue;
+                        }
+                        for (std::size_t i = sub; i < end && pick == n; ++i)
+                            if ((running += nearest.mass(i)) > target) pick = i;
+                        QVERIFY2(pick < n, "a draw the transcription's rounding leaves to the fallback: pick other draws");
+                    }
+                }
+                QCOMPARE(nearest.sample(u), pick);
+            }
+        }
+        QVERIFY(flat_differs);
+    }
+
     // A stop request ends each bounded pass inside its loops, not at the next round
     // (issue 40: a round over 10^7 points answered Ctrl-C after 244-309 ms): the first
     // centre's pass, a later centre, greedy's potentials and a k-means‖ batch (both

@@ -19,10 +19,11 @@
 // D_comp. Outside the range where the relative bound holds the test is made safe:
 // a D below 2^-900 is tested as 2^-900 (an upper bound of it, far above what
 // underflow can move), a D above 2^900 (or not a number) is never skipped, and a
-// centre distance that is not a number never skips. The block sums are the plain
-// pass's sums, recomputed in the same order where a D changed, so the totals and
-// the D² sampling walk are bit for bit the same; greedy potentials take a block's
-// sum where no D of it would change.
+// centre distance that is not a number never skips. The sub-block and block sums
+// are the plain pass's sums, recomputed in the same order where a D changed (a
+// sub-block from its D, its block from the kept sub-block sums), so the totals and
+// the D² sampling walk are bit for bit the same; greedy potentials take a
+// sub-block's sum where no D of it would change.
 #include <cstddef>
 #include <cstdint>
 #include <stop_token>
@@ -72,8 +73,8 @@ private:
         std::size_t at;      // its place in that centre's cluster
         double distance;     // its new D
     };
-    // The points a centre owns in increasing band of D (band: D's binary exponent
-    // halved, so a band spans a factor 4; any order inside a band), each with its D
+    // The points a centre owns in increasing band of D (band: D's binary exponent,
+    // so a band spans a factor 2; any order inside a band), each with its D
     // (which stays while the point is owned) and its coordinates: a new centre can
     // take only a suffix (the top bands), read in a row, not scattered over the data.
     struct Cluster {
@@ -94,17 +95,17 @@ private:
     struct Candidate {       // what potentials() found for one candidate
         std::vector<double> row;
         std::vector<Change> changes;  // in increasing band of D
-        std::vector<Visit> visited;
     };
 
     const double* centre_row(std::size_t j) const { return centre_rows_.data() + j * d_; }
     void first_centre();
-    std::vector<Change> changes_for(const double* row, std::vector<Visit>& visited);  // in increasing band
+    std::vector<Change> changes_for(const double* row);  // in increasing band
     std::size_t suffix(const Cluster& cluster, double between) const;  // where a search from `between` away starts
     // `later`: the moved points are added there for one refresh_sums() later; null: now.
-    void apply(std::size_t new_centre, const std::vector<Change>& changes, const std::vector<Visit>& visited,
-               std::vector<std::uint32_t>* later = nullptr);
+    void apply(std::size_t new_centre, const std::vector<Change>& changes, std::vector<std::uint32_t>* later = nullptr);
+    void drop_moved(const std::vector<Change>& changes);  // the clusters drop the points marked gone
     void refresh_sums(const std::vector<std::uint32_t>& moved);
+    double sum_of_sub_blocks(std::size_t block) const;  // the block's sum from sub_sums_, in order
 
     const Matrix<T>& points_;
     std::size_t n_, d_;
@@ -117,6 +118,7 @@ private:
     std::vector<double> centre_rows_;      // centres × d
     std::vector<Cluster> clusters_;        // one per centre
     std::vector<double> block_sums_;
+    std::vector<double> sub_sums_;         // per 64-point sub-block: a changed D re-sums 64, not 4096
     double total_ = 0.0;
     std::vector<Candidate> candidates_;
     std::uint64_t point_distances_ = 0, centre_distances_ = 0;

@@ -8,15 +8,21 @@
 //  * D[i] (weight of point i) = min over chosen centres of that squared distance;
 //    after a centre c is chosen, D[i] = (s < D[i]) ? s : D[i] with s = dist(i, c).
 //    Before the first update D[i] = +infinity.
-//  * Blocks: point i belongs to block i / 4096 (kBlockSize). A block sum is
-//    Σ D[i] over the block's points in increasing i, starting from 0.0. The total
-//    is Σ block sums in increasing block order, starting from 0.0.
+//  * Blocks: point i belongs to block i / 4096 (kBlockSize) and to sub-block i / 64
+//    (kSubBlockSize). A sub-block sum is Σ D[i] over its points in increasing i,
+//    starting from 0.0; a block sum is Σ of its 64 sub-block sums in increasing
+//    order, starting from 0.0. The total is Σ block sums in increasing block order,
+//    starting from 0.0. (Until issue 41's speed work a block was summed point by
+//    point; the two levels let a changed D re-sum 64 values, not 4096. The picks
+//    for a seed changed with it.)
 //  * D² sampling with a uniform u in [0, 1): r = u * total. Walk the blocks with
 //    running = 0.0: the block is b when running + sum[b] > r, else running += sum[b].
-//    Inside block b, continue from that `running`: running += D[i] for i in
-//    increasing order, pick the first i with running > r. If rounding leaves no
-//    such i inside block b, pick the last i of block b with D[i] > 0. If no block
-//    qualifies, pick the last i overall with D[i] > 0.
+//    Inside block b, continue from that `running` over its sub-blocks the same way:
+//    the sub-block is s when running + sub[s] > r, else running += sub[s]. Inside
+//    sub-block s, running += D[i] for i in increasing order, pick the first i with
+//    running > r; if rounding leaves no such i, pick the last i of sub-block s with
+//    D[i] > 0. If no sub-block of b qualifies, pick the last i of block b with
+//    D[i] > 0. If no block qualifies, pick the last i overall with D[i] > 0.
 //  * Random numbers (kms/random.hpp, seed = InitOptions::seed):
 //      first centre (k-means++, greedy, maximin): random_below(seed, 0x1171, 0, n)
 //      k-means++ centre of round r (r = 1..k-1): u = random_uniform(seed, 0x1172, r)
@@ -25,7 +31,7 @@
 //  * Greedy k-means++ (scikit-learn's): trials = 2 + ⌊ln k⌋ unless given. Each
 //    round samples `trials` candidates by D² from the same D (repeats allowed),
 //    computes each candidate's potential Σ min(D[i], dist(i, candidate)) in the
-//    blocked order above, and keeps the candidate with the smallest potential
+//    two-level blocked order above, and keeps the candidate with the smallest potential
 //    (ties → the lowest t).
 //  * Maximin: the point with the largest D[i], ties → the lowest i.
 //  * Fallback when the total is 0 (every point coincides with a chosen centre:
@@ -48,7 +54,8 @@
 // BOUNDS (InitOptions::bounds: on, or auto with k >= 500 and d <= 4; one process): k-means++ and greedy
 // k-means++ keep D with the triangle inequality (bounded_nearest.hpp, Raff 2021):
 // a distance is skipped only where the computed one surely would not lower D, and
-// a block's sum is summed again, in the order above, only where a D of it changed,
+// a sub-block's sum is summed again, in the order above, only where a D of it changed
+// (and its block's from the sub-block sums kept),
 // so every choice above is made from the same bits. Maximin and split rows take
 // the plain passes. k-means‖ (InitMethod::KMeansParallel): kmeans_parallel.cpp.
 #include "kms/init.hpp"
@@ -102,13 +109,13 @@ public:
             for (std::int64_t b = first_block; b < first_block + blocks; ++b) {
                 const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
                 const std::size_t end = std::min(first + count, begin + kBlockSize);
-                double sum = 0.0;
                 for (std::size_t i = begin; i < end; ++i) {
                     const double s = widened_squared_distance(values + (i - first) * d, centre, d);
-                    if (s < weights_[i]) weights_[i] = s;
-                    sum += mass(i);
+                    weights_[i] = s < weights_[i] ? s : weights_[i];  // branch-free: a minsd
                 }
-                block_sums_[static_cast<std::size_t>(b)] = sum;
+                double sub[kBlockSize / kSubBlockSize];
+                block_sums_[static_cast<std::size_t>(b)] =
+                    block_sum(weights_.data(), sample_weight_ ? sample_weight_ + rows_.first() : nullptr, begin, end, sub);
             }
         });
         point_distances_ += n;
@@ -133,14 +140,9 @@ public:
                 if (rows_.mine(begin)) {
                     const std::size_t local_begin = begin - rows_.first();
                     const std::size_t local_end = std::min(rows_.local(), local_begin + kBlockSize);
-                    pick = static_cast<double>(rows_.first() + last_positive(local_begin, local_end));
-                    for (std::size_t i = local_begin; i < local_end; ++i) {
-                        running += mass(i);
-                        if (running > target) {
-                            pick = static_cast<double>(rows_.first() + i);
-                            break;
-                        }
-                    }
+                    pick = static_cast<double>(rows_.first() +
+                                               walk_block(local_begin, local_end, running, target,
+                                                          [this](std::size_t i) { return mass(i); }));
                 }
                 return static_cast<std::size_t>(rows_.from_owner(pick, begin));
             }
@@ -148,7 +150,8 @@ public:
         }
         // Rounding left no block: the last row of positive mass overall.
         const std::vector<double> last = rows_.gather(
-            {rows_.local() > 0 ? static_cast<double>(rows_.first() + last_positive(0, rows_.local())) : -1.0});
+            {rows_.local() > 0 ? static_cast<double>(rows_.first() + seeding::last_positive(0, rows_.local(), [this](std::size_t i) { return mass(i); }))
+                                : -1.0});
         return static_cast<std::size_t>(*std::max_element(last.begin(), last.end()));
     }
 
@@ -163,23 +166,23 @@ public:
             const auto window_blocks = static_cast<std::int64_t>((rows + kBlockSize - 1) / kBlockSize);
 #pragma omp parallel num_threads(threads_) if (window_blocks > 1)
             {
-                std::vector<double> sums;
+                std::vector<OrderedSum> sums;
                 guard.run([&] { sums.resize(count); });
 #pragma omp for schedule(static)
                 for (std::int64_t b = first_block; b < first_block + window_blocks; ++b) {
                     if (guard.failed()) continue;
                     const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
                     const std::size_t end = std::min(first + rows, begin + kBlockSize);
-                    std::fill(sums.begin(), sums.end(), 0.0);
+                    std::fill(sums.begin(), sums.end(), OrderedSum{});
                     for (std::size_t i = begin; i < end; ++i)
                         for (std::size_t t = 0; t < count; ++t) {
                             const double s =
                                 widened_squared_distance(values + (i - first) * d, candidates[t].data(), d);
                             const double nearest = s < weights_[i] ? s : weights_[i];
-                            sums[t] += sample_weight_ ? weight(i) * nearest : nearest;
+                            sums[t].add(sample_weight_ ? weight(i) * nearest : nearest);
                         }
                     for (std::size_t t = 0; t < count; ++t)
-                        block_potentials[t * blocks + static_cast<std::size_t>(b)] = sums[t];
+                        block_potentials[t * blocks + static_cast<std::size_t>(b)] = sums[t].value();
                 }
             }
             guard.rethrow();
@@ -212,12 +215,6 @@ private:
     double weight(std::size_t i) const { return sample_weight_[rows_.first() + i]; }
     // What D² sampling draws by: D[i], or w[i]·D[i] with sample weights.
     double mass(std::size_t i) const { return sample_weight_ ? weight(i) * weights_[i] : weights_[i]; }
-
-    std::size_t last_positive(std::size_t begin, std::size_t end) const {
-        for (std::size_t i = end; i > begin; --i)
-            if (mass(i - 1) > 0.0) return i - 1;
-        return end - 1;  // unreachable when the caller saw a positive sum
-    }
 
     std::size_t farthest_unweighted() const {
         const std::size_t n = weights_.size(), blocks = block_sums_.size();
@@ -344,9 +341,7 @@ Matrix<double> weighted_random_init(const Rows<T>& rows, std::size_t k, std::uin
         selection.add(pick);
         // Its block's sum again from scratch, in order: no drift from subtracting.
         const std::size_t begin = pick / kBlockSize * kBlockSize, end = std::min(n, begin + kBlockSize);
-        double sum = 0.0;
-        for (std::size_t i = begin; i < end; ++i) sum += mass(i);
-        block_sums[pick / kBlockSize] = sum;
+        block_sums[pick / kBlockSize] = ordered_sum(begin, end, mass);
     }
     return selection.centres();
 }

@@ -1,9 +1,10 @@
 // k-means++ and maximin initialisation on the GPU, bit-identical to the CPU
 // initialiser (core/src/init.cpp), which documents the order this follows:
 // D[i] = min over chosen centres of squared_distance<double> (same arithmetic),
-// blocks of 4096 points summed in increasing i from 0.0, block sums added in block
-// order, D² sampling walked exactly as on the CPU (one thread: it is sequential by
-// definition, from shared memory), maximin = first index of the largest D (parallel
+// blocks of 4096 points, each the sum (from 0.0, in order) of its 64-point
+// sub-blocks' sums (each in increasing i from 0.0), block sums added in block
+// order, D² sampling walked exactly as on the CPU, block, sub-block, point (one
+// thread: it is sequential by definition, from shared memory), maximin = first index of the largest D (parallel
 // reductions with that tie rule). One round = one pass over the points plus one
 // 1024-thread selection block; a few scalars come back per round.
 // With bounds (--init-bounds; Raff 2021, core/src/init/bounded_nearest.hpp has the
@@ -29,6 +30,7 @@ namespace kms {
 namespace {
 
 constexpr int kInitBlock = 4096;  // core/src/init.cpp kBlockSize
+constexpr int kSubBlock = 64;     // core/src/init.cpp kSubBlockSize
 constexpr int kThreads = 256;
 constexpr std::uint64_t kStreamFirstCentre = 0x1171;
 constexpr std::uint64_t kStreamKMeansPlusPlus = 0x1172;
@@ -80,8 +82,8 @@ __device__ __forceinline__ double tested(double nearest) {
     return nearest < 0x1p-900 ? 0x1p-900 : (nearest <= 0x1p900 ? nearest : __longlong_as_double(0x7ff0000000000000ll));
 }
 
-// D[i] = min(D[i], dist(i, centre)); the block's sum in increasing i (one thread,
-// from shared memory: the order is sequential by definition) and the block's
+// D[i] = min(D[i], dist(i, centre)); the block's sum in the fixed two-level order (one
+// thread, from shared memory: the order is sequential by definition) and the block's
 // first largest D (a parallel reduction).
 __global__ void __launch_bounds__(kThreads) add_centre_kernel(const double* points, long long n, int d,
                                                               const long long* centre, double* weights,
@@ -121,7 +123,11 @@ __global__ void __launch_bounds__(kThreads) add_centre_kernel(const double* poin
     block_largest(best_value, best, warp_values, warp_indices);  // its barriers also publish local[]
     if (threadIdx.x != 0) return;
     double sum = 0.0;
-    for (int e = 0; e < count; ++e) sum += local[e];
+    for (int sub = 0; sub < count; sub += kSubBlock) {
+        double part = 0.0;
+        for (int e = sub; e < min(count, sub + kSubBlock); ++e) part += local[e];
+        sum += part;
+    }
     block_sums[blockIdx.x] = sum;
     block_best[blockIdx.x] = best;
 }
@@ -143,6 +149,7 @@ __global__ void __launch_bounds__(kSelectThreads) select_kernel(const double* we
     __shared__ long long warp_indices[kSelectThreads / 32];
     __shared__ double shared_total;
     __shared__ long long shared_next;
+    __shared__ long long shared_range[2];  // where the walk looks for the last positive D
     // Running sums before each block, in block order: block_prefix[b]; the total.
     double total = 0.0;
     for (long long b0 = 0; b0 < blocks; b0 += kInitBlock) {
@@ -189,21 +196,38 @@ __global__ void __launch_bounds__(kSelectThreads) select_kernel(const double* we
             for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) stage[i - begin] = weights[i];
             __syncthreads();
             if (threadIdx.x == 0) {
+                // Sub-block by sub-block; inside the first whose sum takes running past
+                // the target, point by point. Rounding may leave no point: then the last
+                // positive D of that sub-block, or of the block when no sub-block qualified.
                 double running = block_prefix[b];
-                for (long long i = begin; i < end; ++i) {
-                    running += stage[i - begin];
-                    if (running > target) {
-                        next = i;
+                shared_range[0] = begin;
+                shared_range[1] = end;
+                for (long long sub = begin; sub < end && next < 0; sub += kSubBlock) {
+                    const long long stop = min(end, sub + kSubBlock);
+                    double part = 0.0;
+                    for (long long i = sub; i < stop; ++i) part += stage[i - begin];
+                    if (running + part > target) {
+                        shared_range[0] = sub;
+                        shared_range[1] = stop;
+                        for (long long i = sub; i < stop; ++i) {
+                            running += stage[i - begin];
+                            if (running > target) {
+                                next = i;
+                                break;
+                            }
+                        }
                         break;
                     }
+                    running += part;
                 }
                 shared_next = next;
             }
             __syncthreads();
             next = shared_next;
             if (next < 0) {
-                const long long last = last_positive(begin, end);
-                next = last < 0 ? end - 1 : last;
+                const long long from = shared_range[0], to = shared_range[1];
+                const long long last = last_positive(from, to);
+                next = last < 0 ? to - 1 : last;
             }
         } else {
             const long long last = last_positive(0, n);

@@ -126,9 +126,7 @@ private:
                 blocked_sample(sums, total, random_uniform(options_.seed, kStreamWeightedRandom, step), n_, left);
             add(pick);
             const std::size_t begin = pick / kBlockSize * kBlockSize, end = std::min(n_, begin + kBlockSize);
-            double sum = 0.0;
-            for (std::size_t i = begin; i < end; ++i) sum += left(i);
-            sums[pick / kBlockSize] = sum;
+            sums[pick / kBlockSize] = seeding::ordered_sum(begin, end, left);
         }
     }
 
@@ -147,7 +145,7 @@ private:
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_) if (threads_ > 1)
         for (std::size_t b = 0; b < blocks; ++b) {
             if (options_.cancel.stop_requested()) continue;
-            double sum = 0.0;
+            seeding::OrderedSum sum;
             for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize); ++i) {
                 for (std::size_t c = first; c < centres_.size(); ++c) {
                     const double s =
@@ -157,9 +155,9 @@ private:
                         if (owner) owner[i] = static_cast<std::uint32_t>(c);
                     }
                 }
-                sum += mass(i);
+                sum.add(mass(i));
             }
-            sums_[b] = sum;
+            sums_[b] = sum.value();
         }
         check_cancel();
         total_ = total_of(sums_);
@@ -182,13 +180,13 @@ private:
         for (std::size_t b = 0; b < blocks; ++b) {
             if (options_.cancel.stop_requested()) continue;
             for (std::size_t t = 0; t < count; ++t) {
-                double sum = 0.0;
+                seeding::OrderedSum sum;
                 for (std::size_t i = b * kBlockSize; i < std::min(n_, (b + 1) * kBlockSize); ++i) {
                     const double s = sparse::squared_distance(sparse::row(x_, i), xx_[i], rows[t].data(), norms[t]);
                     const double m = s < nearest_[i] ? s : nearest_[i];
-                    sum += weight_ ? weight_[i] * m : m;
+                    sum.add(weight_ ? weight_[i] * m : m);
                 }
-                block_potentials[t * blocks + b] = sum;
+                block_potentials[t * blocks + b] = sum.value();
             }
         }
         check_cancel();
