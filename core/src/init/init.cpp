@@ -109,13 +109,17 @@ public:
             for (std::int64_t b = first_block; b < first_block + blocks; ++b) {
                 const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
                 const std::size_t end = std::min(first + count, begin + kBlockSize);
-                for (std::size_t i = begin; i < end; ++i) {
-                    const double s = widened_squared_distance(values + (i - first) * d, centre, d);
-                    weights_[i] = s < weights_[i] ? s : weights_[i];  // branch-free: a minsd
+                double sum = 0.0;
+                for (std::size_t sub = begin; sub < end; sub += kSubBlockSize) {
+                    double part = 0.0;  // the sub-block's sum, in the fixed order
+                    for (std::size_t i = sub; i < std::min(end, sub + kSubBlockSize); ++i) {
+                        const double s = widened_squared_distance(values + (i - first) * d, centre, d);
+                        weights_[i] = s < weights_[i] ? s : weights_[i];  // branch-free: a minsd
+                        part += mass(i);
+                    }
+                    sum += part;
                 }
-                double sub[kBlockSize / kSubBlockSize];
-                block_sums_[static_cast<std::size_t>(b)] =
-                    block_sum(weights_.data(), sample_weight_ ? sample_weight_ + rows_.first() : nullptr, begin, end, sub);
+                block_sums_[static_cast<std::size_t>(b)] = sum;
             }
         });
         point_distances_ += n;
