@@ -188,7 +188,8 @@ private slots:
     // all rows, bit for bit: every method, weighted or not (zero weights too), float
     // and double, 1–4 ranks, data of several blocks and of fewer rows than one
     // block (ranks without rows), and data with fewer distinct points than k (the
-    // fallback draw). k-means‖ too: the same candidates, weights and reduction.
+    // fallback draw). k-means‖ too (weighted float, unweighted double): the same
+    // candidates, weights and reduction.
     void splitRowsSeedAsOneProcess() {
         using kms::Matrix;
         struct Shape { std::size_t n, d, k; bool duplicates; };
@@ -208,6 +209,9 @@ private slots:
                                            kms::InitMethod::KMeansParallel})
                 for (bool weighted : {false, true})
                     for (bool as_float : {false, true}) {
+                        // k-means‖: weighted float and unweighted double only (CI time: tests/mpi
+                        // runs all four over real ranks)
+                        if (method == kms::InitMethod::KMeansParallel && as_float != weighted) continue;
                         kms::InitOptions options;
                         options.method = method;
                         options.seed = 11;
@@ -242,7 +246,7 @@ private slots:
                         }
                     }
         }
-        QCOMPARE(compared, 3 * 5 * 2 * 2 * (1 + 2 + 3 + 4));
+        QCOMPARE(compared, 3 * (4 * 2 * 2 + 2) * (1 + 2 + 3 + 4));
     }
 
     void names() {
