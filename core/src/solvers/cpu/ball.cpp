@@ -98,7 +98,8 @@ protected:
         thread_walked_.assign(team * k, 0);
         std::uint64_t changed = 0, evaluations = 0, skips = 0, stable = 0, neighbour_distances = 0;
         const std::size_t chunks = (n + kChunk - 1) / kChunk;
-        const std::size_t window_chunks = first ? chunks : this->window_chunks(kChunk);
+        // (at least 1: a rank's block may hold no rows, and the windows are counted below)
+        const std::size_t window_chunks = std::max<std::size_t>(1, first ? chunks : this->window_chunks(kChunk));
         std::vector<std::size_t> walk_count(chunks, 0);
         std::vector<std::size_t> ball_start(k + 1, 0), place(k, 0);
         std::size_t* walk_rows = walk_rows_.data();
