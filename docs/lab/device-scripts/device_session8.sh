@@ -20,11 +20,13 @@ run_job() {  # LANE CORES CARRY SCRIPT [VAR=VALUE...]
   echo "lane $name: $script $* exit $?"
 }
 wanted=" ${KMS_LANES:-gpu solvers highd} "
-if [ "$cores" -ge 48 ]; then gpu_cores=32-$((cores - 1)); solvers_cores=0-15; highd_cores=16-31
-else gpu_cores=0-$((cores - 1)); solvers_cores=0-$((cores - 1)); highd_cores=0-$((cores - 1)); fi
+if [ "$cores" -ge 48 ]; then gpu_cores=32-47; threads_cores=48-63; solvers_cores=0-15; highd_cores=16-31
+else gpu_cores=0-$((cores - 1)); threads_cores=$gpu_cores; solvers_cores=$gpu_cores; highd_cores=$gpu_cores; fi
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-mkdir -p "$lanes"/{seed,ranks,solvers,highd}
+mkdir -p "$lanes"/{seed,threads,ranks,solvers,highd}
 start=$SECONDS
+# Each lane's summary is written straight into $OUT (it comes back even if the call is cut
+# short); its other files go into the tarball at the end.
 if [[ $wanted == *" gpu "* ]]; then
   # The seeding on the last GPU, the ranks' tests on the others at the same time; the 4-GPU
   # scaling once the seeding lane is done (its timings then have the GPUs to themselves).
@@ -35,20 +37,20 @@ if [[ $wanted == *" gpu "* ]]; then
   (
     run_job seed "$gpu_cores" .devcarry-seed device_seeding_order.sh "${seed_env[@]}"
     run_job seed "$gpu_cores" .devcarry-seed device_seeding_sanitize.sh "${seed_env[@]}"
-    run_job seed "$gpu_cores" .devcarry-seed device_seeding_threads.sh
     run_job seed "$gpu_cores" .devcarry-seed device_seeding_gpu_table.sh "${seed_env[@]}"
     touch "$lanes/seed.done"
-  ) > "$lanes/seed/summary.txt" 2>&1 &
+  ) > "$final/seed.txt" 2>&1 &
+  run_job threads "$threads_cores" .devcarry-seed device_seeding_threads.sh > "$final/threads.txt" 2>&1 &
   (
     [ "$gpus" -lt 2 ] && while [ ! -f "$lanes/seed.done" ]; do sleep 2; done
     run_job ranks "$gpu_cores" .devcarry-gpu device_ranks_devices.sh "${ranks_env[@]}" KMS_RANKS_SCALE=0
     while [ ! -f "$lanes/seed.done" ]; do sleep 2; done
     run_job ranks "$gpu_cores" .devcarry-gpu device_ranks_devices.sh KMS_RANKS_TESTS=0
-  ) > "$lanes/ranks/summary.txt" 2>&1 &
+  ) > "$final/ranks.txt" 2>&1 &
 fi
-[[ $wanted == *" solvers "* ]] && run_job solvers "$solvers_cores" .devcarry-solvers device_solvers_grid.sh > "$lanes/solvers/summary.txt" 2>&1 &
-[[ $wanted == *" highd "* ]] && run_job highd "$highd_cores" .devcarry-highd device_cpu_highd.sh > "$lanes/highd/summary.txt" 2>&1 &
+[[ $wanted == *" solvers "* ]] && run_job solvers "$solvers_cores" .devcarry-solvers device_solvers_grid.sh > "$final/solvers.txt" 2>&1 &
+[[ $wanted == *" highd "* ]] && run_job highd "$highd_cores" .devcarry-highd device_cpu_highd.sh > "$final/highd.txt" 2>&1 &
 wait
 echo "all lanes done in $((SECONDS - start)) s on $cores cores ($(lscpu | sed -n 's/^Model name: *//p'))"
-for f in "$lanes"/*/summary.txt; do echo "=== ${f#$lanes/}"; tail -n 45 "$f"; done
+for f in "$final"/*.txt; do echo "=== ${f#$final/}"; tail -n 40 "$f"; done
 tar -C "$lanes" -czf "$final/lanes.tar.gz" .
