@@ -20,7 +20,11 @@ run_job() {  # LANE CORES CARRY SCRIPT [VAR=VALUE...]
   echo "lane $name: $script $* exit $?"
 }
 wanted=" ${KMS_LANES:-gpu solvers highd} "
-if [ "$cores" -ge 48 ]; then gpu_cores=32-47; threads_cores=48-63; solvers_cores=0-15; highd_cores=16-31
+# 64 cores: a lane of 16 each (the GPU jobs on 32-47). 32 cores: highd then the seeding's
+# thread table on 0-15, solvers on 16-31 with the GPU jobs beside it (they mostly wait on the GPU).
+after_highd=0
+if [ "$cores" -ge 64 ]; then gpu_cores=32-47; threads_cores=48-63; solvers_cores=0-15; highd_cores=16-31
+elif [ "$cores" -ge 32 ]; then gpu_cores=16-31; threads_cores=0-15; solvers_cores=16-31; highd_cores=0-15; after_highd=1
 else gpu_cores=0-$((cores - 1)); threads_cores=$gpu_cores; solvers_cores=$gpu_cores; highd_cores=$gpu_cores; fi
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 mkdir -p "$lanes"/{seed,threads,ranks,solvers,highd}
@@ -40,7 +44,9 @@ if [[ $wanted == *" gpu "* ]]; then
     run_job seed "$gpu_cores" .devcarry-seed device_seeding_gpu_table.sh "${seed_env[@]}"
     touch "$lanes/seed.done"
   ) > "$final/seed.txt" 2>&1 &
-  run_job threads "$threads_cores" .devcarry-seed device_seeding_threads.sh > "$final/threads.txt" 2>&1 &
+  if [ $after_highd = 0 ] || [[ $wanted != *" highd "* ]]; then
+    run_job threads "$threads_cores" .devcarry-seed device_seeding_threads.sh > "$final/threads.txt" 2>&1 &
+  fi
   (
     [ "$gpus" -lt 2 ] && while [ ! -f "$lanes/seed.done" ]; do sleep 2; done
     run_job ranks "$gpu_cores" .devcarry-gpu device_ranks_devices.sh "${ranks_env[@]}" KMS_RANKS_SCALE=0
@@ -49,7 +55,14 @@ if [[ $wanted == *" gpu "* ]]; then
   ) > "$final/ranks.txt" 2>&1 &
 fi
 [[ $wanted == *" solvers "* ]] && run_job solvers "$solvers_cores" .devcarry-solvers device_solvers_grid.sh > "$final/solvers.txt" 2>&1 &
-[[ $wanted == *" highd "* ]] && run_job highd "$highd_cores" .devcarry-highd device_cpu_highd.sh > "$final/highd.txt" 2>&1 &
+if [[ $wanted == *" highd "* ]]; then
+  (
+    run_job highd "$highd_cores" .devcarry-highd device_cpu_highd.sh > "$final/highd.txt" 2>&1
+    if [ $after_highd = 1 ] && [[ $wanted == *" gpu "* ]]; then
+      run_job threads "$threads_cores" .devcarry-seed device_seeding_threads.sh > "$final/threads.txt" 2>&1
+    fi
+  ) &
+fi
 wait
 echo "all lanes done in $((SECONDS - start)) s on $cores cores ($(lscpu | sed -n 's/^Model name: *//p'))"
 for f in "$final"/*.txt; do echo "=== ${f#$final/}"; tail -n 40 "$f"; done
