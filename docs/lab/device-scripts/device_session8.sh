@@ -35,9 +35,9 @@ if [[ $wanted == *" gpu "* ]]; then
   # The seeding on the last GPU, the ranks' tests on the others at the same time; the 4-GPU
   # scaling once the seeding lane is done (its timings then have the GPUs to themselves).
   seed_env=(); ranks_env=()
-  if [ "$gpus" -ge 2 ]; then
+  if [ "$gpus" -ge 4 ]; then
     seed_env=(CUDA_VISIBLE_DEVICES=$((gpus - 1))); ranks_env=(CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((gpus - 2))))
-  fi
+  fi  # (fewer GPUs: the ranks' tests after the seeding, on every GPU)
   (
     run_job seed "$gpu_cores" .devcarry-seed device_seeding_order.sh "${seed_env[@]}"
     run_job seed "$gpu_cores" .devcarry-seed device_seeding_sanitize.sh "${seed_env[@]}"
@@ -48,10 +48,10 @@ if [[ $wanted == *" gpu "* ]]; then
     run_job threads "$threads_cores" .devcarry-seed device_seeding_threads.sh > "$final/threads.txt" 2>&1 &
   fi
   (
-    [ "$gpus" -lt 2 ] && while [ ! -f "$lanes/seed.done" ]; do sleep 2; done
+    [ "$gpus" -lt 4 ] && while [ ! -f "$lanes/seed.done" ]; do sleep 2; done
     run_job ranks "$gpu_cores" .devcarry-gpu device_ranks_devices.sh "${ranks_env[@]}" KMS_RANKS_SCALE=0
     while [ ! -f "$lanes/seed.done" ]; do sleep 2; done
-    run_job ranks "$gpu_cores" .devcarry-gpu device_ranks_devices.sh KMS_RANKS_TESTS=0
+    [ "$gpus" -ge 4 ] && run_job ranks "$gpu_cores" .devcarry-gpu device_ranks_devices.sh KMS_RANKS_TESTS=0
   ) > "$final/ranks.txt" 2>&1 &
 fi
 [[ $wanted == *" solvers "* ]] && run_job solvers "$solvers_cores" .devcarry-solvers device_solvers_grid.sh > "$final/solvers.txt" 2>&1 &
