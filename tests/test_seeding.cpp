@@ -180,6 +180,16 @@ private slots:
         automatic = {};  // ... and up to d = kAutoBoundsD
         kms::initialize_centroids(kms::generate_dataset("blobs:n=2000,k=5,d=5", 3).points, kms::kAutoBoundsK, options);
         QVERIFY(!automatic.bounded);
+        automatic = {};  // ... and up to kAutoBoundsThreads threads (past them the plain pass shares out better)
+        options.threads = kms::kAutoBoundsThreads + 1;
+        QVERIFY(kms::initialize_centroids(data.points, kms::kAutoBoundsK, options) ==
+                kms::initialize_centroids(data.points, kms::kAutoBoundsK, [&] {
+                    kms::InitOptions on = options;
+                    on.bounds = kms::SeedingBounds::On;
+                    on.stats = nullptr;
+                    return on;
+                }()));
+        QVERIFY(!automatic.bounded);
     }
 
     // k-means‖: the same centres for 1, 2 and 5 threads and with bounds off (the

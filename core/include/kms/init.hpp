@@ -39,6 +39,11 @@ std::optional<SeedingBounds> parse_seeding_bounds(std::string_view);  // auto|on
 // clustered data in higher d may still want `on`).
 constexpr std::size_t kAutoBoundsK = 500;
 constexpr std::size_t kAutoBoundsD = 4;
+// ... and on the CPU only up to kAutoBoundsThreads threads: the bounded rounds leave the
+// threads little to share while the plain pass splits its n distances among them (the
+// lent machine's CPU, 2026-11-28, n = 10^6 × 2 blobs, k = 1000, median of 3 seeds, plain /
+// bounded ms: 1 thread 3316 / 1082, 4 threads 1077 / 961, 16 threads 385 / 950).
+constexpr int kAutoBoundsThreads = 4;
 
 // What a seeding cost, filled where InitOptions::stats points.
 struct InitStats {
@@ -61,7 +66,8 @@ struct InitOptions {
     // k-means++ and greedy k-means++ (and k-means‖'s reduction): skip the distances
     // the triangle inequality rules out (Raff, IJCAI 2021), with a margin for
     // rounding, so the centres are bitwise those without (one process; ranks take
-    // the plain passes). Auto: where measured faster, k >= kAutoBoundsK and d <= kAutoBoundsD. k-means‖'s
+    // the plain passes). Auto: where measured faster, k >= kAutoBoundsK, d <= kAutoBoundsD and
+    // at most kAutoBoundsThreads threads (the GPU: above d = kAutoBoundsD, cuda_init.cu). k-means‖'s
     // rounds always keep their distances with bounds.
     SeedingBounds bounds = SeedingBounds::Auto;
     double oversampling = 2.0;  // k-means‖: each round samples oversampling·k candidates expected

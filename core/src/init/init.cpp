@@ -428,7 +428,8 @@ Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions
     };
     // Bounds for k-means++ and greedy in one process (ranks take the plain passes).
     const bool wanted = options.bounds == SeedingBounds::On ||
-                        (options.bounds == SeedingBounds::Auto && k >= kAutoBoundsK && rows.cols() <= kAutoBoundsD);
+                        (options.bounds == SeedingBounds::Auto && k >= kAutoBoundsK && rows.cols() <= kAutoBoundsD &&
+                         threads <= kAutoBoundsThreads);
     // (Out of core too: the bounds' per-point state and reads are those of points in memory.)
     if (wanted && options.method != InitMethod::Maximin && !rows.comm() && !rows.out_of_core() &&
         rows.global() < (std::size_t{1} << 32)) {
