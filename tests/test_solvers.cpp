@@ -829,7 +829,8 @@ private slots:
         const auto points = make_points(c);
         const Matrix<double> initial = make_centroids(c, *points);
         for (Algorithm a : {Algorithm::Lloyd, Algorithm::Hamerly})
-            for (auto [ranks, devices] : {std::pair{2, 2}, std::pair{3, 1}}) {
+            for (const auto& shape : {std::pair{2, 2}, std::pair{3, 1}}) {
+                const int ranks = shape.first, devices = shape.second;  // (named: clang 14 captures no bindings)
                 const std::string where = std::string(to_string(a)) + ", " + std::to_string(ranks) + " ranks x " +
                                           std::to_string(devices) + " devices";
                 auto single = make(a, Backend::OpenMP, Precision::F64, 2, EmptyClusterPolicy::Farthest);
@@ -877,7 +878,9 @@ private slots:
                 QVERIFY2(gathered == single->labels(), (where + ": labels").c_str());
             }
         // 20000 rows are 5 grains of 4096: too few for 3 ranks x 2 devices; 2 ranks listing 2 and 1 devices.
-        for (auto [ranks, uneven] : {std::pair{3, false}, std::pair{2, true}}) {
+        for (const auto& shape : {std::pair{3, false}, std::pair{2, true}}) {
+            const int ranks = shape.first;
+            const bool uneven = shape.second;
             std::atomic<int> refused{0};
             ThreadGroup group(ranks);
             group.run([&](std::shared_ptr<Communicator> comm) {
