@@ -44,7 +44,8 @@ compare_ranks() {
 }
 awk 'BEGIN { for (i = 0; i < 400000; ++i) print 0.5 + (i * 7919) % 5 }' > "$dir/weights.txt"
 for case in "lloyd f32 kmeans++ 100" "lloyd f64 random 1000" "hamerly f64 kmeans++ 100" "exponion f32 random 300" \
-            "elkan f32 maximin 20" "yinyang f64 kmeans++ 100 weights" "lloyd f32 random 5 weights"; do
+            "elkan f32 maximin 20" "yinyang f64 kmeans++ 100 weights" "lloyd f32 random 5 weights" \
+            "hamerly f64 kmeans-parallel 200"; do
   read -r solver precision init k weighted <<<"$case"
   args=(run --generate blobs:n=400000,k=50,d=2,spread=0.05 --seed 4 --k "$k" --solver "$solver" --precision "$precision"
         --init "$init" --max-iter 30 --report json --backend cuda)
@@ -70,7 +71,8 @@ cmp -s "$dir/c-gpu" "$dir/c-cpu" && cmp -s "$dir/l-gpu" "$dir/l-cpu" || fail "th
 # try (default "0,0": two blocks a rank on device 0, which any machine with a GPU has; "all"
 # shares a machine's GPUs out among its ranks).
 for devices in ${KMS_RANK_DEVICES:-0,0}; do
-  for case in "lloyd f64 kmeans++ 100" "hamerly f32 random 1000" "yinyang f64 kmeans++ 100 weights"; do
+  for case in "lloyd f64 kmeans++ 100" "hamerly f32 random 1000" "yinyang f64 kmeans++ 100 weights" \
+              "lloyd f32 kmeans-parallel 300"; do
     read -r solver precision init k weighted <<<"$case"
     args=(run --generate blobs:n=400000,k=50,d=2,spread=0.05 --seed 4 --k "$k" --solver "$solver" --precision "$precision"
           --init "$init" --max-iter 30 --report json --backend cuda)
