@@ -819,6 +819,38 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, group->set_partition(RowPartition{}));
     }
 
+    // kms::nested_communicator: 2 "processes" (an outer ThreadGroup) of 3 threads each (an
+    // inner one) are one group of 6 ranks in process-major order: allgather concatenates in
+    // that order (counts differing by rank), sums are over all 6, a broadcast from a rank of
+    // the second process reaches every rank of both.
+    void nested_communicator_is_one_flat_group() {
+        constexpr int kOuter = 2, kInner = 3;
+        std::atomic<int> checked{0};
+        ThreadGroup outer(kOuter);
+        outer.run([&](std::shared_ptr<Communicator> process) {
+            ThreadGroup inner(kInner);
+            inner.run([&](std::shared_ptr<Communicator> thread) {
+                const std::shared_ptr<Communicator> flat = nested_communicator(process, thread);
+                const int rank = flat->rank();
+                if (flat->size() != kOuter * kInner || rank != process->rank() * kInner + thread->rank()) return;
+                std::vector<std::int64_t> mine(static_cast<std::size_t>(rank), rank);  // rank r gives r values r
+                const std::vector<std::int64_t> all = flat->allgather(std::span<const std::int64_t>(mine));
+                std::vector<std::int64_t> expected;
+                for (int r = 0; r < kOuter * kInner; ++r) expected.insert(expected.end(), static_cast<std::size_t>(r), r);
+                const double value = 0.5 + rank;
+                const std::vector<double> doubles = flat->allgather(std::span<const double>(&value, 1));
+                std::uint64_t total[2] = {static_cast<std::uint64_t>(rank), 1};
+                flat->sum(total);
+                double root_values[2] = {static_cast<double>(rank), -static_cast<double>(rank)};
+                flat->broadcast(root_values, 4);  // the second process's middle thread
+                if (all == expected && doubles.size() == 6 && doubles[5] == 5.5 && doubles[0] == 0.5 &&
+                    total[0] == 15 && total[1] == 6 && root_values[0] == 4.0 && root_values[1] == -4.0)
+                    ++checked;
+            });
+        });
+        QCOMPARE(checked.load(), kOuter * kInner);
+    }
+
     // Device groups as ranks (--devices under MPI ranks; the ranks here are threads of a
     // ThreadGroup, the devices CPU solvers): each rank's block split again over its
     // devices, every device thread a rank of the nested communicator; one solver on all
