@@ -224,7 +224,12 @@ std::shared_ptr<Communicator> nested_communicator(std::shared_ptr<Communicator> 
 // ---- ThreadGroup: a barrier and one slot per rank.
 struct ThreadGroup::Shared {
     explicit Shared(int ranks)
-        : ranks(ranks), barrier(ranks), doubles(static_cast<std::size_t>(ranks)), integers(static_cast<std::size_t>(ranks)) {}
+        : ranks(ranks), barrier(ranks) {
+        for (int set = 0; set < 2; ++set) {
+            doubles[set].resize(static_cast<std::size_t>(ranks));
+            integers[set].resize(static_cast<std::size_t>(ranks));
+        }
+    }
     int ranks;
     std::barrier<> barrier;
     // The fewest barriers a failed rank had passed: a later barrier completed without
@@ -232,8 +237,11 @@ struct ThreadGroup::Shared {
     // one were whole: a rank that passes one of them sees no failure, even if a
     // faster rank has failed just after it.
     std::atomic<std::uint64_t> failed_after{UINT64_MAX};
-    std::vector<std::vector<double>> doubles;
-    std::vector<std::vector<std::int64_t>> integers;
+    // Two sets of slots, taken in turn by consecutive gathers: a rank writes a set again
+    // two gathers later, after the barrier of the gather between, which every rank reaches
+    // only once it has read the set. So one barrier a gather suffices.
+    std::vector<std::vector<double>> doubles[2];
+    std::vector<std::vector<std::int64_t>> integers[2];
 };
 
 namespace {
@@ -244,10 +252,10 @@ public:
     int size() const override { return group().ranks; }
 
     std::vector<double> allgather(std::span<const double> values) override {
-        return gather(group().doubles, values);
+        return gather(group().doubles[syncs_ % 2], values);
     }
     std::vector<std::int64_t> allgather(std::span<const std::int64_t> values) override {
-        return gather(group().integers, values);
+        return gather(group().integers[syncs_ % 2], values);
     }
     void sum(std::span<std::uint64_t> values) override {
         std::vector<std::int64_t> mine(values.begin(), values.end());
@@ -273,10 +281,9 @@ private:
     template <typename V>
     std::vector<V> gather(std::vector<std::vector<V>>& slots, std::span<const V> values) {
         slots[static_cast<std::size_t>(rank_)].assign(values.begin(), values.end());
-        sync();
+        sync();  // every rank passes the same barriers, so every rank took the same set
         std::vector<V> all;
         for (const auto& slot : slots) all.insert(all.end(), slot.begin(), slot.end());
-        sync();  // nobody writes a slot again before everyone has read them all
         return all;
     }
     void* shared_;
