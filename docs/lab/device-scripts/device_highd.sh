@@ -5,11 +5,18 @@
 # and flash-kmeans (its public source carried in .devcarry-flash, never committed) on the
 # same points and initial centroids (the highd suite of scripts/bench.sh). Unpacks
 # .devcarry-gpu/pack.tar.xz (docs/lab/device-scripts/device_pack.sh).
-# Usage: OUT=DIR docs/lab/device-scripts/device_highd.sh [checks] [bench]   (default: both)
+# Usage: OUT=DIR docs/lab/device-scripts/device_highd.sh [checks] [profile] [ab] [bench]
+#   (default: checks profile bench)
 #   checks: the filter's tests in both formats, the lockstep suites, compute-sanitizer
-#     memcheck and racecheck on the filter kernels (small cases) → DIR/checks.txt.
+#     memcheck (every kernel of the filter's cases) and racecheck (the filter kernel's
+#     passes), small cases → DIR/checks.txt.
 #   profile: ncu's kernel durations and tensor-pipe activity of two steps at 10^6 × 128,
 #     k = 1024, uniform and blobs (tf32 filter) → DIR/profile.txt.
+#   ab: ms per Lloyd step (f32, tf32 filter), medians of steps 3–10, of a baseline build
+#     (bin/kmeans-cli-base in the pack: device_pack.sh BUILD BASELINE) then this one, on the
+#     suite's points and initial centroids: 10^6 × 64/128/256, k = 1000, blobs and uniform,
+#     and 4·10^6 × 128, k = 1024, blobs; with the points certified, settled by candidate
+#     lists and searched over all k (this build's records) → DIR/ab.txt (about 2 minutes).
 #   bench: `scripts/bench.sh highd --device-only` (its GPU rows; KMS_HIGHD_D="16 32 64 128 256",
 #     KMS_HIGHD_K="100 1000", KMS_HIGHD_DATA="blobs uniform", KMS_HIGHD_N=1000000,
 #     KMS_HIGHD_EXTRA="uniform:1000000:128:1024 blobs:4000000:128:1024" narrow or widen it)
@@ -26,14 +33,12 @@ checks() {
            "smallKMatchesExact lloydStatisticsAndStop fitLayerMatchesCpu autoRacesOnTheData errors"; do
     (timeout 500 "$bin/test_cuda_solvers" $f > "$out/solvers-${f%% *}.log" 2>&1; echo "test_cuda_solvers $f: exit $?") &
   done
-  for tool in memcheck racecheck; do
-    (KMS_GPU_TEST_SMALL=1 timeout 500 compute-sanitizer --tool $tool --kernel-name kns=filter_kernel --error-exitcode 9 \
-       "$bin/test_cuda_solvers" gemmFilterPath > "$out/$tool.log" 2>&1
-     echo "compute-sanitizer $tool (filter_kernel, gemmFilterPath, small): exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | head -1)") &
-  done
-  (KMS_GPU_TEST_SMALL=1 timeout 500 compute-sanitizer --tool memcheck --kernel-name kns=quantise_rows_kernel --error-exitcode 9 \
-     "$bin/test_cuda_solvers" gemmFilterPath > "$out/memcheck-rows.log" 2>&1
-   echo "compute-sanitizer memcheck (quantise_rows_kernel, small): exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck-rows.log")") &
+  (KMS_GPU_TEST_SMALL=1 timeout 500 compute-sanitizer --tool memcheck --error-exitcode 9 \
+     "$bin/test_cuda_solvers" gemmFilterPath > "$out/memcheck.log" 2>&1
+   echo "compute-sanitizer memcheck (every kernel, gemmFilterPath, small): exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log")") &
+  (KMS_GPU_TEST_SMALL=1 timeout 500 compute-sanitizer --tool racecheck --kernel-name kns=filter_kernel --error-exitcode 9 \
+     "$bin/test_cuda_solvers" gemmFilterPath > "$out/racecheck.log" 2>&1
+   echo "compute-sanitizer racecheck (filter_kernel, gemmFilterPath, small): exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck.log")") &
   wait
   grep -h -E "^Totals|FAIL|differ" "$out"/solvers-*.log | head -40
 }
@@ -52,6 +57,44 @@ profile() {
   done
 }
 
+# One row of `ab` (n: its points): medians over steps 3.. of the assignment and the step;
+# the shares of the points certified, listed and searched over all k on step 1 and
+# (medians) later, where a later step may be the exact kernel's (the run's probe).
+ab_row() {
+  "$@" --report json 2>/dev/null | N=$n python3 -c '
+import json, os, statistics, sys
+n = int(os.environ["N"])
+its = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+its = [r for r in its if r.get("type") == "iteration"]
+late = its[2:]
+if not late: print("failed"); sys.exit()
+med = lambda f: statistics.median(f(r) for r in late)
+cert = lambda r: 100.0 * r.get("gemm_certified", 0) / n
+listed = lambda r: 100.0 * r.get("gemm_listed", 0) / n
+full = lambda r: 100.0 * (r.get("verified_points", 0) - r.get("gemm_listed", 0)) / n
+print("%.2f / %.2f ms; step 1 certified %.1f %%, listed %.1f %%, all k %.1f %%; later %.1f / %.1f / %.1f %%" % (
+    med(lambda r: r["time_assign_ms"]), med(lambda r: r["time_total_ms"]), cert(its[0]), listed(its[0]),
+    full(its[0]), med(cert), med(listed), med(full)))'
+}
+
+ab() {
+  local row kind n d k x which exe
+  echo "ms per step, assignment / step (medians of steps 3-10), f32, --variant shared (tf32 filter)"
+  for row in blobs:1000000:64:1000 uniform:1000000:64:1000 blobs:1000000:128:1000 uniform:1000000:128:1000 \
+             blobs:1000000:256:1000 uniform:1000000:256:1000 blobs:4000000:128:1024; do
+    IFS=: read -r kind n d k <<< "$row"
+    x="$work/ab-$kind-$n-$d.npy"
+    generate_points "$kind" "$n" "$d" "$x" || continue
+    for which in base new; do
+      exe=$cli
+      [ $which = base ] && exe=$work/bin/kmeans-cli-base
+      echo "$kind n=$n d=$d k=$k $which: $(ab_row timeout 60 "$exe" run --input "$x" --k "$k" --init random --seed 3 \
+        --solver lloyd --backend cuda --variant shared --precision f32 --max-iter 10 --tol 0)"
+    done
+    rm -f "$x"
+  done
+}
+
 # The highd suite's GPU rows (bench/suites/suites.py: suite_highd) with the packed binaries,
 # flash-kmeans from .devcarry-flash; report in DIR/highd/report.md.
 bench() {
@@ -64,7 +107,8 @@ for step in "${steps[@]}"; do
   case "$step" in
     checks) checks 2>&1 | tee "$out/checks.txt" ;;
     profile) profile 2>&1 | tee "$out/profile.txt" ;;
+    ab) ab 2>&1 | tee "$out/ab.txt" ;;
     bench) bench ${KMS_HIGHD_QUICK:+--quick} 2>&1 | tee "$out/highd.txt" ;;
-    *) echo "device_highd.sh: checks, profile or bench, not '$step'" >&2; exit 2 ;;
+    *) echo "device_highd.sh: checks, profile, ab or bench, not '$step'" >&2; exit 2 ;;
   esac
 done
