@@ -165,7 +165,9 @@ private slots:
         QCOMPARE(plain.centroid_centroid_distances, std::uint64_t(0));
         QVERIFY2(bounded.point_centroid_distances * 8 < plain.point_centroid_distances,
                  qPrintable(QString::number(bounded.point_centroid_distances)));
-        QCOMPARE(bounded.centroid_centroid_distances, std::uint64_t(200) * 199 / 2);
+        // The bounds' own distances (centre to a tree node's box): counted, and far fewer than the points'.
+        QVERIFY(bounded.centroid_centroid_distances > 0 &&
+                bounded.centroid_centroid_distances < bounded.point_centroid_distances);
         QVERIFY(bounded.time_ms > 0.0);
         QVERIFY(bounded.bounded && !plain.bounded);
         // Auto: the bounds only from k = kAutoBoundsK on (below, the plain passes were faster).

@@ -49,7 +49,7 @@ constexpr int kAutoBoundsThreads = 4;
 struct InitStats {
     double time_ms = 0.0;
     std::uint64_t point_centroid_distances = 0;     // point-to-centre distances evaluated
-    std::uint64_t centroid_centroid_distances = 0;  // centre-to-centre distances (the bounds' own)
+    std::uint64_t centroid_centroid_distances = 0;  // the bounds' own: centre to a box of points
     std::uint64_t candidates = 0;                   // k-means‖: candidates reduced to k (0 otherwise)
     bool bounded = false;                           // k-means++/greedy (k-means‖: its reduction) ran with bounds
     int rounds = 0;                                 // k-means‖: sampling rounds run
@@ -64,8 +64,9 @@ struct InitOptions {
     std::uint64_t seed = 0;
     int greedy_trials = 0;   // 0 = scikit-learn's default 2 + ⌊ln k⌋
     // k-means++ and greedy k-means++ (and k-means‖'s reduction): skip the distances
-    // the triangle inequality rules out (Raff, IJCAI 2021), with a margin for
-    // rounding, so the centres are bitwise those without (one process; ranks take
+    // ruled out by a tree of boxes over the points (the CPU; the GPU: the triangle
+    // inequality, Raff, IJCAI 2021, with a margin for rounding), so the centres are
+    // bitwise those without (one process; ranks take
     // the plain passes). Auto: where measured faster, k >= kAutoBoundsK, d <= kAutoBoundsD and
     // at most kAutoBoundsThreads threads (the GPU: above d = kAutoBoundsD, cuda_init.cu). k-means‖'s
     // rounds always keep their distances with bounds.

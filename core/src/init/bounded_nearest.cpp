@@ -1,114 +1,32 @@
-// k-means++'s nearest-centre masses kept with the triangle inequality
+// k-means++'s nearest-centre masses kept with a tree of boxes over the points
 // (bounded_nearest.hpp: the rule, and why the result is the plain pass's bits).
 #include "bounded_nearest.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <utility>
 
+#include "kms/region_guard.hpp"
 #include "seeding.hpp"
 
 namespace kms::seeding {
 namespace {
 
-constexpr double kTiny = 0x1p-900, kHuge = 0x1p900;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// The D a skip test uses: an upper bound of D where the relative error bound
-// holds; +infinity (never skipped: F·inf > any distance is false) elsewhere.
-inline double tested(double nearest) {
-    return nearest < kTiny ? kTiny : (nearest <= kHuge ? nearest : kInfinity);
-}
+// Points a leaf holds. (n = 10^6 × 2 blobs, k = 1000, 1 thread: 16 and 64 were slower.)
+constexpr std::size_t kLeaf = 32;
+// The Morton key: 32 bits over the (up to) 8 widest dimensions.
+constexpr std::size_t kKeyBits = 32, kKeyDimensions = 8;
 
 // Work below this many points runs on one thread: a parallel region costs more
-// than it saves there (every round opens a few; on a busy machine each waits for
-// a thread the OS has put aside).
+// than it saves there (on a busy machine each waits for a thread the OS has put aside).
 constexpr std::size_t kParallelPoints = 1 << 17;
 
-constexpr std::uint32_t kGone = 0xFFFFFFFFu;  // a point marked for removal from its cluster
-constexpr std::size_t kNone = ~std::size_t{0};
-
-// A D's band: its binary exponent (D >= 0: its bits order as its value, so the band
-// is monotone in D). Every D of band < b is below ceiling(b - 1). (Exponent halved:
-// bands of a factor 4, 14 % slower at n = 10^6 × 2, k = 1000: longer suffixes scanned.)
-constexpr unsigned kBandShift = 52;
-constexpr std::uint64_t kBands = std::uint64_t{1} << (63 - kBandShift);
-inline std::uint64_t band(double value) {
-    std::uint64_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    return bits >> kBandShift;
-}
-inline double ceiling(std::uint64_t b) {  // the least double of band b + 1 (+inf past the last)
-    if (b + 1 >= kBands) return kInfinity;
-    const std::uint64_t bits = (b + 1) << kBandShift;
-    double value;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
-}
-
-// Stable counting sort by band of `distance` (a stop leaves `changes` unsorted).
-template <typename Change>
-void order_by_band(std::vector<Change>& changes, StopPoll& stop) {
-    const std::size_t count = changes.size();
-    if (count < 2) return;
-    std::uint64_t low = band(changes[0].distance), high = low;
-    for (std::size_t c = 0; c < count && !stop.stopped(c); ++c) {
-        low = std::min(low, band(changes[c].distance));
-        high = std::max(high, band(changes[c].distance));
-    }
-    std::vector<std::size_t> start(high - low + 2, 0);
-    for (std::size_t c = 0; c < count && !stop.stopped(c); ++c) ++start[band(changes[c].distance) - low + 1];
-    for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-    std::vector<Change> sorted(count);
-    for (std::size_t c = 0; c < count; ++c) {
-        if (stop.stopped(c)) return;
-        sorted[start[band(changes[c].distance) - low]++] = changes[c];
-    }
-    changes = std::move(sorted);
-}
-
 }  // namespace
-
-template <typename T>
-void BoundedNearest<T>::Cluster::reserve(std::size_t count, std::size_t d) {
-    nearest.reserve(nearest.size() + count);
-    point.reserve(point.size() + count);
-    coordinates.reserve(coordinates.size() + count * d);
-}
-
-template <typename T>
-void BoundedNearest<T>::Cluster::push(double d_value, std::uint32_t p, const T* row, std::size_t d) {
-    nearest.push_back(d_value);
-    point.push_back(p);
-    const std::size_t at = coordinates.size();
-    coordinates.resize(at + d);
-    T* out = coordinates.data() + at;
-    for (std::size_t j = 0; j < d; ++j) out[j] = row[j];
-    radius = std::max(radius, tested(d_value));
-}
-
-template <typename T>
-void BoundedNearest<T>::Cluster::keep_unmarked(std::size_t from, std::size_t d, StopPoll& stop) {
-    std::size_t keep = from;
-    double largest = from > 0 ? tested(ceiling(band(nearest[from - 1]))) : 0.0;  // bounds the untouched prefix
-    for (std::size_t at = from; at < point.size(); ++at) {
-        if (stop.stopped(at - from)) return;
-        if (point[at] == kGone) continue;
-        if (keep != at) {
-            nearest[keep] = nearest[at];
-            point[keep] = point[at];
-            for (std::size_t j = 0; j < d; ++j) coordinates[keep * d + j] = coordinates[at * d + j];
-        }
-        largest = std::max(largest, tested(nearest[keep]));
-        ++keep;
-    }
-    nearest.resize(keep);
-    point.resize(keep);
-    coordinates.resize(keep * d);
-    radius = std::min(radius, largest);
-}
 
 template <typename T>
 BoundedNearest<T>::BoundedNearest(const Matrix<T>& points, int threads, const double* sample_weight,
@@ -119,15 +37,100 @@ BoundedNearest<T>::BoundedNearest(const Matrix<T>& points, int threads, const do
       threads_(threads),
       weight_(sample_weight),
       stop_(std::move(stop), std::move(source_name)),
-      factor_(4.0 * (1.0 + 8.0 * static_cast<double>(d_ + 2) * 0x1p-53)),
       nearest_(n_, kInfinity),
-      owner_(n_, 0),
       block_sums_((n_ + kBlockSize - 1) / kBlockSize, 0.0),
       sub_sums_((n_ + kSubBlockSize - 1) / kSubBlockSize, 0.0) {}
 
 template <typename T>
+void BoundedNearest<T>::build() {
+    const std::size_t n = n_, d = d_;
+    // The widest dimensions (of the finite values), each quantised to `bits` bits.
+    std::vector<double> lo(d, kInfinity), hi(d, -kInfinity);
+    for (std::size_t i = 0; i < n && !stop_.stopped(i); ++i)
+        for (std::size_t j = 0; j < d; ++j) {
+            const double v = static_cast<double>(points_(i, j));
+            if (v < lo[j]) lo[j] = v;
+            if (v > hi[j]) hi[j] = v;
+        }
+    stop_.throw_if_stopped();
+    std::vector<std::size_t> dims(d);
+    for (std::size_t j = 0; j < d; ++j) dims[j] = j;
+    const auto range = [&](std::size_t j) { return hi[j] >= lo[j] ? hi[j] - lo[j] : 0.0; };
+    std::stable_sort(dims.begin(), dims.end(), [&](std::size_t a, std::size_t b) { return range(a) > range(b); });
+    dims.resize(std::min(d, kKeyDimensions));
+    const std::size_t bits = kKeyBits / dims.size();
+    const double top = static_cast<double>((std::uint64_t{1} << bits) - 1);
+    std::vector<double> scale(dims.size(), 0.0);
+    for (std::size_t m = 0; m < dims.size(); ++m) {
+        const double r = range(dims[m]);
+        if (r > 0.0 && std::isfinite(r)) scale[m] = (top + 1.0) / r;
+    }
+    // (key << 32 | row), sorted by key in two stable 16-bit passes: ties stay in row order.
+    std::vector<std::uint64_t> keyed(n), sorted(n);
+    const auto count = static_cast<std::int64_t>(n);
+#pragma omp parallel for num_threads(threads_) schedule(static) if (n > kParallelPoints)
+    for (std::int64_t ii = 0; ii < count; ++ii) {
+        const auto i = static_cast<std::size_t>(ii);
+        std::uint32_t q[kKeyDimensions];
+        for (std::size_t m = 0; m < dims.size(); ++m) {
+            const double v = (static_cast<double>(points_(i, dims[m])) - lo[dims[m]]) * scale[m];
+            q[m] = v >= 0.0 ? static_cast<std::uint32_t>(std::min(v, top)) : 0;  // NaN: 0
+        }
+        std::uint64_t key = 0;
+        for (std::size_t b = bits; b-- > 0;)
+            for (std::size_t m = 0; m < dims.size(); ++m) key = key << 1 | ((q[m] >> b) & 1u);
+        keyed[i] = key << 32 | i;
+    }
+    for (unsigned shift : {32u, 48u}) {
+        std::vector<std::size_t> start(65537, 0);
+        for (std::uint64_t v : keyed) ++start[((v >> shift) & 0xFFFF) + 1];
+        for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+        for (std::uint64_t v : keyed) sorted[start[(v >> shift) & 0xFFFF]++] = v;
+        keyed.swap(sorted);
+    }
+    row_.resize(n);
+    coordinates_.resize(n * d);
+#pragma omp parallel for num_threads(threads_) schedule(static) if (n > kParallelPoints)
+    for (std::int64_t pp = 0; pp < count; ++pp) {
+        const auto p = static_cast<std::size_t>(pp);
+        row_[p] = static_cast<std::uint32_t>(keyed[p]);
+        std::copy(points_.row(row_[p]), points_.row(row_[p]) + d, coordinates_.data() + p * d);
+    }
+
+    // The tree: leaves of kLeaf points in that order, boxes from below.
+    const std::size_t leaves = std::max<std::size_t>(1, (n + kLeaf - 1) / kLeaf);
+    slots_ = std::bit_ceil(leaves);
+    depth_ = static_cast<std::size_t>(std::countr_zero(slots_));
+    begin_.assign(2 * slots_, static_cast<std::uint32_t>(n));
+    end_.assign(2 * slots_, static_cast<std::uint32_t>(n));
+    low_.assign(2 * slots_ * d, kInfinity);
+    high_.assign(2 * slots_ * d, -kInfinity);
+    largest_.assign(2 * slots_, -kInfinity);
+    for (std::size_t l = 0; l < leaves; ++l) {
+        const std::size_t node = slots_ + l, begin = std::min(n, l * kLeaf), end = std::min(n, begin + kLeaf);
+        begin_[node] = static_cast<std::uint32_t>(begin);
+        end_[node] = static_cast<std::uint32_t>(end);
+        for (std::size_t p = begin; p < end; ++p)
+            for (std::size_t j = 0; j < d; ++j) {
+                const double v = static_cast<double>(coordinates_[p * d + j]);
+                if (v < low_[node * d + j]) low_[node * d + j] = v;
+                if (v > high_[node * d + j]) high_[node * d + j] = v;
+            }
+    }
+    for (std::size_t v = slots_ - 1; v >= 1; --v) {
+        const std::size_t a = 2 * v, b = 2 * v + 1;
+        begin_[v] = begin_[a];
+        end_[v] = end_[b] > begin_[b] ? end_[b] : end_[a];
+        for (std::size_t j = 0; j < d; ++j) {
+            low_[v * d + j] = std::min(low_[a * d + j], low_[b * d + j]);
+            high_[v * d + j] = std::max(high_[a * d + j], high_[b * d + j]);
+        }
+    }
+}
+
+template <typename T>
 void BoundedNearest<T>::add_centre(const double* centre) {
-    const std::size_t q = clusters_.size();
+    const auto q = static_cast<std::uint32_t>(centres_);
     std::vector<Change> changes;
     bool known = false;
     for (Candidate& candidate : candidates_)
@@ -137,16 +140,16 @@ void BoundedNearest<T>::add_centre(const double* centre) {
             break;
         }
     candidates_.clear();
-    if (q > 0 && !known) changes = changes_for(centre);
-    centre_rows_.insert(centre_rows_.end(), centre, centre + d_);
-    clusters_.emplace_back();
-    if (q == 0) first_centre();
-    else apply(q, changes);
+    ++centres_;
+    if (q == 0) return first_centre(centre);
+    if (known) apply_known(q, changes);
+    else walk(&centre, 1, q, true, changes);
+    refresh_sums(changes);
 }
 
 template <typename T>
-void BoundedNearest<T>::first_centre() {
-    const double* centre = centre_row(0);
+void BoundedNearest<T>::first_centre(const double* centre) {
+    build();
     const auto blocks = static_cast<std::int64_t>(block_sums_.size());
 #pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
     for (std::int64_t b = 0; b < blocks; ++b) {
@@ -164,132 +167,141 @@ void BoundedNearest<T>::first_centre() {
     point_distances_ += n_;
     total_ = 0.0;
     for (double sum : block_sums_) total_ += sum;
-    // Every point, in increasing band of D.
-    std::vector<Change> order(n_);
-    for (std::size_t i = 0; i < n_ && !stop_.stopped(i); ++i) order[i] = {static_cast<std::uint32_t>(i), 0, i, nearest_[i]};
-    order_by_band(order, stop_);
-    stop_.throw_if_stopped();
-    Cluster& all = clusters_[0];
-    all.reserve(n_, d_);
-    for (std::size_t i = 0; i < n_ && !stop_.stopped(i); ++i)
-        all.push(order[i].distance, order[i].point, points_.row(order[i].point), d_);
-    stop_.throw_if_stopped();
+    near_.resize(n_);
+    owner_at_.assign(n_, 0);
+    for (std::size_t p = 0; p < n_; ++p) near_[p] = nearest_[row_[p]];
+    for (std::size_t l = slots_; l < 2 * slots_; ++l) largest_[l] = leaf_largest(l);
+    update_above(depth_);
 }
 
 template <typename T>
-std::size_t BoundedNearest<T>::suffix(const Cluster& cluster, double between) const {
-    // The lowest band b such that every D of a band below b is surely skipped
-    // (between > F·tested(ceiling(b - 1)): tested and F· are monotone).
-    std::uint64_t b = std::min<std::uint64_t>(band(between) + 1, kBands - 1);
-    while (b > 0 && !(between > factor_ * tested(ceiling(b - 1)))) --b;
-    // (the cluster is in increasing band: the first of band >= b, by bisection)
-    return static_cast<std::size_t>(
-        std::partition_point(cluster.nearest.begin(), cluster.nearest.end(), [&](double value) { return band(value) < b; }) -
-        cluster.nearest.begin());
+double BoundedNearest<T>::leaf_largest(std::size_t node) const {
+    double largest = -kInfinity;
+    for (std::size_t p = begin_[node]; p < end_[node]; ++p) largest = std::max(largest, near_[p]);
+    return largest;
 }
 
 template <typename T>
-std::vector<typename BoundedNearest<T>::Change> BoundedNearest<T>::changes_for(const double* row) {
-    const std::size_t q = clusters_.size();
-    std::vector<double> between(q);
-#pragma omp parallel for num_threads(threads_) schedule(static) if (q * d_ > kParallelPoints)
-    for (std::int64_t j = 0; j < static_cast<std::int64_t>(q); ++j)
-        between[static_cast<std::size_t>(j)] = widened_squared_distance(centre_row(static_cast<std::size_t>(j)), row, d_);
-    centre_distances_ += q;
-    std::vector<Visit> visited;
-    std::size_t work = 0;
-    for (std::size_t j = 0; j < q; ++j)
-        if (clusters_[j].size() > 0 && !(between[j] > factor_ * clusters_[j].radius)) {
-            visited.push_back({static_cast<std::uint32_t>(j), suffix(clusters_[j], between[j])});
-            work += clusters_[j].size() - visited.back().from;
+void BoundedNearest<T>::update_above(std::size_t depth) {
+    for (std::size_t level = depth; level-- > 0;)
+        for (std::size_t v = std::size_t{1} << level; v < std::size_t{2} << level; ++v)
+            largest_[v] = std::max(largest_[2 * v], largest_[2 * v + 1]);
+}
+
+template <typename T>
+double BoundedNearest<T>::box_distance(std::size_t node, const double* centre) const {
+    // kms::squared_distance's order, each term no larger than a point's of the box (the header).
+    const double* lo = low_.data() + node * d_;
+    const double* hi = high_.data() + node * d_;
+    double sum = 0.0;
+    for (std::size_t j = 0; j < d_; ++j) {
+        const double x = centre[j];
+        const double t = x < lo[j] ? lo[j] - x : (x > hi[j] ? x - hi[j] : 0.0);
+        sum += t * t;
+    }
+    return sum;
+}
+
+template <typename T>
+double BoundedNearest<T>::visit(std::size_t node, Walk& walk) {
+    double& largest = largest_[node];
+    if (begin_[node] == end_[node] || stop_.stopped(walk.polls++)) return largest;
+    ++walk.boxes;
+    if (box_distance(node, walk.centre) >= largest) return largest;  // (not a number: searched)
+    if (node < slots_) {
+        const double a = visit(2 * node, walk), b = visit(2 * node + 1, walk);
+        if (walk.apply) largest = std::max(a, b);
+        return largest;
+    }
+    bool changed = false;
+    for (std::size_t p = begin_[node]; p < end_[node]; ++p) {
+        const double s = widened_squared_distance(coordinates_.data() + p * d_, walk.centre, d_);
+        if (!(s < near_[p])) continue;
+        if (walk.apply) {
+            near_[p] = s;
+            owner_at_[p] = walk.index;
+            nearest_[row_[p]] = s;
+            if (touched_.empty() || !touched_[p]) {  // a batch lists a point once
+                if (!touched_.empty()) touched_[p] = 1;
+                walk.changes->push_back({row_[p], static_cast<std::uint32_t>(p), s});
+            }
+        } else {
+            walk.changes->push_back({row_[p], static_cast<std::uint32_t>(p), s});
         }
-    std::vector<Change> changes;
-    std::uint64_t computed = 0;
-    RegionGuard guard;
-#pragma omp parallel num_threads(threads_) reduction(+ : computed) if (work > kParallelPoints)
-    {
-        std::vector<Change> mine;
-#pragma omp for schedule(dynamic, 1) nowait
-        for (std::int64_t v = 0; v < static_cast<std::int64_t>(visited.size()); ++v) {
-            const Visit& visit = visited[static_cast<std::size_t>(v)];
-            const Cluster& cluster = clusters_[visit.centre];
-            const double limit = between[visit.centre];
-            for (std::size_t at = visit.from; at < cluster.size(); ++at) {
-                if (guard.failed() || stop_.stopped(at - visit.from)) break;
-                const double nearest = cluster.nearest[at];
-                if (limit > factor_ * tested(nearest)) continue;
-                const double s = widened_squared_distance(cluster.coordinates.data() + at * d_, row, d_);
-                ++computed;
-                if (s < nearest && !guard.run([&] { mine.push_back({cluster.point[at], visit.centre, at, s}); })) break;
+        changed = true;
+    }
+    walk.points += end_[node] - begin_[node];
+    if (changed && walk.apply) largest = leaf_largest(node);
+    return largest;
+}
+
+template <typename T>
+void BoundedNearest<T>::walk(const double* const* centres, std::size_t count, std::uint32_t first, bool apply,
+                             std::vector<Change>& changes) {
+    // One thread: each centre walks from the root. Several: the subtrees at a depth
+    // with a few per thread are shared out, each walked by every centre in order;
+    // a point's result depends only on the centres, not on who walks it.
+    const std::size_t depth = std::min<std::size_t>(
+        depth_, static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(std::max(1, threads_)) * 8u - 1u)));
+    std::vector<std::size_t> nodes;
+    std::size_t work = 0;
+    if (threads_ > 1)
+        for (std::size_t v = std::size_t{1} << depth; v < std::size_t{2} << depth; ++v) {
+            if (begin_[v] == end_[v]) continue;
+            nodes.push_back(v);
+            for (std::size_t c = 0; c < count; ++c)
+                if (!(box_distance(v, centres[c]) >= largest_[v])) {
+                    work += end_[v] - begin_[v];
+                    break;
+                }
+        }
+    std::uint64_t points = 0, boxes = 0;
+    if (work <= kParallelPoints) {
+        for (std::size_t c = 0; c < count; ++c) {
+            Walk one{centres[c], first + static_cast<std::uint32_t>(c), apply, &changes};
+            visit(1, one);
+            points += one.points;
+            boxes += one.boxes;
+        }
+    } else {
+        std::vector<std::vector<Change>> found(nodes.size());
+        RegionGuard guard;
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) reduction(+ : points, boxes)
+        for (std::int64_t t = 0; t < static_cast<std::int64_t>(nodes.size()); ++t) {
+            for (std::size_t c = 0; c < count && !guard.failed(); ++c) {
+                Walk one{centres[c], first + static_cast<std::uint32_t>(c), apply, &found[static_cast<std::size_t>(t)]};
+                guard.run([&] { visit(nodes[static_cast<std::size_t>(t)], one); });
+                points += one.points;
+                boxes += one.boxes;
             }
         }
-#pragma omp critical(kms_bounded_changes)
-        guard.run([&] { changes.insert(changes.end(), mine.begin(), mine.end()); });
+        guard.rethrow();
+        for (const std::vector<Change>& part : found) changes.insert(changes.end(), part.begin(), part.end());
+        if (apply) update_above(depth);
     }
-    guard.rethrow();
     stop_.throw_if_stopped();
-    point_distances_ += computed;
-    order_by_band(changes, stop_);
-    stop_.throw_if_stopped();
-    return changes;
+    point_distances_ += points;
+    box_distances_ += boxes;
 }
 
 template <typename T>
-void BoundedNearest<T>::apply(std::size_t new_centre, const std::vector<Change>& changes,
-                              std::vector<std::uint32_t>* later) {
-    Cluster& mine = clusters_[new_centre];  // new: empty
-    std::vector<std::uint32_t> own;
-    std::vector<std::uint32_t>& moved = later ? *later : own;
-    const std::size_t count = changes.size(), base = moved.size();
-    moved.resize(base + count);
-    mine.nearest.resize(count);
-    mine.point.resize(count);
-    mine.coordinates.resize(count * d_);
-    double radius = 0.0;
-    // In increasing band: the new cluster is in order. Every change writes its own slots
-    // (in chunks of kPollPoints changes, each after a poll).
-    const auto chunks = static_cast<std::int64_t>((count + StopPoll::kPollPoints - 1) / StopPoll::kPollPoints);
-#pragma omp parallel for num_threads(threads_) schedule(static) reduction(max : radius) if (count > kParallelPoints / 4)
-    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-        if (stop_.poll()) continue;
-        const std::size_t begin = static_cast<std::size_t>(chunk) * StopPoll::kPollPoints;
-        for (std::size_t c = begin; c < std::min(count, begin + StopPoll::kPollPoints); ++c) {
-            const Change& change = changes[c];
-            nearest_[change.point] = change.distance;
-            Cluster& from = clusters_[change.from];
-            mine.nearest[c] = change.distance;
-            mine.point[c] = change.point;
-            const T* row = from.coordinates.data() + change.at * d_;
-            for (std::size_t j = 0; j < d_; ++j) mine.coordinates[c * d_ + j] = row[j];
-            from.point[change.at] = kGone;
-            moved[base + c] = change.point;
-            radius = std::max(radius, tested(change.distance));
+void BoundedNearest<T>::apply_known(std::uint32_t index, const std::vector<Change>& changes) {
+    for (const Change& change : changes) {
+        near_[change.at] = change.distance;
+        owner_at_[change.at] = index;
+        nearest_[change.point] = change.distance;
+    }
+    // Each changed leaf's largest D, and up its path while that changes something.
+    for (std::size_t c = 0; c < changes.size(); ++c) {
+        std::size_t node = slots_ + changes[c].at / kLeaf;
+        if (c > 0 && node == slots_ + changes[c - 1].at / kLeaf) continue;
+        largest_[node] = leaf_largest(node);
+        for (node /= 2; node >= 1; node /= 2) {
+            const double value = std::max(largest_[2 * node], largest_[2 * node + 1]);
+            if (value == largest_[node]) break;
+            largest_[node] = value;
         }
     }
-    stop_.throw_if_stopped();
-    mine.radius = radius;
-    drop_moved(changes);
-    if (!later) refresh_sums(moved);
-}
-
-template <typename T>
-void BoundedNearest<T>::drop_moved(const std::vector<Change>& changes) {
-    // Only the clusters that lost points, each from its first lost one: the rest is as it was.
-    std::vector<std::size_t> first(clusters_.size(), kNone);
-    std::vector<std::uint32_t> losers;
-    for (const Change& change : changes) {
-        std::size_t& at = first[change.from];
-        if (at == kNone) losers.push_back(change.from);
-        at = std::min(at, change.at);
-    }
-    std::size_t work = 0;
-    for (std::uint32_t j : losers) work += clusters_[j].size() - first[j];
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (work > kParallelPoints)
-    for (std::int64_t l = 0; l < static_cast<std::int64_t>(losers.size()); ++l) {
-        const std::uint32_t j = losers[static_cast<std::size_t>(l)];
-        clusters_[j].keep_unmarked(first[j], d_, stop_);
-    }
-    stop_.throw_if_stopped();
 }
 
 template <typename T>
@@ -297,111 +309,20 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
     candidates_.clear();
     if (centres.empty()) return;
     std::size_t first = 0;
-    if (clusters_.empty()) {
+    if (centres_ == 0) {
         add_centre(centres[0].data());
         first = 1;
     }
-    const std::size_t q = clusters_.size(), m = centres.size() - first;
+    const std::size_t m = centres.size() - first;
     if (m == 0) return;
-    if (q < m) {
-        // Few centres beside many new ones (the first round): their clusters are too
-        // wide for the batch search to skip much, so the new centres go in one by one
-        // (each point still ends on its nearest, ties to the earlier), the block sums
-        // once at the end.
-        std::vector<std::uint32_t> moved;
-        for (std::size_t c = first; c < centres.size(); ++c) {
-            const std::vector<Change> changes = changes_for(centres[c].data());
-            centre_rows_.insert(centre_rows_.end(), centres[c].begin(), centres[c].end());
-            clusters_.emplace_back();
-            apply(clusters_.size() - 1, changes, &moved);
-        }
-        refresh_sums(moved);
-        return;
-    }
-    // Per old centre, the new ones that might take its points, nearest first.
-    std::vector<std::vector<std::pair<double, std::uint32_t>>> near(q);
-    std::uint64_t between = 0;
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 16) reduction(+ : between) if (q * m * d_ > kParallelPoints)
-    for (std::int64_t jj = 0; jj < static_cast<std::int64_t>(q); ++jj) {
-        const auto j = static_cast<std::size_t>(jj);
-        if (clusters_[j].size() == 0) continue;
-        const double radius = clusters_[j].radius;
-        for (std::size_t c = 0; c < m; ++c) {
-            const double s = widened_squared_distance(centre_row(j), centres[first + c].data(), d_);
-            if (!(s > factor_ * radius)) near[j].push_back({std::isnan(s) ? -kInfinity : s, static_cast<std::uint32_t>(c)});
-        }
-        between += m;
-        std::sort(near[j].begin(), near[j].end());
-    }
-    centre_distances_ += between;
-    for (std::size_t c = 0; c < m; ++c) centre_rows_.insert(centre_rows_.end(), centres[first + c].begin(), centres[first + c].end());
-    clusters_.resize(q + m);
-
-    // Each old cluster's suffix that the nearest new centre could reach.
-    std::vector<std::size_t> from(q, 0);
-    std::size_t work = 0;
-    for (std::size_t j = 0; j < q; ++j) {
-        const Cluster& cluster = clusters_[j];
-        from[j] = cluster.size();
-        if (near[j].empty()) continue;
-        from[j] = suffix(cluster, near[j].front().first);
-        work += cluster.size() - from[j];
-    }
-    std::vector<Change> moved;  // `from` and `at`: where it was; `distance`: its new D
-    std::uint64_t computed = 0;
-    RegionGuard guard;
-#pragma omp parallel num_threads(threads_) reduction(+ : computed) if (work > kParallelPoints)
-    {
-        std::vector<Change> mine;
-#pragma omp for schedule(dynamic, 1) nowait
-        for (std::int64_t jj = 0; jj < static_cast<std::int64_t>(q); ++jj) {
-            const auto j = static_cast<std::size_t>(jj);
-            const Cluster& cluster = clusters_[j];
-            for (std::size_t at = from[j]; at < cluster.size(); ++at) {
-                if (guard.failed() || stop_.stopped(at - from[j])) break;
-                const double nearest = cluster.nearest[at];
-                const double limit = factor_ * tested(nearest);  // from the old centre: valid for every new one
-                const T* row = cluster.coordinates.data() + at * d_;
-                double best = nearest;
-                std::size_t taker = m;
-                for (const auto& [distance, c] : near[j]) {
-                    if (distance > limit) break;
-                    const double s = widened_squared_distance(row, centres[first + c].data(), d_);
-                    ++computed;
-                    if (s < best) {
-                        best = s;
-                        taker = c;
-                    }
-                }
-                if (taker < m) {
-                    const std::uint32_t i = cluster.point[at];
-                    owner_[i] = static_cast<std::uint32_t>(q + taker);
-                    if (!guard.run([&] { mine.push_back({i, static_cast<std::uint32_t>(j), at, best}); })) break;
-                }
-            }
-        }
-#pragma omp critical(kms_bounded_moved)
-        guard.run([&] { moved.insert(moved.end(), mine.begin(), mine.end()); });
-    }
-    guard.rethrow();
-    stop_.throw_if_stopped();
-    point_distances_ += computed;
-    // Into the new clusters in increasing band, then the old clusters drop them.
-    order_by_band(moved, stop_);
-    stop_.throw_if_stopped();
-    std::vector<std::uint32_t> points;
-    points.reserve(moved.size());
-    for (std::size_t c = 0; c < moved.size() && !stop_.stopped(c); ++c) {
-        const Change& move = moved[c];
-        nearest_[move.point] = move.distance;
-        clusters_[owner_[move.point]].push(move.distance, move.point,
-                                           clusters_[move.from].coordinates.data() + move.at * d_, d_);
-        points.push_back(move.point);
-    }
-    stop_.throw_if_stopped();
-    for (const Change& move : moved) clusters_[move.from].point[move.at] = kGone;
-    drop_moved(moved);
-    refresh_sums(points);
+    std::vector<const double*> rows(m);
+    for (std::size_t c = 0; c < m; ++c) rows[c] = centres[first + c].data();
+    std::vector<Change> changes;
+    touched_.assign(n_, 0);
+    walk(rows.data(), m, static_cast<std::uint32_t>(centres_), true, changes);
+    touched_.clear();
+    centres_ += m;
+    refresh_sums(changes);
 }
 
 template <typename T>
@@ -414,13 +335,13 @@ double BoundedNearest<T>::sum_of_sub_blocks(std::size_t block) const {
 }
 
 template <typename T>
-void BoundedNearest<T>::refresh_sums(const std::vector<std::uint32_t>& moved) {
+void BoundedNearest<T>::refresh_sums(const std::vector<Change>& moved) {
     const std::size_t blocks = block_sums_.size(), subs = sub_sums_.size();
     // The sub-blocks and blocks with a changed D (listed as met: each is summed alone).
     std::vector<char> dirty(subs, 0), dirty_block(blocks, 0);
     std::vector<std::size_t> whole, rest, changed_blocks;
-    for (std::uint32_t i : moved) {
-        const std::size_t sub = i / kSubBlockSize, block = i / kBlockSize;
+    for (const Change& change : moved) {
+        const std::size_t sub = change.point / kSubBlockSize, block = change.point / kBlockSize;
         if (!dirty[sub]) {
             dirty[sub] = 1;
             ((sub + 1) * kSubBlockSize <= n_ ? whole : rest).push_back(sub);
@@ -449,8 +370,8 @@ void BoundedNearest<T>::refresh_sums(const std::vector<std::uint32_t>& moved) {
 
 template <typename T>
 const std::vector<std::uint32_t>& BoundedNearest<T>::owner() {
-    for (std::size_t j = 0; j < clusters_.size(); ++j)
-        for (std::uint32_t i : clusters_[j].point) owner_[i] = static_cast<std::uint32_t>(j);
+    owner_.assign(n_, 0);
+    for (std::size_t p = 0; p < row_.size(); ++p) owner_[row_[p]] = owner_at_[p];
     return owner_;
 }
 
@@ -465,7 +386,8 @@ std::vector<double> BoundedNearest<T>::potentials(const std::vector<std::vector<
     for (const std::vector<double>& row : rows) {
         Candidate candidate;
         candidate.row = row;
-        candidate.changes = changes_for(row.data());
+        const double* centre = candidate.row.data();
+        walk(&centre, 1, static_cast<std::uint32_t>(centres_), false, candidate.changes);
         candidates_.push_back(std::move(candidate));
     }
     // A block no candidate point changes sums to its block sum; the others are

@@ -1,25 +1,27 @@
 #pragma once
-// Internal to core/src/init: the nearest-centre masses D[i] of k-means++, kept
-// with the triangle inequality (Raff, "Exact Acceleration of K-Means++ and
-// K-Means‖", IJCAI 2021) instead of one distance per point and centre.
+// Internal to core/src/init: the nearest-centre masses D[i] of k-means++ and
+// k-means‖, kept with a tree of boxes over the points instead of one distance per
+// point and centre (the exact acceleration of Raff, "Exact Acceleration of K-Means++
+// and K-Means‖", IJCAI 2021, with the box bound of a k-d tree in place of his
+// centre-to-centre bound).
 //
-// Every point remembers the centre that gave its D[i] (its owner) and every
-// centre the points it owns with the largest of their D (its radius², R). A new
-// centre c can lower D[i] only if ||c - c_owner|| < 2·sqrt(D[i]); so a centre
-// with ||c - c_j||² > F·R_j is passed over whole, and a point of a centre that
-// is searched with ||c - c_j||² > F·D[i] keeps D[i] without a distance.
+// The points are put once in Morton order (of the widest dimensions) and cut into
+// leaves of kLeaf points; a balanced binary tree over the leaves keeps, per node,
+// the box of its points and the largest D among them. A new centre c walks the tree
+// and passes over a node whose box is at least that largest D away from c; in the
+// leaves it reaches, each point takes D[i] = s when s = dist(i, c) < D[i], as the
+// plain pass does. Points never move: a changed D is written in place.
 //
 // EXACTNESS. The result must be bitwise the plain pass's (init.cpp), which sets
-// D[i] = s when the computed s < D[i]. Skipping is right when the computed s is
-// surely >= the computed D[i]. Computed squared distances of sums of d squares
-// carry a relative error of at most γ = (d+2)u/(1-(d+2)u) (u = 2^-53: one rounding
-// per difference, square and addition, every term non-negative), when nothing
-// underflows or overflows. With F = 4(1 + 8(d+2)·2^-53) > ρ(1+√ρ)²(1+u)², ρ =
-// (1+γ)/(1-γ), the test cc_comp > F·D_comp gives s_true >= ρ·D_true, so s_comp >=
-// D_comp. Outside the range where the relative bound holds the test is made safe:
-// a D below 2^-900 is tested as 2^-900 (an upper bound of it, far above what
-// underflow can move), a D above 2^900 (or not a number) is never skipped, and a
-// centre distance that is not a number never skips. The sub-block and block sums
+// D[i] = s when the computed s < D[i]. A node is passed over only when the computed
+// box distance b = Σ_j t_j² (t_j = lo_j - c_j, c_j - hi_j or 0; sums in j order
+// from 0.0, as kms::squared_distance) is >= the computed D of each of its points.
+// Each point's computed s is >= b with no margin: rounding is monotone (a - c >=
+// lo - c gives fl(a - c) >= fl(lo - c), likewise squares and sums of non-negative
+// terms, and fl(-x) = -fl(x)), so s >= b >= D and the plain pass would keep D too.
+// This holds through underflow and overflow; a box distance that is not a number
+// never skips. (Rows with a non-finite coordinate make the first centre's total
+// non-finite, which ends the seeding before any skip.) The sub-block and block sums
 // are the plain pass's sums, recomputed in the same order where a D changed (a
 // sub-block from its D, its block from the kept sub-block sums), so the totals and
 // the D² sampling walk are bit for bit the same; greedy potentials take a
@@ -27,10 +29,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <stop_token>
+#include <string>
 #include <vector>
 
 #include "kms/matrix.hpp"
-#include "kms/region_guard.hpp"
 #include "seeding.hpp"
 
 namespace kms::seeding {
@@ -48,7 +50,7 @@ public:
     // D[i] = min(D[i], dist(i, centre)) for a new centre, the block sums and the total.
     void add_centre(const double* centre);
     // Several new centres at once (a k-means‖ round): each point takes the nearest
-    // (ties: the earlier in a fixed order) when nearer than its D.
+    // (ties: the earlier) when nearer than its D; the sums once at the end.
     void add_centres(const std::vector<std::vector<double>>& centres);
 
     double total() const { return total_; }
@@ -62,49 +64,42 @@ public:
 
     double mass(std::size_t i) const { return weight_ ? weight_[i] * nearest_[i] : nearest_[i]; }
     const std::vector<std::uint32_t>& owner();  // index of the centre giving D[i] (ties: the earlier)
-    std::size_t centres() const { return clusters_.size(); }
+    std::size_t centres() const { return centres_; }
     std::uint64_t point_distances() const { return point_distances_; }
-    std::uint64_t centre_distances() const { return centre_distances_; }
+    std::uint64_t centre_distances() const { return box_distances_; }  // the bounds' own: centre to box
 
 private:
     struct Change {
-        std::uint32_t point;
-        std::uint32_t from;  // the centre that owned it
-        std::size_t at;      // its place in that centre's cluster
-        double distance;     // its new D
+        std::uint32_t point;  // row
+        std::uint32_t at;     // its place in tree order
+        double distance;      // its new D
     };
-    // The points a centre owns in increasing band of D (band: D's binary exponent,
-    // so a band spans a factor 2; any order inside a band), each with its D
-    // (which stays while the point is owned) and its coordinates: a new centre can
-    // take only a suffix (the top bands), read in a row, not scattered over the data.
-    struct Cluster {
-        std::vector<double> nearest;
-        std::vector<std::uint32_t> point;
-        std::vector<T> coordinates;  // size() × d
-        double radius = 0.0;         // R: >= every tested(D), 0 with no points
-        std::size_t size() const { return point.size(); }
-        void reserve(std::size_t count, std::size_t d);
-        void push(double d_value, std::uint32_t p, const T* row, std::size_t d);
-        // drops the points of [from, size()) marked gone (a stop leaves the cluster unusable)
-        void keep_unmarked(std::size_t from, std::size_t d, StopPoll& stop);
-    };
-    struct Visit {
-        std::uint32_t centre;
-        std::size_t from;  // its points [from, size()) were searched
-    };
-    struct Candidate {       // what potentials() found for one candidate
+    struct Candidate {  // what potentials() found for one candidate
         std::vector<double> row;
-        std::vector<Change> changes;  // in increasing band of D
+        std::vector<Change> changes;
+    };
+    // One walk of the tree by one centre (its own counts and changes: threads walk
+    // disjoint subtrees).
+    struct Walk {
+        const double* centre;
+        std::uint32_t index;           // the centre's number (owner)
+        bool apply;                    // write the changes (else only list them)
+        std::vector<Change>* changes;  // listed here (apply: rows only are needed)
+        std::uint64_t points = 0, boxes = 0, polls = 0;
     };
 
-    const double* centre_row(std::size_t j) const { return centre_rows_.data() + j * d_; }
-    void first_centre();
-    std::vector<Change> changes_for(const double* row);  // in increasing band
-    std::size_t suffix(const Cluster& cluster, double between) const;  // where a search from `between` away starts
-    // `later`: the moved points are added there for one refresh_sums() later; null: now.
-    void apply(std::size_t new_centre, const std::vector<Change>& changes, std::vector<std::uint32_t>* later = nullptr);
-    void drop_moved(const std::vector<Change>& changes);  // the clusters drop the points marked gone
-    void refresh_sums(const std::vector<std::uint32_t>& moved);
+    void build();        // the Morton order, the leaves and the boxes
+    void first_centre(const double* centre);  // the tree, every distance, the largest D
+    double box_distance(std::size_t node, const double* centre) const;
+    double visit(std::size_t node, Walk& walk);  // returns the node's largest D after the walk
+    double leaf_largest(std::size_t node) const;
+    void update_above(std::size_t depth);        // largest D of the nodes above `depth`, from below
+    // The walks of `count` centres numbered from `first` (in order: ties to the earlier);
+    // apply: D, owners and largest D written; the changes (apply: each point once) appended.
+    void walk(const double* const* centres, std::size_t count, std::uint32_t first, bool apply,
+              std::vector<Change>& changes);
+    void apply_known(std::uint32_t index, const std::vector<Change>& changes);
+    void refresh_sums(const std::vector<Change>& moved);
     double sum_of_sub_blocks(std::size_t block) const;  // the block's sum from sub_sums_, in order
 
     const Matrix<T>& points_;
@@ -112,16 +107,25 @@ private:
     int threads_;
     const double* weight_;
     StopPoll stop_;
-    double factor_;  // F above
-    std::vector<double> nearest_;          // D
-    std::vector<std::uint32_t> owner_;
-    std::vector<double> centre_rows_;      // centres × d
-    std::vector<Cluster> clusters_;        // one per centre
+    std::vector<double> nearest_;          // D by row
+    std::vector<std::uint32_t> owner_;     // by row, filled by owner()
+    // Tree order: position p holds row row_[p], its coordinates, D and owner.
+    std::vector<std::uint32_t> row_;
+    std::vector<T> coordinates_;           // n × d
+    std::vector<double> near_;
+    std::vector<std::uint32_t> owner_at_;
+    std::vector<char> touched_;            // a batch (add_centres): points listed as changed
+    // Nodes 1 .. 2·slots_ - 1 (children 2v, 2v + 1; leaf l is node slots_ + l).
+    std::size_t slots_ = 0, depth_ = 0;
+    std::vector<std::uint32_t> begin_, end_;  // its points [begin, end) in tree order
+    std::vector<double> low_, high_;          // its box (× d)
+    std::vector<double> largest_;             // the largest D of its points (-inf: none)
     std::vector<double> block_sums_;
     std::vector<double> sub_sums_;         // per 64-point sub-block: a changed D re-sums 64, not 4096
     double total_ = 0.0;
+    std::size_t centres_ = 0;
     std::vector<Candidate> candidates_;
-    std::uint64_t point_distances_ = 0, centre_distances_ = 0;
+    std::uint64_t point_distances_ = 0, box_distances_ = 0;
 };
 
 extern template class BoundedNearest<float>;

@@ -52,7 +52,7 @@
 // updates) between threads, so the result is identical for any thread count.
 //
 // BOUNDS (InitOptions::bounds: on, or auto with k >= 500 and d <= 4; one process): k-means++ and greedy
-// k-means++ keep D with the triangle inequality (bounded_nearest.hpp, Raff 2021):
+// k-means++ keep D with a tree of boxes over the points (bounded_nearest.hpp):
 // a distance is skipped only where the computed one surely would not lower D, and
 // a sub-block's sum is summed again, in the order above, only where a D of it changed
 // (and its block's from the sub-block sums kept),
@@ -356,8 +356,8 @@ int default_greedy_trials(std::size_t k) {
 
 // The rounds of k-means++, greedy k-means++ and maximin over either keeper of the
 // nearest-centre masses: NearestDistances (every distance) or BoundedNearest
-// (bounded_nearest.hpp: the same masses with the distances the triangle
-// inequality rules out skipped).
+// (bounded_nearest.hpp: the same masses with the distances a tree of boxes rules
+// out skipped).
 template <typename T, typename Nearest>
 Matrix<double> seed_rounds(const Rows<T>& rows, Nearest& nearest, std::size_t k, const InitOptions& options,
                            const std::string& source_name) {

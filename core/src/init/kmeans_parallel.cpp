@@ -7,9 +7,9 @@
 //    point i with mass > 0 is taken when random_uniform(seed, 0x1178, r·n + i) <
 //    ℓ·mass(i)/ψ, ℓ = oversampling·k; the round's candidates in increasing i. Then
 //    every point's D drops to its nearest new candidate's distance where that is
-//    smaller (BoundedNearest::add_centres: the triangle inequality skips most
-//    distances; which candidate a tie goes to is fixed by the point and the
-//    candidates, not by the threads or by the other points a rank holds).
+//    smaller (BoundedNearest::add_centres: a tree of boxes skips most distances;
+//    a tie goes to the earlier candidate, fixed by the point and the candidates,
+//    not by the threads or by the other points a rank holds).
 //  * `parallel_rounds` rounds; more (up to 64) while fewer than k candidates came
 //    and some D is positive; then, with fewer than k still (fewer distinct points
 //    than k), the m-th point not taken with m = random_below(seed, 0x1174, s,
@@ -36,6 +36,7 @@
 #include "bounded_nearest.hpp"
 #include "kms/error.hpp"
 #include "kms/random.hpp"
+#include "kms/region_guard.hpp"
 #include "rows.hpp"
 #include "seeding.hpp"
 
