@@ -19,8 +19,19 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // Points a leaf holds. (n = 10^6 × 2 blobs, k = 1000, 1 thread: 16 and 64 were slower.)
 constexpr std::size_t kLeaf = 32;
-// The Morton key: 32 bits over the (up to) 8 widest dimensions.
-constexpr std::size_t kKeyBits = 32, kKeyDimensions = 8;
+// The Morton key: 24 bits over the (up to) 8 widest dimensions, sorted in two
+// passes of 12 bits (32 bits in four of 8: 13 % slower to build, no faster to walk).
+constexpr std::size_t kKeyBits = 24, kKeyDimensions = 8, kDigitBits = 12;
+
+// The 16 low bits of x spread to the even bits of the result (half a 2-d Morton key).
+inline std::uint64_t spread_bits(std::uint32_t x) {
+    std::uint64_t v = x & 0xFFFFu;
+    v = (v | v << 8) & 0x00FF00FFu;
+    v = (v | v << 4) & 0x0F0F0F0Fu;
+    v = (v | v << 2) & 0x33333333u;
+    v = (v | v << 1) & 0x55555555u;
+    return v;
+}
 
 // Work below this many points runs on one thread: a parallel region costs more
 // than it saves there (on a busy machine each waits for a thread the OS has put aside).
@@ -46,9 +57,10 @@ void BoundedNearest<T>::build() {
     const std::size_t n = n_, d = d_;
     // The widest dimensions (of the finite values), each quantised to `bits` bits.
     std::vector<double> lo(d, kInfinity), hi(d, -kInfinity);
+    const T* values = points_.data();
     for (std::size_t i = 0; i < n && !stop_.stopped(i); ++i)
         for (std::size_t j = 0; j < d; ++j) {
-            const double v = static_cast<double>(points_(i, j));
+            const double v = static_cast<double>(values[i * d + j]);
             if (v < lo[j]) lo[j] = v;
             if (v > hi[j]) hi[j] = v;
         }
@@ -65,7 +77,7 @@ void BoundedNearest<T>::build() {
         const double r = range(dims[m]);
         if (r > 0.0 && std::isfinite(r)) scale[m] = (top + 1.0) / r;
     }
-    // (key << 32 | row), sorted by key in two stable 16-bit passes: ties stay in row order.
+    // (key << 32 | row), sorted by key in stable passes: ties stay in row order.
     std::vector<std::uint64_t> keyed(n), sorted(n);
     const auto count = static_cast<std::int64_t>(n);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (n > kParallelPoints)
@@ -77,15 +89,20 @@ void BoundedNearest<T>::build() {
             q[m] = v >= 0.0 ? static_cast<std::uint32_t>(std::min(v, top)) : 0;  // NaN: 0
         }
         std::uint64_t key = 0;
-        for (std::size_t b = bits; b-- > 0;)
-            for (std::size_t m = 0; m < dims.size(); ++m) key = key << 1 | ((q[m] >> b) & 1u);
+        if (dims.size() == 2) {
+            key = spread_bits(q[0]) << 1 | spread_bits(q[1]);
+        } else {
+            for (std::size_t b = bits; b-- > 0;)
+                for (std::size_t m = 0; m < dims.size(); ++m) key = key << 1 | ((q[m] >> b) & 1u);
+        }
         keyed[i] = key << 32 | i;
     }
-    for (unsigned shift : {32u, 48u}) {
-        std::vector<std::size_t> start(65537, 0);
-        for (std::uint64_t v : keyed) ++start[((v >> shift) & 0xFFFF) + 1];
+    for (std::size_t shift = 32; shift < 32 + kKeyBits; shift += kDigitBits) {
+        constexpr std::uint64_t kMask = (std::uint64_t{1} << kDigitBits) - 1;
+        std::vector<std::size_t> start(kMask + 2, 0);
+        for (std::uint64_t v : keyed) ++start[((v >> shift) & kMask) + 1];
         for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-        for (std::uint64_t v : keyed) sorted[start[(v >> shift) & 0xFFFF]++] = v;
+        for (std::uint64_t v : keyed) sorted[start[(v >> shift) & kMask]++] = v;
         keyed.swap(sorted);
     }
     row_.resize(n);
@@ -94,7 +111,8 @@ void BoundedNearest<T>::build() {
     for (std::int64_t pp = 0; pp < count; ++pp) {
         const auto p = static_cast<std::size_t>(pp);
         row_[p] = static_cast<std::uint32_t>(keyed[p]);
-        std::copy(points_.row(row_[p]), points_.row(row_[p]) + d, coordinates_.data() + p * d);
+        const T* from = points_.row(row_[p]);
+        for (std::size_t j = 0; j < d; ++j) coordinates_[p * d + j] = from[j];  // (std::copy: a memmove call a row)
     }
 
     // The tree: leaves of kLeaf points in that order, boxes from below.
@@ -336,19 +354,24 @@ double BoundedNearest<T>::sum_of_sub_blocks(std::size_t block) const {
 
 template <typename T>
 void BoundedNearest<T>::refresh_sums(const std::vector<Change>& moved) {
-    const std::size_t blocks = block_sums_.size(), subs = sub_sums_.size();
-    // The sub-blocks and blocks with a changed D (listed as met: each is summed alone).
-    std::vector<char> dirty(subs, 0), dirty_block(blocks, 0);
-    std::vector<std::size_t> whole, rest, changed_blocks;
-    for (const Change& change : moved) {
-        const std::size_t sub = change.point / kSubBlockSize, block = change.point / kBlockSize;
-        if (!dirty[sub]) {
-            dirty[sub] = 1;
-            ((sub + 1) * kSubBlockSize <= n_ ? whole : rest).push_back(sub);
-        }
-        if (!dirty_block[block]) {
-            dirty_block[block] = 1;
-            changed_blocks.push_back(block);
+    const std::size_t subs = sub_sums_.size();
+    // The sub-blocks with a changed D, in increasing order (read in address order,
+    // the lines come ahead: 10-20 % faster than in the order met), and their blocks.
+    dirty_.resize((subs + 7) / 8 * 8, 0);  // all 0 between calls
+    for (const Change& change : moved) dirty_[change.point / kSubBlockSize] = 1;
+    std::vector<std::size_t> whole, changed_blocks;
+    bool last = false;  // the last sub-block, cut short
+    for (std::size_t s = 0; s < subs; s += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, dirty_.data() + s, sizeof word);
+        if (word == 0) continue;
+        for (std::size_t t = s; t < s + 8; ++t) {
+            if (!dirty_[t]) continue;
+            dirty_[t] = 0;
+            if ((t + 1) * kSubBlockSize <= n_) whole.push_back(t);
+            else last = true;
+            const std::size_t block = t * kSubBlockSize / kBlockSize;
+            if (changed_blocks.empty() || changed_blocks.back() != block) changed_blocks.push_back(block);
         }
     }
     // Whole sub-blocks in the fixed order, 64 (4096 points) a group.
@@ -361,9 +384,15 @@ void BoundedNearest<T>::refresh_sums(const std::vector<Change>& moved) {
                        sub_sums_.data());
     }
     stop_.throw_if_stopped();
-    for (std::size_t b : rest)
-        sub_sums_[b] = ordered_sum(b * kSubBlockSize, n_, [this](std::size_t i) { return mass(i); });
-    for (std::size_t b : changed_blocks) block_sums_[b] = sum_of_sub_blocks(b);
+    if (last) sub_sums_[subs - 1] = ordered_sum((subs - 1) * kSubBlockSize, n_, [this](std::size_t i) { return mass(i); });
+    // A whole block's sum is its 64 sub-block sums added as a sub-block's 64 masses are.
+    constexpr std::size_t kSubs = kBlockSize / kSubBlockSize;
+    static_assert(kSubs == kSubBlockSize);
+    std::size_t whole_blocks = 0;
+    for (std::size_t b : changed_blocks)
+        if ((b + 1) * kSubs <= subs) changed_blocks[whole_blocks++] = b;
+        else block_sums_[b] = sum_of_sub_blocks(b);
+    sub_block_sums(sub_sums_.data(), nullptr, changed_blocks.data(), whole_blocks, block_sums_.data());
     total_ = 0.0;
     for (double sum : block_sums_) total_ += sum;
 }

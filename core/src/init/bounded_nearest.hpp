@@ -115,6 +115,7 @@ private:
     std::vector<double> near_;
     std::vector<std::uint32_t> owner_at_;
     std::vector<char> touched_;            // a batch (add_centres): points listed as changed
+    std::vector<char> dirty_;              // refresh_sums(): sub-blocks with a changed D
     // Nodes 1 .. 2·slots_ - 1 (children 2v, 2v + 1; leaf l is node slots_ + l).
     std::size_t slots_ = 0, depth_ = 0;
     std::vector<std::uint32_t> begin_, end_;  // its points [begin, end) in tree order
