@@ -43,7 +43,7 @@ for step in "${steps[@]}"; do
       echo "test_cuda_solvers (CPU-equality cases): exit $?"; grep -E "FAIL|Totals|Loc" "$out/tests-solvers.log" | cut -c1-300 ;;
     tests-small)  # the experiment build's two walks over the suite's small cases
       for path in walk walk1 sub; do
-        KMS_PACKAGE_PATH=$path KMS_GPU_TEST_SMALL=1 timeout 30 "$work/bin/test_cuda_devices" splitsGiveOneDevicesBits \
+        KMS_PACKAGE_PATH=$path KMS_GPU_TEST_SMALL=1 timeout 30 "$work/bin/test_cuda_devices" splitsGiveOneDevicesBits packageWalkMakesTreeLevels \
           > "$out/tests-small-$path.log" 2>&1
         echo "KMS_PACKAGE_PATH=$path test_cuda_devices (small): exit $?"; grep -E "FAIL|QINFO|Totals|Loc" "$out/tests-small-$path.log" | cut -c1-300
       done ;;
