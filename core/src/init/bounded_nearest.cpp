@@ -238,9 +238,11 @@ double BoundedNearest<T>::visit(std::size_t node, Walk& walk) {
         if (walk.apply) {
             near_[p] = s;
             owner_at_[p] = walk.index;
-            nearest_[row_[p]] = s;
-            if (touched_.empty() || !touched_[p]) {  // a batch lists a point once
-                if (!touched_.empty()) touched_[p] = 1;
+            if (touched_.empty()) {
+                nearest_[row_[p]] = s;
+                walk.changes->push_back({row_[p], static_cast<std::uint32_t>(p), s});
+            } else if (!touched_[p]) {  // a batch lists a point once (its D by row: after the batch)
+                touched_[p] = 1;
                 walk.changes->push_back({row_[p], static_cast<std::uint32_t>(p), s});
             }
         } else {
@@ -339,6 +341,9 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
     touched_.assign(n_, 0);
     walk(rows.data(), m, static_cast<std::uint32_t>(centres_), true, changes);
     touched_.clear();
+    // Each changed point's D by row once, not once per centre that lowered it (~7.6 a
+    // point in k-means‖'s first round).
+    for (Change& change : changes) nearest_[change.point] = change.distance = near_[change.at];
     centres_ += m;
     refresh_sums(changes);
 }
