@@ -1,4 +1,4 @@
-// Seeding: plain k-means++ against the bounded (Raff 2021) k-means++ and k-means‖
+// Seeding: plain k-means++ against the bounded (a tree of boxes) k-means++ and k-means‖
 // over seeds, on one generated data set. Per method and seed one JSON line:
 // seeding wall and CPU time, distances, whether the centroids are bitwise plain
 // k-means++'s, and Lloyd's final inertia from them (to convergence by an exact

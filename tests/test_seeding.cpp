@@ -1,5 +1,5 @@
 // Seeding with bounds and k-means‖ (issue 41): the bounded k-means++ and greedy
-// k-means++ (Raff 2021) choose bitwise the plain passes' centres on data made to
+// k-means++ (a tree of boxes) choose bitwise the plain passes' centres on data made to
 // break them (ties, duplicates, fewer distinct points than k, huge offsets, values
 // whose squares are subnormal or beyond 2^900, float data, weights with zeros, any
 // thread count) with fewer distances; k-means‖ is deterministic for a seed across

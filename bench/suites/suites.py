@@ -400,7 +400,7 @@ def suite_map(h, args):
 # ---- seeding ----------------------------------------------------------------------------------
 
 def suite_seeding(h, args):
-    """Plain vs bounded k-means++ (Raff 2021) vs k-means‖ (issue 41), by bench/bench_seeding: seeding
+    """Plain vs bounded k-means++ (a tree of boxes) vs k-means‖ (issue 41), by bench/bench_seeding: seeding
     wall and CPU time, distances, bitwise agreement with plain k-means++, Lloyd's final inertia
     (to convergence, tol 1e-4, by Hamerly: Lloyd's result) over seeds 0..S-1, all cores."""
     binary = os.environ.get("KMS_BENCH_SEEDING", os.path.join(os.path.dirname(h.ceiling_bin), "bench_seeding"))

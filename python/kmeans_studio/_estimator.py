@@ -170,7 +170,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         in `history_`); returning False stops the fit there.
     init_bounds : {'auto', 'on', 'off'} or bool, default='auto'
         k-means++ and greedy k-means++ (and k-means||'s reduction): skip distances with
-        the triangle inequality (Raff 2021); the same centres bit for bit either way,
+        a tree of boxes over the points (the GPU: Raff 2021's triangle inequality); the
+        same centres bit for bit either way,
         only the time and `init_stats_`'s distance counts differ ('auto': where measured
         faster; as `kmeans-cli --init-bounds`).
     oversampling_factor : float, default=2.0
@@ -199,7 +200,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
     restarts_ : list of dict
         Each restart's 'restart', 'seed', 'iterations', 'stop_reason', 'inertia', 'time_ms'.
     init_stats_ : dict
-        What the kept restart's seeding cost: 'method', 'bounds' (whether Raff's bounds
+        What the kept restart's seeding cost: 'method', 'bounds' (whether the bounds
         skipped distances), 'time_ms', 'point_centroid_distances',
         'centroid_centroid_distances', and for 'k-means||' 'candidates' and 'rounds'
         (empty for given initial centers).

@@ -187,6 +187,7 @@ void BoundedNearest<T>::first_centre(const double* centre) {
     for (double sum : block_sums_) total_ += sum;
     near_.resize(n_);
     owner_at_.assign(n_, 0);
+    dirty_.assign((sub_sums_.size() + 7) / 8 * 8, 0);  // 0 between calls
     for (std::size_t p = 0; p < n_; ++p) near_[p] = nearest_[row_[p]];
     for (std::size_t l = slots_; l < 2 * slots_; ++l) largest_[l] = leaf_largest(l);
     update_above(depth_);
@@ -240,7 +241,8 @@ double BoundedNearest<T>::visit(std::size_t node, Walk& walk) {
             owner_at_[p] = walk.index;
             if (touched_.empty()) {
                 nearest_[row_[p]] = s;
-                walk.changes->push_back({row_[p], static_cast<std::uint32_t>(p), s});
+                if (walk.changes) walk.changes->push_back({row_[p], static_cast<std::uint32_t>(p), s});
+                else dirty_[row_[p] / kSubBlockSize] = 1;  // one thread: marked here, not listed
             } else if (!touched_[p]) {  // a batch lists a point once (its D by row: after the batch)
                 touched_[p] = 1;
                 walk.changes->push_back({row_[p], static_cast<std::uint32_t>(p), s});
@@ -278,7 +280,9 @@ void BoundedNearest<T>::walk(const double* const* centres, std::size_t count, st
     std::uint64_t points = 0, boxes = 0;
     if (work <= kParallelPoints) {
         for (std::size_t c = 0; c < count; ++c) {
-            Walk one{centres[c], first + static_cast<std::uint32_t>(c), apply, &changes};
+            // (one centre applied: its points' sub-blocks marked, the changes not listed)
+            Walk one{centres[c], first + static_cast<std::uint32_t>(c), apply,
+                     apply && count == 1 && touched_.empty() ? nullptr : &changes};
             visit(1, one);
             points += one.points;
             boxes += one.boxes;
@@ -362,7 +366,6 @@ void BoundedNearest<T>::refresh_sums(const std::vector<Change>& moved) {
     const std::size_t subs = sub_sums_.size();
     // The sub-blocks with a changed D, in increasing order (read in address order,
     // the lines come ahead: 10-20 % faster than in the order met), and their blocks.
-    dirty_.resize((subs + 7) / 8 * 8, 0);  // all 0 between calls
     for (const Change& change : moved) dirty_[change.point / kSubBlockSize] = 1;
     std::vector<std::size_t> whole, changed_blocks;
     bool last = false;  // the last sub-block, cut short

@@ -84,7 +84,7 @@ private:
         const double* centre;
         std::uint32_t index;           // the centre's number (owner)
         bool apply;                    // write the changes (else only list them)
-        std::vector<Change>* changes;  // listed here (apply: rows only are needed)
+        std::vector<Change>* changes;  // listed here; null (one centre applied): dirty_ marked
         std::uint64_t points = 0, boxes = 0, polls = 0;
     };
 
@@ -115,7 +115,7 @@ private:
     std::vector<double> near_;
     std::vector<std::uint32_t> owner_at_;
     std::vector<char> touched_;            // a batch (add_centres): points listed as changed
-    std::vector<char> dirty_;              // refresh_sums(): sub-blocks with a changed D
+    std::vector<char> dirty_;              // sub-blocks with a changed D, for refresh_sums()
     // Nodes 1 .. 2·slots_ - 1 (children 2v, 2v + 1; leaf l is node slots_ + l).
     std::size_t slots_ = 0, depth_ = 0;
     std::vector<std::uint32_t> begin_, end_;  // its points [begin, end) in tree order
