@@ -78,13 +78,21 @@ private:
         std::vector<double> row;
         std::vector<Change> changes;
     };
-    // One walk of the tree by one centre (its own counts and changes: threads walk
-    // disjoint subtrees).
+    // One walk of the tree by one centre (a thread's part of it).
     struct Walk {
         const double* centre;
         std::uint32_t index;           // the centre's number (owner)
         bool apply;                    // write the changes (else only list them)
-        std::vector<Change>* changes;  // listed here; null (one centre applied): dirty_ marked
+        std::vector<Change>* changes;  // listed here; null (applied by one thread): dirty_ marked
+        std::uint64_t points = 0, boxes = 0, polls = 0;
+    };
+    // Several centres at once (a thread's part of them).
+    struct Batch {
+        const double* const* centres;
+        std::uint32_t first;                           // the number of centres[0]
+        std::vector<std::vector<std::uint32_t>> lists;  // per depth: the centres kept there
+        std::vector<std::vector<double>> lows;          // and their box distances
+        std::vector<Change>* changes;                   // each changed point once
         std::uint64_t points = 0, boxes = 0, polls = 0;
     };
 
@@ -94,10 +102,12 @@ private:
     double visit(std::size_t node, Walk& walk);  // returns the node's largest D after the walk
     double leaf_largest(std::size_t node) const;
     void update_above(std::size_t depth);        // largest D of the nodes above `depth`, from below
-    // The walks of `count` centres numbered from `first` (in order: ties to the earlier);
-    // apply: D, owners and largest D written; the changes (apply: each point once) appended.
-    void walk(const double* const* centres, std::size_t count, std::uint32_t first, bool apply,
-              std::vector<Change>& changes);
+    std::vector<std::size_t> shares(std::size_t& depth) const;  // subtrees to share out, at `depth`
+    // One centre numbered `number` (apply: D, owner and largest D written; else the changes listed).
+    void walk(const double* centre, std::uint32_t number, bool apply, std::vector<Change>& changes);
+    double far_distance(std::size_t node, const double* centre) const;
+    // The batch's centres `list` (increasing) that may lower a D below `node`; returns its largest D.
+    double filter(std::size_t node, std::size_t depth, const std::uint32_t* list, std::size_t size, Batch& batch);
     void apply_known(std::uint32_t index, const std::vector<Change>& changes);
     void refresh_sums(const std::vector<Change>& moved);
     double sum_of_sub_blocks(std::size_t block) const;  // the block's sum from sub_sums_, in order
@@ -114,7 +124,6 @@ private:
     std::vector<T> coordinates_;           // n × d
     std::vector<double> near_;
     std::vector<std::uint32_t> owner_at_;
-    std::vector<char> touched_;            // a batch (add_centres): points listed as changed
     std::vector<char> dirty_;              // sub-blocks with a changed D, for refresh_sums()
     // Nodes 1 .. 2·slots_ - 1 (children 2v, 2v + 1; leaf l is node slots_ + l).
     std::size_t slots_ = 0, depth_ = 0;
