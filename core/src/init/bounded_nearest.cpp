@@ -209,14 +209,16 @@ void BoundedNearest<T>::update_above(std::size_t depth) {
 }
 
 template <typename T>
+template <bool Far>
 double BoundedNearest<T>::box_distance(std::size_t node, const double* centre) const {
-    // kms::squared_distance's order, each term no larger than a point's of the box (the header).
+    // kms::squared_distance's order, each term no larger (Far: no smaller) than a
+    // point's of the box: rounding is monotone (the header).
     const double* lo = low_.data() + node * d_;
     const double* hi = high_.data() + node * d_;
     double sum = 0.0;
     for (std::size_t j = 0; j < d_; ++j) {
         const double x = centre[j];
-        const double t = x < lo[j] ? lo[j] - x : (x > hi[j] ? x - hi[j] : 0.0);
+        const double t = Far ? std::max(x - lo[j], hi[j] - x) : (x < lo[j] ? lo[j] - x : (x > hi[j] ? x - hi[j] : 0.0));
         sum += t * t;
     }
     return sum;
@@ -227,7 +229,7 @@ double BoundedNearest<T>::visit(std::size_t node, Walk& walk) {
     double& largest = largest_[node];
     if (begin_[node] == end_[node] || stop_.stopped(walk.polls++)) return largest;
     ++walk.boxes;
-    if (box_distance(node, walk.centre) >= largest) return largest;  // (not a number: searched)
+    if (box_distance<false>(node, walk.centre) >= largest) return largest;  // (not a number: searched)
     if (node < slots_) {
         const double a = visit(2 * node, walk), b = visit(2 * node + 1, walk);
         if (walk.apply) largest = std::max(a, b);
@@ -272,7 +274,7 @@ void BoundedNearest<T>::walk(const double* centre, std::uint32_t number, bool ap
     const std::vector<std::size_t> nodes = shares(depth);
     std::size_t work = 0;
     for (std::size_t v : nodes)
-        if (!(box_distance(v, centre) >= largest_[v])) work += end_[v] - begin_[v];
+        if (!(box_distance<false>(v, centre) >= largest_[v])) work += end_[v] - begin_[v];
     std::uint64_t points = 0, boxes = 0;
     if (work <= kParallelPoints) {
         // (applied by one thread: its points' sub-blocks marked, the changes not listed)
@@ -300,19 +302,6 @@ void BoundedNearest<T>::walk(const double* centre, std::uint32_t number, bool ap
 }
 
 template <typename T>
-double BoundedNearest<T>::far_distance(std::size_t node, const double* centre) const {
-    // No smaller than a point's of the box (monotone rounding, as box_distance).
-    const double* lo = low_.data() + node * d_;
-    const double* hi = high_.data() + node * d_;
-    double sum = 0.0;
-    for (std::size_t j = 0; j < d_; ++j) {
-        const double t = std::max(centre[j] - lo[j], hi[j] - centre[j]);
-        sum += t * t;
-    }
-    return sum;
-}
-
-template <typename T>
 double BoundedNearest<T>::filter(std::size_t node, std::size_t depth, const std::uint32_t* list, std::size_t size,
                                  Batch& batch) {
     double& largest = largest_[node];
@@ -327,8 +316,8 @@ double BoundedNearest<T>::filter(std::size_t node, std::size_t depth, const std:
     double reach = kInfinity;
     for (std::size_t i = 0; i < size; ++i) {
         const double* centre = batch.centres[list[i]];
-        const double low = box_distance(node, centre);
-        reach = std::min(reach, far_distance(node, centre));  // (not a number: left out)
+        const double low = box_distance<false>(node, centre);
+        reach = std::min(reach, box_distance<true>(node, centre));  // (not a number: left out)
         if (low >= largest) continue;                          // (not a number: kept)
         kept.push_back(list[i]);
         lows.push_back(low);

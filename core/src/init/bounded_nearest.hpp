@@ -98,6 +98,7 @@ private:
 
     void build();        // the Morton order, the leaves and the boxes
     void first_centre(const double* centre);  // the tree, every distance, the largest D
+    template <bool Far>  // the farthest a point of the box can be, else the nearest
     double box_distance(std::size_t node, const double* centre) const;
     double visit(std::size_t node, Walk& walk);  // returns the node's largest D after the walk
     double leaf_largest(std::size_t node) const;
@@ -105,7 +106,6 @@ private:
     std::vector<std::size_t> shares(std::size_t& depth) const;  // subtrees to share out, at `depth`
     // One centre numbered `number` (apply: D, owner and largest D written; else the changes listed).
     void walk(const double* centre, std::uint32_t number, bool apply, std::vector<Change>& changes);
-    double far_distance(std::size_t node, const double* centre) const;
     // The batch's centres `list` (increasing) that may lower a D below `node`; returns its largest D.
     double filter(std::size_t node, std::size_t depth, const std::uint32_t* list, std::size_t size, Batch& batch);
     void apply_known(std::uint32_t index, const std::vector<Change>& changes);
