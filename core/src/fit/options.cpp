@@ -35,7 +35,7 @@ constexpr OptionSpec kFitOptions[] = {
     {"--init", "METHOD|PATH", "kmeans++", "random | kmeans++ | greedy-kmeans++ | maximin | kmeans-parallel\n"
                                           "(k-means||: --oversampling, --init-rounds), or a centroid file"},
     {"--init-bounds", "auto|on|off", "auto", "k-means++, greedy-kmeans++ (kmeans-parallel's reduction): skip the\n"
-                                             "distances a tree of boxes (GPU: Raff's bounds) rules out; the same\n"
+                                             "distances the triangle inequality rules out (Raff 2021); the same\n"
                                              "centroids, bit for bit; auto: on from k = 500 at d <= 4 (where measured faster)"},
     {"--oversampling", "L", "2", "kmeans-parallel: each round samples L x k candidates expected"},
     {"--init-rounds", "R", "5", "kmeans-parallel: sampling rounds"},
