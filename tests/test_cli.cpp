@@ -179,10 +179,6 @@ private slots:
         QTest::newRow("stream-chunk negative")
             << QStringList{"run", "--generate", "blobs", "--k", "2", "--backend", "cuda", "--stream-chunk", "-1"} << 2
             << "--stream-chunk must be 0";
-        QTest::newRow("stream-chunk elkan")
-            << QStringList{"run", "--generate", "blobs", "--k", "2", "--backend", "cuda", "--solver", "elkan",
-                           "--stream-chunk", "4096"}
-            << 2 << "--stream-chunk streams Lloyd only";
         QTest::newRow("variant twice")
             << QStringList{"run", "--generate", "blobs", "--k", "2", "--backend", "cuda-global", "--variant", "shared"}
             << 2 << "give the CUDA variant once";

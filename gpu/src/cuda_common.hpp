@@ -52,7 +52,7 @@ public:
                         " of device memory for " + what + " (" + cudaGetErrorString(status) + ")" +
                         (known ? "; the device has " + mib(double(free_bytes)) + " free of " + mib(double(total_bytes))
                                : std::string()) +
-                        ": --stream-chunk streams the points from the host (Lloyd), --devices spreads them over "
+                        ": --stream-chunk streams the points from the host (Lloyd, Hamerly, Yinyang, Exponion), --devices spreads them over "
                         "GPUs, --precision f32 halves them");
         }
         ptr_ = static_cast<T*>(raw);

@@ -8,6 +8,7 @@
 // KMS_GPU_TEST_SMALL=1 shrinks the cases (compute-sanitizer runs).
 #include <QtTest>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "kms/fit.hpp"
 #include "kms/generate.hpp"
 #include "kms/gpu_backends.hpp"
+#include "kms/row_source.hpp"
 #include "kms/scores.hpp"
 #include "kms/spectral.hpp"
 #include "test_support.hpp"
@@ -89,6 +91,28 @@ kms::FitOptions cuda_fit_options(const Case& c, const Matrix<double>& points, co
     if (c.weighted) options.sample_weight = std::make_shared<const std::vector<double>>(weights);
     return options;
 }
+
+// The rows of a matrix as a RowSource: out of core without a file (the loaders'
+// values are the matrix's; float reads are those values rounded).
+class MatrixRows final : public kms::RowSource {
+public:
+    explicit MatrixRows(std::shared_ptr<const Matrix<double>> points) : points_(std::move(points)) {}
+    std::size_t rows() const override { return points_->rows(); }
+    std::size_t cols() const override { return points_->cols(); }
+    const std::string& name() const override { return name_; }
+    std::size_t file_row_bytes() const override { return cols() * sizeof(double); }
+    void read(std::size_t first, std::size_t count, double* out) const override {
+        std::copy_n(points_->row(first), count * cols(), out);
+    }
+    void read(std::size_t first, std::size_t count, float* out) const override {
+        const double* in = points_->row(first);
+        for (std::size_t i = 0; i < count * cols(); ++i) out[i] = static_cast<float>(in[i]);
+    }
+
+private:
+    std::shared_ptr<const Matrix<double>> points_;
+    std::string name_ = "rows.npy";
+};
 
 bool same_bits(const Matrix<double>& a, const Matrix<double>& b) {
     if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
@@ -286,6 +310,92 @@ private slots:
         }
         qInfo("%d streamed runs bitwise equal to one device's --devices run", compared);
         QVERIFY(compared > 0);
+    }
+
+    // The bounded solvers that stream (Hamerly, Yinyang, Exponion: their per-point state
+    // stays on the device, each chunk with its slice of it): bitwise the resident run with
+    // the same update (--devices 0) - labels, centroids, inertia, iterations and the
+    // distance count, so the bounds pruned the same - chunk by chunk (one package, about a
+    // third) and under a split.
+    void streamedBoundedSolversGiveTheResidentBits() {
+        struct DistanceCount : kms::FitObserver {  // every step's point-centroid distances, in order
+            std::vector<std::uint64_t> steps;
+            void iteration_done(int, const kms::IterationStats& stats, const kms::Solver&) override {
+                steps.push_back(stats.point_centroid_distances);
+            }
+        };
+        int compared = 0;
+        for (const Case& c : cases()) {
+            const auto points = make_points(c, 31);
+            std::vector<double> weights(c.n);
+            for (std::size_t i = 0; i < c.n; ++i) weights[i] = 0.5 + static_cast<double>((i * 13) % 7) / 2.0;
+            for (Algorithm a : {Algorithm::Hamerly, Algorithm::Yinyang, Algorithm::Exponion})
+                for (Precision p : {Precision::F64, Precision::F32})
+                    for (kms::KernelVariant v : {kms::KernelVariant::Global, kms::KernelVariant::Shared}) {
+                        kms::FitOptions options = cuda_fit_options(c, *points, weights, a, p, v, 5, 20);
+                        const std::string label = c.name + " " + options.solver.describe();
+                        options.devices = {0};
+                        DistanceCount resident_distances;
+                        const kms::FitResult resident = kms::fit(points, options, &resident_distances);
+                        QVERIFY2(!resident.labels.empty(), label.c_str());
+                        for (long long chunk : {1ll, static_cast<long long>(c.n / 3)})
+                            for (const std::vector<int>& split : {std::vector<int>{}, std::vector<int>{0, 0}}) {
+                                options.devices = split;
+                                options.solver.stream_chunk = chunk;
+                                DistanceCount streamed_distances;
+                                const kms::FitResult streamed = kms::fit(points, options, &streamed_distances);
+                                const std::string what = label + " chunk " + std::to_string(chunk) + " over " +
+                                                         std::to_string(split.size()) + " block(s)";
+                                QVERIFY2(streamed.labels == resident.labels, what.c_str());
+                                QVERIFY2(same_bits(streamed.centroids, resident.centroids), what.c_str());
+                                QVERIFY2(std::bit_cast<std::uint64_t>(streamed.inertia) ==
+                                             std::bit_cast<std::uint64_t>(resident.inertia),
+                                         what.c_str());
+                                QCOMPARE(streamed.iterations, resident.iterations);
+                                QVERIFY2(streamed_distances.steps == resident_distances.steps, what.c_str());
+                                ++compared;
+                            }
+                        options.solver.stream_chunk = 0;
+                    }
+        }
+        qInfo("%d streamed bounded runs bitwise equal to the resident run", compared);
+        QVERIFY(compared > 0);
+    }
+
+    // Out of core on the device (fit() of a RowSource): the rows read chunk by chunk into
+    // two page-locked buffers on every pass, by Lloyd and Hamerly: bitwise the loaded run
+    // with the same update (--devices 0); buffers of one package and of a third of the rows.
+    void outOfCoreGivesTheLoadedBits() {
+        int compared = 0;
+        for (const Case& c : cases()) {
+            if (c.weighted || c.policy != kms::EmptyClusterPolicy::Keep) continue;  // refused out of core
+            const auto points = make_points(c, 37);
+            const auto source = std::make_shared<const MatrixRows>(points);
+            for (Algorithm a : {Algorithm::Lloyd, Algorithm::Hamerly})
+                for (Precision p : {Precision::F64, Precision::F32}) {
+                    kms::FitOptions options = cuda_fit_options(c, *points, {}, a, p, kms::KernelVariant::Auto, 5, 20);
+                    const std::string label = c.name + " " + options.solver.describe();
+                    options.devices = {0};
+                    const kms::FitResult loaded = kms::fit(points, options);
+                    options.devices = {};
+                    for (std::size_t buffer : {std::size_t{1}, c.n / 3 * c.d * 2 * sizeof(double)}) {
+                        const kms::FitResult read = kms::fit(source, buffer, options);
+                        const std::string what = label + " buffers of " + std::to_string(buffer) + " bytes";
+                        QVERIFY2(read.labels == loaded.labels, what.c_str());
+                        QVERIFY2(same_bits(read.centroids, loaded.centroids), what.c_str());
+                        QVERIFY2(std::bit_cast<std::uint64_t>(read.inertia) == std::bit_cast<std::uint64_t>(loaded.inertia),
+                                 what.c_str());
+                        QCOMPARE(read.iterations, loaded.iterations);
+                        ++compared;
+                    }
+                }
+        }
+        qInfo("%d out-of-core runs bitwise equal to the loaded run", compared);
+        QVERIFY(compared > 0);
+        const auto points = make_points(cases().front(), 37);
+        const kms::FitOptions elkan = cuda_fit_options(cases().front(), *points, {}, Algorithm::Elkan, Precision::F64,
+                                                       kms::KernelVariant::Auto, 5, 5);
+        QVERIFY_THROWS_EXCEPTION(kms::UsageError, kms::fit(std::make_shared<const MatrixRows>(points), 1 << 20, elkan));
     }
 
     // A streamed solver copies every point once per step (the statistic says so) and

@@ -24,18 +24,24 @@ struct AlgorithmInfo {
     // colours skipped and recomputed points); empty for a solver that searches every
     // point in full, whose bounds view has nothing to show.
     std::string pruning;
-    bool streams_points = false;  // can run on points streamed from host memory (--stream-chunk)
 
     bool prunes() const { return !pruning.empty(); }
 };
 
 using SolverFactory = std::function<std::unique_ptr<Solver>(const SolverConfig&)>;
 
+// What one algorithm's solver can do on one back end.
+struct SolverTraits {
+    // Runs on points read from host memory a block at a time, each step: out of core on
+    // the CPU (a file's blocks), --stream-chunk on a CUDA device (host memory's chunks).
+    bool streams_points = false;
+};
+
 // Adds an algorithm (or replaces the one of the same name).
 void register_algorithm(AlgorithmInfo info);
 // Its factory on `backend`; the algorithm must be registered first (its CPU file
 // registers it, the CUDA file only adds a factory).
-void register_solver(Algorithm algorithm, Backend backend, SolverFactory make);
+void register_solver(Algorithm algorithm, Backend backend, SolverFactory make, SolverTraits traits = {});
 
 // Every registered algorithm, oldest paper first (Auto is not one).
 std::vector<AlgorithmInfo> registered_algorithms();
@@ -43,6 +49,8 @@ std::vector<AlgorithmInfo> registered_algorithms();
 std::optional<AlgorithmInfo> algorithm_info(Algorithm algorithm);
 // The factory registered for `algorithm` on `backend`; empty when there is none.
 SolverFactory registered_solver(Algorithm algorithm, Backend backend);
+// Its traits on `backend`; all false when there is no such solver.
+SolverTraits solver_traits(Algorithm algorithm, Backend backend);
 // The registered names joined by `separator`, oldest first: "lloyd | elkan | ...".
 std::string algorithm_names(std::string_view separator);
 

@@ -52,7 +52,8 @@ constexpr OptionSpec kFitOptions[] = {
                              "of the float error, see docs/benchmarks.md"},
     {"--block-size", "B", "0", "CUDA threads per block: a multiple of 32 up to 1024, 0 = automatic"},
     {"--device", "N", "0", "CUDA device"},
-    {"--stream-chunk", "ROWS", "0", "CUDA Lloyd: stream the points from page-locked host memory in chunks\n"
+    {"--stream-chunk", "ROWS", "0", "CUDA (Lloyd, and the bounded solvers but Elkan): stream the points from\n"
+                                    "page-locked host memory in chunks\n"
                                     "of ROWS (rounded up to whole update packages), copies overlapping the\n"
                                     "assignment; 0 = only when they do not fit on the device (docs/scale-out.md)"},
     {"--devices", "LIST", "", "CUDA: several devices in one process: all | N,M,... (rows split over\n"

@@ -15,6 +15,7 @@ namespace {
 struct Registered {
     AlgorithmInfo info;
     std::map<Backend, SolverFactory> factories;
+    std::map<Backend, SolverTraits> traits;
 };
 
 struct Table {
@@ -46,7 +47,7 @@ void register_algorithm(AlgorithmInfo info) {
     it->second.info = std::move(info);
 }
 
-void register_solver(Algorithm algorithm, Backend backend, SolverFactory make) {
+void register_solver(Algorithm algorithm, Backend backend, SolverFactory make, SolverTraits traits) {
     Table& t = table();
     std::lock_guard lock(t.mutex);
     const auto it = t.algorithms.find(algorithm.name());
@@ -54,6 +55,7 @@ void register_solver(Algorithm algorithm, Backend backend, SolverFactory make) {
         throw Error("a " + std::string(to_string(backend)) + " solver for " + std::string(algorithm.name()) +
                     ", which is not a registered algorithm");
     it->second.factories.insert_or_assign(backend, std::move(make));
+    it->second.traits.insert_or_assign(backend, traits);
 }
 
 std::vector<AlgorithmInfo> registered_algorithms() {
@@ -81,6 +83,15 @@ SolverFactory registered_solver(Algorithm algorithm, Backend backend) {
     if (it == t.algorithms.end()) return {};
     const auto factory = it->second.factories.find(backend);
     return factory == it->second.factories.end() ? SolverFactory{} : factory->second;
+}
+
+SolverTraits solver_traits(Algorithm algorithm, Backend backend) {
+    Table& t = table();
+    std::lock_guard lock(t.mutex);
+    const auto it = t.algorithms.find(algorithm.name());
+    if (it == t.algorithms.end()) return {};
+    const auto traits = it->second.traits.find(backend);
+    return traits == it->second.traits.end() ? SolverTraits{} : traits->second;
 }
 
 std::string algorithm_names(std::string_view separator) {

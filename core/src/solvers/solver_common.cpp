@@ -121,10 +121,10 @@ void SolverConfig::validate() const {
         throw UsageError("--stream-chunk streams the points to a CUDA device: it needs --backend cuda, not " +
                          std::string(to_string(backend)));
     if (stream_chunk > 0 && algorithm != Algorithm::Auto) {
-        const std::optional<AlgorithmInfo> info = algorithm_info(algorithm);
-        if (!info || !info->streams_points)
-            throw UsageError("--stream-chunk streams Lloyd only (the bounded solvers keep per-point bounds beside the "
-                             "points), not --solver " + std::string(to_string(algorithm)));
+        // (A solver with no CUDA factory at all is refused by the back end's own check.)
+        if (registered_solver(algorithm, Backend::Cuda) && !solver_traits(algorithm, Backend::Cuda).streams_points)
+            throw UsageError("--stream-chunk streams the points of the solvers that keep their per-point state on the "
+                             "device beside the chunks, not --solver " + std::string(to_string(algorithm)));
     }
     if (backend != Backend::Cuda && variant != KernelVariant::Auto)
         throw UsageError("--variant " + std::string(to_string(variant)) + " needs a CUDA back end, not " +

@@ -6,6 +6,9 @@ out=${OUT:-$root/device-out}
 mkdir -p "$out"
 work=$(mktemp -d)
 tar -C "$work" -xJf "$root/${KMS_DEVICE_CARRY:-.devcarry-gpu}/pack.tar.xz"
+# Packs carried together may leave their shared libraries to one pack of them
+# (device_slim_packs.sh): .devcarry-libs/libs.tar.xz, unpacked beside (existing files kept).
+[ -f "$root/.devcarry-libs/libs.tar.xz" ] && tar -C "$work" --skip-old-files -xJf "$root/.devcarry-libs/libs.tar.xz"
 export LD_LIBRARY_PATH="$work/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="/usr/local/cuda/bin:$PATH"
 cli="${KMS_CLI:-$work/bin/kmeans-cli}"  # KMS_CLI: another build's, e.g. a baseline carried beside the pack

@@ -43,26 +43,31 @@ void CudaBoundedSolver<T>::before_assign(IterationStats& stats) {
     stats.centroid_centroid_distances = separations(nearest_half_.get());
 }
 
+// The view's rows: all of them, or (streamed) one chunk at a time, each with its
+// slice of the per-point state; the step's first chunk decides whether it builds.
 template <typename T>
 void CudaBoundedSolver<T>::assign(bool, IterationStats&) {
+    const long long first_row = this->view_first();
+    if (first_row == 0) {
+        built_this_step_ = !bounds_valid_;
+        if (built_this_step_) shift_row_ = 0;
+    }
     BoundedArgs<T> args{};
-    args.points = this->points();
-    args.n = this->n_;
+    args.points = this->view_points();
+    args.n = this->view_rows();
     args.d = this->d_;
     args.centroids = this->current();
     args.k = this->k_;
-    args.labels = this->labels_.get();
-    args.status = this->status_.get();
+    args.labels = this->view_labels();
+    args.status = this->view_status();
     args.counters = &this->record_.get()->counters;
-    args.upper = upper_.get();
-    args.stamp = stamp_.get();
+    args.upper = upper_.get() + first_row;
+    args.stamp = stamp_.get() + first_row;
     args.cumulative_shift = shift_table_.get();
-    args.first = !bounds_valid_;
-    if (args.first) shift_row_ = 0;
+    args.first = built_this_step_;
     args.now = shift_row_;
     args.nearest_half = nearest_half_.get();
-    launch_assign(args);
-    built_this_step_ = args.first;
+    launch_assign(args, first_row);
     bounds_valid_ = true;
 }
 

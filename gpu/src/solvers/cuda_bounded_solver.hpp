@@ -22,8 +22,12 @@ protected:
     // The k × k half distances between centroids it wants besides the nearest
     // ones (Elkan), or nullptr.
     virtual T* centroid_half_distances() const { return nullptr; }
-    // Its lower bounds into args, and its kernel.
-    virtual void launch_assign(BoundedArgs<T>& args) = 0;
+    // Its lower bounds into args (their slice from row `first_row` on: streamed, a step
+    // assigns chunk by chunk), and its kernel.
+    virtual void launch_assign(BoundedArgs<T>& args, long long first_row) = 0;
+    // Streamed (--stream-chunk): the upper bound, the stamp, one lower bound and two
+    // lists per point beside the label and status (Yinyang adds its group bounds).
+    double streamed_state_per_point() const override { return 4 + 1 + 2.0 * sizeof(T) + 4 + 8; }
     // Whether a step that rebuilds the bounds by a full search can be the faster
     // (Elkan: its full search is tiled, while a bounded step that prunes little walks
     // the surviving centroids a thread per point); the run then times both.

@@ -53,7 +53,9 @@ private:
     T* centroid_half_distances() const override { return cc_half_.get(); }
     bool may_rebuild_every_step() const override { return tiled_search_pays(this->k_); }
 
-    void launch_assign(BoundedArgs<T>& args) override {
+    // Not streamed (its n×k bounds are centroid-major, and do not fit where streaming is
+    // needed): the view is every row.
+    void launch_assign(BoundedArgs<T>& args, long long /*first_row: 0*/) override {
         args.lower_k = lower_k_.get();
         args.cc_half = cc_half_.get();
         args.lower_scale = lower_scale_;

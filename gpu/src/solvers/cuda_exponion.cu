@@ -42,8 +42,8 @@ private:
         return static_cast<std::uint64_t>(this->k_) * (this->k_ - 1);
     }
 
-    void launch_assign(BoundedArgs<T>& args) override {
-        args.lower = lower_.get();
+    void launch_assign(BoundedArgs<T>& args, long long first_row) override {
+        args.lower = lower_.get() + first_row;
         args.walk_list = walk_list_.get();
         args.walk_count = walk_count_.get();
         args.search_list = search_list_.get();
@@ -73,5 +73,6 @@ private:
 }  // namespace kms::cuda
 
 KMS_SOLVER_REGISTRATION(exponion_cuda) {
-    kms::register_solver(kms::Algorithm::Exponion, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::ExponionCuda>);
+    kms::register_solver(kms::Algorithm::Exponion, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::ExponionCuda>,
+                         {.streams_points = true});
 }

@@ -27,8 +27,8 @@ private:
         }
     }
 
-    void launch_assign(BoundedArgs<T>& args) override {
-        args.lower = lower_.get();
+    void launch_assign(BoundedArgs<T>& args, long long first_row) override {
+        args.lower = lower_.get() + first_row;
         args.search_list = search_list_.get();
         args.search_count = search_count_.get();
         launch_hamerly<T>(args, this->shared_variant(), this->geometry_, this->stream_);
@@ -44,5 +44,6 @@ private:
 }  // namespace kms::cuda
 
 KMS_SOLVER_REGISTRATION(hamerly_cuda) {
-    kms::register_solver(kms::Algorithm::Hamerly, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::HamerlyCuda>);
+    kms::register_solver(kms::Algorithm::Hamerly, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::HamerlyCuda>,
+                         {.streams_points = true});
 }

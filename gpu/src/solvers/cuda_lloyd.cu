@@ -31,7 +31,6 @@ private:
         return this->k_ >= kGemmMinK ||
                (this->d_ >= kGemmMinD && (tiled_search_pays(this->k_) || this->compute_major_ >= 8));
     }
-    bool streams_points() const override { return true; }
 
     void allocate_state() override {
         // The filter's copy of the data is made once k is known (here, not when the data
@@ -192,5 +191,6 @@ private:
 }  // namespace kms::cuda
 
 KMS_SOLVER_REGISTRATION(lloyd_cuda) {
-    kms::register_solver(kms::Algorithm::Lloyd, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::LloydCuda>);
+    kms::register_solver(kms::Algorithm::Lloyd, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::LloydCuda>,
+                         {.streams_points = true});
 }

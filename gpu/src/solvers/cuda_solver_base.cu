@@ -58,6 +58,9 @@ template <typename T>
 void CudaSolverBase<T>::forget_data() {
     if (copy_stream_) KMS_CUDA_CHECK(cudaStreamSynchronize(copy_stream_));
     host_points_.release();  // unregistered before its owner may free it
+    row_source_.reset();
+    staging_[0].release();
+    staging_[1].release();
     chunk_buffers_[0].release();
     chunk_buffers_[1].release();
     streamed_ = false;
@@ -118,11 +121,7 @@ void CudaSolverBase<T>::set_data(std::shared_ptr<const Matrix<double>> points) {
             const double* in = source_->data();
             for (std::size_t i = 0; i < values; ++i) out[i] = static_cast<T>(in[i]);
         }
-        if (!copy_stream_) KMS_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
-        for (int b = 0; b < 2; ++b) {
-            if (!uploaded_[b]) uploaded_[b] = std::make_unique<Event>(config_.cuda_device);
-            if (!released_[b]) released_[b] = std::make_unique<Event>(config_.cuda_device);
-        }
+        prepare_streams();
         points_.release();
         points_data_ = nullptr;
     } else {

@@ -53,6 +53,10 @@ public:
     using Solver::set_data;  // float host data: widened once (Solver::set_data(Matrix<float>)), then the double path
     void set_data(std::shared_ptr<const Matrix<double>> points) override;
     void set_device_data(std::shared_ptr<const DeviceMatrix> points) override;
+    // Out of core: the rows read from the file chunk by chunk on every pass, through two
+    // page-locked buffers, by the solvers that stream (cuda_streaming.cpp).
+    void set_row_source(std::shared_ptr<const RowSource> source, std::size_t first_row, std::size_t rows,
+                        std::size_t buffer_bytes) override;
     // A block of rows (one device of --devices, or an MPI rank): the update then
     // sums in the CPU's package tree (kernels/package_update.hpp), combined over
     // the ranks in its fixed order, so every split gives the same bits.
@@ -109,8 +113,11 @@ protected:
     // shape (global elsewhere).
     virtual bool shared_pays() const { return false; }
     // Whether this algorithm runs on points streamed from page-locked host memory
-    // (decide_streaming(); the bounded solvers keep per-point bounds beside the points).
-    virtual bool streams_points() const { return false; }
+    // (decide_streaming()): the registry's word (kms::solver_traits).
+    bool streams_points() const;
+    // Device bytes per point that a streamed run keeps besides the chunks (the label,
+    // the status; the bounded solvers add their bounds and lists).
+    virtual double streamed_state_per_point() const { return 4 + 1; }
     // Lloyd's int8 filter: on, a GPU with int8 mma.sync (sm_80+), not forced to global kernels.
     bool int8_filter_possible() const {
         return config_.gemm_filter && compute_major_ >= 8 && config_.variant != KernelVariant::Global && !streamed_;
@@ -122,6 +129,7 @@ protected:
     bool streamed() const { return streamed_; }
     const T* view_points() const { return view_points_; }
     long long view_rows() const { return view_rows_; }
+    long long view_first() const { return view_first_; }  // the view's first row among the run's
     std::int32_t* view_labels() const { return labels_.get() + view_first_; }
     std::uint8_t* view_status() const { return status_ ? status_.get() + view_first_ : nullptr; }
     // The points in T on the device: the solver's copy, or the caller's device memory read in place.
@@ -224,6 +232,12 @@ private:
     bool streamed_ = false;
     long long chunk_rows_ = 0;
     PinnedHostMemory host_points_;
+    // Out of core: the file's rows (this block's from row_source_first_), read chunk by
+    // chunk into staging_[c % 2] within row_source_bytes_ for both.
+    std::shared_ptr<const RowSource> row_source_;
+    std::size_t row_source_first_ = 0, row_source_bytes_ = 0;
+    PinnedHostMemory staging_[2];
+    void prepare_streams();  // the copy stream and the buffers' events
     DeviceBuffer<T> chunk_buffers_[2];
     cudaStream_t copy_stream_ = nullptr;
     std::unique_ptr<Event> uploaded_[2], released_[2];

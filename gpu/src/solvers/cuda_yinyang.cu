@@ -69,12 +69,18 @@ private:
 
     std::uint32_t centroid_groups() const override { return static_cast<std::uint32_t>(groups_); }
 
-    void launch_assign(BoundedArgs<T>& args) override {
-        launch_gather_rows<T>(args.centroids, members_.get(), this->k_, this->d_, grouped_.get(), this->stream_);
-        args.lower = lower_.get();
+    // Streamed: the group bounds are point-major, so a chunk's are one slice.
+    double streamed_state_per_point() const override {
+        return CudaBoundedSolver<T>::streamed_state_per_point() + 4 + (this->k_ / 10 + 1) * sizeof(T);
+    }
+
+    void launch_assign(BoundedArgs<T>& args, long long first_row) override {
+        if (first_row == 0)  // once a step
+            launch_gather_rows<T>(args.centroids, members_.get(), this->k_, this->d_, grouped_.get(), this->stream_);
+        args.lower = lower_.get() + first_row;
         args.groups = groups_;
-        args.group_lower = group_lower_.get();
-        args.group_stamp = group_stamp_.get();
+        args.group_lower = group_lower_.get() + first_row * groups_;
+        args.group_stamp = group_stamp_.get() + first_row;
         args.group_shift = group_shift_.get();
         args.group_drift = group_drift_.get();
         args.members = members_.get();
@@ -107,5 +113,6 @@ private:
 }  // namespace kms::cuda
 
 KMS_SOLVER_REGISTRATION(yinyang_cuda) {
-    kms::register_solver(kms::Algorithm::Yinyang, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::YinyangCuda>);
+    kms::register_solver(kms::Algorithm::Yinyang, kms::Backend::Cuda, kms::cuda::make_on_device<kms::cuda::YinyangCuda>,
+                         {.streams_points = true});
 }

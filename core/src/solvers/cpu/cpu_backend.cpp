@@ -15,10 +15,10 @@
 
 namespace kms::cpu {
 
-void register_cpu_solver(AlgorithmInfo info, const SolverFactory& make) {
+void register_cpu_solver(AlgorithmInfo info, const SolverFactory& make, SolverTraits traits) {
     const Algorithm algorithm = info.algorithm;
     register_algorithm(std::move(info));
-    for (Backend backend : {Backend::Sequential, Backend::OpenMP}) register_solver(algorithm, backend, make);
+    for (Backend backend : {Backend::Sequential, Backend::OpenMP}) register_solver(algorithm, backend, make, traits);
 }
 
 namespace {

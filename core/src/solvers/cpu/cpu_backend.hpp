@@ -9,7 +9,7 @@
 namespace kms::cpu {
 
 // Registers `info`'s algorithm and `make` as its solver on Backend::Sequential and Backend::OpenMP.
-void register_cpu_solver(AlgorithmInfo info, const SolverFactory& make);
+void register_cpu_solver(AlgorithmInfo info, const SolverFactory& make, SolverTraits traits = {});
 
 // The registry entry of Backend::Sequential or Backend::OpenMP.
 BackendEntry backend_entry(Backend backend);

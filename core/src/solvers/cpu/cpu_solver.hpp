@@ -89,8 +89,7 @@ public:
     void set_row_source(std::shared_ptr<const RowSource> source, std::size_t first_row, std::size_t rows,
                         std::size_t buffer_bytes) override {
         if (!source) throw Error("the data set is empty");
-        const std::optional<AlgorithmInfo> info = algorithm_info(config_.algorithm);
-        if (!info || !info->streams_points)
+        if (!solver_traits(config_.algorithm, config_.backend).streams_points)
             throw UsageError("out of core (the points read from the file a block at a time) runs Lloyd: --solver " +
                              std::string(to_string(config_.algorithm)) +
                              " keeps per-point bounds beside the points and reads every point each step; use "

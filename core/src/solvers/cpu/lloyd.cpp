@@ -34,7 +34,6 @@ protected:
 }  // namespace kms::cpu
 
 KMS_SOLVER_REGISTRATION(lloyd_cpu) {
-    kms::cpu::register_cpu_solver({kms::Algorithm::Lloyd, "every point against every centroid (the reference)", 1982, "",
-                                   /*streams_points=*/true},
-                                  kms::cpu::make_in_precision<kms::cpu::LloydSolver>);
+    kms::cpu::register_cpu_solver({kms::Algorithm::Lloyd, "every point against every centroid (the reference)", 1982, ""},
+                                  kms::cpu::make_in_precision<kms::cpu::LloydSolver>, {.streams_points = true});
 }
