@@ -8,15 +8,19 @@
 # Usage: OUT=DIR docs/lab/device-scripts/device_highd.sh [checks] [profile] [ab] [bench]
 #   (default: checks profile bench)
 #   checks: the filter's tests in both formats, the lockstep suites, compute-sanitizer
-#     memcheck (every kernel of the filter's cases) and racecheck (the filter kernel's
-#     passes), small cases → DIR/checks.txt.
+#     memcheck (the filter kernel's passes; the list verification) and racecheck (the
+#     filter kernel's passes), small cases; each run at most KMS_CHECKS_LIMIT seconds
+#     (default 170), all at once → DIR/checks.txt.
 #   profile: ncu's kernel durations and tensor-pipe activity of two steps at 10^6 × 128,
 #     k = 1024, uniform and blobs (tf32 filter) → DIR/profile.txt.
-#   ab: ms per Lloyd step (f32, tf32 filter), medians of steps 3–10, of a baseline build
-#     (bin/kmeans-cli-base in the pack: device_pack.sh BUILD BASELINE) then this one, on the
-#     suite's points and initial centroids: 10^6 × 64/128/256, k = 1000, blobs and uniform,
-#     and 4·10^6 × 128, k = 1024, blobs; with the points certified, settled by candidate
-#     lists and searched over all k (this build's records) → DIR/ab.txt (about 2 minutes).
+#   ab: ms per Lloyd step (f32, tf32 filter), medians of steps 3–8, of a baseline build
+#     (bin/kmeans-cli-base in the pack: device_pack.sh BUILD BASELINE) and this one, on the
+#     suite's points (in /dev/shm where there is one) and initial centroids, the most telling
+#     rows first: blobs 10^6 × 128 and × 256, k = 1000 (both builds), uniform at the same
+#     shapes (this one), blobs × 64 (both), blobs 4·10^6 × 128, k = 1024 (this one, then the
+#     baseline); with the points certified, settled by candidate lists and searched over all
+#     k (this build's records); no row starts KMS_AB_BUDGET seconds (default 60) after the first
+#     → DIR/ab.txt.
 #   bench: `scripts/bench.sh highd --device-only` (its GPU rows; KMS_HIGHD_D="16 32 64 128 256",
 #     KMS_HIGHD_K="100 1000", KMS_HIGHD_DATA="blobs uniform", KMS_HIGHD_N=1000000,
 #     KMS_HIGHD_EXTRA="uniform:1000000:128:1024 blobs:4000000:128:1024" narrow or widen it)
@@ -28,17 +32,17 @@ steps=("$@")
 record_device > /dev/null
 
 checks() {
-  local bin=$work/bin
+  local bin=$work/bin limit=${KMS_CHECKS_LIMIT:-170}
   for f in gemmFilterPath doubleMatchesCpuLloyd floatMatchesLloydAndCpu \
            "smallKMatchesExact lloydStatisticsAndStop fitLayerMatchesCpu autoRacesOnTheData errors"; do
-    (timeout 500 "$bin/test_cuda_solvers" $f > "$out/solvers-${f%% *}.log" 2>&1; echo "test_cuda_solvers $f: exit $?") &
+    (timeout "$limit" "$bin/test_cuda_solvers" $f > "$out/solvers-${f%% *}.log" 2>&1; echo "test_cuda_solvers $f: exit $?") &
   done
-  (KMS_GPU_TEST_SMALL=1 timeout 500 compute-sanitizer --tool memcheck --error-exitcode 9 \
-     "$bin/test_cuda_solvers" gemmFilterPath > "$out/memcheck.log" 2>&1
-   echo "compute-sanitizer memcheck (every kernel, gemmFilterPath, small): exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log")") &
-  (KMS_GPU_TEST_SMALL=1 timeout 500 compute-sanitizer --tool racecheck --kernel-name kns=filter_kernel --error-exitcode 9 \
-     "$bin/test_cuda_solvers" gemmFilterPath > "$out/racecheck.log" 2>&1
-   echo "compute-sanitizer racecheck (filter_kernel, gemmFilterPath, small): exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck.log")") &
+  for run in memcheck:filter_kernel memcheck:gemm_verify racecheck:filter_kernel; do
+    (KMS_GPU_TEST_SMALL=1 timeout "$limit" compute-sanitizer --tool ${run%:*} --kernel-name kns=${run#*:} --error-exitcode 9 \
+       "$bin/test_cuda_solvers" gemmFilterPath > "$out/${run/:/-}.log" 2>&1
+     echo "compute-sanitizer ${run%:*} (${run#*:}, gemmFilterPath, small): exit $?" \
+          "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/${run/:/-}.log")") &
+  done
   wait
   grep -h -E "^Totals|FAIL|differ" "$out"/solvers-*.log | head -40
 }
@@ -78,18 +82,20 @@ print("%.2f / %.2f ms; step 1 certified %.1f %%, listed %.1f %%, all k %.1f %%; 
 }
 
 ab() {
-  local row kind n d k x which exe
-  echo "ms per step, assignment / step (medians of steps 3-10), f32, --variant shared (tf32 filter)"
-  for row in blobs:1000000:64:1000 uniform:1000000:64:1000 blobs:1000000:128:1000 uniform:1000000:128:1000 \
-             blobs:1000000:256:1000 uniform:1000000:256:1000 blobs:4000000:128:1024; do
-    IFS=: read -r kind n d k <<< "$row"
-    x="$work/ab-$kind-$n-$d.npy"
+  local row kind n d k which exe x dir=/dev/shm start=$SECONDS
+  [ -d "$dir" ] && [ -w "$dir" ] || dir=$work
+  echo "ms per step, assignment / step (medians of steps 3-8), f32, --variant shared (tf32 filter)"
+  for row in blobs:1000000:128:1000:base,new blobs:1000000:256:1000:base,new uniform:1000000:128:1000:new \
+             uniform:1000000:256:1000:new blobs:1000000:64:1000:base,new blobs:4000000:128:1024:new,base; do
+    [ $((SECONDS - start)) -gt "${KMS_AB_BUDGET:-60}" ] && { echo "(budget spent: $row not run)"; continue; }
+    IFS=: read -r kind n d k which <<< "$row"
+    x="$dir/kms-ab-$kind-$n-$d.npy"
     generate_points "$kind" "$n" "$d" "$x" || continue
-    for which in base new; do
+    for which in ${which//,/ }; do
       exe=$cli
       [ $which = base ] && exe=$work/bin/kmeans-cli-base
-      echo "$kind n=$n d=$d k=$k $which: $(ab_row timeout 60 "$exe" run --input "$x" --k "$k" --init random --seed 3 \
-        --solver lloyd --backend cuda --variant shared --precision f32 --max-iter 10 --tol 0)"
+      echo "$kind n=$n d=$d k=$k $which: $(ab_row timeout 40 "$exe" run --input "$x" --k "$k" --init random --seed 3 \
+        --solver lloyd --backend cuda --variant shared --precision f32 --max-iter 8 --tol 0)"
     done
     rm -f "$x"
   done
