@@ -43,7 +43,7 @@ for step in "${steps[@]}"; do
       x=/dev/shm/kms-pkg-example.npy
       generate_points blobs 1000000 16 "$x"
       for where in cuda omp; do
-        timeout 30 "$cli" run --input "$x" --k 100 --solver hamerly --precision f64 --backend $where --init random --seed 4 \
+        OMP_NUM_THREADS=4 timeout 30 "$cli" run --input "$x" --k 100 --solver hamerly --precision f64 --backend $where --init random --seed 4 \
           --centroids-out "$work/c-example-$where.csv" --labels-out "$work/l-example-$where.txt" --report json \
           > "$work/example-$where.json" 2>&1 || echo "example on $where: exit $?"
       done
