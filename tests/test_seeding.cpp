@@ -170,22 +170,24 @@ private slots:
                 bounded.centroid_centroid_distances < bounded.point_centroid_distances);
         QVERIFY(bounded.time_ms > 0.0);
         QVERIFY(bounded.bounded && !plain.bounded);
-        // Auto: the bounds only from k = kAutoBoundsK on (below, the plain passes were faster).
+        // Auto: the bounds only from k = kAutoBoundsCpuK on (below, the plain passes were as fast).
         options.bounds = kms::SeedingBounds::Auto;
         kms::InitStats automatic;
         options.stats = &automatic;
         QVERIFY(kms::initialize_centroids(data.points, 200, options) == a);
+        automatic = {};
+        kms::initialize_centroids(data.points, kms::kAutoBoundsCpuK - 1, options);
         QVERIFY(!automatic.bounded);
         automatic = {};
-        kms::initialize_centroids(data.points, kms::kAutoBoundsK, options);
+        kms::initialize_centroids(data.points, kms::kAutoBoundsCpuK, options);
         QVERIFY(automatic.bounded);
         automatic = {};  // ... and up to d = kAutoBoundsD
-        kms::initialize_centroids(kms::generate_dataset("blobs:n=2000,k=5,d=5", 3).points, kms::kAutoBoundsK, options);
+        kms::initialize_centroids(kms::generate_dataset("blobs:n=2000,k=5,d=5", 3).points, kms::kAutoBoundsCpuK, options);
         QVERIFY(!automatic.bounded);
         automatic = {};  // ... and up to kAutoBoundsThreads threads (past them the plain pass shares out better)
         options.threads = kms::kAutoBoundsThreads + 1;
-        QVERIFY(kms::initialize_centroids(data.points, kms::kAutoBoundsK, options) ==
-                kms::initialize_centroids(data.points, kms::kAutoBoundsK, [&] {
+        QVERIFY(kms::initialize_centroids(data.points, kms::kAutoBoundsCpuK, options) ==
+                kms::initialize_centroids(data.points, kms::kAutoBoundsCpuK, [&] {
                     kms::InitOptions on = options;
                     on.bounds = kms::SeedingBounds::On;
                     on.stats = nullptr;

@@ -30,14 +30,15 @@ enum class InitMethod {
 enum class SeedingBounds { Auto, On, Off };
 std::string_view to_string(SeedingBounds);
 std::optional<SeedingBounds> parse_seeding_bounds(std::string_view);  // auto|on|off
-// Auto's rule: the bounds from k = kAutoBoundsK on, up to d = kAutoBoundsD (one thread,
-// CPU time: blobs n = 10^6, d = 2: plain 1.3x faster at k = 100, even at k = 300, bounds
-// 1.1x faster at k = 500, 2.0x at 1000; uniform d = 2: 1.4x at n = 5e4, k = 500; d = 4:
-// 1.3x at n = 2e5, k = 1000; uniform d = 8, n = 5e4, k = 500: plain 2.2x faster, d = 16:
-// 2.2x, d = 32: 2.4x (the bounds prune little there, and a point moved costs more than
-// the distances saved); blobs d = 16, n = 2e5: bounds 1.5x faster at k = 400, so
-// clustered data in higher d may still want `on`).
+// Auto's rule on the GPU (cuda_init.cu): the bounds from k = kAutoBoundsK on, above d =
+// kAutoBoundsD. On the CPU: from k = kAutoBoundsCpuK on, up to d = kAutoBoundsD (the tree
+// of boxes, one thread, CPU time, 2026-11-28: n = 10^6 × 2 blobs: k = 100 even, k = 150
+// 1.35x, k = 200 1.6x, k = 1000 5x faster than plain; uniform d = 2, k = 200: 1.6x at n =
+// 10^6, 2.4x at 10^5; uniform d = 4, n = 2·10^5: 1.6x at k = 200, 4x at k = 1000; uniform
+// d = 8, n = 2·10^5, k = 500: even; blobs d = 16, n = 2·10^5, k = 500: 3.6x, so clustered
+// data in higher d may still want `on`).
 constexpr std::size_t kAutoBoundsK = 500;
+constexpr std::size_t kAutoBoundsCpuK = 200;
 constexpr std::size_t kAutoBoundsD = 4;
 // ... and on the CPU only up to kAutoBoundsThreads threads: the bounded rounds leave the
 // threads little to share while the plain pass splits its n distances among them (the
@@ -67,7 +68,7 @@ struct InitOptions {
     // ruled out by a tree of boxes over the points (the CPU; the GPU: the triangle
     // inequality, Raff, IJCAI 2021, with a margin for rounding), so the centres are
     // bitwise those without (one process; ranks take
-    // the plain passes). Auto: where measured faster, k >= kAutoBoundsK, d <= kAutoBoundsD and
+    // the plain passes). Auto: where measured faster, k >= kAutoBoundsCpuK, d <= kAutoBoundsD and
     // at most kAutoBoundsThreads threads (the GPU: above d = kAutoBoundsD, cuda_init.cu). k-means‖'s
     // rounds always keep their distances with bounds.
     SeedingBounds bounds = SeedingBounds::Auto;

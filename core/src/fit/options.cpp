@@ -35,8 +35,9 @@ constexpr OptionSpec kFitOptions[] = {
     {"--init", "METHOD|PATH", "kmeans++", "random | kmeans++ | greedy-kmeans++ | maximin | kmeans-parallel\n"
                                           "(k-means||: --oversampling, --init-rounds), or a centroid file"},
     {"--init-bounds", "auto|on|off", "auto", "k-means++, greedy-kmeans++ (kmeans-parallel's reduction): skip the\n"
-                                             "distances the triangle inequality rules out (Raff 2021); the same\n"
-                                             "centroids, bit for bit; auto: on from k = 500 at d <= 4 (where measured faster)"},
+                                             "distances a tree of boxes (GPU: Raff's bounds) rules out; the same\n"
+                                             "centroids, bit for bit; auto: on from k = 200 at d <= 4 (GPU: k = 500\n"
+                                             "above d = 4), where measured faster"},
     {"--oversampling", "L", "2", "kmeans-parallel: each round samples L x k candidates expected"},
     {"--init-rounds", "R", "5", "kmeans-parallel: sampling rounds"},
     {"--seed", "S", "0", "seed of the generator and of the initialisation"},

@@ -51,7 +51,7 @@
 // The OpenMP loops only split whole blocks (sums) or independent points (D
 // updates) between threads, so the result is identical for any thread count.
 //
-// BOUNDS (InitOptions::bounds: on, or auto with k >= 500 and d <= 4; one process): k-means++ and greedy
+// BOUNDS (InitOptions::bounds: on, or auto with k >= 200 and d <= 4; one process): k-means++ and greedy
 // k-means++ keep D with a tree of boxes over the points (bounded_nearest.hpp):
 // a distance is skipped only where the computed one surely would not lower D, and
 // a sub-block's sum is summed again, in the order above, only where a D of it changed
@@ -428,7 +428,7 @@ Matrix<double> seeded_init(const Rows<T>& rows, std::size_t k, const InitOptions
     };
     // Bounds for k-means++ and greedy in one process (ranks take the plain passes).
     const bool wanted = options.bounds == SeedingBounds::On ||
-                        (options.bounds == SeedingBounds::Auto && k >= kAutoBoundsK && rows.cols() <= kAutoBoundsD &&
+                        (options.bounds == SeedingBounds::Auto && k >= kAutoBoundsCpuK && rows.cols() <= kAutoBoundsD &&
                          threads <= kAutoBoundsThreads);
     // (Out of core too: the bounds' per-point state and reads are those of points in memory.)
     if (wanted && options.method != InitMethod::Maximin && !rows.comm() && !rows.out_of_core() &&
