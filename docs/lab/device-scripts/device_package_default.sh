@@ -4,7 +4,7 @@
 # build before the change beside it as bin/kmeans-cli-old), then the steps asked for:
 #   check  correctness (small cases; may share the GPU): test_cuda_devices (splits, the default
 #          one-device run against --devices 0 and the CPU, the walk making tree levels, streamed
-#          chunks), the issue's example (10^6 x 16 blobs, k = 100, Hamerly f64: the default GPU run's
+#          chunks, Lloyd's and the bounded solvers'), the issue's example (10^6 x 16 blobs, k = 100, Hamerly f64: the default GPU run's
 #          centroid file against the CPU's), compute-sanitizer memcheck of small CLI runs of each way
 #          to the package sums;
 #   paths  (device call 1, an experiment build with KMS_PACKAGE_PATH=walk|walk1|sub) the ways to the
@@ -38,7 +38,7 @@ for step in "${steps[@]}"; do
   case "$step" in
     check)
       KMS_GPU_TEST_SMALL=1 timeout 90 "$work/bin/test_cuda_devices" splitsGiveOneDevicesBits packageWalkMakesTreeLevels \
-        streamedChunksGiveOneDevicesBits > "$out/tests-devices.log" 2>&1
+        streamedChunksGiveOneDevicesBits streamedBoundedSolversGiveTheResidentBits > "$out/tests-devices.log" 2>&1
       echo "test_cuda_devices (small): exit $?"; grep -E "FAIL|QINFO|Totals|Loc" "$out/tests-devices.log" | cut -c1-300
       x=/dev/shm/kms-pkg-example.npy
       generate_points blobs 1000000 16 "$x"
