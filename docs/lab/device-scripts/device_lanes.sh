@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Independent lanes at once on a many-GPU machine, lane i on GPU i (CUDA_VISIBLE_DEVICES) and
-# its own share of the cores, so that GPU timings do not share a device. Each lane is
-# "NAME|CARRY|COMMAND...": its command runs in the repository root with OUT=$OUT/NAME and
+# its own share of the cores (or NAME@FIRST-LAST: those), so that GPU timings do not share a
+# device. Each lane is "NAME|CARRY|COMMAND...": its command runs in the repository root with OUT=$OUT/NAME and
 # KMS_DEVICE_CARRY=CARRY (a lane whose CARRY/pack.tar.xz is absent is skipped); its
 # summary goes to $OUT/NAME.txt (it comes back even if the call is cut short).
 # KMS_AFTER: one more command, run alone on the whole machine once every lane is done
@@ -19,6 +19,9 @@ i=0
 for lane in "$@"; do
   IFS='|' read -r name carry command <<< "$lane"
   first=$(( i * share )); last=$(( first + share - 1 ))
+  if [[ $name == *@* ]]; then  # NAME@FIRST-LAST: the lane's own cores
+    range=${name#*@}; name=${name%@*}; first=${range%-*}; last=${range#*-}
+  fi
   gpu=$(( gpus > 0 ? i % gpus : 0 ))
   (
     if [ ! -f "$root/$carry/pack.tar.xz" ]; then echo "lane $name: no $carry/pack.tar.xz: skipped"; exit 0; fi

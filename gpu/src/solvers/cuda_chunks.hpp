@@ -1,6 +1,7 @@
 #pragma once
 // The loop over a block's chunks (cuda_solver_base.hpp): for the files that run one.
 // Streamed, each chunk's copy from host memory overlaps the previous chunk's kernels.
+#include "kms/row_source.hpp"
 #include "solvers/cuda_solver_base.hpp"
 
 namespace kms::cuda {
