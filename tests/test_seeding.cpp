@@ -363,6 +363,30 @@ private slots:
         QVERIFY(flat_differs);
     }
 
+    // Past 2^17 points the tree's walks and k-means‖'s filter pass share subtrees out
+    // among threads (bounded_nearest.cpp's kParallelPoints; the cases above stay
+    // below it): 3 threads give one thread's centres, weighted too (the TSan lane runs
+    // this). 300000 × 2 points, k = 8 (a centre reaches past 2^17 points in the first rounds).
+    void parallelWalksMatchOneThread() {
+        const Matrix<double> points = make(Shape::Uniform, 300000, 2, 5);
+        std::vector<double> weights(points.rows());
+        for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<double>(i % 3);
+        for (kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::KMeansParallel})
+            for (bool weighted : {false, true}) {
+                kms::InitOptions options;
+                options.method = method;
+                options.seed = 3;
+                if (weighted) options.sample_weight = weights;
+                options.threads = 1;
+                options.bounds = kms::SeedingBounds::Off;
+                const Matrix<double> one = kms::initialize_centroids(points, 8, options);
+                options.threads = 3;
+                options.bounds = kms::SeedingBounds::On;
+                QVERIFY2(kms::initialize_centroids(points, 8, options) == one,
+                         qPrintable(QString("%1 weighted=%2").arg(kms::to_string(method).data()).arg(weighted)));
+            }
+    }
+
     // A stop request ends each bounded pass inside its loops, not at the next round
     // (issue 40: a round over 10^7 points answered Ctrl-C after 244-309 ms): the first
     // centre's pass, a later centre, greedy's potentials and a k-means‖ batch (both
