@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# On the lent machine's host (CPU only; issue 42, out of core >= 80 % of the disk): the
+# out-of-core reader before and after, interleaved, on one .npy in /var/tmp: bin/kmeans-cli-old
+# (main before the change: each block read by a std::async, checked inline piece by piece),
+# bin/kmeans-cli (new: one reader thread reading back to back, each block checked over the
+# OpenMP threads before the work), bin/kmeans-cli-new1 (the same reader, the check of each
+# 16 MiB piece on a helper thread while the next is read):
+#  - kmeans-cli run --out-of-core on (Lloyd, --init random, --tol 0, all the cores given):
+#    each step's file bytes per second, median over steps 2.., beside dd's cold rates of
+#    the same file measured between the runs (O_DIRECT and buffered with the pages
+#    dropped behind, bs=16M; "the disk" is the better);
+#  - the two builds' centroid files and summaries compared (the same bits);
+#  - the reader alone (bench_row_source: the blocks read and checked, no work on them).
+# Pack: KMS_DEVICE_CARRY=.devcarry-ooc docs/lab/device-scripts/device_pack.sh build-cpu
+# build-cpu/bench/bench_row_source .../kmeans-cli-old .../kmeans-cli-new1 (extra executables
+# keep their names).
+# Usage: KMS_DEVICE_CARRY=.devcarry-ooc OUT=$OUT docs/lab/device-scripts/device_ooc_bench.sh
+# (KMS_OOC_GIB, default 2; KMS_OOC_THREADS, default nproc up to 16; no run starts after
+# KMS_OOC_BUDGET = 170 s; each run at most 60 s. About 3-3.5 minutes.)
+set -uo pipefail
+source "$(dirname "$0")/device_common.sh"
+old="$work/bin/kmeans-cli-old"
+gib=${KMS_OOC_GIB:-2}
+threads=${KMS_OOC_THREADS:-$(nproc)}
+[ "$threads" -gt 16 ] && threads=16
+budget=${KMS_OOC_BUDGET:-170}
+data=$(mktemp -d /var/tmp/kms-ooc.XXXXXX)
+trap 'rm -rf "$data" "$work"' EXIT
+{
+  echo "date: $(date -u)"; echo "cores: $(nproc) (threads $threads), $(LC_ALL=C lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  free -g | head -2; df -h /var/tmp | tail -1
+  dev=$(basename "$(df --output=source /var/tmp | tail -1)"); dev=${dev%%[0-9]*}
+  for q in read_ahead_kb max_sectors_kb; do echo "$dev $q: $(cat /sys/block/$dev/queue/$q 2>/dev/null)"; done
+} 2>&1 | tee "$out/machine.txt"
+
+# The file: a 16 MiB tile of blobs (float64, d = 16) repeated, as bench/out_of_core.sh makes it.
+cols=16 tile_rows=131072
+"$cli" generate --generate "blobs:n=$tile_rows,k=32,d=$cols,spread=0.3" --seed 1 --out "$data/tile.npy" > /dev/null
+tail -c $((tile_rows * cols * 8)) "$data/tile.npy" > "$data/body"
+copies=1
+while [ $copies -lt $((gib * 64)) ]; do cat "$data/body" "$data/body" > "$data/b2" && mv "$data/b2" "$data/body"; copies=$((copies * 2)); done
+rows=$((copies * tile_rows))
+dict="{'descr': '<f8', 'fortran_order': False, 'shape': ($rows, $cols), }"
+pad=$(( (64 - (10 + ${#dict} + 1) % 64) % 64 )); length=$(( ${#dict} + pad + 1 ))
+{ printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((length % 256)))\\x$(printf %02x $((length / 256)))"
+  printf '%s%*s\n' "$dict" "$pad" ""; cat "$data/body"; } > "$data/p.npy"
+rm -f "$data/body" "$data/tile.npy"; sync
+f="$data/p.npy"; bytes=$(stat -c %s "$f")
+echo "file: $rows x $cols float64, $bytes bytes" | tee -a "$out/machine.txt"
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+dd_rate() {  # MB/s of dd over the file, cold, input flags $1
+  dd if="$f" iflag=nocache count=0 status=none
+  LC_ALL=C dd if="$f" of=/dev/null bs=16M iflag="$1" 2>&1 | awk -v b="$bytes" '/copied/ { printf "%.0f\n", b / $(NF-3) / 1e6 }'
+}
+
+echo "| k | build | median step (ms) | out of core (MB/s) | dd O_DIRECT (MB/s) | dd buffered cold (MB/s) | share of the better |" > "$out/summary.md"
+echo "|---:|---|---:|---:|---:|---:|---:|" >> "$out/summary.md"
+for run in "2 old" "2 new" "2 new1" "2 old" "2 new" "2 new1" "64 old" "64 new" "64 new1"; do
+  [ "$SECONDS" -lt "$budget" ] || { echo "budget: $run not started"; continue; }
+  set -- $run; k=$1 name=$2
+  exe=$cli; [ "$name" = old ] && exe=$old; [ "$name" = new1 ] && exe="$work/bin/kmeans-cli-new1"
+  log="$out/run-$k-$name-$SECONDS"
+  timeout 60 "$exe" run --input "$f" --k "$k" --seed 1 --init random --max-iter 4 --tol 0 --backend omp \
+    --threads "$threads" --out-of-core on --memory-limit 1G --report json --centroids-out "$data/c-$k-$name.csv" \
+    > "$log.jsonl" 2> "$log.err"
+  echo "k=$k $name: exit $?"
+  steps=$(grep '"type":"iteration"' "$log.jsonl" | sed -n '2,$p' |
+    sed 's/.*"time_total_ms":\([0-9.e+-]*\).*"streamed_bytes":\([0-9]*\).*/\1 \2/')
+  step_ms=$(echo "$steps" | awk '{ printf "%.0f\n", $1 }' | median)
+  rate=$(echo "$steps" | awk '{ printf "%.0f\n", $2 / ($1 / 1000) / 1e6 }' | median)
+  direct=$(dd_rate direct); cold=$(dd_rate nocache)
+  best=$(( direct > cold ? direct : cold ))
+  echo "| $k | $name | $step_ms | $rate | $direct | $cold | $(awk -v r="$rate" -v d="$best" 'BEGIN { printf "%.0f %%", 100 * r / d }') |" >> "$out/summary.md"
+  grep '"type":"summary"' "$log.jsonl" | grep -o '"iterations":[0-9]*\|"inertia":[0-9.e+-]*' | tr '\n' ' ' > "$data/s-$k-$name"
+done 2>&1 | tee "$out/runs.txt"
+cat "$out/summary.md"
+for k in 2 64; do
+  for name in new new1; do
+    [ -f "$data/c-$k-$name.csv" ] && [ -f "$data/c-$k-old.csv" ] || continue
+    if cmp -s "$data/c-$k-$name.csv" "$data/c-$k-old.csv" && cmp -s "$data/s-$k-$name" "$data/s-$k-old"; then
+      echo "k=$k: $name and old: the same centroid file and summary ($(cat "$data/s-$k-old"))"
+    else
+      echo "k=$k: $name and old DIFFER: $(cat "$data/s-$k-$name") against $(cat "$data/s-$k-old")"
+    fi
+  done
+done 2>&1 | tee "$out/same.txt"
+if [ "$SECONDS" -lt $((budget + 20)) ]; then
+  OMP_NUM_THREADS=$threads timeout 40 "$work/bin/bench_row_source" "$f" --repeats 3 2>&1 | tee "$out/reader.txt"
+fi
+echo "total: $SECONDS s"
