@@ -453,8 +453,8 @@ double BoundedNearest<T>::sum_of_sub_blocks(std::size_t block) const {
 template <typename T>
 void BoundedNearest<T>::refresh_sums(const std::vector<Change>& moved) {
     const std::size_t subs = sub_sums_.size();
-    // The sub-blocks with a changed D, in increasing order (read in address order,
-    // the lines come ahead: 10-20 % faster than in the order met), and their blocks.
+    // The sub-blocks with a changed D, in increasing order (read in address order, where
+    // they lie close the lines come ahead), and their blocks.
     for (const Change& change : moved) dirty_[change.point / kSubBlockSize] = 1;
     std::vector<std::size_t> whole, changed_blocks;
     bool last = false;  // the last sub-block, cut short
