@@ -21,7 +21,7 @@ root=$(cd "$here/../../.." && pwd)
 cd "$root"
 # The out-of-core reader's A/B (disk and CPU, not the GPU) beside the GPU timings, on the other cores.
 if [ -f .devcarry-ooc/pack.tar.xz ]; then
-  (OUT="$final/D" KMS_DEVICE_CARRY=.devcarry-ooc timeout 200 taskset -c 8-15 "$here/device_ooc_reader.sh") > "$final/D.txt" 2>&1 &
+  (OUT="$final/D" KMS_DEVICE_CARRY=.devcarry-ooc timeout 240 taskset -c 8-15 "$here/device_ooc_bench.sh") > "$final/D.txt" 2>&1 &
 fi
 [ -f .devcarry-highd/pack.tar.xz ] && (OUT="$final/B2" KMS_DEVICE_CARRY=.devcarry-highd timeout 88 "$here/device_highd.sh" ab) > "$final/B2.txt" 2>&1
 echo "B ab done at $((SECONDS - start)) s"
