@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
+#include <vector>
 
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
@@ -75,6 +77,26 @@ private:
     }
     std::shared_ptr<const kms::RowSource> inner_;
     mutable std::mutex mutex_;
+};
+
+// The rows of `inner`, except that a read of a block starting at row `fail_at` throws.
+class FailingRows final : public kms::RowSource {
+public:
+    FailingRows(std::shared_ptr<const kms::RowSource> inner, std::size_t fail_at)
+        : inner_(std::move(inner)), fail_at_(fail_at) {}
+    std::size_t rows() const override { return inner_->rows(); }
+    std::size_t cols() const override { return inner_->cols(); }
+    const std::string& name() const override { return inner_->name(); }
+    std::size_t file_row_bytes() const override { return inner_->file_row_bytes(); }
+    void read(std::size_t first, std::size_t count, double* out) const override {
+        if (first == fail_at_) throw kms::InputError::whole(name(), "block at " + std::to_string(first) + " failed");
+        inner_->read(first, count, out);
+    }
+    void read(std::size_t first, std::size_t count, float* out) const override { inner_->read(first, count, out); }
+
+private:
+    std::shared_ptr<const kms::RowSource> inner_;
+    std::size_t fail_at_;
 };
 
 void expect_same(const kms::FitResult& got, const kms::FitResult& want, const std::string& what) {
@@ -226,6 +248,68 @@ private slots:
                          message.find("NaN") != std::string::npos,
                      message.c_str());
         }
+    }
+
+    // kms::read_blocks (the solver's passes): every row once, in order, bit for bit the
+    // loaded values; a read's failure thrown at its block's turn, after the blocks before
+    // it were worked on; the body's failure ends the pass (the reader joined, not hung).
+    void read_blocks_in_order_and_failures() {
+        const std::string path = dir_ + "/f8.npy";
+        const kms::Matrix<double> loaded = kms::load_npy_rows(path, 0, 20011);
+        const auto source = kms::open_npy_rows(path);
+        std::vector<double> buffers[2];
+        std::vector<double> seen;
+        std::size_t next = 0;
+        const std::uint64_t bytes =
+            kms::read_blocks(*source, 0, source->rows(), 1000, buffers, 2, [&](std::size_t begin, std::size_t count, const double* v) {
+                QCOMPARE(begin, next);
+                next = begin + count;
+                seen.insert(seen.end(), v, v + count * 3);
+            });
+        QCOMPARE(bytes, std::uint64_t{20011} * 24);
+        QVERIFY(seen == std::vector<double>(loaded.data(), loaded.data() + loaded.size()));
+
+        const FailingRows failing(source, 5000);
+        std::size_t worked = 0;
+        try {
+            kms::read_blocks(failing, 0, failing.rows(), 1000, buffers, 2, [&](std::size_t, std::size_t, const double*) { ++worked; });
+            QFAIL("the failed read was not thrown");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(std::string(error.what()).find("block at 5000 failed") != std::string::npos, error.what());
+        }
+        QCOMPARE(worked, std::size_t{5});
+
+        const auto watched = std::make_shared<WatchedRows>(source);
+        worked = 0;
+        try {
+            kms::read_blocks(*watched, 0, watched->rows(), 1000, buffers, 2, [&](std::size_t begin, std::size_t, const double*) {
+                if (begin == 3000) throw std::runtime_error("body failed");
+                ++worked;
+            });
+            QFAIL("the body's failure was not thrown");
+        } catch (const std::runtime_error& error) {
+            QCOMPARE(std::string(error.what()), std::string("body failed"));
+        }
+        QCOMPARE(worked, std::size_t{3});
+        QVERIFY2(watched->highest <= 5000, std::to_string(watched->highest).c_str());  // two buffers: at most one block ahead
+
+        // The values are checked over the threads before the body sees them: the first bad one is named.
+        kms::Matrix<double> bad = loaded;
+        bad(1800, 0) = std::numeric_limits<double>::infinity();
+        bad(1500, 2) = std::numeric_limits<double>::quiet_NaN();
+        write_npy_file(dir_ + "/bad.npy", bad, false);
+        const auto bad_source = kms::open_npy_rows(dir_ + "/bad.npy");
+        worked = 0;
+        try {
+            kms::read_blocks(*bad_source, 0, bad_source->rows(), 1000, buffers, 2,
+                             [&](std::size_t, std::size_t, const double*) { ++worked; });
+            QFAIL("a NaN was not refused");
+        } catch (const kms::InputError& error) {
+            const std::string message = error.what();
+            QVERIFY2(message.find("element [1500, 2]") != std::string::npos && message.find("NaN") != std::string::npos,
+                     message.c_str());
+        }
+        QCOMPARE(worked, std::size_t{1});
     }
 
     void byte_sizes() {

@@ -5,10 +5,16 @@
 // A block is given to the reader as a range of rows; the values are the loaders'
 // (load_dataset reads the same file to the same doubles), so a run over a RowSource
 // is bitwise the run over the loaded matrix.
+#include <algorithm>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace kms {
 
@@ -26,7 +32,93 @@ public:
     virtual void read(std::size_t first, std::size_t count, float* out) const = 0;
     // Bytes of the file per row (its dtype's width × cols): what a pass reads.
     virtual std::size_t file_row_bytes() const = 0;
+    // read() in two halves, for a caller that reads on one thread and checks on
+    // others (read_blocks): read_unchecked() may leave out the refusal of NaN and
+    // infinity, which check_values() then makes for those rows' values, over `threads`
+    // OpenMP threads, with read()'s message (the first bad element). By default
+    // read_unchecked() is read() and check_values() has nothing left to do.
+    virtual void read_unchecked(std::size_t first, std::size_t count, double* out) const { read(first, count, out); }
+    virtual void read_unchecked(std::size_t first, std::size_t count, float* out) const { read(first, count, out); }
+    virtual void check_values(std::size_t /*first*/, std::size_t /*count*/, const double* /*values*/, int /*threads*/) const {}
+    virtual void check_values(std::size_t /*first*/, std::size_t /*count*/, const float* /*values*/, int /*threads*/) const {}
 };
+
+// Rows [first, first + rows) of `source` in blocks of `block_rows` (the last one
+// shorter), in row order: body(begin, count, values) for rows [first + begin,
+// first + begin + count), values[0] being row first + begin's. One reader thread reads
+// the blocks (read_unchecked) into `buffers` in turn, going on to the next as soon as
+// body has handed its buffer back; each block's values are checked (check_values, over
+// `threads` OpenMP threads) just before body works on it. So when body is the faster,
+// the file is read back to back: the reader waits for no other thread's wake-up and
+// checks nothing. Returns the bytes of the file read. A read's failure is thrown when
+// its block's turn comes; body's ends the pass; the reader is joined first either way.
+template <typename T, typename Body>
+std::uint64_t read_blocks(const RowSource& source, std::size_t first, std::size_t rows, std::size_t block_rows,
+                          std::vector<T> (&buffers)[2], int threads, Body&& body) {
+    const std::size_t step = std::max<std::size_t>(1, std::min(block_rows, rows));
+    const std::size_t blocks = (rows + step - 1) / step;
+    for (auto& buffer : buffers) buffer.resize(step * source.cols());
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::size_t read = 0, used = 0;  // blocks read (the last one maybe failed), blocks worked on
+    std::exception_ptr failure;      // of block read - 1
+    bool stop = false;
+    std::thread reader([&] {
+        for (std::size_t b = 0; b < blocks; ++b) {
+            {
+                std::unique_lock lock(mutex);
+                changed.wait(lock, [&] { return stop || b < used + 2; });  // its buffer is free
+                if (stop) return;
+            }
+            std::exception_ptr error;
+            try {
+                source.read_unchecked(first + b * step, std::min(step, rows - b * step), buffers[b % 2].data());
+            } catch (...) {
+                error = std::current_exception();
+            }
+            {
+                const std::lock_guard lock(mutex);
+                failure = error;
+                read = b + 1;
+            }
+            changed.notify_all();
+            if (error) return;
+        }
+    });
+    struct Joined {  // the reader stops and is joined however the pass ends
+        std::mutex& mutex;
+        std::condition_variable& changed;
+        bool& stop;
+        std::thread& reader;
+        ~Joined() {
+            {
+                const std::lock_guard lock(mutex);
+                stop = true;
+            }
+            changed.notify_all();
+            reader.join();
+        }
+    } joined{mutex, changed, stop, reader};
+    std::uint64_t bytes = 0;
+    for (std::size_t b = 0; b < blocks; ++b) {
+        {
+            std::unique_lock lock(mutex);
+            changed.wait(lock, [&] { return read > b; });
+            if (failure && read == b + 1) std::rethrow_exception(failure);
+        }
+        const std::size_t count = std::min(step, rows - b * step);
+        const T* values = buffers[b % 2].data();
+        source.check_values(first + b * step, count, values, threads);
+        body(b * step, count, values);
+        bytes += static_cast<std::uint64_t>(count) * source.file_row_bytes();
+        {
+            const std::lock_guard lock(mutex);
+            used = b + 1;
+        }
+        changed.notify_all();
+    }
+    return bytes;
+}
 
 // A NumPy .npy file (every dtype load_dataset accepts) read by position. Its header
 // is checked as load_dataset checks it. `drop_behind`: each block read is dropped from

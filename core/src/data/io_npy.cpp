@@ -484,12 +484,31 @@ public:
     std::size_t file_row_bytes() const override {
         return static_cast<std::size_t>(layout_.columns * layout_.header.dtype.item_size);
     }
-    void read(std::size_t first, std::size_t count, double* out) const override { read_as(first, count, out); }
-    void read(std::size_t first, std::size_t count, float* out) const override { read_as(first, count, out); }
+    void read(std::size_t first, std::size_t count, double* out) const override { read_as(first, count, out, true); }
+    void read(std::size_t first, std::size_t count, float* out) const override { read_as(first, count, out, true); }
+    void read_unchecked(std::size_t first, std::size_t count, double* out) const override {
+        read_as(first, count, out, false);
+    }
+    void read_unchecked(std::size_t first, std::size_t count, float* out) const override {
+        read_as(first, count, out, false);
+    }
+    void check_values(std::size_t first, std::size_t count, const double* values, int threads) const override {
+        if (in_place<double>()) refuse_non_finite(first, values, 0, count * cols(), threads);
+    }
+    void check_values(std::size_t first, std::size_t count, const float* values, int threads) const override {
+        if (in_place<float>()) refuse_non_finite(first, values, 0, count * cols(), threads);
+    }
 
 private:
+    // The file's bytes are the values of T: read in place (the rest is converted).
     template <typename T>
-    void read_as(std::size_t first, std::size_t count, T* out) const {
+    bool in_place() const {
+        const Header& header = layout_.header;
+        return header.dtype.kind == Kind::Float && header.dtype.item_size == sizeof(T) && !header.dtype.swap;
+    }
+
+    template <typename T>
+    void read_as(std::size_t first, std::size_t count, T* out, bool checked) const {
         if (first > layout_.rows || count > layout_.rows - first)
             throw InputError::whole(path_, "rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
                                                ") lie outside its " + std::to_string(layout_.rows) + " rows");
@@ -497,10 +516,11 @@ private:
         const std::size_t item = header.dtype.item_size, values = count * cols();
         const std::uint64_t offset = header.data_offset + std::uint64_t{first} * file_row_bytes();
         const bool is_float = header.dtype.kind == Kind::Float;
-        if (is_float && item == sizeof(T) && !header.dtype.swap) {
-            // The file's bytes are the values: read in place, then checked. In reads
-            // of 16 MiB, each dropped behind as soon as it is in (the page cache holds
-            // little of the file at any time, and the kernel's read-ahead keeps streaming).
+        if (in_place<T>()) {
+            // In reads of 16 MiB, each dropped behind as soon as it is in (the page
+            // cache holds little of the file at any time, and the kernel's read-ahead
+            // keeps streaming) and, unless the caller checks (check_values), checked
+            // while in cache.
             constexpr std::size_t kRead = std::size_t{16} << 20;
             char* destination = reinterpret_cast<char*>(out);
             const std::size_t bytes = values * item;
@@ -508,12 +528,12 @@ private:
                 const std::size_t take = std::min(kRead, bytes - done);
                 file_.read_into(destination + done, offset + done, take);
                 if (drop_behind_) file_.drop_cached(offset + done, take);
-                for (std::size_t i = done / item; i < (done + take) / item; ++i)  // checked while in cache
-                    if (!std::isfinite(out[i])) refuse(first * cols() + i, static_cast<double>(out[i]));
+                if (checked) refuse_non_finite(first, out, done / item, (done + take) / item, 1);
             }
             return;
         }
-        // Converted item by item through a staging buffer of at most 1 MiB.
+        // Converted item by item through a staging buffer of at most 1 MiB (and checked:
+        // the check is small beside the conversion).
         const std::size_t per_read = std::max<std::size_t>(1, (std::size_t{1} << 20) / item);
         std::vector<char> staging(std::min(values, per_read) * item);
         for (std::size_t start = 0; start < values; start += per_read) {
@@ -526,6 +546,19 @@ private:
             }
         }
         if (drop_behind_) file_.drop_cached(offset, std::uint64_t{values} * item);
+    }
+
+    // Refuses the first value of values[from, to) that is NaN or infinite (values[0]
+    // is row `first`'s first), over `threads` OpenMP threads: the lowest index wins,
+    // so the message is the same for any number of threads.
+    template <typename T>
+    void refuse_non_finite(std::size_t first, const T* values, std::size_t from, std::size_t to, int threads) const {
+        const auto end = static_cast<std::int64_t>(to);
+        std::int64_t bad = end;
+#pragma omp parallel for num_threads(std::max(1, threads)) if (threads > 1) reduction(min : bad) schedule(static)
+        for (std::int64_t i = static_cast<std::int64_t>(from); i < end; ++i)
+            if (!std::isfinite(values[i])) bad = std::min(bad, i);
+        if (bad < end) refuse(first * cols() + static_cast<std::size_t>(bad), static_cast<double>(values[bad]));
     }
 
     [[noreturn]] void refuse(std::uint64_t element, double value) const {

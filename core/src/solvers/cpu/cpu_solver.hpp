@@ -16,7 +16,6 @@
 #include <memory>
 #include <new>
 #include <exception>
-#include <future>
 #include <numeric>
 #include <span>
 #include <string>
@@ -894,10 +893,9 @@ private:
     }
 
     // Runs body() once with the window on every row (points in memory), or (out of
-    // core) once per block of window_capacity_ rows, in row order: each block read
-    // into one buffer while body() works on the other. Returns the bytes read from
-    // the file. A read's failure (or body's) ends the pass; the read in flight is
-    // waited for first (the future's destructor).
+    // core) once per block of window_capacity_ rows, in row order (read_blocks: each
+    // block read into one buffer while body() works on the other). Returns the bytes
+    // read from the file. A read's failure (or body's) ends the pass.
     template <typename Body>
     std::uint64_t for_each_window(Body&& body) const {
         if (!row_source_) {
@@ -914,28 +912,15 @@ private:
     }
     template <typename Body>
     std::uint64_t read_windows(Body& body) const {
-        const RowSource& source = *row_source_;
-        const std::size_t first_in_file = first_row_;  // this solver's rows start there (a rank's block)
-        const std::size_t step = std::max<std::size_t>(1, std::min(window_capacity_, n_));
-        for (auto& buffer : window_buffers_) buffer.resize(step * d_);
-        const auto read = [&source, first_in_file, this](std::size_t first, std::size_t count, int slot) {
-            source.read(first_in_file + first, count, window_buffers_[slot].data());
-        };
-        std::uint64_t bytes = 0;
-        std::future<void> pending;
-        if (n_ > 0) pending = std::async(std::launch::async, read, 0, std::min(step, n_), 0);
-        for (std::size_t first = 0, block = 0; first < n_; first += step, ++block) {
-            pending.get();  // this block is in its buffer (or its read's error is thrown)
-            const int slot = static_cast<int>(block % 2);
-            const std::size_t rows = std::min(step, n_ - first);
-            if (first + step < n_)
-                pending = std::async(std::launch::async, read, first + step, std::min(step, n_ - first - step), 1 - slot);
-            window_first_ = first;
-            window_rows_ = rows;
-            points_ = window_buffers_[slot].data();
-            body();
-            bytes += static_cast<std::uint64_t>(rows) * source.file_row_bytes();
-        }
+        // This solver's rows start at first_row_ of the file (a rank's block).
+        const std::uint64_t bytes =
+            read_blocks(*row_source_, first_row_, n_, window_capacity_, window_buffers_, threads_,
+                        [&](std::size_t first, std::size_t rows, const T* values) {
+                            window_first_ = first;
+                            window_rows_ = rows;
+                            points_ = values;
+                            body();
+                        });
         window_first_ = 0;
         window_rows_ = 0;
         points_ = nullptr;
