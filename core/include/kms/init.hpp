@@ -42,9 +42,11 @@ constexpr std::size_t kAutoBoundsCpuK = 200;
 constexpr std::size_t kAutoBoundsD = 4;
 // ... and on the CPU only up to kAutoBoundsThreads threads: the bounded rounds leave the
 // threads little to share while the plain pass splits its n distances among them (the
-// lent machine's CPU, 2026-11-28, n = 10^6 × 2 blobs, k = 1000, median of 3 seeds, plain /
-// bounded ms: 1 thread 3316 / 1082, 4 threads 1077 / 961, 16 threads 385 / 950).
-constexpr int kAutoBoundsThreads = 4;
+// tree, on 6 cores of the lent H200 host, 2026-11-28, n = 10^6 × 2, k = 1000, median of 3
+// seeds, plain / bounded ms: blobs 1 thread 2584 / 409, 4 threads 875 / 353, 6 threads 613
+// / 390; uniform 1866 / 365, 860 / 388, 646 / 372; plain on 16 cores took 385 ms before:
+// about even there, not measured with the tree).
+constexpr int kAutoBoundsThreads = 6;
 
 // What a seeding cost, filled where InitOptions::stats points.
 struct InitStats {
