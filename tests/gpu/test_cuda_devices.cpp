@@ -121,6 +121,30 @@ bool same_bits(const Matrix<double>& a, const Matrix<double>& b) {
     return true;
 }
 
+// `result` bitwise the device run `one`: labels, centroids, iterations. QVERIFY
+// returns from here (as from verify_cpu_bits): callers check QTest::currentTestFailed().
+void verify_same_run(const kms::FitResult& result, const kms::FitResult& one, const std::string& label) {
+    QVERIFY2(result.labels == one.labels, label.c_str());
+    QVERIFY2(same_bits(result.centroids, one.centroids), label.c_str());
+    QCOMPARE(result.iterations, one.iterations);
+}
+
+// The CPU (OpenMP) with the options of the device run `one`: the same labels and
+// centroid bits, in double always, in float where the labels agree (a distance
+// rounding tie may label a point otherwise). QVERIFY returns from here: callers
+// check QTest::currentTestFailed().
+void verify_cpu_bits(const std::shared_ptr<const Matrix<double>>& points, kms::FitOptions options,
+                     const kms::FitResult& one, const std::string& label, int& compared) {
+    options.devices.clear();
+    options.solver.stream_chunk = 0;
+    options.solver.backend = kms::Backend::OpenMP;
+    const kms::FitResult cpu = kms::fit(points, options);
+    if (options.solver.precision != Precision::F64 && cpu.labels != one.labels) return;
+    QVERIFY2(cpu.labels == one.labels, label.c_str());
+    QVERIFY2(same_bits(cpu.centroids, one.centroids), label.c_str());
+    ++compared;
+}
+
 }  // namespace
 
 class TestCudaDevices : public QObject {
@@ -139,14 +163,16 @@ class TestCudaDevices : public QObject {
             {"duplicates farthest", n(40000, 3000), 3, 10, true, false, kms::EmptyClusterPolicy::Farthest},
             {"duplicates farthest weighted", n(40000, 3000), 2, 8, true, true, kms::EmptyClusterPolicy::Farthest},
             {"n < one package per device", 3000, 2, 4},
-            // The package sums' rounds path (k > 8, d ≤ 16) at each register width (d ≤ 4,
-            // ≤ 8, ≤ 16), with fewer warps where k·d is large; d > 16 takes the sorted path.
+            // The package sums' rounds path (k > 8, d ≤ 4; d ≤ 8 in float) at each register
+            // width, with fewer warps where k·d is large; the rest takes the sorted path's walks.
             {"d=6 k=20 rounds", n(30000, 3000), 6, 20},
             {"d=12 k=128 rounds", n(30000, 3000), 12, 128},
             {"d=4 k=700 rounds", n(40000, 3000), 4, 700},
             {"d=6 k=200 rounds", n(30000, 3000), 6, 200},
             {"d=12 k=150 rounds", n(30000, 3000), 12, 150},
             {"d=33 k=150 sorted", n(20000, 2000), 33, 150},
+            // Few clusters past the direct path (k·d > 64): the sorted path walks sub-packages.
+            {"d=24 k=4 sub-package walks", n(40000, 3000), 24, 4},
         };
     }
 
@@ -164,9 +190,8 @@ private slots:
         std::vector<std::vector<int>> splits = {{0}, {0, 0}, {0, 0, 0}};
         if (devices_ >= 2) splits.insert(splits.end(), {{0, 1}, {1, 0}, {0, 1, 0, 1}});
         if (devices_ >= 4) splits.insert(splits.end(), {{0, 1, 2, 3}, {3, 2, 1, 0}});
-        // Last, no --devices: one device's own update, which is the package update too
-        // (so the CPU's bits) at d ≤ 4 past the small fused path (k > 8) where an
-        // unweighted run's package sums fit on chip (these k do).
+        // Last, no --devices: one device's default update, the package update too (so
+        // the CPU's bits) everywhere but the small path's fused update (k ≤ 8, d ≤ 4).
         splits.push_back({});
         int default_bitwise = 0;
         int compared = 0, cpu_bitwise = 0, cpu_label_differences = 0;
@@ -180,7 +205,7 @@ private slots:
                         if (a != Algorithm::Lloyd && v == kms::KernelVariant::Shared) continue;
                         kms::FitOptions options = cuda_fit_options(c, *points, weights, a, p, v, 3, 25);
                         const std::string label = c.name + " " + options.solver.describe();
-                        kms::FitResult one;
+                        kms::FitResult one, by_default;
                         for (const std::vector<int>& split : splits) {
                             options.devices = split;
                             const kms::FitResult result = kms::fit(points, options);
@@ -190,7 +215,8 @@ private slots:
                                 continue;
                             }
                             if (split.empty()) {
-                                if (c.k <= 8 || c.d > 4) continue;
+                                if (c.k <= 8 && c.d <= 4) continue;
+                                by_default = result;
                                 ++default_bitwise;
                             }
                             QVERIFY2(result.labels == one.labels, label.c_str());
@@ -207,6 +233,8 @@ private slots:
                         const kms::FitResult cpu = kms::fit(points, options);
                         if (cpu.labels == one.labels && cpu.iterations == one.iterations) {
                             QVERIFY2(same_bits(cpu.centroids, one.centroids), label.c_str());
+                            if (!by_default.labels.empty())
+                                QVERIFY2(same_bits(cpu.centroids, by_default.centroids), label.c_str());
                             QVERIFY2(std::abs(cpu.inertia - one.inertia) <= 1e-12 * cpu.inertia, label.c_str());
                             ++cpu_bitwise;
                         } else {
@@ -255,22 +283,50 @@ private slots:
                         one = result;
                         continue;
                     }
-                    QVERIFY2(result.labels == one.labels, label.c_str());
-                    QVERIFY2(same_bits(result.centroids, one.centroids), label.c_str());
-                    QCOMPARE(result.iterations, one.iterations);
+                    verify_same_run(result, one, label);
+                    if (QTest::currentTestFailed()) return;
                     ++compared;
                 }
-                options.devices.clear();
-                options.solver.backend = kms::Backend::OpenMP;
-                const kms::FitResult cpu = kms::fit(points, options);
-                if (p == Precision::F64 || cpu.labels == one.labels) {
-                    QVERIFY2(cpu.labels == one.labels, label.c_str());
-                    QVERIFY2(same_bits(cpu.centroids, one.centroids), label.c_str());
-                    ++compared;
-                }
+                verify_cpu_bits(points, options, one, label, compared);
+                if (QTest::currentTestFailed()) return;
             }
         qInfo("%zu packages of %zu points: %d runs bitwise equal to one device's --devices run", layout.packages,
               layout.package_size, compared);
+    }
+
+    // Many package sums (253 packages × k·d = 32768): the sorted path's walk makes the
+    // tree's first four levels (groups of 16 packages, the last one of 13) where a block
+    // starts and ends on whole groups (one device, --devices 0), and fewer or none
+    // where it does not (three blocks, streamed chunks of a third): all bitwise the
+    // --devices 0 run, and the CPU's.
+    void packageWalkMakesTreeLevels() {
+        const Case c{"n = 253 packages of 1024, d = 128, k = 256", 253 * 1024, 128, 256};
+        QCOMPARE(kms::package_layout(c.n, c.k, c.d).packages, std::size_t{253});
+        const auto points = make_points(c, 31);
+        int compared = 0;
+        for (Precision p : {Precision::F64, Precision::F32}) {
+            kms::FitOptions options;
+            options.k = c.k;
+            options.init.method = kms::InitMethod::File;
+            options.init.given = std::make_shared<const Matrix<double>>(initial_centroids(c, *points));
+            options.solver.backend = kms::Backend::Cuda;
+            options.solver.precision = p;
+            options.solver.max_iterations = 3;
+            options.solver.tol = 0.0;
+            const std::string label = c.name + " " + options.solver.describe();
+            options.devices = {0};
+            const kms::FitResult one = kms::fit(points, options);
+            for (int how = 0; how < 3; ++how) {
+                options.devices = how == 1 ? std::vector<int>{0, 0, 0} : std::vector<int>{};
+                options.solver.stream_chunk = how == 2 ? static_cast<long long>(c.n / 3) : 0;
+                verify_same_run(kms::fit(points, options), one, label);
+                if (QTest::currentTestFailed()) return;
+                ++compared;
+            }
+            verify_cpu_bits(points, options, one, label, compared);
+            if (QTest::currentTestFailed()) return;
+        }
+        qInfo("%d runs bitwise equal to one device's --devices run", compared);
     }
 
     // Streamed points (--stream-chunk): Lloyd on chunks of whole packages copied from

@@ -1,7 +1,5 @@
 // The CPU's package update on the device (package_update.hpp). No floating-point
 // atomics; every sum has one fixed order, the CPU's.
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 
 #include "cuda_device.hpp"
@@ -13,66 +11,123 @@ namespace {
 
 constexpr long long kSubPackage = 256;  // the CPU update's sub-package (cpu_solver.hpp)
 
-// A segment starts where the cluster or the (global) sub-package changes along the sorted positions.
-__global__ void segment_flags_kernel(const std::int32_t* keys, const std::int32_t* index, long long n,
-                                     long long first_row, int* flags) {
-    const long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (q >= n) return;
-    flags[q] = q == 0 || keys[q] != keys[q - 1] ||
-               (index[q] + first_row) / kSubPackage != (index[q - 1] + first_row) / kSubPackage;
-}
-
-// ends[q]: the segments starting at or before sorted position q (an inclusive
-// scan of the flags), so position q lies in segment ends[q] − 1.
-__global__ void segment_begin_kernel(const int* flags, const int* ends, long long n, long long* segment_begin,
-                                     int* segment_count) {
-    const long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (q >= n) return;
-    if (flags[q]) segment_begin[ends[q] - 1] = q;
-    if (q == n - 1) {
-        segment_begin[ends[q]] = n;
-        *segment_count = ends[q];
-    }
-}
-
-// One thread per (segment, coordinate): the segment's points in index order, in T,
-// each w·(x − old) (w = 1 unweighted) added to a sum that starts at 0 (the CPU's
-// sub-package row; see cpu_solver.hpp on why 0 + v is v there).
-template <typename T>
-__global__ void segment_sums_kernel(const T* __restrict__ points, int d, const T* __restrict__ previous,
-                                    const std::int32_t* __restrict__ keys, const std::int32_t* __restrict__ index,
-                                    const long long* __restrict__ segment_begin, const int* segment_count,
-                                    const T* __restrict__ weights, long long entries, T* out) {
+// The sorted path's units: packages, or (few clusters: a package's walk per cluster
+// too long for one thread) sub-packages. bounds[u·k + c], u ≤ units: the first sorted
+// position of cluster c at or after local row u·unit_rows (each cluster's positions
+// hold its rows in increasing order: the sort is stable), so cluster c's rows in unit
+// u are the positions [bounds[u·k + c], bounds[(u + 1)·k + c]).
+__global__ void unit_bounds_kernel(const std::int32_t* __restrict__ index, const long long* __restrict__ offsets,
+                                   int k, long long units, long long unit_rows, long long* bounds) {
     const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (e >= entries) return;
-    const long long segment = e / d;
-    const int j = static_cast<int>(e - segment * d);
-    if (segment >= *segment_count) return;
-    const long long begin = segment_begin[segment], end = segment_begin[segment + 1];
-    const T old = previous[static_cast<long long>(keys[begin]) * d + j];
+    if (e > units * k + k - 1) return;
+    const long long u = e / k;
+    const int c = static_cast<int>(e - u * k);
+    const long long target = u * unit_rows;
+    long long lo = offsets[c], hi = offsets[c + 1];
+    while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (index[mid] < target) lo = mid + 1;
+        else hi = mid;
+    }
+    bounds[e] = lo;
+}
+
+// One thread per (group of Group units, cluster, coordinate) walks the cluster's rows
+// in those units, in index order (one run of sorted positions): w·(x − old) (w = 1
+// unweighted) added in T to a sum that starts at 0 (the CPU's sub-package row; see
+// cpu_solver.hpp on why 0 + v is v there), widened into the unit's double sum, and
+// restarted, where the sub-package changes; coordinate 0 also counts the rows and
+// (weighted, Group = 1) adds their weights in double, in order. Rows are gathered
+// eight at a time (the last batch predicated), their additions kept in order, across
+// unit boundaries: a unit of a few rows (k large) costs no pipeline restart.
+// Group > 1 (units are packages, unweighted): the thread also makes the package
+// tree's first log2(Group) levels over its group, in the tree's order — a binary
+// counter: unit i's sum (0 where the cluster has no rows there) is added as the
+// right child into the pending left node of each level where i has a 1 bit; a group
+// cut short by the last package is closed from its lowest pending node up, as the
+// tree's missing siblings leave it — and writes only the group's node, so the tree
+// kernels skip those levels and read Group times fewer sums (k·d large: the package
+// sums are as large as the data).
+template <typename T, typename Count, int Group>
+__global__ void unit_walk_kernel(const T* __restrict__ points, int d, const T* __restrict__ previous,
+                                 const std::int32_t* __restrict__ index, const long long* __restrict__ bounds,
+                                 const T* __restrict__ weights, int k, long long units, long long unit_rows,
+                                 double* sums, Count* counts, double* weight_sums) {
+    constexpr int kLevels = Group == 1 ? 1 : Group == 2 ? 2 : Group == 4 ? 3 : Group == 8 ? 4 : Group == 16 ? 5
+                          : Group == 32 ? 6 : 7;
+    static_assert(1 << (kLevels - 1) == Group, "Group: a power of two up to 64");
+    const long long groups = (units + Group - 1) / Group;
+    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= groups * k * d) return;
+    const long long gc = e / d;  // group·k + c
+    const int j = static_cast<int>(e - gc * d);
+    const int c = static_cast<int>(gc % k);
+    const long long first = gc / k * Group;
+    const int count = static_cast<int>(min(static_cast<long long>(Group), units - first));
+    const long long begin = bounds[first * k + c], end = bounds[(first + count) * k + c];
+    const T old = previous[static_cast<long long>(c) * d + j];
+    const bool weigh = weights != nullptr && j == 0;
+    double pending[kLevels];
+    int pushed = 0;  // units closed
+    const auto push = [&](double carry) {
+#pragma unroll
+        for (int l = 0; l < kLevels; ++l) {  // constant bounds: pending stays in registers
+            if (((pushed >> l) & 1) == 0) {
+                pending[l] = carry;
+                break;
+            }
+            carry = pending[l] + carry;
+        }
+        ++pushed;
+    };
+    double total = 0.0, weight = 0.0;
     T sum = T(0);
-    long long q = begin;
-    // Four rows' loads in flight at a time; the additions stay in order.
-    for (; q + 4 <= end; q += 4) {
-        long long row[4];
-        T v[4];
-#pragma unroll
-        for (int r = 0; r < 4; ++r) row[r] = index[q + r];
-#pragma unroll
-        for (int r = 0; r < 4; ++r) v[r] = points[row[r] * d + j] - old;
-        if (weights)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) v[r] = weights[row[r]] * v[r];
-#pragma unroll
-        for (int r = 0; r < 4; ++r) sum = sum + v[r];
-    }
-    for (; q < end; ++q) {
-        const long long row = index[q];
-        T v = points[row * d + j] - old;
-        if (weights) v = weights[row] * v;
+    long long sub_end = 0, unit_end = (first + 1) * unit_rows;  // rows: the current sub-package's and unit's ends
+    const auto add = [&](long long row, T v, T w) {
+        if (row >= sub_end) {
+            total += static_cast<double>(sum);
+            sum = T(0);
+            sub_end = (row / kSubPackage + 1) * kSubPackage;
+            for (; row >= unit_end; unit_end += unit_rows) {
+                push(total);
+                total = 0.0;
+            }
+        }
         sum = sum + v;
+        if (weigh) weight += static_cast<double>(w);
+    };
+    for (long long q = begin; q < end; q += 8) {
+        long long row[8];
+        T v[8], w[8];
+#pragma unroll
+        for (int r = 0; r < 8; ++r) row[r] = q + r < end ? index[q + r] : -1;
+#pragma unroll
+        for (int r = 0; r < 8; ++r) v[r] = row[r] >= 0 ? points[row[r] * d + j] - old : T(0);
+#pragma unroll
+        for (int r = 0; r < 8; ++r) {
+            w[r] = weights && row[r] >= 0 ? weights[row[r]] : T(0);
+            if (weights) v[r] = w[r] * v[r];
+        }
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+            if (row[r] >= 0) add(row[r], v[r], w[r]);
     }
-    out[segment * d + j] = sum;
+    push(total + static_cast<double>(sum));
+    while (pushed < count) push(0.0);  // the units after the cluster's last row here
+    double node = 0.0;
+    bool started = false;
+#pragma unroll
+    for (int l = 0; l < kLevels; ++l)
+        if ((count >> l) & 1) {
+            node = started ? pending[l] + node : pending[l];
+            started = true;
+        }
+    const long long out = first * k + c;
+    sums[out * d + j] = node;
+    if (j == 0) {
+        counts[out] = static_cast<Count>(end - begin);
+        if (weights) weight_sums[out] = weight;
+    }
 }
 
 // Σ values[t·stride] for t in [first, last), added in t order in double: eight loads
@@ -93,57 +148,6 @@ __device__ __forceinline__ double sum_in_order(const T* __restrict__ values, lon
     return sum;
 }
 
-// One thread per (local package, cluster, coordinate): the cluster's segments in
-// that package, in order, widened and added in double (the CPU's package sum);
-// coordinate 0 also counts the points and (weighted) adds their weights in order.
-template <typename T>
-__global__ void package_fold_kernel(const T* __restrict__ segment_sums, const long long* __restrict__ segment_begin,
-                                    const int* __restrict__ segment_of, const long long* __restrict__ offsets,
-                                    const std::int32_t* __restrict__ index, const T* __restrict__ weights, int k, int d,
-                                    PackageGeometry g, double* package_sums, long long* package_counts,
-                                    double* package_weights) {
-    const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const long long kd = static_cast<long long>(k) * d;
-    if (e >= g.local_packages() * kd) return;
-    const long long local = e / kd;
-    const int c = static_cast<int>((e - local * kd) / d);
-    const int j = static_cast<int>(e - local * kd - static_cast<long long>(c) * d);
-    const long long package = g.package_begin + local;
-    double sum = 0.0, weight = 0.0;
-    long long count = 0;
-    const long long first = offsets[c], last = offsets[c + 1];
-    if (first < last) {
-        const auto package_of = [&](long long segment) {
-            return (index[segment_begin[segment]] + g.first_row) / g.package_size;
-        };
-        const long long cluster_first = segment_of[first] - 1, cluster_end = segment_of[last - 1];  // inclusive scan
-        // The package's segments [begin, end): two binary searches, so that the fold
-        // below reads its values without a dependent load deciding each step.
-        const auto first_at_or_after = [&](long long target) {
-            long long lo = cluster_first, hi = cluster_end;
-            while (lo < hi) {
-                const long long mid = (lo + hi) / 2;
-                if (package_of(mid) < target) lo = mid + 1;
-                else hi = mid;
-            }
-            return lo;
-        };
-        const long long begin = first_at_or_after(package), end = first_at_or_after(package + 1);
-        sum = sum_in_order(segment_sums + j, d, begin, end);  // in segment order, as before
-        if (j == 0 && begin < end) {
-            count = segment_begin[end] - segment_begin[begin];  // the segments are consecutive runs of sorted points
-            if (weights)
-                for (long long q = segment_begin[begin]; q < segment_begin[end]; ++q)
-                    weight += static_cast<double>(weights[index[q]]);
-        }
-    }
-    package_sums[e] = sum;
-    if (j == 0) {
-        package_counts[local * k + c] = count;
-        if (weights) package_weights[local * k + c] = weight;
-    }
-}
-
 // Moderate k·d, unweighted (the rounds path, no sort): one block per package, each
 // warp one sub-package at a time, its per-cluster sums in T in shared memory. A
 // warp takes its sub-package's rows 32 at a time; each label's leader lane adds its
@@ -153,7 +157,7 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
 // one label has among them (2-3 at k = 100 on shuffled data, 32 on sorted data).
 // After each batch of sub-packages (one per warp) the block widens them and adds
 // them to the package's double sums in sub-package order. Rows are read once, in
-// order; the sorted path's label sort, segment scan and gathers are gone.
+// order; the sorted path's label sort and gathers are gone.
 //
 // A package is one block's, so a block walks all of its package's rows: the more
 // warps it has (sub-packages at once), the sooner; with fewer packages than the
@@ -168,7 +172,7 @@ __global__ void package_fold_kernel(const T* __restrict__ segment_sums, const lo
 // 10^7 × 2-D, k = 100: 0.198 against 0.210 ms), but only where two 8-warp blocks
 // fit a multiprocessor's shared memory: else a multiprocessor runs one block, and
 // 16 warps are faster (10^6 × 2-D, k = 1000, 120 KB a block: 0.072 against 0.085 ms).
-constexpr int kRoundsMaxD = 16;
+constexpr int kRoundsMaxD = 8;
 __host__ __device__ constexpr int rounds_max_warps(int max_d, std::size_t element_size) {
     return max_d > 8 || (max_d > 4 && element_size > 4) ? 8 : 16;
 }
@@ -199,7 +203,7 @@ std::size_t rounds_bytes(int k, int d, std::size_t element_size, int warps) {
 RoundsShape rounds_shape(int k, int d, std::size_t element_size, std::size_t device_shared = kRoundsMaxShared,
                          int most_warps = 16) {
     if (d > kRoundsMaxD || rounds_bytes(k, d, element_size, 2) > kRoundsMaxShared) return {};
-    for (int warps = std::min(most_warps, rounds_max_warps(d <= 4 ? 4 : d <= 8 ? 8 : kRoundsMaxD, element_size));
+    for (int warps = std::min(most_warps, rounds_max_warps(d <= 4 ? 4 : kRoundsMaxD, element_size));
          warps >= 2; warps /= 2) {
         const std::size_t bytes = rounds_bytes(k, d, element_size, warps);
         if (bytes <= std::max(device_shared, kRoundsMaxShared) || warps == 2) return {warps, bytes};
@@ -474,8 +478,38 @@ __global__ void __launch_bounds__(256) package_inertia_kernel(const T* points, l
 
 namespace {
 bool direct_package_path(int k, int d, bool weighted) { return !weighted && k <= 8 && k * d <= 64; }
+// The rounds path where it measured fastest: d ≤ 4, and d ≤ 8 in float (H200, 10^6
+// points, --devices 0, the update: d = 8, k = 100, float 0.093 ms against the sorted
+// walk's 0.117, double 0.172 against 0.142; d = 16, k = 100: float 0.201 against 0.135).
 bool rounds_package_path(int k, int d, bool weighted, std::size_t element_size) {
-    return !weighted && !direct_package_path(k, d, weighted) && rounds_shape(k, d, element_size).warps > 0;
+    return !weighted && !direct_package_path(k, d, weighted) && (d <= 4 || (d <= 8 && element_size == 4)) &&
+           rounds_shape(k, d, element_size).warps > 0;
+}
+// The sorted path walks sub-packages, then folds them per package, where a package's
+// rows of a cluster are more than a sub-package on average and a walk per (package,
+// cluster, coordinate) would leave few threads (10^6 points, k = 10, the update:
+// d = 16, 0.127 against 0.163 ms; d = 128, 313 600 package walks, 0.315 against
+// 0.295); unweighted (a package's weight is summed along its rows in order). Of the
+// data set's packages, so that every chunk of a block takes the same way (the
+// workspace is sized for it).
+bool sub_package_walk(const PackageGeometry& g, int k, int d, bool weighted) {
+    return !weighted && g.package_size / k >= kSubPackage && g.packages * k * d < (1ll << 18);
+}
+// Packages per thread of the package walk: the most (up to 64) that leave 2^19
+// threads or more (two waves of an H200), on groups that the tree keeps whole inside
+// this block (it starts on a group and ends on one or on the last package); 1 for
+// weighted runs. (10^6 × 128, k = 1000, f32: 16 packages a thread, update 0.91 ms
+// against 1.29 with one.)
+int walk_group(const PackageGeometry& g, int k, int d, bool weighted) {
+    if (weighted) return 1;
+    int group = 1;
+    while (group < 64) {
+        const int next = 2 * group;
+        if (g.package_begin % next != 0 || (g.package_end % next != 0 && g.package_end != g.packages)) break;
+        if ((g.local_packages() + next - 1) / next * k * d < (1ll << 19)) break;
+        group = next;
+    }
+    return group;
 }
 }  // namespace
 
@@ -486,41 +520,35 @@ bool unsorted_package_sums(int k, int d, bool weighted, std::size_t element_size
 void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, std::size_t element_size,
                                const PackageGeometry& g, bool weighted) {
     const std::size_t local = static_cast<std::size_t>(g.local_packages());
-    if (unsorted_package_sums(k, d, weighted, element_size)) {
-        if (direct_package_path(k, d, weighted)) {  // per-sub-package sums and counts
-            const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
-            w.segment_sums.allocate(static_cast<std::size_t>(sub_packages) * k * d * element_size,
-                                    "the sub-package sums");
-            w.flags.allocate(static_cast<std::size_t>(sub_packages) * k, "the sub-package counts");
-        }
-        w.package_sums.allocate(local * k * d, "the package sums");
-        w.package_counts.allocate(local * k, "the package counts");
-        w.package_inertia.allocate(local, "the package inertia");
-        return;
-    }
-    // Segments: at most one per point, and per (cluster, sub-package touched by the block).
-    const long long sub_packages = (g.first_row + n + kSubPackage - 1) / kSubPackage - g.first_row / kSubPackage;
-    w.max_segments = std::max(1ll, std::min(n, sub_packages * static_cast<long long>(k)));
-    w.flags.allocate(static_cast<std::size_t>(n), "the update's segment starts");
-    w.segment_of.allocate(static_cast<std::size_t>(n), "the update's segment index");
-    w.segment_begin.allocate(static_cast<std::size_t>(w.max_segments) + 1, "the update's segments");
-    w.segment_count.allocate(1, "the update's segment count");
-    w.segment_sums.allocate(static_cast<std::size_t>(w.max_segments) * d * element_size, "the sub-package sums");
+    const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
     w.package_sums.allocate(local * k * d, "the package sums");
     w.package_counts.allocate(local * k, "the package counts");
-    if (weighted) w.package_weights.allocate(local * k, "the package weights");
     w.package_inertia.allocate(local, "the package inertia");
-    std::size_t bytes = 0;
-    KMS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<const int*>(nullptr),
-                                                 static_cast<int*>(nullptr), static_cast<int>(n)));
-    w.scan_temp_bytes = bytes;
-    w.scan_temp.allocate(bytes, "the segment scan");
+    if (unsorted_package_sums(k, d, weighted, element_size)) {
+        if (direct_package_path(k, d, weighted)) {  // per-sub-package sums and counts
+            w.sub_sums.allocate(static_cast<std::size_t>(sub_packages) * k * d * element_size,
+                                    "the sub-package sums");
+            w.sub_counts.allocate(static_cast<std::size_t>(sub_packages) * k, "the sub-package counts");
+        }
+        return;
+    }
+    // The sorted path: each unit's first sorted position per cluster; sub-packages'
+    // sums (double) and counts where they are walked.
+    const bool subs = sub_package_walk(g, k, d, weighted);
+    const long long units = subs ? sub_packages : g.local_packages();
+    w.bounds.allocate(static_cast<std::size_t>(units + 1) * k, "the update's unit bounds");
+    if (subs) {
+        w.sub_sums.allocate(static_cast<std::size_t>(sub_packages) * k * d * sizeof(double), "the sub-package sums");
+        w.sub_counts.allocate(static_cast<std::size_t>(sub_packages) * k, "the sub-package counts");
+    }
+    if (weighted) w.package_weights.allocate(local * k, "the package weights");
 }
 
 template <typename T>
 void launch_package_sums(const T* points, long long n, int d, const std::int32_t* labels, const T* previous, int k,
                          const T* weights, UpdateWorkspace& sorted, PackageWorkspace& w, const PackageGeometry& g,
                          cudaStream_t stream) {
+    w.tree_stride = 1;
     if (rounds_package_path(k, d, weights != nullptr, sizeof(T))) {
         int device = 0, device_shared = 0, multiprocessor_shared = 0, multiprocessors = 0;
         KMS_CUDA_CHECK(cudaGetDevice(&device));
@@ -547,19 +575,17 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
             case 2: launch(package_rounds_kernel<T, 2>); break;
             case 3: launch(package_rounds_kernel<T, 3>); break;
             case 4: launch(package_rounds_kernel<T, 4>); break;
-            default:
-                if (d <= 8) launch(package_rounds_kernel<T, 8>);
-                else launch(package_rounds_kernel<T, kRoundsMaxD>);
+            default: launch(package_rounds_kernel<T, kRoundsMaxD>);
         }
         KMS_CUDA_LAUNCH_CHECK("package sum kernel (rounds)");
         return;
     }
     if (direct_package_path(k, d, weights != nullptr)) {
         const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
-        T* sub_sums = reinterpret_cast<T*>(w.segment_sums.get());
+        T* sub_sums = reinterpret_cast<T*>(w.sub_sums.get());
         const auto registers = [&](auto kernel) {
             kernel<<<blocks_for(sub_packages * d, 256), 256, 0, stream>>>(points, n, d, previous, labels, sub_packages,
-                                                                         sub_sums, w.flags.get());
+                                                                         sub_sums, w.sub_counts.get());
         };
         switch (k) {
             case 1: registers(sub_package_sums_registers_kernel<T, 1>); break;
@@ -574,37 +600,54 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
         KMS_CUDA_LAUNCH_CHECK("sub-package sum kernel (direct)");
         const long long folds = g.local_packages() * k * d;
         direct_package_fold_kernel<T><<<blocks_for(folds, 256), 256, 0, stream>>>(
-            sub_sums, w.flags.get(), k, d, sub_packages, g, w.package_sums.get(), w.package_counts.get());
+            sub_sums, w.sub_counts.get(), k, d, sub_packages, g, w.package_sums.get(), w.package_counts.get());
         KMS_CUDA_LAUNCH_CHECK("package sum kernel (direct)");
         return;
     }
     launch_sort_labels(labels, n, k, sorted, stream);
-    segment_flags_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(sorted.keys_sorted.get(), sorted.index_sorted.get(),
-                                                                 n, g.first_row, w.flags.get());
-    KMS_CUDA_LAUNCH_CHECK("segment start kernel");
-    std::size_t bytes = w.scan_temp_bytes;
-    KMS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(w.scan_temp.get(), bytes, w.flags.get(), w.segment_of.get(),
-                                                 static_cast<int>(n), stream));
-    segment_begin_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(w.flags.get(), w.segment_of.get(), n,
-                                                                 w.segment_begin.get(), w.segment_count.get());
-    KMS_CUDA_LAUNCH_CHECK("segment kernel");
-    T* segment_sums = reinterpret_cast<T*>(w.segment_sums.get());
-    const long long entries = w.max_segments * d;
-    segment_sums_kernel<T><<<blocks_for(entries, 256), 256, 0, stream>>>(
-        points, d, previous, sorted.keys_sorted.get(), sorted.index_sorted.get(), w.segment_begin.get(),
-        w.segment_count.get(), weights, entries, segment_sums);
-    KMS_CUDA_LAUNCH_CHECK("sub-package sum kernel");
-    const long long folds = g.local_packages() * k * d;
-    package_fold_kernel<T><<<blocks_for(folds, 256), 256, 0, stream>>>(
-        segment_sums, w.segment_begin.get(), w.segment_of.get(), sorted.offsets.get(), sorted.index_sorted.get(),
-        weights, k, d, g, w.package_sums.get(), w.package_counts.get(), weights ? w.package_weights.get() : nullptr);
-    KMS_CUDA_LAUNCH_CHECK("package sum kernel");
+    const bool subs = sub_package_walk(g, k, d, weights != nullptr);
+    const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
+    const long long units = subs ? sub_packages : g.local_packages();
+    unit_bounds_kernel<<<blocks_for((units + 1) * k, 256), 256, 0, stream>>>(
+        sorted.index_sorted.get(), sorted.offsets.get(), k, units, subs ? kSubPackage : g.package_size,
+        w.bounds.get());
+    KMS_CUDA_LAUNCH_CHECK("unit bounds kernel");
+    if (!subs) {
+        const int group = walk_group(g, k, d, weights != nullptr);
+        w.tree_stride = group;
+        const auto walk = [&](auto kernel) {
+            kernel<<<blocks_for((units + group - 1) / group * k * d, 256), 256, 0, stream>>>(
+                points, d, previous, sorted.index_sorted.get(), w.bounds.get(), weights, k, units, g.package_size,
+                w.package_sums.get(), w.package_counts.get(), weights ? w.package_weights.get() : nullptr);
+        };
+        switch (group) {
+            case 1: walk(unit_walk_kernel<T, long long, 1>); break;
+            case 2: walk(unit_walk_kernel<T, long long, 2>); break;
+            case 4: walk(unit_walk_kernel<T, long long, 4>); break;
+            case 8: walk(unit_walk_kernel<T, long long, 8>); break;
+            case 16: walk(unit_walk_kernel<T, long long, 16>); break;
+            case 32: walk(unit_walk_kernel<T, long long, 32>); break;
+            default: walk(unit_walk_kernel<T, long long, 64>); break;
+        }
+        KMS_CUDA_LAUNCH_CHECK("package walk kernel");
+        return;
+    }
+    double* sub_sums = reinterpret_cast<double*>(w.sub_sums.get());
+    unit_walk_kernel<T, int, 1><<<blocks_for(units * k * d, 256), 256, 0, stream>>>(
+        points, d, previous, sorted.index_sorted.get(), w.bounds.get(), nullptr, k, units, kSubPackage, sub_sums,
+        w.sub_counts.get(), nullptr);
+    KMS_CUDA_LAUNCH_CHECK("sub-package walk kernel");
+    direct_package_fold_kernel<double><<<blocks_for(g.local_packages() * k * d, 256), 256, 0, stream>>>(
+        sub_sums, w.sub_counts.get(), k, d, sub_packages, g, w.package_sums.get(), w.package_counts.get());
+    KMS_CUDA_LAUNCH_CHECK("package sum kernel (sub-package walks)");
 }
 
 void launch_package_tree(PackageWorkspace& w, int k, int d, bool weighted, const std::vector<PackageTreeLevel>& levels,
                          long long package_begin, long long package_end, cudaStream_t stream) {
     const long long kd = static_cast<long long>(k) * d, width = kd + k + (weighted ? k : 0);
-    for (std::size_t i = 0; i < levels.size();) {
+    std::size_t i = 0;
+    while (i < levels.size() && static_cast<long long>(levels[i].stride) < w.tree_stride) ++i;  // made by the walk
+    while (i < levels.size()) {
         TreeLevels t;
         t.stride = static_cast<long long>(levels[i].stride);
         while ((1ll << t.stride_log) < t.stride) ++t.stride_log;

@@ -8,9 +8,10 @@
 // same whatever the split of the rows over devices or ranks (each holds whole
 // packages). Three ways to the package sums (unsorted_package_sums() below): the
 // direct and rounds paths read the rows in order; the sorted path (weighted, or
-// d > 16, or k·d too large for shared memory) sorts the labels stably
-// (launch_sort_labels, update.hpp), cuts each cluster's points at sub-package
-// boundaries into segments and sums each by one thread per coordinate.
+// d > 8, or d > 4 in double, or k·d too large for shared memory) sorts the labels stably
+// (launch_sort_labels, update.hpp), so each cluster's rows in a package are a run
+// of sorted positions, and one thread per (package, cluster, coordinate) walks
+// them in order (few clusters: per sub-package, then the sub-packages folded).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -27,22 +28,19 @@ struct PackageGeometry {
     long long package_size = 1;    // rows per package (a multiple of 256)
     long long package_begin = 0;   // the block's packages: [package_begin, package_end)
     long long package_end = 1;
+    long long packages = 1;        // the data set's: the tree's
     __host__ __device__ long long local_packages() const { return package_end - package_begin; }
 };
 
 struct PackageWorkspace {
-    DeviceBuffer<int> flags;                 // n: 1 where a segment starts
-    DeviceBuffer<int> segment_of;            // n: segments started up to each sorted position (inclusive scan)
-    DeviceBuffer<long long> segment_begin;   // max_segments + 1
-    DeviceBuffer<int> segment_count;         // 1
-    DeviceBuffer<unsigned char> segment_sums;  // max_segments × d values of T
-    DeviceBuffer<double> package_sums;       // local packages × k × d
-    DeviceBuffer<long long> package_counts;  // local packages × k
-    DeviceBuffer<double> package_weights;    // local packages × k (weighted runs)
-    DeviceBuffer<double> package_inertia;    // local packages
-    DeviceBuffer<unsigned char> scan_temp;
-    std::size_t scan_temp_bytes = 0;
-    long long max_segments = 0;
+    DeviceBuffer<int> sub_counts;              // sub-packages × k: the direct path's, or the sub-package walks'
+    DeviceBuffer<unsigned char> sub_sums;      // sub-packages × k × d: in T (direct path) or double (walks)
+    DeviceBuffer<long long> bounds;            // sorted path: (units + 1) × k first sorted positions
+    DeviceBuffer<double> package_sums;         // local packages × k × d
+    DeviceBuffer<long long> package_counts;    // local packages × k
+    DeviceBuffer<double> package_weights;      // local packages × k (weighted runs)
+    DeviceBuffer<double> package_inertia;      // local packages
+    long long tree_stride = 1;                 // the tree's levels of smaller stride were made with the sums
 };
 
 void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, std::size_t element_size,
@@ -50,8 +48,9 @@ void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, s
 
 // Whether the package sums skip the label sort (unweighted): k ≤ 8 with k·d ≤ 64
 // (the direct path: a thread per sub-package and coordinate, the k sums in
-// registers), or d ≤ 16 with a package's sums in 96 KB of shared memory (the rounds
-// path: a block per package reads its rows once, in order). Else the sorted path.
+// registers), or d ≤ 4 (d ≤ 8 in float) with a package's sums in 96 KB of shared
+// memory (the rounds path: a block per package reads its rows once, in order). Else
+// the sorted path.
 // (A thread per sub-package and coordinate with k ≤ 128 sums in shared memory was
 // tried for k > 8: 0.30 ms at 10^7 × 2-D, k = 100, against the rounds path's 0.15,
 // its rows read 2 KB apart by neighbouring threads.)

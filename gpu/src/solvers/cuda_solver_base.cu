@@ -474,6 +474,7 @@ void CudaSolverBase<T>::allocate() {
         PackageGeometry& g = package_geometry_;
         g.first_row = first_row_;
         g.package_size = static_cast<long long>(layout.package_size);
+        g.packages = static_cast<long long>(packages_);
         g.package_begin = std::min<long long>(static_cast<long long>(packages_), first_row_ / g.package_size);
         g.package_end = std::min<long long>(static_cast<long long>(packages_),
                                             (first_row_ + n_ + g.package_size - 1) / g.package_size);

@@ -191,18 +191,14 @@ private:
     void forget_data();
     void prepare_workspace();
     // The package update: the CPU's sums, so the CPU's bits. Partitioned and streamed
-    // runs always; one device at d ≤ 4 where an unweighted run's package sums fit on
-    // chip and the small path's fused update does not apply (k > 8) — weighted runs
-    // of those shapes too (the sorted path), so unit weights give the unweighted bits.
+    // runs always; one device too, except where the small path's fused update applies
+    // (k ≤ 8, d ≤ 4: the update inside the assignment kernel), weighted runs included
+    // (so unit weights give the unweighted bits). At d > 4 the package sums measured
+    // within noise of the device's own update since the sorted path walks each
+    // cluster's rows per package (docs/scale-out.md).
     bool package_update() const { return partition_.comm != nullptr || streamed_ || device_package_update(); }
     bool device_package_update() const { return !partition_.comm && !streamed_ && device_packages_possible(); }
-    // d ≤ 4: faster than the own update at 2-D as it was (k = 100: ≈ 0.22 against 0.72
-    // ms at 10^7 points; the own update after its piece-sum fix was not measured at
-    // d = 2); at d = 16, k = 100 slower (0.51 against 0.45 ms a Lloyd step at 10^6
-    // points, H100), so higher d keeps the own update.
-    bool device_packages_possible() const {
-        return k_ > 0 && d_ <= 4 && small_update_variant(k_, d_) < 0 && unsorted_package_sums(k_, d_, false, sizeof(T));
-    }
+    bool device_packages_possible() const { return k_ > 0 && small_update_variant(k_, d_) < 0; }
     // Where the tree's root stays on the device (no host round trip): one device,
     // unweighted (the host applies the empty-weight rule), no Farthest relocation
     // (that reads the root's sums on the host).

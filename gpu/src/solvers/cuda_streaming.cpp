@@ -170,6 +170,7 @@ void CudaSolverBase<T>::plan_chunks(const PackageLayout& layout) {
         PackageGeometry& g = chunk.geometry;
         g.first_row = first_row_ + first;
         g.package_size = package_size;
+        g.packages = packages;
         g.package_begin = std::min(packages, g.first_row / package_size);
         g.package_end = std::min(packages, (g.first_row + chunk.rows + package_size - 1) / package_size);
         const auto begin = static_cast<std::size_t>(g.package_begin), end = static_cast<std::size_t>(g.package_end);
