@@ -191,14 +191,15 @@ private:
     void forget_data();
     void prepare_workspace();
     // The package update: the CPU's sums, so the CPU's bits. Partitioned and streamed
-    // runs always; one device too, except where the small path's fused update applies
-    // (k ≤ 8, d ≤ 4: the update inside the assignment kernel), weighted runs included
-    // (so unit weights give the unweighted bits). At d > 4 the package sums measured
-    // within noise of the device's own update since the sorted path walks each
-    // cluster's rows per package (docs/scale-out.md).
+    // runs always; one device where its rounds path applies (k > 8, d ≤ 4 or d ≤ 8 in
+    // float, the package sums on chip), weighted runs of those shapes too (so unit
+    // weights give the unweighted bits). Elsewhere one device keeps its own update,
+    // measured faster (H200, 10^6 points, a Lloyd step: d = 16, k = 100, f32 0.397
+    // against 0.428 ms with the sorted path's walk; d = 64, k = 10, 0.286 against 0.416;
+    // d = 8, k = 100, f32, rounds: 0.342 against 0.331, so d ≤ 8 in float takes it).
     bool package_update() const { return partition_.comm != nullptr || streamed_ || device_package_update(); }
     bool device_package_update() const { return !partition_.comm && !streamed_ && device_packages_possible(); }
-    bool device_packages_possible() const { return k_ > 0 && small_update_variant(k_, d_) < 0; }
+    bool device_packages_possible() const { return k_ > 8 && unsorted_package_sums(k_, d_, false, sizeof(T)); }
     // Where the tree's root stays on the device (no host round trip): one device,
     // unweighted (the host applies the empty-weight rule), no Farthest relocation
     // (that reads the root's sums on the host).
