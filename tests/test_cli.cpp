@@ -63,7 +63,7 @@ private slots:
                 QCOMPARE(object["iteration"].toInt(), iterations);
                 for (const char* key : {"time_assign_ms", "time_bounds_ms", "time_update_ms", "time_total_ms",
                                         "point_centroid_distances", "centroid_centroid_distances", "bound_skips",
-                                        "labels_changed", "verified_points", "gemm_certified", "max_shift", "mean_shift", "empty_clusters",
+                                        "labels_changed", "verified_points", "gemm_certified", "gemm_listed", "max_shift", "mean_shift", "empty_clusters",
                                         "inertia"})
                     QVERIFY2(object.contains(key), key);
                 QVERIFY(object["inertia"].isDouble());  // --inertia asked for it

@@ -479,7 +479,8 @@ def highd_gpu_configs(h, data, c0, k):
         ours[name] = {"total": med(lambda r: r["time_total_ms"]), "assign": med(lambda r: r["time_assign_ms"]),
                       "update": med(lambda r: r["time_update_ms"]),
                       "certified": med(lambda r: r.get("gemm_certified", 0) / n),
-                      "verified": med(lambda r: r.get("verified_points", 0) / n), "steps": len(its)}
+                      "verified": med(lambda r: r.get("verified_points", 0) / n),
+                      "listed": med(lambda r: r.get("gemm_listed", 0) / n), "steps": len(its)}
     return ours
 
 

@@ -139,12 +139,14 @@ struct DeviceCounters {
     unsigned long long centroid_centroid_distances;
     unsigned long long bound_skips;
     unsigned long long labels_changed;
-    // Lloyd's GEMM filter: the points whose label it certified, and those it could
-    // not (verified exactly) as two lists: those left with two candidates, and those
-    // that need all k distances.
+    // Lloyd's GEMM filter: the points whose label it certified; those it could not
+    // (verified exactly) as two lists: those with a list of candidates (two from the
+    // filter, or the list pass's), and those that need all k distances; and the
+    // points the list pass went over.
     unsigned long long gemm_certified;
-    unsigned long long gemm_pairs;
+    unsigned long long gemm_listed;
     unsigned long long gemm_full_searches;
+    unsigned long long gemm_pending;
     // Yinyang: (point, group) pairs its group filter ruled out whole.
     unsigned long long group_skips;
 };

@@ -228,6 +228,7 @@ py::dict stats_dict(int restart, const IterationStats& s) {
     d["labels_changed"] = s.labels_changed;
     d["verified_points"] = s.verified_points;
     d["gemm_certified"] = s.gemm_certified;
+    d["gemm_listed"] = s.gemm_listed;
     d["max_shift"] = s.max_shift;
     d["mean_shift"] = s.mean_shift;
     d["shift_sq_total"] = s.shift_sq_total;

@@ -55,6 +55,7 @@ struct Case {
     kms::EmptyClusterPolicy policy = kms::EmptyClusterPolicy::Keep;
     int block = 0;
     std::size_t blobs = 0;  // 0: min(k, 12)
+    double centres = 10.0;  // blob centres uniform in ±centres (1e3: tight blobs far apart)
 };
 
 // Points: Gaussian blobs, an integer grid (many exact distance ties), blobs
@@ -67,10 +68,13 @@ struct Case {
 // other point and centroid to the same row, so the filter certifies nothing), or
 // every coordinate near 1e6 (HugeOffset, below), or blobs whose centres and
 // spreads range over 10^-3..10^3 (MixedScales: huge and tiny norms side by side).
+// Case::centres = 1e3 spreads the blob centres over ±1e3 (the blobs stay as tight):
+// the filter's bound, which grows with the norms, then holds every centroid of a
+// point's blob (clustered data: k = 10·blobs), and those of no other blob.
 std::shared_ptr<Matrix<double>> make_points(const Case& c, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
-    std::uniform_real_distribution<double> uniform(-10.0, 10.0);
+    std::uniform_real_distribution<double> uniform(-c.centres, c.centres);
     std::uniform_int_distribution<int> cell(0, 6);
     auto points = std::make_shared<Matrix<double>>(c.n, c.d);
     const std::size_t centers = c.blobs ? c.blobs : std::max<std::size_t>(1, std::min<std::size_t>(c.k, 12));
@@ -127,7 +131,9 @@ void place_on_bisectors(const Case& c, Matrix<double>& points, const Matrix<doub
 
 // What the GEMM filter's first step must show; Any: only the lockstep (adversarial
 // data where either outcome is sound).
-enum class FilterOutcome { MostlyCertified, TwoCandidates, FallsBack, Any };
+// Listed: most points uncertified, and settled by candidate lists (few searches over
+// all k); Overflows: most points' lists overflow (searched over all k).
+enum class FilterOutcome { MostlyCertified, TwoCandidates, Listed, Overflows, FallsBack, Any };
 
 std::unique_ptr<kms::Solver> make(Algorithm a, Backend b, Precision p, const Case& c) {
     kms::SolverConfig config;
@@ -376,9 +382,11 @@ private slots:
               total_points);
     }
 
-    // The int8 filter path is really taken: IterationStats::verified_points counts
-    // the points it could not certify, and the distance statistic n·k for the filter
-    // plus 2 (two candidates) or k (full search) per such point. Blobs as many as
+    // The filter path is really taken: IterationStats::verified_points counts
+    // the points it could not certify, gemm_listed those of them settled by a list of
+    // candidates, and the distance statistic n·k for the filter plus, per verified
+    // point, its list (2 to 32) and k for the list pass, or k for a search over all k
+    // (2k when its list overflowed). Blobs as many as
     // centroids (the int8 bound, |‖x − c‖ − s√Q| ≤ δ_x + δ_c with δ ≈ s·√(d/12),
     // cannot separate the near-equidistant centroids of one tight blob, which the
     // default 12 blobs give): points on bisectors (a fifth) must be verified while
@@ -388,6 +396,10 @@ private slots:
     // far from the origin, or with one far outlier, the quantisation is too coarse
     // to certify anything, so the run times the exact kernel on its second step (and
     // keeps it for good when the filter left over 90% of the points to full searches).
+    // Clustered (tight blobs far apart, ten centroids a blob): more than three
+    // centroids within the bound, so few points are certified or paired, and the list
+    // pass settles them, with exact ties on bisectors and between duplicated centroids;
+    // with 80 centroids a blob the lists overflow to searches over all k.
     // Labels and centroids equal CUDA Lloyd global (the exact kernel) at every step.
     void gemmFilterPath() {
         const bool small = small_mode();
@@ -419,6 +431,13 @@ private slots:
             {{"mixed scales", n, 32, 70, 3, Case::MixedScales}, Precision::F64, Any, Any},
             {{"d=1000", small ? 300u : 2000u, 1000, 64, 2, Case::Blobs}, Precision::F32, MostlyCertified, Any},
             {{"d=1000", small ? 300u : 2000u, 1000, 64, 2, Case::Blobs}, Precision::F64, MostlyCertified, Any},
+            {{"clustered", n, 48, 160, 3, Case::Blobs, keep, 0, 16, 1e3}, Precision::F32, Listed, Listed},
+            {{"clustered", n, 48, 160, 3, Case::Blobs, keep, 0, 16, 1e3}, Precision::F64, Listed, Listed},
+            {{"clustered, bisectors", n, 32, 100, 3, Case::Bisectors, keep, 0, 10, 1e3}, Precision::F32, Listed, Listed},
+            {{"clustered, duplicates", n, 24, 128, 3, Case::Duplicates, keep, 0, 8, 1e3}, Precision::F32, Listed, Listed},
+            {{"clustered, duplicates", n, 24, 128, 3, Case::Duplicates, keep, 0, 8, 1e3}, Precision::F64, Listed, Listed},
+            {{"clustered, lists overflow", n, 32, 160, 3, Case::Blobs, keep, 0, 2, 1e3}, Precision::F32, Overflows,
+             Overflows},
         };
         for (const char* format : {"tf32", "int8"}) {
             setenv("KMS_GEMM_FORMAT", format, 1);  // read when the data are set
@@ -451,24 +470,27 @@ private slots:
             const kms::IterationStats reference = exact->step();
             const std::string where = c.name + " / " + format + " / " + gemm->config().describe() + " / iteration " +
                                       std::to_string(it) + ": " + std::to_string(stats.gemm_certified) + " certified, " +
-                                      std::to_string(stats.verified_points) + " verified, " +
+                                      std::to_string(stats.verified_points) + " verified (" +
+                                      std::to_string(stats.gemm_listed) + " by lists), " +
                                       std::to_string(stats.point_centroid_distances) + " distances, n·k = " +
                                       std::to_string(nk);
             QVERIFY2(gemm->labels() == exact->labels(), ("labels differ from the exact kernel: " + where).c_str());
             QVERIFY2(gemm->centroids() == exact->centroids(), ("centroids differ: " + where).c_str());
             QCOMPARE(stats.labels_changed, reference.labels_changed);
-            QVERIFY2(stats.point_centroid_distances >= nk + 2 * stats.verified_points &&
-                         stats.point_centroid_distances <= nk + c.k * stats.verified_points,
+            QVERIFY2(stats.gemm_listed <= stats.verified_points, ("listed > verified: " + where).c_str());
+            const std::uint64_t full = stats.verified_points - stats.gemm_listed;
+            QVERIFY2(stats.point_centroid_distances >= nk + 2 * stats.gemm_listed + c.k * full &&
+                         stats.point_centroid_distances <= nk + 2 * c.k * stats.verified_points,
                      ("distance count: " + where).c_str());
             const bool filtered = stats.gemm_certified + stats.verified_points > 0;
             QVERIFY2(!filtered || stats.gemm_certified + stats.verified_points == c.n,
                      ("certified + verified != n: " + where).c_str());
             QCOMPARE(reference.verified_points, std::uint64_t{0});
             QCOMPARE(reference.gemm_certified, std::uint64_t{0});
+            QCOMPARE(reference.gemm_listed, std::uint64_t{0});
             if (it == 1) {
                 QVERIFY2(filtered, ("the filter did not run: " + where).c_str());
-                first_full_share = static_cast<double>(stats.point_centroid_distances - nk - 2 * stats.verified_points) /
-                                   static_cast<double>(c.k - 2) / static_cast<double>(c.n);
+                first_full_share = static_cast<double>(full) / static_cast<double>(c.n);
                 if (outcome == FallsBack)
                     QVERIFY2(stats.point_centroid_distances > nk + nk / 4, ("too few full searches: " + where).c_str());
                 else if (outcome == MostlyCertified)
@@ -476,6 +498,12 @@ private slots:
                 else if (outcome == TwoCandidates)
                     QVERIFY2(stats.verified_points == c.n && stats.point_centroid_distances < nk + nk / 2,
                              ("not settled by two candidates: " + where).c_str());
+                else if (outcome == Listed)
+                    QVERIFY2(stats.gemm_certified < c.n / 2 && stats.gemm_listed > c.n / 2 && full < c.n / 10 &&
+                                 stats.point_centroid_distances > nk + nk / 2,
+                             ("not settled by candidate lists: " + where).c_str());
+                else if (outcome == Overflows)
+                    QVERIFY2(full > c.n / 2, ("the lists did not overflow: " + where).c_str());
             } else if (outcome == FallsBack && (it == 2 || first_full_share > 0.9)) {
                 QVERIFY2(stats.point_centroid_distances == nk && stats.verified_points == 0,
                          ("no fallback to the exact kernel: " + where + ", first step's full searches " +

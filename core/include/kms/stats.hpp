@@ -28,6 +28,7 @@ struct IterationStats {
     std::uint64_t labels_changed = 0;  // points whose label differs from the previous iteration
     std::uint64_t verified_points = 0; // Lloyd's GEMM filter (CUDA, CPU): points it could not certify, labelled by exact distances
     std::uint64_t gemm_certified = 0;  // CPU Lloyd's GEMM filter: points whose label its error bound proved (+ verified = n)
+    std::uint64_t gemm_listed = 0;     // CUDA Lloyd's GEMM filter: of verified_points, those labelled over a list of candidates (the rest: over all k)
     std::uint64_t streamed_bytes = 0;  // CUDA, streamed points: bytes copied from host memory in this step
     double max_shift = 0.0;            // largest centroid move (Euclidean) in this update
     double mean_shift = 0.0;           // mean centroid move

@@ -345,7 +345,7 @@ void sum_over_ranks(IterationStats& stats, Communicator& comm) {
     std::uint64_t* const counters[] = {&stats.point_centroid_distances, &stats.bound_skips,     &stats.group_skips,
                                        &stats.labels_changed,           &stats.verified_points, &stats.gemm_certified,
                                        &stats.streamed_bytes,           &stats.second_centred,  &stats.stable_points,
-                                       &stats.neighbour_clusters};
+                                       &stats.neighbour_clusters,       &stats.gemm_listed};
     std::uint64_t sums[std::size(counters)];
     for (std::size_t c = 0; c < std::size(counters); ++c) sums[c] = *counters[c];
     comm.sum(sums);

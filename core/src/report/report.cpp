@@ -85,6 +85,7 @@ std::string iteration_json(JsonObject object, const IterationStats& s) {
         .integer("labels_changed", static_cast<long long>(s.labels_changed))
         .integer("verified_points", static_cast<long long>(s.verified_points))
         .integer("gemm_certified", static_cast<long long>(s.gemm_certified))
+        .integer("gemm_listed", static_cast<long long>(s.gemm_listed))
         .number("max_shift", s.max_shift)
         .number("mean_shift", s.mean_shift)
         .number("shift_sq_total", s.shift_sq_total)

@@ -33,7 +33,15 @@
 //    argmin of R: the label, whatever the tie rule.
 //  * else U < L3: the argmin of R is b1 or b2 and every other centroid is strictly
 //    farther: the exact R of the two, ties → lower index, gives the label.
-//  * else: all k exact distances (the verification kernel), as the exact kernels do.
+//  * else, candidate lists: every j with L_j > U is strictly farther than b1, so the
+//    argmin of R (every tie of it included) is among {j : L_j ≤ U}, b1 too. With L
+//    from Q̂_j alone (Δ as above), L_j > U holds when √(Q̃_j,low) > ρ = Δ +
+//    √((U + η')/(1 − g)), i.e. (tf32) Q̂_j > ρ² + E, (int8) Q_j > (ρ/s)²: the point's
+//    limit, rounded up (int8: down to an integer, as Q is). The list pass recomputes
+//    the point's Q̂ against all k (the same tiles: the same bound) and lists every j
+//    with Q̂_j ≤ limit; the exact R over the list, ties → lower index, gives the label.
+//    A list over kListCapacity, or no finite limit: all k exact distances (the
+//    verification kernel), as the exact kernels do.
 // A NaN or ∞ anywhere (data, centroids) makes δ or E NaN or ∞, and every test fails
 // (tf32: a row whose norm is above 2¹⁰⁰ too, so no Q̂ can overflow; NaN Q̂s need such
 // rows and are dropped by the summary).
@@ -42,6 +50,8 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+
+#include <cooperative_groups.h>
 
 #include "cuda_device.hpp"
 #include "kernels/cp_async.cuh"
@@ -96,6 +106,7 @@ struct Format<FilterFormat::int8> {
     // could stand for "far" without overflowing int32.
     static constexpr bool kMaskPerPair = true;
     static __device__ __forceinline__ Value far() { return INT_MAX; }
+    static __device__ __forceinline__ Value never() { return INT_MIN; }  // below every Q (≥ 0)
     static __device__ __forceinline__ void mma(Value (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
         mma_s8(acc, a, b0, b1);
     }
@@ -111,6 +122,7 @@ struct Format<FilterFormat::tf32> {
     // products are finite: see `distance`), with no per-pair select.
     static constexpr bool kMaskPerPair = false;
     static __device__ __forceinline__ Value far() { return __int_as_float(0x7f800000); }
+    static __device__ __forceinline__ Value never() { return __int_as_float(0xff800000); }  // −∞: below every Q̂
     static __device__ __forceinline__ void mma(Value (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
         mma_tf32(acc, a, b0, b1);
     }
@@ -181,276 +193,372 @@ constexpr int row_stride() { return stage_bytes<F>() + 16; }
 template <FilterFormat F>
 constexpr int filter_shared_bytes() { return kStages * (kTilePoints + kTileCentroids) * row_stride<F>(); }
 
-template <typename T, FilterFormat F>
+// A slot in a list shared by the whole grid: one atomic per group of converged lanes.
+__device__ __forceinline__ unsigned long long take_slot(unsigned long long* count) {
+    const auto lanes = cooperative_groups::coalesced_threads();
+    unsigned long long base = 0;
+    if (lanes.thread_rank() == 0) base = atomicAdd(count, static_cast<unsigned long long>(lanes.size()));
+    return lanes.shfl(base, 0) + lanes.thread_rank();
+}
+
+// The filter's two passes over the same MMA tiles: `summary` over every point (the
+// three smallest Q, certification, two candidates, or the point's list limit), `lists`
+// over the points awaiting lists (`pending`: a grid walking their tiles,
+// as their count is known on the device only).
+enum class Pass { summary, lists };
+
+template <typename T, FilterFormat F, Pass P>
 __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs<T> g) {
     using Fmt = Format<F>;
     using V = typename Fmt::Value;
+    constexpr bool kLists = P == Pass::lists;
     constexpr int kStageBytes = stage_bytes<F>(), kRowBytes = row_stride<F>();
     constexpr int kPiecesPerRow = kStageBytes / 16;  // 16-byte cp.async pieces
     extern __shared__ __align__(16) std::uint8_t pipeline[];
     std::uint8_t* const xs = pipeline;                                        // [kStages][kTilePoints × kRowBytes]
     std::uint8_t* const cs = pipeline + kStages * kTilePoints * kRowBytes;    // [kStages][kTileCentroids × kRowBytes]
-    __shared__ Top3<V> exchange[kTilePoints];
+    __shared__ Top3<V> exchange[kLists ? 1 : kTilePoints];
+    // The list pass: each row's candidates so far (a length over kListCapacity: overflow;
+    // one word of padding a row: a thread a row reads them without bank conflicts).
+    __shared__ std::int32_t lists[kLists ? kTilePoints : 1][kListCapacity + 1];
+    __shared__ int list_length[kLists ? kTilePoints : 1];
     __shared__ unsigned long long uscratch[32];
     const LloydArgs<T>& a = g.lloyd;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int warp_row = (warp & 3) * 32, warp_col = (warp >> 2) * 64;  // this warp's points and centroids in the tile
     const int group = lane >> 2, quad = lane & 3;                      // the MMA fragments' groupID, threadID_in_group
-    const long long point0 = static_cast<long long>(blockIdx.x) * kTilePoints;
     const int padded_d = g.points.padded_d, stages = padded_d / (Fmt::kDimsPerStep * Fmt::kStepsPerStage);
     const long long row_bytes = static_cast<long long>(padded_d) * (kStepBytes / Fmt::kDimsPerStep);
     const V* point_norms = static_cast<const V*>(g.points.norms);
     const V* centroid_norms = static_cast<const V*>(g.centroid_norms);
-    // After the quad's butterfly every lane holds the summaries of its group's 4
-    // rows; lane `quad` keeps row (quad >> 1)·16 + (quad & 1)·8 + group of the warp's 32.
-    const int own_row = warp_row + (quad >> 1) * 16 + (quad & 1) * 8 + group;
-    // The thread's summaries of its 4 rows (2 MMA row tiles × 2 halves) over its
-    // columns of every centroid tile so far; the quad combines them after the last.
-    Top3<V> running[2][2];
-    V point_norm[2][2];
-#pragma unroll
-    for (int mt = 0; mt < 2; ++mt)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            running[mt][half].clear(Fmt::far());
-            const long long i = point0 + warp_row + mt * 16 + half * 8 + group;
-            point_norm[mt][half] = i < a.n ? point_norms[i] : V(0);
-        }
-
-    // Loads: 128 rows × kStageBytes per operand and stage, in 16-byte pieces:
-    // kPiecesPerRow / 2 per thread and operand. Rows past n or k re-read the last row
-    // (finite, ignored in the epilogue).
-    constexpr int kLoads = kTilePoints * kPiecesPerRow / kFilterThreads;
-    int load_offset[kLoads];     // in a stage's shared rows
-    long long point_source[kLoads], centroid_row[kLoads];
-#pragma unroll
-    for (int l = 0; l < kLoads; ++l) {
-        const int piece = tid + l * kFilterThreads, row = piece / kPiecesPerRow, part = piece % kPiecesPerRow;
-        load_offset[l] = row * kRowBytes + part * 16;
-        point_source[l] = min(point0 + row, a.n - 1) * row_bytes + part * 16;
-        centroid_row[l] = row * row_bytes + part * 16;  // + the tile's first row below
-    }
     const auto* point_bytes = static_cast<const std::uint8_t*>(g.points.rows);
     const auto* centroid_bytes = static_cast<const std::uint8_t*>(g.centroid_rows);
+    // The tile's rows: points point0 + r, or (lists) the pending list's entries point0 + r.
+    const long long rows = kLists ? static_cast<long long>(a.counters->gemm_pending) : a.n;
+    auto point_of = [&](long long r) -> long long { return kLists ? g.pending[r] : r; };
+    unsigned long long changed = 0, certified = 0;
+    // The list pass's approximate distances: k per pending point.
+    if (kLists && blockIdx.x == 0 && tid == 0 && rows > 0)
+        atomicAdd(&a.counters->point_centroid_distances, static_cast<unsigned long long>(rows) * a.k);
 
-    for (int c0 = 0; c0 < a.k; c0 += kTileCentroids) {
-        auto issue = [&](int stage) {
-            const int slot = stage % kStages;
-#pragma unroll
-            for (int l = 0; l < kLoads; ++l) {
-                const int row = (tid + l * kFilterThreads) / kPiecesPerRow;
-                const long long centroid_source =
-                    centroid_row[l] + static_cast<long long>(min(c0 + row, a.k - 1) - row) * row_bytes;
-                cp_async16(xs + slot * kTilePoints * kRowBytes + load_offset[l],
-                           point_bytes + point_source[l] + static_cast<long long>(stage) * kStageBytes);
-                cp_async16(cs + slot * kTileCentroids * kRowBytes + load_offset[l],
-                           centroid_bytes + centroid_source + static_cast<long long>(stage) * kStageBytes);
-            }
-        };
-        V acc[2][8][4];
-#pragma unroll
-        for (int mt = 0; mt < 2; ++mt)
-#pragma unroll
-            for (int nt = 0; nt < 8; ++nt)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) acc[mt][nt][e] = V(0);
-#pragma unroll
-        for (int s = 0; s < kStages - 1; ++s) {
-            if (s < stages) issue(s);
-            cp_async_commit();
-        }
-        for (int stage = 0; stage < stages; ++stage) {
-            cp_async_wait<kStages - 2>();  // this stage's group has landed (for this thread) ...
-            __syncthreads();               // ... for all, and the slot refilled next was consumed by all
-            if (stage + kStages - 1 < stages) issue(stage + kStages - 1);
-            cp_async_commit();
-            const std::uint8_t* x_stage = xs + (stage % kStages) * kTilePoints * kRowBytes;
-            const std::uint8_t* c_stage = cs + (stage % kStages) * kTileCentroids * kRowBytes;
-#pragma unroll
-            for (int step = 0; step < Fmt::kStepsPerStage; ++step) {
-                unsigned frag_a[2][4];
-#pragma unroll
-                for (int mt = 0; mt < 2; ++mt) {
-                    const std::uint8_t* row =
-                        x_stage + (warp_row + mt * 16 + group) * kRowBytes + step * kStepBytes + quad * 4;
-                    frag_a[mt][0] = *reinterpret_cast<const unsigned*>(row);
-                    frag_a[mt][1] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes);
-                    frag_a[mt][2] = *reinterpret_cast<const unsigned*>(row + 16);
-                    frag_a[mt][3] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes + 16);
-                }
-#pragma unroll
-                for (int nt = 0; nt < 8; ++nt) {
-                    const std::uint8_t* col =
-                        c_stage + (warp_col + nt * 8 + group) * kRowBytes + step * kStepBytes + quad * 4;
-                    const unsigned b0 = *reinterpret_cast<const unsigned*>(col);
-                    const unsigned b1 = *reinterpret_cast<const unsigned*>(col + 16);
-#pragma unroll
-                    for (int mt = 0; mt < 2; ++mt) Fmt::mma(acc[mt][nt], frag_a[mt], b0, b1);
-                }
-            }
-        }
-        cp_async_wait<0>();
-        __syncthreads();  // the next tile's prologue overwrites stages still being read
-        // Epilogue: acc[mt][nt][half·2 + e] = x̃·c̃ for row mt·16 + half·8 + group,
-        // centroid nt·8 + quad·2 + e of the warp's, into the row's running summary.
-        // Most candidates are not below its third smallest once a tile has passed:
-        // one comparison each (a NaN is never below: dropped, as `distance` allows).
-        V centroid_norm[8][2];
-#pragma unroll
-        for (int nt = 0; nt < 8; ++nt)
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
-                centroid_norm[nt][e] = c < a.k ? centroid_norms[c] : (Fmt::kMaskPerPair ? V(0) : Fmt::far());
-            }
+    // The summary pass: one tile a block (the loop ends after it: nothing lives across tiles).
+    for (int tile = blockIdx.x; static_cast<long long>(tile) * kTilePoints < rows; tile += gridDim.x) {
+        const long long point0 = static_cast<long long>(tile) * kTilePoints;
+        // After the quad's butterfly every lane holds the summaries of its group's 4
+        // rows; lane `quad` keeps row (quad >> 1)·16 + (quad & 1)·8 + group of the warp's 32.
+        const int own_row = warp_row + (quad >> 1) * 16 + (quad & 1) * 8 + group;
+        // The thread's summaries of its 4 rows (2 MMA row tiles × 2 halves) over its
+        // columns of every centroid tile so far; the quad combines them after the last.
+        // The list pass: the rows' limits instead (never: a row past the list).
+        Top3<V> running[2][2];
+        V point_norm[2][2], limit[2][2];
 #pragma unroll
         for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                Top3<V>& top = running[mt][half];
+                running[mt][half].clear(Fmt::far());
+                const long long r = point0 + warp_row + mt * 16 + half * 8 + group;
+                point_norm[mt][half] = r < rows ? point_norms[point_of(r)] : V(0);
+                limit[mt][half] = kLists && r < rows ? static_cast<const V*>(g.limits)[r] : Fmt::never();
+            }
+        if (kLists && tid < kTilePoints) list_length[tid] = 0;  // read after the first stage's barrier
+
+        // Loads: 128 rows × kStageBytes per operand and stage, in 16-byte pieces:
+        // kPiecesPerRow / 2 per thread and operand. Rows past the last or k re-read the
+        // last (finite, ignored in the epilogue).
+        constexpr int kLoads = kTilePoints * kPiecesPerRow / kFilterThreads;
+        int load_offset[kLoads];  // in a stage's shared rows
+        long long point_source[kLoads], centroid_row[kLoads];
+#pragma unroll
+        for (int l = 0; l < kLoads; ++l) {
+            const int piece = tid + l * kFilterThreads, row = piece / kPiecesPerRow, part = piece % kPiecesPerRow;
+            load_offset[l] = row * kRowBytes + part * 16;
+            point_source[l] = point_of(min(point0 + row, rows - 1)) * row_bytes + part * 16;
+            centroid_row[l] = row * row_bytes + part * 16;  // + the tile's first row below
+        }
+
+        for (int c0 = 0; c0 < a.k; c0 += kTileCentroids) {
+            auto issue = [&](int stage) {
+                const int slot = stage % kStages;
+#pragma unroll
+                for (int l = 0; l < kLoads; ++l) {
+                    const int row = (tid + l * kFilterThreads) / kPiecesPerRow;
+                    const long long centroid_source =
+                        centroid_row[l] + static_cast<long long>(min(c0 + row, a.k - 1) - row) * row_bytes;
+                    cp_async16(xs + slot * kTilePoints * kRowBytes + load_offset[l],
+                               point_bytes + point_source[l] + static_cast<long long>(stage) * kStageBytes);
+                    cp_async16(cs + slot * kTileCentroids * kRowBytes + load_offset[l],
+                               centroid_bytes + centroid_source + static_cast<long long>(stage) * kStageBytes);
+                }
+            };
+            V acc[2][8][4];
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
                 for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
-                        const V q = Fmt::distance(point_norm[mt][half], centroid_norm[nt][e], acc[mt][nt][half * 2 + e]);
-                        if (q < top.q3 && (!Fmt::kMaskPerPair || c < a.k)) top.insert(q, c);
+                    for (int e = 0; e < 4; ++e) acc[mt][nt][e] = V(0);
+#pragma unroll
+            for (int s = 0; s < kStages - 1; ++s) {
+                if (s < stages) issue(s);
+                cp_async_commit();
+            }
+            for (int stage = 0; stage < stages; ++stage) {
+                cp_async_wait<kStages - 2>();  // this stage's group has landed (for this thread) ...
+                __syncthreads();               // ... for all, and the slot refilled next was consumed by all
+                if (stage + kStages - 1 < stages) issue(stage + kStages - 1);
+                cp_async_commit();
+                const std::uint8_t* x_stage = xs + (stage % kStages) * kTilePoints * kRowBytes;
+                const std::uint8_t* c_stage = cs + (stage % kStages) * kTileCentroids * kRowBytes;
+#pragma unroll
+                for (int step = 0; step < Fmt::kStepsPerStage; ++step) {
+                    unsigned frag_a[2][4];
+#pragma unroll
+                    for (int mt = 0; mt < 2; ++mt) {
+                        const std::uint8_t* row =
+                            x_stage + (warp_row + mt * 16 + group) * kRowBytes + step * kStepBytes + quad * 4;
+                        frag_a[mt][0] = *reinterpret_cast<const unsigned*>(row);
+                        frag_a[mt][1] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes);
+                        frag_a[mt][2] = *reinterpret_cast<const unsigned*>(row + 16);
+                        frag_a[mt][3] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes + 16);
                     }
-            }
-    }
-    // The quad's four summaries of each row, then lane `quad` keeps its row.
-    Top3<V> own;
 #pragma unroll
-    for (int mt = 0; mt < 2; ++mt)
+                    for (int nt = 0; nt < 8; ++nt) {
+                        const std::uint8_t* col =
+                            c_stage + (warp_col + nt * 8 + group) * kRowBytes + step * kStepBytes + quad * 4;
+                        const unsigned b0 = *reinterpret_cast<const unsigned*>(col);
+                        const unsigned b1 = *reinterpret_cast<const unsigned*>(col + 16);
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            Top3<V> top = running[mt][half];
-            top.merge(top.shuffled(1));
-            top.merge(top.shuffled(2));
-            if (quad == mt * 2 + half) own = top;
-        }
-    // The two warps sharing the rows (centroids 0-63 and 64-127 of each tile) combine.
-    if (warp >= 4) exchange[own_row] = own;
-    __syncthreads();
-    unsigned long long changed = 0, certified = 0;
-    const long long i = point0 + own_row;
-    if (warp < 4 && i < a.n) {
-        own.merge(exchange[own_row]);
-        // Certification (the bound above), in double with directed rounding. The
-        // square roots of Q̃'s bounds: `root_high(q)` ≥ √Q̃, `root_low(q)` ≤ √Q̃.
-        const double g_factor = 2.0 * (a.d + 2) * unit_roundoff<T>();
-        const double grow = __dadd_ru(1.0, g_factor), shrink = __dsub_rd(1.0, g_factor);
-        const double underflow = 2.0 * (a.d + 2) * smallest_subnormal<T>();
-        const double slack_x = g.points.slack[i];
-        const double slack_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[a.k]);
-        const double slack_c1 = own.c1 < a.k ? g.centroid_slack[own.c1] : infinity_of<double>();
-        double root_error = 0.0;  // tf32: E; int8: exact
-        if constexpr (F == FilterFormat::tf32) {
-            const double u = 5.9604644775390625e-08, widen = 1.0 + 0x1p-22;
-            const double gamma = (padded_d + 16) * 0x1p-21, eta = (padded_d + 16) * 0x1p-120;
-            const double norm_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[a.k + 1]);
-            const double p = __dsqrt_ru(__dmul_ru(static_cast<double>(point_norms[i]), widen));
-            const double c = __dsqrt_ru(__dmul_ru(norm_max, widen));
-            const double sum = __dadd_ru(p, c);
-            root_error = __dadd_ru(__dadd_ru(__dmul_ru(2.0 * gamma, __dmul_ru(p, c)), __dmul_ru(8.0 * u, __dmul_ru(sum, sum))),
-                                   eta);
-        }
-        const double s = g.points.scale;
-        auto root_high = [&](V q) {
-            return F == FilterFormat::tf32 ? __dsqrt_ru(__dadd_ru(static_cast<double>(q), root_error))
-                                           : __dmul_ru(s, __dsqrt_ru(static_cast<double>(q)));
-        };
-        auto root_low = [&](V q) {
-            if (F == FilterFormat::tf32) {
-                const double low = __dsub_rd(static_cast<double>(q), root_error);
-                return low > 0.0 ? __dsqrt_rd(low) : 0.0;
+                        for (int mt = 0; mt < 2; ++mt) Fmt::mma(acc[mt][nt], frag_a[mt], b0, b1);
+                    }
+                }
             }
-            return __dmul_rd(s, __dsqrt_rd(static_cast<double>(q)));
-        };
-        const double reach1 = __dadd_ru(root_high(own.q1), __dadd_ru(slack_x, slack_c1));
-        const double upper = __dadd_ru(__dmul_ru(__dmul_ru(reach1, reach1), grow), underflow);
-        const double slack_any = __dadd_ru(slack_x, slack_max);
-        auto lower = [&](V q) {
-            double reach = __dsub_rd(root_low(q), slack_any);
-            reach = reach > 0.0 ? reach : 0.0;  // NaN → 0: certifies nothing
-            return __dsub_rd(__dmul_rd(__dmul_rd(reach, reach), shrink), underflow);
-        };
-        const bool finite = upper < static_cast<double>(std::numeric_limits<T>::max());
-        if (finite && upper < lower(own.q2)) {
-            ++certified;
-            if (a.labels[i] != own.c1) {
-                a.labels[i] = own.c1;
-                ++changed;
+            cp_async_wait<0>();
+            __syncthreads();  // the next tile's prologue overwrites stages still being read
+            // Epilogue: acc[mt][nt][half·2 + e] = x̃·c̃ for row mt·16 + half·8 + group,
+            // centroid nt·8 + quad·2 + e of the warp's, into the row's running summary.
+            // Most candidates are not below its third smallest once a tile has passed:
+            // one comparison each (a NaN is never below: dropped, as `distance` allows).
+            // The list pass: into the row's list where not above its limit (rare).
+            V centroid_norm[8][2];
+#pragma unroll
+            for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
+                    centroid_norm[nt][e] = c < a.k ? centroid_norms[c] : (Fmt::kMaskPerPair ? V(0) : Fmt::far());
+                }
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    Top3<V>& top = running[mt][half];
+#pragma unroll
+                    for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
+                            const V q =
+                                Fmt::distance(point_norm[mt][half], centroid_norm[nt][e], acc[mt][nt][half * 2 + e]);
+                            if constexpr (kLists) {
+                                if (q <= limit[mt][half] && (!Fmt::kMaskPerPair || c < a.k)) {
+                                    const int row = warp_row + mt * 16 + half * 8 + group;
+                                    const int at = atomicAdd(&list_length[row], 1);
+                                    if (at < kListCapacity) lists[row][at] = c;
+                                }
+                            } else if (q < top.q3 && (!Fmt::kMaskPerPair || c < a.k)) {
+                                top.insert(q, c);
+                            }
+                        }
+                }
+        }
+
+        if constexpr (kLists) {
+            __syncthreads();  // every row's list is complete
+            const long long r = point0 + tid;
+            if (tid < kTilePoints && r < rows) {
+                const long long i = point_of(r);
+                const int length = list_length[tid];
+                if (length <= kListCapacity) {
+                    const unsigned long long slot = take_slot(&a.counters->gemm_listed);
+                    g.listed[slot] = static_cast<std::int32_t>(i);
+                    g.list_lengths[slot] = static_cast<std::uint8_t>(length);
+                    for (int m = 0; m < length; ++m) g.candidates[slot * kListCapacity + m] = lists[tid][m];
+                } else {
+                    g.full[take_slot(&a.counters->gemm_full_searches)] = static_cast<std::int32_t>(i);
+                }
             }
-            if (a.status) a.status[i] = 0;
+            __syncthreads();  // the lists are read before the next tile clears them
         } else {
-            if (finite && upper < lower(own.q3)) {
-                const unsigned long long slot = atomicAdd(&a.counters->gemm_pairs, 1ull);
-                g.unsettled[slot] = static_cast<std::int32_t>(i);
-                g.candidates[slot] = make_int2(own.c1, own.c2);
-            } else {
-                const unsigned long long slot = atomicAdd(&a.counters->gemm_full_searches, 1ull);
-                g.unsettled[a.n - 1 - static_cast<long long>(slot)] = static_cast<std::int32_t>(i);
+            // The quad's four summaries of each row, then lane `quad` keeps its row.
+            Top3<V> own;
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    Top3<V> top = running[mt][half];
+                    top.merge(top.shuffled(1));
+                    top.merge(top.shuffled(2));
+                    if (quad == mt * 2 + half) own = top;
+                }
+            // The two warps sharing the rows (centroids 0-63 and 64-127 of each tile) combine.
+            if (warp >= 4) exchange[own_row] = own;
+            __syncthreads();
+            const long long i = point0 + own_row;
+            if (warp < 4 && i < a.n) {
+                own.merge(exchange[own_row]);
+                // Certification (the bound above), in double with directed rounding. The
+                // square roots of Q̃'s bounds: `root_high(q)` ≥ √Q̃, `root_low(q)` ≤ √Q̃.
+                const double g_factor = 2.0 * (a.d + 2) * unit_roundoff<T>();
+                const double grow = __dadd_ru(1.0, g_factor), shrink = __dsub_rd(1.0, g_factor);
+                const double underflow = 2.0 * (a.d + 2) * smallest_subnormal<T>();
+                const double slack_x = g.points.slack[i];
+                const double slack_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[a.k]);
+                const double slack_c1 = own.c1 < a.k ? g.centroid_slack[own.c1] : infinity_of<double>();
+                double root_error = 0.0;  // tf32: E; int8: exact
+                if constexpr (F == FilterFormat::tf32) {
+                    const double u = 5.9604644775390625e-08, widen = 1.0 + 0x1p-22;
+                    const double gamma = (padded_d + 16) * 0x1p-21, eta = (padded_d + 16) * 0x1p-120;
+                    const double norm_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[a.k + 1]);
+                    const double p = __dsqrt_ru(__dmul_ru(static_cast<double>(point_norms[i]), widen));
+                    const double c = __dsqrt_ru(__dmul_ru(norm_max, widen));
+                    const double sum = __dadd_ru(p, c);
+                    root_error = __dadd_ru(
+                        __dadd_ru(__dmul_ru(2.0 * gamma, __dmul_ru(p, c)), __dmul_ru(8.0 * u, __dmul_ru(sum, sum))), eta);
+                }
+                const double s = g.points.scale;
+                auto root_high = [&](V q) {
+                    return F == FilterFormat::tf32 ? __dsqrt_ru(__dadd_ru(static_cast<double>(q), root_error))
+                                                   : __dmul_ru(s, __dsqrt_ru(static_cast<double>(q)));
+                };
+                auto root_low = [&](V q) {
+                    if (F == FilterFormat::tf32) {
+                        const double low = __dsub_rd(static_cast<double>(q), root_error);
+                        return low > 0.0 ? __dsqrt_rd(low) : 0.0;
+                    }
+                    return __dmul_rd(s, __dsqrt_rd(static_cast<double>(q)));
+                };
+                const double reach1 = __dadd_ru(root_high(own.q1), __dadd_ru(slack_x, slack_c1));
+                const double upper = __dadd_ru(__dmul_ru(__dmul_ru(reach1, reach1), grow), underflow);
+                const double slack_any = __dadd_ru(slack_x, slack_max);
+                auto lower = [&](V q) {
+                    double reach = __dsub_rd(root_low(q), slack_any);
+                    reach = reach > 0.0 ? reach : 0.0;  // NaN → 0: certifies nothing
+                    return __dsub_rd(__dmul_rd(__dmul_rd(reach, reach), shrink), underflow);
+                };
+                const bool finite = upper < static_cast<double>(std::numeric_limits<T>::max());
+                if (finite && upper < lower(own.q2)) {
+                    ++certified;
+                    if (a.labels[i] != own.c1) {
+                        a.labels[i] = own.c1;
+                        ++changed;
+                    }
+                    if (a.status) a.status[i] = 0;
+                } else if (finite && upper < lower(own.q3)) {
+                    const unsigned long long slot = take_slot(&a.counters->gemm_listed);
+                    g.listed[slot] = static_cast<std::int32_t>(i);
+                    g.list_lengths[slot] = 2;
+                    g.candidates[slot * kListCapacity] = own.c1;
+                    g.candidates[slot * kListCapacity + 1] = own.c2;
+                } else {
+                    // The list limit: Q̂ above ρ² + E (tf32) or Q above (ρ/s)² (int8) means
+                    // L_j > U. Not finite (or no proof of R_b1's finiteness): all k.
+                    const double rho = __dadd_ru(slack_any, __dsqrt_ru(__ddiv_ru(__dadd_ru(upper, underflow), shrink)));
+                    double bound;
+                    if constexpr (F == FilterFormat::tf32) {
+                        bound = __dadd_ru(__dmul_ru(rho, rho), root_error);
+                    } else {
+                        const double scaled = __ddiv_ru(rho, s);
+                        bound = floor(__dmul_ru(scaled, scaled));
+                    }
+                    const double largest = F == FilterFormat::tf32 ? 3.402823466e38 : static_cast<double>(INT_MAX - 1);
+                    if (finite && shrink > 0.0 && bound <= largest) {  // NaN fails too
+                        const unsigned long long slot = take_slot(&a.counters->gemm_pending);
+                        g.pending[slot] = static_cast<std::int32_t>(i);
+                        V stored;
+                        if constexpr (F == FilterFormat::tf32) stored = __double2float_ru(bound);
+                        else stored = static_cast<int>(bound);
+                        static_cast<V*>(g.limits)[slot] = stored;
+                    } else {
+                        g.full[take_slot(&a.counters->gemm_full_searches)] = static_cast<std::int32_t>(i);
+                    }
+                }
             }
+            break;
         }
     }
-    block_count_add(changed, &a.counters->labels_changed, uscratch);
-    block_count_add(certified, &a.counters->gemm_certified, uscratch);
+    if constexpr (!kLists) {
+        block_count_add(changed, &a.counters->labels_changed, uscratch);
+        block_count_add(certified, &a.counters->gemm_certified, uscratch);
+    }
 }
 
-// Exact labels of the points left with two candidates, one warp per point: the
-// warp stages the three rows in shared memory (coalesced; rows up to kVerifyCols),
-// then lanes 0 and 1 compute the two kms::squared_distance()s, the smaller wins
-// (ties → lower index). The points that need all k go to the tiled search.
+// kms::squared_distance() of two rows, read 16 bytes at a time where both allow it
+// (the same steps in the same order: the same bits).
 template <typename T>
-constexpr int verify_cols() { return 1024 / sizeof(T); }  // 3 rows × 8 warps: 24 KB of shared memory
+__device__ __forceinline__ T list_distance(const T* x, const T* c, int d) {
+    if (d % 4 != 0 || (reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(c)) % (4 * sizeof(T)) != 0)
+        return exact_squared_distance(x, c, d);
+    T sum = T(0);
+    for (int j = 0; j < d; j += 4) {
+        T xv[4], cv[4];
+        load4(x + j, xv);
+        load4(c + j, cv);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) sum = sq_step(sum, xv[e], cv[e]);
+    }
+    return sum;
+}
+
+// Exact labels of the points with a candidate list, eight lanes a point (lists are
+// mostly 2-8 long): each lane computes kms::squared_distance() to every eighth
+// candidate, the group's smallest wins (ties → lower index). The points that need all
+// k go to the tiled search.
+constexpr int kVerifyLanes = 8;
 
 template <typename T>
 __global__ void __launch_bounds__(256) gemm_verify_kernel(GemmLloydArgs<T> g) {
-    constexpr int kVerifyCols = verify_cols<T>();
-    __shared__ T rows[8][3][kVerifyCols];
     __shared__ unsigned long long uscratch[32];
     const LloydArgs<T>& a = g.lloyd;
-    const unsigned long long count = a.counters->gemm_pairs;
-    const int lane = threadIdx.x & 31;
-    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x >> 5);
+    const unsigned long long count = a.counters->gemm_listed;
+    const int lane = threadIdx.x & 31, sub = lane % kVerifyLanes;
+    const unsigned group_mask = ((1u << kVerifyLanes) - 1) << (lane - sub);
+    const long long groups = static_cast<long long>(gridDim.x) * (blockDim.x / kVerifyLanes);
     unsigned long long changed = 0, evaluations = 0;
-    for (long long w = static_cast<long long>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
-         w < static_cast<long long>(count); w += warps) {
-        const long long i = g.unsettled[w];
-        const int2 candidates = g.candidates[w];
+    for (long long w = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / kVerifyLanes;
+         w < static_cast<long long>(count); w += groups) {
+        const long long i = g.listed[w];
+        const int length = g.list_lengths[w];
         const T* x = a.points + i * a.d;
-        const int mine = lane == 0 ? candidates.x : candidates.y;
-        T s = T(0);
-        if (a.d <= kVerifyCols) {
-            T(*staged)[kVerifyCols] = rows[threadIdx.x >> 5];
-            const T* first = a.centroids + static_cast<long long>(candidates.x) * a.d;
-            const T* second = a.centroids + static_cast<long long>(candidates.y) * a.d;
-            __syncwarp();  // the previous point's rows are no longer read
-            for (int j = lane; j < a.d; j += 32) {
-                staged[0][j] = x[j];
-                staged[1][j] = first[j];
-                staged[2][j] = second[j];
+        int best = INT_MAX;
+        T smallest = infinity_of<T>();
+        for (int m = sub; m < length; m += kVerifyLanes) {
+            const int c = g.candidates[w * kListCapacity + m];
+            const T s = list_distance(x, a.centroids + static_cast<long long>(c) * a.d, a.d);
+            if (s < smallest || (s == smallest && c < best)) {
+                smallest = s;
+                best = c;
             }
-            __syncwarp();
-            if (lane < 2) s = exact_squared_distance(staged[0], staged[1 + lane], a.d);
-        } else if (lane < 2) {
-            s = exact_squared_distance(x, a.centroids + static_cast<long long>(mine) * a.d, a.d);
         }
-        const T other = __shfl_down_sync(0xffffffffu, s, 1);
-        if (lane == 0) {
-            const bool second_wins = other < s || (other == s && candidates.y < candidates.x);
-            const int label = second_wins ? candidates.y : candidates.x;
-            evaluations += 2;
-            if (a.labels[i] != label) {
-                a.labels[i] = label;
+        for (int offset = kVerifyLanes / 2; offset > 0; offset >>= 1) {
+            const T other = __shfl_xor_sync(group_mask, smallest, offset);
+            const int other_c = __shfl_xor_sync(group_mask, best, offset);
+            if (other < smallest || (other == smallest && other_c < best)) {
+                smallest = other;
+                best = other_c;
+            }
+        }
+        if (sub == 0) {
+            evaluations += length;
+            if (a.labels[i] != best) {
+                a.labels[i] = best;
                 ++changed;
             }
             if (a.status) a.status[i] = 0;
         }
     }
     block_count_add(changed, &a.counters->labels_changed, uscratch);
-    // Verified points cost 2 exact distances each, on top of the filter's n·k.
+    // Verified points cost their list's exact distances, on top of the filter's n·k.
     block_count_add(evaluations, &a.counters->point_centroid_distances, uscratch);
 }
 
@@ -589,6 +697,15 @@ void launch_quantise_points(const T* data, long long n, int d, const T* shift, c
         launch_quantise<T, FilterFormat::tf32>(data, n, d, shift, points, rows, norms, slack, nullptr, sm_count, stream);
 }
 
+template <typename T, FilterFormat F, Pass P>
+void launch_filter_pass(const GemmLloydArgs<T>& g, unsigned blocks, cudaStream_t stream) {
+    constexpr int shared = filter_shared_bytes<F>();
+    // Above the 48 KiB default (tf32: 60 KiB); set on every launch: it is per device.
+    KMS_CUDA_CHECK(cudaFuncSetAttribute(filter_kernel<T, F, P>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+    filter_kernel<T, F, P><<<blocks, kFilterThreads, shared, stream>>>(g);
+    KMS_CUDA_LAUNCH_CHECK(P == Pass::summary ? "GEMM filter kernel" : "GEMM list kernel");
+}
+
 template <typename T, FilterFormat F>
 void launch_filter(const GemmLloydArgs<T>& g, cudaStream_t stream) {
     const LloydArgs<T>& a = g.lloyd;
@@ -596,12 +713,12 @@ void launch_filter(const GemmLloydArgs<T>& g, cudaStream_t stream) {
     KMS_CUDA_CHECK(cudaMemsetAsync(maxima, 0, 2 * sizeof(float), stream));
     launch_quantise<T, F>(a.centroids, a.k, a.d, g.shift, g.points, g.centroid_rows, g.centroid_norms,
                           g.centroid_slack, maxima, g.sm_count, stream);
-    const unsigned blocks = static_cast<unsigned>((a.n + kTilePoints - 1) / kTilePoints);
-    constexpr int shared = filter_shared_bytes<F>();
-    // Above the 48 KiB default (tf32: 60 KiB); set on every launch: it is per device.
-    KMS_CUDA_CHECK(cudaFuncSetAttribute(filter_kernel<T, F>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
-    filter_kernel<T, F><<<blocks, kFilterThreads, shared, stream>>>(g);
-    KMS_CUDA_LAUNCH_CHECK("GEMM filter kernel");
+    const long long tiles = (a.n + kTilePoints - 1) / kTilePoints;
+    launch_filter_pass<T, F, Pass::summary>(g, static_cast<unsigned>(tiles), stream);
+    // The pending points' count is known on the device only: two blocks a multiprocessor
+    // (the launch bounds) walk their tiles.
+    launch_filter_pass<T, F, Pass::lists>(g, static_cast<unsigned>(std::min<long long>(tiles, 2LL * g.sm_count)),
+                                          stream);
 }
 
 template <typename T>
@@ -611,7 +728,7 @@ void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
         launch_filter<T, FilterFormat::int8>(g, stream);
     else
         launch_filter<T, FilterFormat::tf32>(g, stream);
-    // The unsettled count is known on the device only: a fixed grid of warps walks the list.
+    // The listed count is known on the device only: a fixed grid of warps walks the list.
     const long long verify_blocks = std::max<long long>(1, std::min<long long>(static_cast<long long>(g.sm_count) * 8,
                                                                                 (a.n + 7) / 8));
     gemm_verify_kernel<T><<<static_cast<unsigned>(verify_blocks), 256, 0, stream>>>(g);
@@ -619,7 +736,7 @@ void launch_gemm_lloyd(const GemmLloydArgs<T>& g, cudaStream_t stream) {
     // The searches over all k: a thread or warp per point walking every centroid row
     // took 200 ms of a first iteration at n = 10^6, d = 64, k = 1000 (H200).
     launch_tiled_search<T, false>(a.points, a.d, a.centroids, a.k,
-                                  TiledRows{a.n, g.unsettled, &a.counters->gemm_full_searches, true}, true, g.sm_count,
+                                  TiledRows{a.n, g.full, &a.counters->gemm_full_searches, false}, true, g.sm_count,
                                   FullSearchFinish{a.labels, a.status}, &a.counters->labels_changed,
                                   &a.counters->point_centroid_distances, stream, "GEMM full search kernel");
 }

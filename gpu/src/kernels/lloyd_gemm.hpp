@@ -14,9 +14,13 @@
 //  3. certify: |‖x − c‖ − ‖x̃ − c̃‖| ≤ δ_x + δ_c (triangle inequality) proves for
 //     most points that the Q-argmin is the strict argmin of kms::squared_distance(),
 //     so the label is exactly CPU Lloyd's; for most others, that the argmin is one
-//     of the two Q-smallest (derivation in kernels/lloyd_gemm.cu);
-//  4. verify: those get their label from the exact computation (squared_distance
-//     order, no FMA, ties → lowest index) over the two candidates, the rest over all k.
+//     of the two Q-smallest; for the rest it bounds the candidates' Q from above
+//     (derivation in kernels/lloyd_gemm.cu);
+//  4. list: a second filter pass over the rest (clustered data: many centroids within
+//     the bound) collects every centroid under that bound, up to kListCapacity;
+//  5. verify: the points with a list (two candidates, or the second pass's) get their
+//     label from the exact computation (squared_distance order, no FMA, ties → lowest
+//     index) over the list, those whose list overflowed over all k.
 // Labels therefore equal those of the exact tiled kernel, bit for bit, in either format.
 #include <cstdint>
 
@@ -45,16 +49,19 @@ inline int filter_element_bytes(FilterFormat format) { return format == FilterFo
 // barriers for the same bytes), and rows are padded with zeros to whole stages.
 constexpr int kStepBytes = 32;
 inline int filter_steps_per_stage(FilterFormat format) { return format == FilterFormat::int8 ? 1 : 2; }
+// A candidate list: one lane of the verifying warp per candidate.
+constexpr int kListCapacity = 32;
 inline int filter_width(int d, FilterFormat format) {
     const int stage = kStepBytes * filter_steps_per_stage(format) / filter_element_bytes(format);
     return (d + stage - 1) / stage * stage;
 }
 
-// When the filter leaves more than kGemmProbeShare of the points to exact searches
-// over all k, the run times the exact kernel on its next step and from then on uses
-// whichever assigns faster, timing the other again after kGemmRetrySteps steps; above
-// kGemmHopelessShare (the quantisation is too coarse for the data: one far outlier
-// makes s huge) it uses the exact kernel for the rest of the run. The searches over
+// When the filter leaves more than kGemmProbeShare of the points to its list pass or
+// exact searches over all k, the run times the exact kernel on its next step and from
+// then on uses whichever assigns faster, timing the other again after kGemmRetrySteps
+// steps; when it leaves above kGemmHopelessShare to searches over all k (the
+// quantisation is too coarse for the data: one far outlier makes s huge) it uses the
+// exact kernel for the rest of the run. The searches over
 // all k run tiled, so a filter that leaves even two thirds of the points to them can
 // still be the faster (1M × 64, k = 1000, uniform: 7.5 ms against 12.0 ms, H200).
 constexpr double kGemmProbeShare = 0.25, kGemmHopelessShare = 0.9;
@@ -80,9 +87,13 @@ struct GemmLloydArgs {
     void* centroid_norms;            // k, as the points'
     float* centroid_slack;           // k + 2: δ_c per centroid, their maximum, the largest ‖c̃‖²
                                      // (both as bits, ∞ if any is not finite)
-    std::int32_t* unsettled;         // n: the points with two candidates from the front, those
-                                     // needing all k from the back (unsettled[n − 1], ...)
-    int2* candidates;                // n: the two candidate labels of the front list
+    // The uncertified points, n each (three lists: the list pass reads one while it fills the others):
+    std::int32_t* listed;            // those with a candidate list (gemm_listed)
+    std::int32_t* pending;           // those awaiting the list pass (gemm_pending)
+    std::int32_t* full;              // those searched over all k (gemm_full_searches)
+    std::int32_t* candidates;        // n × kListCapacity: the candidate lists, by slot in `listed`
+    std::uint8_t* list_lengths;      // n: their lengths
+    void* limits;                    // n, by slot in `pending`: the largest Q a candidate may have (V)
     int sm_count;
 };
 
@@ -96,12 +107,12 @@ template <typename T>
 void launch_quantise_points(const T* data, long long n, int d, const T* shift, const QuantisedPoints& points,
                             cudaStream_t stream);
 
-// Centroid quantisation, filter + certification, exact verification of the rest:
-// the points with two candidates one warp each, those needing all k by the
-// register-tiled search (kernels/tiled_search.cuh). counters:
-// point_centroid_distances += 2 or k per verified point (the filter's n·k are
-// counted by the caller), labels_changed, gemm_certified, gemm_pairs and
-// gemm_full_searches.
+// Centroid quantisation, filter + certification, the list pass, exact verification
+// of the rest: the points with a candidate list eight lanes each, those needing all k
+// by the register-tiled search (kernels/tiled_search.cuh). counters:
+// point_centroid_distances += the list pass's k per pending point and the list's
+// length or k per verified point (the filter's n·k are counted by the caller),
+// labels_changed, gemm_certified, gemm_pending, gemm_listed and gemm_full_searches.
 template <typename T>
 void launch_gemm_lloyd(const GemmLloydArgs<T>& args, cudaStream_t stream);
 

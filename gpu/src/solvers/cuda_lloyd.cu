@@ -43,8 +43,12 @@ private:
         quantised_centroids_.allocate(k * row_bytes(), "the filter's centroid rows");
         centroid_qnorms_.allocate(k, "the filter's centroid norms");
         centroid_slack_.allocate(k + 2, "the filter's centroid rounding errors");
-        unsettled_.allocate(n, "the list of uncertified points");
-        candidates_.allocate(n, "the candidates of uncertified points");
+        listed_.allocate(n, "the list of points with candidates");
+        pending_.allocate(n, "the list of points awaiting candidates");
+        candidates_.allocate(n * kListCapacity, "the candidates of uncertified points");
+        list_lengths_.allocate(n, "the lengths of the candidate lists");
+        list_limits_.allocate(n, "the limits of the candidate lists");
+        full_searches_.allocate(n, "the list of points searched over all k");
     }
 
     void restart() override {
@@ -65,7 +69,8 @@ private:
                                   shift_.get(),
                                   filter_points(),
                                   quantised_centroids_.get(), centroid_qnorms_.get(), centroid_slack_.get(),
-                                  unsettled_.get(), candidates_.get(), this->geometry_.sm_count};
+                                  listed_.get(), pending_.get(), full_searches_.get(), candidates_.get(),
+                                  list_lengths_.get(), list_limits_.get(), this->geometry_.sm_count};
             launch_gemm_lloyd<T>(gemm, this->stream_);
             return;
         }
@@ -79,7 +84,7 @@ private:
 
     // Filter or exact kernel, by the run's own assignment times (the labels are the
     // same either way). A filtered step that leaves more than kGemmProbeShare of the
-    // points to searches over all k makes the next step a probe of the exact kernel;
+    // points to its list pass or searches over all k makes the next step a probe of the exact kernel;
     // from then on the faster of the two runs, and the other is timed again after
     // kGemmRetrySteps steps (the filter certifies more as a run settles; a first
     // launch's one-time costs fade). A filter that certifies almost nothing
@@ -90,8 +95,9 @@ private:
         if (gemm_active_) {
             filter_ms_ = ms;
             ++steps_since_switch_;
-            const double share = static_cast<double>(counters.gemm_full_searches) / static_cast<double>(this->n_);
-            gemm_hopeless_ = share > kGemmHopelessShare;
+            const double n = static_cast<double>(this->n_);
+            gemm_hopeless_ = static_cast<double>(counters.gemm_full_searches) / n > kGemmHopelessShare;
+            const double share = static_cast<double>(counters.gemm_pending + counters.gemm_full_searches) / n;
             const bool slower = exact_ms_ < 0.0 ? share > kGemmProbeShare
                                                 : filter_ms_ > exact_ms_ || steps_since_switch_ >= kGemmRetrySteps;
             if (gemm_hopeless_ || slower) {
@@ -178,8 +184,8 @@ private:
     DeviceBuffer<float> point_slack_, centroid_slack_;
     double quantisation_scale_ = 1.0;
     FilterFormat format_ = FilterFormat::tf32;
-    DeviceBuffer<std::int32_t> unsettled_;
-    DeviceBuffer<int2> candidates_;
+    DeviceBuffer<std::int32_t> listed_, pending_, full_searches_, candidates_, list_limits_;  // limits: int32 or float bits
+    DeviceBuffer<std::uint8_t> list_lengths_;
     bool gemm_active_ = false;    // the next step uses the filter
     bool gemm_hopeless_ = false;  // the filter certified almost nothing: not again this run
     double filter_ms_ = -1.0, exact_ms_ = -1.0;  // the last assignment time of each (−1: not timed yet)

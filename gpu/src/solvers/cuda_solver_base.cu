@@ -352,8 +352,9 @@ IterationStats CudaSolverBase<T>::step() {
     stats.empty_clusters = first_empty_count_ >= 0 ? first_empty_count_ : host.shifts.empty_clusters;
     first_empty_count_ = -1;
     if (config_.compute_inertia) stats.inertia = host.inertia;
-    stats.verified_points = host.counters.gemm_pairs + host.counters.gemm_full_searches;
+    stats.verified_points = host.counters.gemm_listed + host.counters.gemm_full_searches;
     stats.gemm_certified = host.counters.gemm_certified;
+    stats.gemm_listed = host.counters.gemm_listed;
     stats.group_skips = host.counters.group_skips;
     stats.groups = centroid_groups();
     if (streamed_) stats.streamed_bytes = static_cast<std::uint64_t>(n_) * d_ * sizeof(T);
