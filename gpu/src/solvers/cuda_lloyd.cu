@@ -40,15 +40,21 @@ private:
             prepare_filter_rows();
         if (!uses_gemm_filter()) return;
         const std::size_t n = static_cast<std::size_t>(this->n_), k = static_cast<std::size_t>(this->k_);
-        quantised_centroids_.allocate(k * row_bytes(), "the filter's centroid rows");
-        centroid_qnorms_.allocate(k, "the filter's centroid norms");
-        centroid_slack_.allocate(k + 2, "the filter's centroid rounding errors");
-        listed_.allocate(n, "the list of points with candidates");
-        pending_.allocate(n, "the list of points awaiting candidates");
-        candidates_.allocate(n * kListCapacity, "the candidates of uncertified points");
-        list_lengths_.allocate(n, "the lengths of the candidate lists");
-        list_limits_.allocate(n, "the limits of the candidate lists");
-        full_searches_.allocate(n, "the list of points searched over all k");
+        // ~150 bytes a point (the candidate lists: 128): too little device memory for
+        // them is no filter (the exact kernel), as for the rows' copy.
+        try {
+            quantised_centroids_.allocate(k * row_bytes(), "the filter's centroid rows");
+            centroid_qnorms_.allocate(k, "the filter's centroid norms");
+            centroid_slack_.allocate(k + 2, "the filter's centroid rounding errors");
+            listed_.allocate(n, "the list of points with candidates");
+            pending_.allocate(n, "the list of points awaiting candidates");
+            candidates_.allocate(n * kListCapacity, "the candidates of uncertified points");
+            list_lengths_.allocate(n, "the lengths of the candidate lists");
+            list_limits_.allocate(n, "the limits of the candidate lists");
+            full_searches_.allocate(n, "the list of points searched over all k");
+        } catch (const Error&) {
+            release_filter();  // uses_gemm_filter() is false from here
+        }
     }
 
     void restart() override {
@@ -134,10 +140,14 @@ private:
     }
 
     // New data: the filter's copy of the old is gone (allocate_state makes the new one).
-    void prepare_data() override {
-        quantised_points_.release();
-        point_qnorms_.release();
-        point_slack_.release();
+    void prepare_data() override { release_filter(); }
+    void release_filter() {
+        for (auto* buffer : {&quantised_points_, &quantised_centroids_}) buffer->release();
+        for (auto* buffer : {&point_qnorms_, &centroid_qnorms_, &listed_, &pending_, &full_searches_, &candidates_,
+                             &list_limits_})
+            buffer->release();
+        for (auto* buffer : {&point_slack_, &centroid_slack_}) buffer->release();
+        list_lengths_.release();
         shift_.release();
     }
 
