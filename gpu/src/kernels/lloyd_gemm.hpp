@@ -59,13 +59,16 @@ inline int filter_width(int d, FilterFormat format) {
 // When the filter leaves more than kGemmProbeShare of the points to its list pass or
 // exact searches over all k, the run times the exact kernel on its next step and from
 // then on uses whichever assigns faster, timing the other again after kGemmRetrySteps
-// steps; when it leaves above kGemmHopelessShare to searches over all k (the
+// steps (the exact kernel only while within kGemmRetryWithin of the filter: blobs at
+// 10^6 × 128, k = 1000, before the candidate lists, paid 24 ms every ninth step for a
+// 11.5 ms filter); when it leaves above kGemmHopelessShare to searches over all k (the
 // quantisation is too coarse for the data: one far outlier makes s huge) it uses the
 // exact kernel for the rest of the run. The searches over
 // all k run tiled, so a filter that leaves even two thirds of the points to them can
 // still be the faster (1M × 64, k = 1000, uniform: 7.5 ms against 12.0 ms, H200).
 constexpr double kGemmProbeShare = 0.25, kGemmHopelessShare = 0.9;
 constexpr int kGemmRetrySteps = 8;
+constexpr double kGemmRetryWithin = 2.0;
 
 // The data side of the filter, made once per data set (launch_quantise_points).
 struct QuantisedPoints {

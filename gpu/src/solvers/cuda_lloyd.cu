@@ -93,8 +93,9 @@ private:
     // points to its list pass or searches over all k makes the next step a probe of the exact kernel;
     // from then on the faster of the two runs, and the other is timed again after
     // kGemmRetrySteps steps (the filter certifies more as a run settles; a first
-    // launch's one-time costs fade). A filter that certifies almost nothing
-    // (kGemmHopelessShare) is left for good.
+    // launch's one-time costs fade), the exact kernel only while its time was within
+    // kGemmRetryWithin of the filter's (its work does not change as a run settles).
+    // A filter that leaves almost every point to all k (kGemmHopelessShare) is left for good.
     void after_record(const DeviceCounters& counters, const IterationStats& stats) override {
         if (gemm_hopeless_ || !uses_gemm_filter()) return;
         const double ms = stats.time_assign_ms;
@@ -105,7 +106,8 @@ private:
             gemm_hopeless_ = static_cast<double>(counters.gemm_full_searches) / n > kGemmHopelessShare;
             const double share = static_cast<double>(counters.gemm_pending + counters.gemm_full_searches) / n;
             const bool slower = exact_ms_ < 0.0 ? share > kGemmProbeShare
-                                                : filter_ms_ > exact_ms_ || steps_since_switch_ >= kGemmRetrySteps;
+                                                : filter_ms_ > exact_ms_ || (steps_since_switch_ >= kGemmRetrySteps &&
+                                                                             exact_ms_ < kGemmRetryWithin * filter_ms_);
             if (gemm_hopeless_ || slower) {
                 gemm_active_ = false;
                 steps_since_switch_ = 0;
