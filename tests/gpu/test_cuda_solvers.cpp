@@ -297,8 +297,9 @@ private slots:
                     QCOMPARE(stats.labels_changed, changed);
                     QVERIFY(std::abs(stats.shift_sq_total - reference.shift_sq_total) <=
                             1e-9 * std::max(1.0, reference.shift_sq_total));
-                    // Lloyd cuda-shared with the GEMM filter: n·k + k per verified point.
-                    QVERIFY(stats.point_centroid_distances <= 2 * static_cast<std::uint64_t>(c.n) * c.k + c.n);
+                    // Lloyd cuda-shared with the GEMM filter: n·k, and per verified point k for
+                    // the list pass and its list (at most 32) or k.
+                    QVERIFY(stats.point_centroid_distances <= static_cast<std::uint64_t>(c.n) * (3 * c.k + 32));
                     QVERIFY(stats.time_total_ms >= 0.0);
                     QCOMPARE(gpu->point_status().size(), c.n);
                     QVERIFY(gpu->device_labels() != nullptr);
@@ -434,8 +435,8 @@ private slots:
             {{"clustered", n, 48, 160, 3, Case::Blobs, keep, 0, 16, 1e3}, Precision::F32, Listed, Listed},
             {{"clustered", n, 48, 160, 3, Case::Blobs, keep, 0, 16, 1e3}, Precision::F64, Listed, Listed},
             {{"clustered, bisectors", n, 32, 100, 3, Case::Bisectors, keep, 0, 10, 1e3}, Precision::F32, Listed, Listed},
-            {{"clustered, duplicates", n, 24, 128, 3, Case::Duplicates, keep, 0, 8, 1e3}, Precision::F32, Listed, Listed},
-            {{"clustered, duplicates", n, 24, 128, 3, Case::Duplicates, keep, 0, 8, 1e3}, Precision::F64, Listed, Listed},
+            {{"clustered, duplicates", n, 24, 128, 3, Case::Duplicates, keep, 0, 16, 1e3}, Precision::F32, Listed, Listed},
+            {{"clustered, duplicates", n, 24, 128, 3, Case::Duplicates, keep, 0, 16, 1e3}, Precision::F64, Listed, Listed},
             {{"clustered, lists overflow", n, 32, 160, 3, Case::Blobs, keep, 0, 2, 1e3}, Precision::F32, Overflows,
              Overflows},
         };
