@@ -614,10 +614,10 @@ FitResult fit(std::shared_ptr<const RowSource> source, std::size_t buffer_bytes,
     if (given.sample_weight) throw UsageError("out of core: sample weights (--weights) are not taken (yet)");
     FitOptions options = given;
     std::string choice;
-    if (options.solver.algorithm == Algorithm::Auto) {  // the one solver that streams: no rule to apply
+    if (options.solver.algorithm == Algorithm::Auto) {  // no rule for data read pass by pass
         options.solver.algorithm = Algorithm::Lloyd;
-        choice = "lloyd (out of core: Lloyd reads the points a block at a time; the bounded solvers keep per-point "
-                 "bounds)";
+        choice = "lloyd (out of core: auto takes Lloyd; on the CPU the bounded solvers keep per-point bounds, on a CUDA "
+                 "device --solver hamerly, yinyang and exponion read the file too)";
     }
     const std::size_t n = source->rows(), d = source->cols();
     // This process's rows: all, or (ranks) its block of partition_rows, as start_run splits them.

@@ -88,7 +88,8 @@ SolverChoice choose_solver(const SolverConfig& config, std::size_t n, std::size_
     if (config.algorithm != Algorithm::Auto) return {config.algorithm, {}};
     const BackendEntry& entry = usable_entry(config);
     if (config.stream_chunk > 0)
-        return {Algorithm::Lloyd, "lloyd: the only solver that streams its points (--stream-chunk)"};
+        return {Algorithm::Lloyd, "lloyd: auto has no rule for streamed points (--stream-chunk); --solver hamerly, "
+                                  "yinyang and exponion stream too, and pay where Lloyd's assignment outlasts the copy"};
     const std::string shape = " (n = " + std::to_string(n) + ", d = " + std::to_string(d) + ", k = " + std::to_string(k) + ")";
     if (!entry.choose_algorithm)
         return {Algorithm::Lloyd, "lloyd: back end " + config.backend_name() + " has no rule for auto" + shape};
