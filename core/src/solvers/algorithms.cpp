@@ -14,8 +14,11 @@ void register_core_solvers();  // generated: every KMS_SOLVER_REGISTRATION in co
 namespace {
 struct Registered {
     AlgorithmInfo info;
-    std::map<Backend, SolverFactory> factories;
-    std::map<Backend, SolverTraits> traits;
+    struct Solver {
+        SolverFactory make;
+        SolverTraits traits;
+    };
+    std::map<Backend, Solver> solvers;  // one per back end it runs on
 };
 
 struct Table {
@@ -54,8 +57,7 @@ void register_solver(Algorithm algorithm, Backend backend, SolverFactory make, S
     if (it == t.algorithms.end())
         throw Error("a " + std::string(to_string(backend)) + " solver for " + std::string(algorithm.name()) +
                     ", which is not a registered algorithm");
-    it->second.factories.insert_or_assign(backend, std::move(make));
-    it->second.traits.insert_or_assign(backend, traits);
+    it->second.solvers.insert_or_assign(backend, Registered::Solver{std::move(make), traits});
 }
 
 std::vector<AlgorithmInfo> registered_algorithms() {
@@ -76,23 +78,21 @@ std::optional<AlgorithmInfo> algorithm_info(Algorithm algorithm) {
     return it->second.info;
 }
 
-SolverFactory registered_solver(Algorithm algorithm, Backend backend) {
+namespace {
+// A copy of what `algorithm` registered for `backend`; empty (no factory, all traits false) when nothing.
+Registered::Solver registered_on(Algorithm algorithm, Backend backend) {
     Table& t = table();
     std::lock_guard lock(t.mutex);
     const auto it = t.algorithms.find(algorithm.name());
     if (it == t.algorithms.end()) return {};
-    const auto factory = it->second.factories.find(backend);
-    return factory == it->second.factories.end() ? SolverFactory{} : factory->second;
+    const auto solver = it->second.solvers.find(backend);
+    return solver == it->second.solvers.end() ? Registered::Solver{} : solver->second;
 }
+}  // namespace
 
-SolverTraits solver_traits(Algorithm algorithm, Backend backend) {
-    Table& t = table();
-    std::lock_guard lock(t.mutex);
-    const auto it = t.algorithms.find(algorithm.name());
-    if (it == t.algorithms.end()) return {};
-    const auto traits = it->second.traits.find(backend);
-    return traits == it->second.traits.end() ? SolverTraits{} : traits->second;
-}
+SolverFactory registered_solver(Algorithm algorithm, Backend backend) { return registered_on(algorithm, backend).make; }
+
+SolverTraits solver_traits(Algorithm algorithm, Backend backend) { return registered_on(algorithm, backend).traits; }
 
 std::string algorithm_names(std::string_view separator) {
     std::string names;
