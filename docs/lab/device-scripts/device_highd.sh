@@ -19,8 +19,10 @@
 #     rows first: blobs 10^6 × 128 and × 256, k = 1000 (both builds), uniform at the same
 #     shapes (this one), blobs × 64 (both), blobs 4·10^6 × 128, k = 1024 (this one, then the
 #     baseline); with the points certified, settled by candidate lists and searched over all
-#     k (this build's records); no row starts KMS_AB_BUDGET seconds (default 60) after the first
-#     → DIR/ab.txt.
+#     k (this build's records), and the approximate and exact distances a point beyond the
+#     filter's k (about k: the list pass ran for it); no row starts KMS_AB_BUDGET seconds
+#     (default 60) after the first; KMS_AB_ROWS="kind:n:d:k:which[,which] ..." replaces the
+#     rows (which: base, new) → DIR/ab.txt.
 #   bench: `scripts/bench.sh highd --device-only` (its GPU rows; KMS_HIGHD_D="16 32 64 128 256",
 #     KMS_HIGHD_K="100 1000", KMS_HIGHD_DATA="blobs uniform", KMS_HIGHD_N=1000000,
 #     KMS_HIGHD_EXTRA="uniform:1000000:128:1024 blobs:4000000:128:1024" narrow or widen it)
@@ -65,9 +67,9 @@ profile() {
 # the shares of the points certified, listed and searched over all k on step 1 and
 # (medians) later, where a later step may be the exact kernel's (the run's probe).
 ab_row() {
-  "$@" --report json 2>/dev/null | N=$n python3 -c '
+  "$@" --report json 2>/dev/null | N=$n K=$k python3 -c '
 import json, os, statistics, sys
-n = int(os.environ["N"])
+n, k = int(os.environ["N"]), int(os.environ["K"])
 its = [json.loads(l) for l in sys.stdin if l.startswith("{")]
 its = [r for r in its if r.get("type") == "iteration"]
 late = its[2:]
@@ -76,17 +78,19 @@ med = lambda f: statistics.median(f(r) for r in late)
 cert = lambda r: 100.0 * r.get("gemm_certified", 0) / n
 listed = lambda r: 100.0 * r.get("gemm_listed", 0) / n
 full = lambda r: 100.0 * (r.get("verified_points", 0) - r.get("gemm_listed", 0)) / n
-print("%.2f / %.2f ms; step 1 certified %.1f %%, listed %.1f %%, all k %.1f %%; later %.1f / %.1f / %.1f %%" % (
+extra = lambda r: (r["point_centroid_distances"] - n * k) / n if r.get("verified_points", 0) + r.get("gemm_certified", 0) else 0.0
+print("%.2f / %.2f ms; step 1 certified %.1f %%, listed %.1f %%, all k %.1f %%; later %.1f / %.1f / %.1f %%, %.1f more distances a point" % (
     med(lambda r: r["time_assign_ms"]), med(lambda r: r["time_total_ms"]), cert(its[0]), listed(its[0]),
-    full(its[0]), med(cert), med(listed), med(full)))'
+    full(its[0]), med(cert), med(listed), med(full), med(extra)))'
 }
 
 ab() {
   local row kind n d k which exe x dir=/dev/shm start=$SECONDS
   [ -d "$dir" ] && [ -w "$dir" ] || dir=$work
   echo "ms per step, assignment / step (medians of steps 3-8), f32, --variant shared (tf32 filter)"
-  for row in blobs:1000000:128:1000:base,new blobs:1000000:256:1000:base,new uniform:1000000:128:1000:new \
-             uniform:1000000:256:1000:new blobs:1000000:64:1000:base,new blobs:4000000:128:1024:new,base; do
+  local rows="blobs:1000000:128:1000:base,new blobs:1000000:256:1000:base,new uniform:1000000:128:1000:new
+             uniform:1000000:256:1000:new blobs:1000000:64:1000:base,new blobs:4000000:128:1024:new,base"
+  for row in ${KMS_AB_ROWS:-$rows}; do
     [ $((SECONDS - start)) -gt "${KMS_AB_BUDGET:-60}" ] && { echo "(budget spent: $row not run)"; continue; }
     IFS=: read -r kind n d k which <<< "$row"
     x="$dir/kms-ab-$kind-$n-$d.npy"
