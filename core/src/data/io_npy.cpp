@@ -517,35 +517,58 @@ private:
         const std::uint64_t offset = header.data_offset + std::uint64_t{first} * file_row_bytes();
         const bool is_float = header.dtype.kind == Kind::Float;
         if (in_place<T>()) {
-            // In reads of 16 MiB, each dropped behind as soon as it is in (the page
-            // cache holds little of the file at any time, and the kernel's read-ahead
-            // keeps streaming) and, unless the caller checks (check_values), checked
-            // while in cache.
+            // In reads of 16 MiB, each checked while in cache unless the caller checks
+            // (check_values). Dropped behind by the kernel as they are copied out
+            // (read_uncached), or else all at once after the last read: each
+            // POSIX_FADV_DONTNEED may wait for every CPU to drain its LRU batches
+            // (lru_add_drain_all), which busy solver cores make slow, so one call a block
+            // (at most kMaxWindowBytes) costs a quarter of one every 16 MiB.
             constexpr std::size_t kRead = std::size_t{16} << 20;
             char* destination = reinterpret_cast<char*>(out);
             const std::size_t bytes = values * item;
+            bool cached = false;  // some piece went through the page cache: drop the block after
             for (std::size_t done = 0; done < bytes; done += kRead) {  // (kRead: whole items)
                 const std::size_t take = std::min(kRead, bytes - done);
-                file_.read_into(destination + done, offset + done, take);
-                if (drop_behind_) file_.drop_cached(offset + done, take);
+                if (!drop_behind_ || !file_.read_uncached(destination + done, offset + done, take)) {
+                    file_.read_into(destination + done, offset + done, take);
+                    cached = true;
+                }
                 if (checked) refuse_non_finite(first, out, done / item, (done + take) / item, 1);
             }
+            if (drop_behind_ && cached) drop_read(offset, bytes);
             return;
         }
         // Converted item by item through a staging buffer of at most 1 MiB (and checked:
         // the check is small beside the conversion).
         const std::size_t per_read = std::max<std::size_t>(1, (std::size_t{1} << 20) / item);
         std::vector<char> staging(std::min(values, per_read) * item);
+        bool cached = false;
         for (std::size_t start = 0; start < values; start += per_read) {
             const std::size_t take = std::min(per_read, values - start);
-            file_.read_into(staging.data(), offset + start * item, take * item);
+            if (!drop_behind_ || !file_.read_uncached(staging.data(), offset + start * item, take * item)) {
+                file_.read_into(staging.data(), offset + start * item, take * item);
+                cached = true;
+            }
             for (std::size_t i = 0; i < take; ++i) {
                 const double value = io_detail::read_item<double>(staging.data(), header.dtype, i);
                 if (is_float && !std::isfinite(value)) refuse(first * cols() + start + i, value);
                 out[start + i] = static_cast<T>(value);
             }
         }
-        if (drop_behind_) file_.drop_cached(offset, std::uint64_t{values} * item);
+        if (drop_behind_ && cached) drop_read(offset, std::uint64_t{values} * item);
+    }
+
+    // The fallback's drop of bytes [offset, offset + count) just read. POSIX_FADV_DONTNEED
+    // drops only the page cache's folios wholly inside its range, and a file's folios are
+    // up to 2 MiB, aligned to their size: so the range starts at the 2 MiB boundary at or
+    // before `offset` (bytes read before) and ends at the one at or before its end (the
+    // rest goes with the next block's), or at the file's end. Unaligned blocks left a
+    // folio at each boundary in the cache (4 MiB of a 24 MiB file: test_out_of_core).
+    void drop_read(std::uint64_t offset, std::uint64_t count) const {
+        constexpr std::uint64_t kFolio = std::uint64_t{2} << 20;
+        const std::uint64_t from = offset / kFolio * kFolio, end = offset + count;
+        const std::uint64_t to = end >= file_.size() ? (file_.size() + kFolio - 1) / kFolio * kFolio : end / kFolio * kFolio;
+        if (to > from) file_.drop_cached(from, to - from);
     }
 
     // Refuses the first value of values[from, to) that is NaN or infinite (values[0]

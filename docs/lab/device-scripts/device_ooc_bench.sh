@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# On the lent machine's host (CPU only; issue 42, out of core >= 80 % of the disk): the
-# out-of-core reader before and after, interleaved, on one .npy in /var/tmp: bin/kmeans-cli-old
-# (main before the change: each block read by a std::async, checked inline piece by piece),
-# bin/kmeans-cli (new: one reader thread reading back to back, each block checked over the
-# OpenMP threads before the work), bin/kmeans-cli-new1 (the same reader, the check of each
-# 16 MiB piece on a helper thread while the next is read):
-#  - kmeans-cli run --out-of-core on (Lloyd, --init random, --tol 0, all the cores given):
-#    each step's file bytes per second, median over steps 2.., beside dd's cold rates of
-#    the same file measured between the runs (O_DIRECT and buffered with the pages
-#    dropped behind, bs=16M; "the disk" is the better);
-#  - the two builds' centroid files and summaries compared (the same bits);
-#  - the reader alone (bench_row_source: the blocks read and checked, no work on them).
-# Pack: KMS_DEVICE_CARRY=.devcarry-ooc docs/lab/device-scripts/device_pack.sh build-cpu
-# build-cpu/bench/bench_row_source .../kmeans-cli-old .../kmeans-cli-new1 (extra executables
+# On the lent machine's host (CPU only; issue 42, out of core >= 80 % of the disk): how the
+# out-of-core reader drops the file's pages behind it, interleaved, on one .npy in /var/tmp:
+#  - old: bin/kmeans-cli-old (main before the change: POSIX_FADV_DONTNEED after every 16 MiB read);
+#  - new: bin/kmeans-cli (preadv2 with RWF_DONTCACHE: the kernel drops each page as it copies it
+#    out; where the kernel (< 6.14) or the file system lacks it, the fallback below);
+#  - block: the same binary with KMS_OOC_DROP=block, the fallback (pread, one POSIX_FADV_DONTNEED
+#    a block of <= 64 MiB); that switch is in the packed lab build only (branch helper-d-lab: helper-d's
+#    reader plus the switch), not on main, where the fallback is taken only when the kernel refuses
+#    RWF_DONTCACHE;
+#  - new-passive: new with OMP_WAIT_POLICY=passive (waiting OpenMP threads sleep);
+# each: kmeans-cli run --out-of-core on (Lloyd, --init random, --tol 0, KMS_OOC_THREADS threads):
+# each step's file bytes per second, median over steps 2.., beside dd's cold rates of the same
+# file measured after each run (O_DIRECT and buffered with the pages dropped behind, bs=16M;
+# "the disk" is the better); the runs' centroid files and summaries compared (the same bits);
+# the reader alone (bench_row_source, new and old) at 64 MiB blocks.
+# Pack: KMS_DEVICE_CARRY=.devcarry-ooc docs/lab/device-scripts/device_pack.sh build-rel
+# build-rel/bench/bench_row_source .../kmeans-cli-old .../bench_row_source-old (extra executables
 # keep their names).
 # Usage: KMS_DEVICE_CARRY=.devcarry-ooc OUT=$OUT docs/lab/device-scripts/device_ooc_bench.sh
 # (KMS_OOC_GIB, default 2; KMS_OOC_THREADS, default nproc up to 16; no run starts after
-# KMS_OOC_BUDGET = 170 s; each run at most 60 s. About 3-3.5 minutes.)
+# KMS_OOC_BUDGET = 170 s; each run at most 40 s. About 3.5 minutes.)
 set -uo pipefail
 source "$(dirname "$0")/device_common.sh"
 old="$work/bin/kmeans-cli-old"
@@ -31,6 +34,7 @@ trap 'rm -rf "$data" "$work"' EXIT
   free -g | head -2; df -h /var/tmp | tail -1
   dev=$(basename "$(df --output=source /var/tmp | tail -1)"); dev=${dev%%[0-9]*}
   for q in read_ahead_kb max_sectors_kb; do echo "$dev $q: $(cat /sys/block/$dev/queue/$q 2>/dev/null)"; done
+  echo "kernel: $(uname -r); /var/tmp on $(stat -f -c %T /var/tmp) ($(df --output=source /var/tmp | tail -1))"
 } 2>&1 | tee "$out/machine.txt"
 
 # The file: a 16 MiB tile of blobs (float64, d = 16) repeated, as bench/out_of_core.sh makes it.
@@ -56,15 +60,19 @@ dd_rate() {  # MB/s of dd over the file, cold, input flags $1
 
 echo "| k | build | median step (ms) | out of core (MB/s) | dd O_DIRECT (MB/s) | dd buffered cold (MB/s) | share of the better |" > "$out/summary.md"
 echo "|---:|---|---:|---:|---:|---:|---:|" >> "$out/summary.md"
-for run in "2 old" "2 new" "2 new1" "2 old" "2 new" "2 new1" "64 old" "64 new" "64 new1"; do
+# Priority order: a cut budget leaves out the last.
+for run in "2 old" "2 new" "2 block" "2 old" "2 new" "2 block" "64 old" "64 new" "64 block" "2 new-passive"; do
   [ "$SECONDS" -lt "$budget" ] || { echo "budget: $run not started"; continue; }
   set -- $run; k=$1 name=$2
-  exe=$cli; [ "$name" = old ] && exe=$old; [ "$name" = new1 ] && exe="$work/bin/kmeans-cli-new1"
+  exe=$cli; env=(); [ "$name" = old ] && exe=$old
+  [ "$name" = block ] && env=(KMS_OOC_DROP=block)
+  [ "$name" = new-passive ] && env=(OMP_WAIT_POLICY=passive)
   log="$out/run-$k-$name-$SECONDS"
-  timeout 60 "$exe" run --input "$f" --k "$k" --seed 1 --init random --max-iter 4 --tol 0 --backend omp \
+  start=$SECONDS
+  env "${env[@]}" timeout 40 "$exe" run --input "$f" --k "$k" --seed 1 --init random --max-iter 4 --tol 0 --backend omp \
     --threads "$threads" --out-of-core on --memory-limit 1G --report json --centroids-out "$data/c-$k-$name.csv" \
     > "$log.jsonl" 2> "$log.err"
-  echo "k=$k $name: exit $?"
+  echo "k=$k $name: exit $? in $((SECONDS - start)) s"
   steps=$(grep '"type":"iteration"' "$log.jsonl" | sed -n '2,$p' |
     sed 's/.*"time_total_ms":\([0-9.e+-]*\).*"streamed_bytes":\([0-9]*\).*/\1 \2/')
   step_ms=$(echo "$steps" | awk '{ printf "%.0f\n", $1 }' | median)
@@ -76,7 +84,7 @@ for run in "2 old" "2 new" "2 new1" "2 old" "2 new" "2 new1" "64 old" "64 new" "
 done 2>&1 | tee "$out/runs.txt"
 cat "$out/summary.md"
 for k in 2 64; do
-  for name in new new1; do
+  for name in new block new-passive; do
     [ -f "$data/c-$k-$name.csv" ] && [ -f "$data/c-$k-old.csv" ] || continue
     if cmp -s "$data/c-$k-$name.csv" "$data/c-$k-old.csv" && cmp -s "$data/s-$k-$name" "$data/s-$k-old"; then
       echo "k=$k: $name and old: the same centroid file and summary ($(cat "$data/s-$k-old"))"
@@ -85,7 +93,12 @@ for k in 2 64; do
     fi
   done
 done 2>&1 | tee "$out/same.txt"
-if [ "$SECONDS" -lt $((budget + 20)) ]; then
-  OMP_NUM_THREADS=$threads timeout 40 "$work/bin/bench_row_source" "$f" --repeats 3 2>&1 | tee "$out/reader.txt"
-fi
+# The reader alone (no work), new and old, alternating with the disk; while time is left.
+for name in new old; do
+  [ "$SECONDS" -lt $((budget + 20)) ] || { echo "budget: reader $name not run"; continue; }
+  exe="$work/bin/bench_row_source"; env=()
+  [ "$name" = old ] && exe="$work/bin/bench_row_source-old"
+  [ "$name" = block ] && env=(KMS_OOC_DROP=block)
+  echo "reader $name:"; env "${env[@]}" OMP_NUM_THREADS=$threads timeout 20 "$exe" "$f" --repeats 2 2>&1
+done 2>&1 | tee "$out/reader.txt"
 echo "total: $SECONDS s"
