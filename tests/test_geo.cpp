@@ -2,6 +2,7 @@
 // generator, kmeans-cli run --geo): projections and their round trips, known
 // distances, the frame rule, column detection, refused values with their line,
 // and clustering that finds the generator's cities again.
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -382,12 +383,43 @@ private slots:
         QCOMPARE(badlat.exit_code, 1);
         QVERIFY2(badlat.err.contains(path("badlat.csv") + ": latitude 95 of centroid 3 is outside [-90, 90] degrees"),
                  qPrintable(badlat.err));
-        // A .npy file given for a table says so (issue 39).
+        // A .npy of latitude, longitude (issue 42): loaded, or read a block at a time (--out-of-core on:
+        // the projection from one pass of statistics), the same files; its faults named.
+        const Cli npy_generated = run_cli({"generate", "--generate", spec, "--seed", "5", "--out", path("gen.npy")});
+        QVERIFY2(npy_generated.exit_code == 0, qPrintable(npy_generated.err));
+        for (const char* frame : {"auto", "sphere"}) {
+            QByteArray files[2];
+            for (const char* when : {"off", "on"}) {
+                const Cli run = run_cli({"run", "--input", path("gen.npy"), "--geo", "--geo-projection", frame, "--k", "3",
+                                         "--seed", "5", "--out-of-core", when, "--report", "json", "--centroids-out",
+                                         path("npy-centroids.csv"), "--labels-out", path("npy-labels.txt")});
+                QVERIFY2(run.exit_code == 0, qPrintable(run.err));
+                QVERIFY2(run.out.contains("\"geo_projection\":\"") && run.out.contains("\"centroids_degrees\"") &&
+                             run.out.contains("\"out_of_core\"") == (std::string(when) == "on"),
+                         qPrintable(run.out));
+                QFile centroids(path("npy-centroids.csv")), labels(path("npy-labels.txt"));
+                QVERIFY(centroids.open(QIODevice::ReadOnly) && labels.open(QIODevice::ReadOnly));
+                files[std::string(when) == "on"] = centroids.readAll() + labels.readAll();
+            }
+            QVERIFY2(files[0] == files[1], frame);
+        }
         write(path("table.npy"), std::string("\x93NUMPY\x01\x00", 8));
         const Cli npy = run_cli({"run", "--input", path("table.npy"), "--geo", "--k", "1"});
         QCOMPARE(npy.exit_code, 1);
-        QVERIFY2(npy.err.contains(path("table.npy") + ": byte 0: a NumPy .npy file: --geo reads a delimited text table"),
-                 qPrintable(npy.err));
+        QVERIFY2(npy.err.contains(path("table.npy") + ": "), qPrintable(npy.err));
+        for (const char* when : {"off", "on"}) {
+            const Cli named_npy = run_cli({"run", "--input", path("gen.npy"), "--lat", "latitude", "--k", "1",
+                                           "--out-of-core", when});
+            QCOMPARE(named_npy.exit_code, 1);
+            QVERIFY2(named_npy.err.contains(path("gen.npy") + ": a .npy has no column names: give both --lat and --lon"),
+                     qPrintable(named_npy.err));
+        }
+        const Cli text_ooc = run_cli({"run", "--input", path("gen.csv"), "--geo", "--k", "1", "--out-of-core", "on"});
+        QCOMPARE(text_ooc.exit_code, 2);
+        QVERIFY2(text_ooc.err.contains("--out-of-core on: " + path("gen.csv") +
+                                       " is not a NumPy .npy file: text is parsed, not read by position (convert it to "
+                                       ".npy, e.g. numpy.save of latitude, longitude)"),
+                 qPrintable(text_ooc.err));
         // Columns named on the command line; the sphere forced; refused values exit 1 with path:line.
         write(path("named.csv"), "name,y,x\nA,50.1,4.2\nB,50.2,4.3\nC,52.9,8.8\n");
         const Cli named = run_cli({"run", "--input", path("named.csv"), "--lat", "y", "--lon", "x", "--k", "2",

@@ -4,12 +4,18 @@
 // each rank reads only its rows; what cannot run out of core is refused by name.
 #include "test_support.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -17,8 +23,11 @@
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
 #include "kms/generate.hpp"
+#include "kms/geo.hpp"
 #include "kms/io.hpp"
+#include "kms/random.hpp"
 #include "kms/row_source.hpp"
+#include "../core/src/data/detail/io_detail.hpp"  // set_uncached_reads: the fallback's test
 
 namespace {
 
@@ -98,6 +107,28 @@ private:
     std::shared_ptr<const kms::RowSource> inner_;
     std::size_t fail_at_;
 };
+
+// Pages of `path` in the page cache (mincore of a mapping, which faults nothing in).
+std::size_t resident_pages(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const auto size = static_cast<std::size_t>(::lseek(fd, 0, SEEK_END));
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)), pages = (size + page - 1) / page;
+    std::vector<unsigned char> resident(pages);
+    const bool known = map != MAP_FAILED && ::mincore(map, size, resident.data()) == 0;
+    if (map != MAP_FAILED) ::munmap(map, size);
+    ::close(fd);
+    if (!known) throw std::runtime_error("mincore failed on " + path);
+    return static_cast<std::size_t>(std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }));
+}
+
+// The file written out and its pages dropped, as a file larger than memory would be cold.
+void evict(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    ::fdatasync(fd);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+}
 
 void expect_same(const kms::FitResult& got, const kms::FitResult& want, const std::string& what) {
     QVERIFY2(got.labels == want.labels, (what + ": labels differ").c_str());
@@ -310,6 +341,139 @@ private slots:
                      message.c_str());
         }
         QCOMPARE(worked, std::size_t{1});
+    }
+
+    // The reader drops the file's pages behind it: RWF_DONTCACHE where the kernel has it,
+    // else pread and one POSIX_FADV_DONTNEED a block. Either way a pass gives the loaded
+    // values and leaves (nearly) none of the file in the page cache; without dropping, all.
+    void pages_dropped_behind_either_way() {
+        struct statfs filesystem {};
+        if (::statfs(dir_.c_str(), &filesystem) == 0 && filesystem.f_type == 0x01021994)  // TMPFS_MAGIC
+            QSKIP("the temporary folder is a tmpfs: its pages are the file and cannot be dropped");
+        const std::string path = dir_ + "/pages.npy";
+        const kms::Matrix<double> values = kms::generate_dataset("blobs:n=1048576,k=4,d=3", 2).points;  // 24 MiB
+        write_npy_file(path, values, false);
+        const std::size_t pages = (24u << 20) / static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        for (const bool uncached : {true, false}) {
+            for (const bool drop : {true, false}) {
+                kms::io_detail::set_uncached_reads(uncached);
+                evict(path);
+                const auto source = kms::open_npy_rows(path, drop);
+                std::vector<double> buffers[2];
+                bool same = true;
+                kms::read_blocks(*source, 0, source->rows(), 350000, buffers, 2,  // 8 MiB blocks, a short last one
+                                 [&](std::size_t begin, std::size_t count, const double* v) {
+                                     same = same && std::equal(v, v + count * 3, values.data() + begin * 3);
+                                 });
+                const std::size_t resident = resident_pages(path);
+                const std::string what = std::string(uncached ? "RWF_DONTCACHE" : "the fallback") +
+                                         (drop ? ", dropped" : ", kept") + ": " + std::to_string(resident) + " of " +
+                                         std::to_string(pages) + " pages resident";
+                QVERIFY2(same, what.c_str());
+                // What the header's read brought in (its read-ahead) may stay: at most 1 MiB.
+                QVERIFY2(drop ? resident <= pages / 24 : resident >= pages - pages / 24, what.c_str());
+            }
+        }
+        kms::io_detail::set_uncached_reads(true);
+    }
+
+    // --geo out of core (kms::open_geo_rows): the projection from one pass of statistics
+    // and every block projected as read give load_geo_data's projection and points, and
+    // the fits over them the loaded fit's bits; for a 2-column file and for --lat/--lon
+    // picking 2 of 4 columns, in both frames (chosen and forced), f64 and f32.
+    void geo_rows_are_the_loaded_projection() {
+        const std::pair<double, double> regions[][2] = {
+            {{45.0, 50.0}, {2.0, 9.0}},        // equirectangular
+            {{-20.0, 10.0}, {170.0, 195.0}}};  // across the antimeridian: 3-D
+        int compared = 0;
+        for (const auto& region : regions) {
+            kms::Matrix<double> degrees(20011, 2), wide(20011, 4);
+            for (std::size_t i = 0; i < degrees.rows(); ++i) {
+                const double lon = region[1].first + (region[1].second - region[1].first) * kms::random_uniform(3, 2, i);
+                degrees(i, 0) = region[0].first + (region[0].second - region[0].first) * kms::random_uniform(3, 1, i);
+                degrees(i, 1) = lon > 180.0 ? lon - 360.0 : lon;
+                wide(i, 0) = -1000.0 + i;  // other columns: anything finite
+                wide(i, 1) = degrees(i, 0);
+                wide(i, 2) = 1e6;
+                wide(i, 3) = degrees(i, 1);
+            }
+            write_npy_file(dir_ + "/geo2.npy", degrees, false);
+            write_npy_file(dir_ + "/geo4.npy", wide, false);
+            for (const bool picked : {false, true})
+                for (const std::optional<kms::GeoFrame> frame : {std::optional<kms::GeoFrame>(), std::optional(kms::GeoFrame::Sphere)}) {
+                    const std::string path = dir_ + (picked ? "/geo4.npy" : "/geo2.npy");
+                    kms::GeoOptions options;
+                    options.enabled = true;
+                    options.frame = frame;
+                    if (picked) options.columns = {"2", "4"};
+                    const kms::GeoData loaded = kms::load_geo_data(path, options);
+                    const kms::GeoRows rows = kms::open_geo_rows(path, options, 64 << 10, 2);  // blocks of 32 KiB
+                    const std::string what = path + (frame ? ", sphere forced" : ", frame chosen");
+                    QVERIFY2(rows.projection.frame == loaded.projection.frame && rows.projection.lat0 == loaded.projection.lat0 &&
+                                 rows.projection.lon0 == loaded.projection.lon0 &&
+                                 rows.projection.reason == loaded.projection.reason,
+                             (what + ": " + rows.projection.describe() + " against " + loaded.projection.describe()).c_str());
+                    QCOMPARE(rows.projected->rows(), loaded.projected.points.rows());
+                    QCOMPARE(rows.projected->cols(), loaded.projected.points.cols());
+                    std::vector<double> projected(loaded.projected.points.size());
+                    rows.projected->read(0, rows.projected->rows(), projected.data());
+                    QVERIFY2(std::equal(projected.begin(), projected.end(), loaded.projected.points.data()), what.c_str());
+                    const auto points = std::make_shared<const kms::Matrix<double>>(loaded.projected.points);
+                    for (const kms::Precision precision : {kms::Precision::F64, kms::Precision::F32}) {
+                        kms::FitOptions fit;
+                        fit.k = 7;
+                        fit.init.seed = 4;
+                        fit.solver.backend = kms::Backend::OpenMP;
+                        fit.solver.threads = 2;
+                        fit.solver.precision = precision;
+                        const kms::FitResult want = kms::fit(points, fit);
+                        expect_same(kms::fit(rows.projected, 100000, fit), want,
+                                    what + ", " + std::string(kms::to_string(precision)));
+                        ++compared;
+                    }
+                }
+        }
+        QCOMPARE(compared, 16);
+    }
+
+    // Bad --geo input out of core: the file, the row or element, and what to do, as in memory.
+    void geo_rows_refuse_bad_input() {
+        kms::Matrix<double> degrees(5000, 2);
+        for (std::size_t i = 0; i < degrees.rows(); ++i) {
+            degrees(i, 0) = 40.0 + 0.001 * static_cast<double>(i);
+            degrees(i, 1) = -3.0 + 0.001 * static_cast<double>(i);
+        }
+        const auto refused = [&](const kms::Matrix<double>& values, const kms::GeoColumns& columns, const std::string& expected) {
+            const std::string path = dir_ + "/geo-bad.npy";
+            write_npy_file(path, values, false);
+            kms::GeoOptions options;
+            options.enabled = true;
+            options.columns = columns;
+            for (const bool out_of_core : {true, false}) {
+                try {
+                    if (out_of_core) kms::open_geo_rows(path, options, 4096, 2);
+                    else kms::load_geo_data(path, options);
+                    QFAIL(("not refused: expected '" + expected + "'").c_str());
+                } catch (const kms::InputError& error) {
+                    const std::string message = error.what();
+                    QVERIFY2(message.find(path) != std::string::npos && message.find(expected) != std::string::npos,
+                             (message + " (expected '" + expected + "')").c_str());
+                }
+            }
+        };
+        kms::Matrix<double> bad = degrees;
+        bad(3999, 0) = 91.0;
+        refused(bad, {}, "row 4000: latitude 91 is outside [-90, 90]");
+        bad = degrees;
+        bad(17, 1) = -180.5;
+        refused(bad, {}, "row 18: longitude -180.5 is outside [-180, 180]");
+        bad(17, 1) = std::numeric_limits<double>::quiet_NaN();
+        refused(bad, {}, "NaN is not a valid coordinate (element [17, 1])");
+        refused(degrees, {"lat", "lon"}, "a .npy has no column names: give --lat as a 1-based column number, not 'lat'");
+        refused(degrees, {"1", ""}, "give both --lat and --lon");
+        refused(degrees, {"1", "3"}, "--lon 3: the .npy has 2 columns");
+        refused(degrees, {"2", "2"}, "--lat and --lon name the same column");
+        refused(kms::Matrix<double>(10, 3), {}, "3 columns: a .npy of latitude, longitude has 2, or --lat and --lon");
     }
 
     void byte_sizes() {

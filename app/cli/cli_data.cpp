@@ -156,6 +156,7 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     if (when != "auto" && when != "on" && when != "off") throw UsageError("--out-of-core must be auto, on or off");
     if (when == "off") return std::nullopt;
     const bool asked = when == "on";
+    const GeoOptions geo = geo_options_from(options);
     std::uint64_t limit = 0;
     if (options.has("--memory-limit")) {
         limit = parse_byte_size(options.get("--memory-limit"));
@@ -180,16 +181,19 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
         char magic[6] = {};
         if (!(file.read(magic, 6) && std::string_view(magic, 6) == std::string_view("\x93NUMPY", 6)))
             return refuse(path + " is not a NumPy .npy file: text is parsed, not read by position (convert it "
-                                 "to .npy, e.g. numpy.save)");
+                                 "to .npy, e.g. numpy.save" + (geo.enabled ? std::string(" of latitude, longitude") : "") +
+                          ")");
     }
-    if (geo_options_from(options).enabled)
-        return refuse("--geo reads a delimited text table of latitude and longitude, loaded whole");
     const bool needs_rows = options.has("--scores") || options.has("--weights");
     if (needs_rows) return refuse("--scores and --weights take every row (or weight) in memory");
 
     OutOfCorePlan plan;
     plan.source = open_npy_rows(path);
-    const std::uint64_t n = plan.source->rows(), d = plan.source->cols();
+    // --geo: the points are the rows projected, 2 or 3 km coordinates as the pass of
+    // statistics decides (below): 3 until then.
+    const std::uint64_t n = plan.source->rows();
+    const std::uint64_t d = !geo.enabled ? plan.source->cols() : geo.frame == GeoFrame::Equirectangular ? 2 : 3;
+    if (geo.enabled) (void)npy_geo_columns(path, plan.source->cols(), geo.columns);  // a bad --lat/--lon before the plan
     const std::uint64_t ranks = fit.ranks ? static_cast<std::uint64_t>(fit.ranks->size()) : 1;
     const std::uint64_t my_rows = (n + ranks - 1) / ranks;
     if (limit == 0) limit = available_memory_bytes() / static_cast<std::uint64_t>(launcher_local_size());
@@ -199,7 +203,11 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     // the seeding's distance and chosen flag (9); per row of the data set: the
     // result's labels, their text for --labels-out (up to 11), and under ranks the
     // gathered 8-byte labels.
-    const std::uint64_t point_bytes = d * (8 + (fit.solver.precision == Precision::F32 ? 4 : 0));
+    // (--geo: loading also holds the file's bytes, their values as doubles (load_geo_table
+    // parses the whole table) and the degrees.)
+    const std::uint64_t point_bytes =
+        d * (8 + (fit.solver.precision == Precision::F32 ? 4 : 0)) +
+        (geo.enabled ? plan.source->file_row_bytes() + plan.source->cols() * 8 + 2 * 8 : 0);
     const bool seeds_by_distance = fit.init.method == InitMethod::KMeansPlusPlus ||
                                    fit.init.method == InitMethod::GreedyKMeansPlusPlus ||
                                    fit.init.method == InitMethod::Maximin;
@@ -211,8 +219,11 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     const int solver_threads = fit.solver.backend == Backend::Sequential ? 1
                                : fit.solver.threads > 0              ? fit.solver.threads
                                                                      : omp_get_max_threads();
-    const std::uint64_t reserve = (std::uint64_t{8} << 20) * (static_cast<std::uint64_t>(solver_threads) + 2);
-    const bool fits = limit > 0 && my_rows * point_bytes + plan.state_bytes + reserve <= limit;
+    // (--geo: the statistics' 1 MiB and the reader's 1 MiB of degrees.)
+    const std::uint64_t reserve = (std::uint64_t{8} << 20) * (static_cast<std::uint64_t>(solver_threads) + 2) +
+                                  (geo.enabled ? std::uint64_t{2} << 20 : 0);
+    const std::uint64_t loaded_rows = geo.enabled ? n : my_rows;  // every rank loads a --geo table whole
+    const bool fits = limit > 0 && loaded_rows * point_bytes + plan.state_bytes + reserve <= limit;
     if (!asked && (limit == 0 || fits)) return std::nullopt;  // auto: loaded as always
     plan.automatic = !asked;
     if (limit <= plan.state_bytes + reserve)
@@ -221,15 +232,19 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
                          ") and the program (" + mebibytes(reserve) + "); raise --memory-limit" +
                          (fit.ranks ? "" : ", or split the rows over MPI ranks (mpirun)"));
     plan.buffer_bytes = static_cast<std::size_t>(limit - plan.state_bytes - reserve);
+    if (geo.enabled) {  // before the solver's buffers exist, the pass has theirs
+        plan.geo = open_geo_rows(path, geo, plan.buffer_bytes, solver_threads);
+        plan.source = plan.geo->projected;
+    }
     return plan;
 }
 
-void project_geo_initial_centroids(const CliData& data, FitOptions& fit) {
-    if (!data.geo || fit.init.method != InitMethod::File || fit.init.given) return;
+void project_geo_initial_centroids(const GeoProjection* projection, FitOptions& fit) {
+    if (!projection || fit.init.method != InitMethod::File || fit.init.given) return;
     LoadOptions load_options;
     load_options.cancel = signal_stop().token();
     fit.init.given = std::make_shared<const Matrix<double>>(
-        load_geo_centroids(fit.init.path, fit.k, data.geo->projection, load_options));
+        load_geo_centroids(fit.init.path, fit.k, *projection, load_options));
 }
 
 std::string geo_centroids_json(const Matrix<double>& degrees) {

@@ -42,7 +42,8 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
 // Out of core (--out-of-core, --memory-limit; docs/scale-out.md): whether `run` reads
 // the --input file a block at a time instead of loading it, and with what buffers.
 struct OutOfCorePlan {
-    std::shared_ptr<const RowSource> source;  // the .npy file, read by position
+    std::shared_ptr<const RowSource> source;  // the .npy file, read by position (--geo: its rows projected)
+    std::optional<GeoRows> geo;               // --geo: the projection, chosen from one pass over the file
     std::uint64_t memory_limit = 0;           // bytes this process may use (given, or what is available)
     std::uint64_t state_bytes = 0;            // what stays in memory per row (labels, seeding), all rows
     std::size_t buffer_bytes = 0;             // the solver's two blocks (and the seeding's one) together
@@ -52,8 +53,9 @@ struct OutOfCorePlan {
 // nullopt: load the data as always (--out-of-core off; auto with data that fit in
 // the memory limit; auto with an input that is not .npy, or generated data).
 // Throws kms::UsageError for --out-of-core on with what it cannot read a block at a
-// time (text, --generate, --geo tables, --scores, --weights), and when the per-row
+// time (text, --generate, --geo text tables, --scores, --weights), and when the per-row
 // state alone does not fit in the limit. Under ranks each process plans for its block.
+// --geo with a .npy: the file's pass of statistics is made here (open_geo_rows).
 std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, const FitOptions& fit);
 // The options: --out-of-core, --memory-limit.
 OptionTable out_of_core_option_table();
@@ -62,7 +64,7 @@ OptionTable out_of_core_option_table();
 // --centroids-out writes them (one frame in and out: issue 39); they are checked
 // (2 columns, each value in range, file and line named) and projected as the data
 // were, into fit.init.given. Anything else: fit is left as it is.
-void project_geo_initial_centroids(const CliData& data, FitOptions& fit);
+void project_geo_initial_centroids(const GeoProjection* projection, FitOptions& fit);
 
 // " lat, lon" lines / JSON array of centroids in degrees, for geographic runs.
 std::string geo_centroids_json(const Matrix<double>& degrees);

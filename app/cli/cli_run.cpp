@@ -180,7 +180,11 @@ int run(const Args& args) {
     // The weights' range (kms/fit.hpp), named by their file (fit() checks it too, naming the data).
     if (loaded.weights && !loaded.block)
         check_weight_range(*points, loaded.weights.get(), fit_options.solver.precision, options.get("--weights"));
-    project_geo_initial_centroids(loaded, fit_options);  // --geo --init FILE: degrees, as the outputs
+    // --geo: the projection of the loaded table, or of the .npy read out of core.
+    const GeoProjection* geo = out_of_core && out_of_core->geo ? &out_of_core->geo->projection
+                               : loaded.geo                     ? &loaded.geo->projection
+                                                                : nullptr;
+    project_geo_initial_centroids(geo, fit_options);  // --geo --init FILE: degrees, as the outputs
 
     const bool json = report == "json";
     const std::string header = "# data " + data_name + ": n = " + std::to_string(data_rows) +
@@ -190,9 +194,7 @@ int run(const Args& args) {
                                ", seed " + std::to_string(seed) +
                                (fit_options.n_init > 1 ? ", " + std::to_string(fit_options.n_init) + " restarts" : "") +
                                "\n" +
-                               (loaded.geo ? "# geo: " + loaded.geo->projection.describe() + "; " +
-                                                 loaded.geo->projection.reason + "\n"
-                                           : "") +
+                               (geo ? "# geo: " + geo->describe() + "; " + geo->reason + "\n" : "") +
                                (out_of_core ? "# " + out_of_core->describe() + "\n" : "");
     PrintingObserver observer(json, fit_options.n_init, header);
     const FitResult result =
@@ -206,7 +208,7 @@ int run(const Args& args) {
 
     // Geographic runs report and write their centroids in degrees.
     Matrix<double> centroids_out = result.centroids;
-    if (loaded.geo && result.iterations > 0) centroids_out = loaded.geo->projection.to_degrees(result.centroids);
+    if (geo && result.iterations > 0) centroids_out = geo->to_degrees(result.centroids);
 
     std::optional<Scores> scores;
     if (options.has("--scores") && result.iterations > 0 && !signals.exit_status())
@@ -224,7 +226,7 @@ int run(const Args& args) {
             std::printf("# kept restart %d (seed %llu) of %d\n", result.best_restart,
                         static_cast<unsigned long long>(result.restarts[result.best_restart].seed), fit_options.n_init);
         if (scores) print_run_scores_table(*scores);
-        if (loaded.geo && result.iterations > 0)
+        if (geo && result.iterations > 0)
             for (std::size_t c = 0; c < centroids_out.rows(); ++c)
                 std::printf("# centroid %zu: latitude %.6f, longitude %.6f\n", c, centroids_out(c, 0), centroids_out(c, 1));
     } else {
@@ -235,8 +237,8 @@ int run(const Args& args) {
                                              std::to_string(out_of_core->buffer_bytes) + ",\"memory_limit_bytes\":" +
                                              std::to_string(out_of_core->memory_limit) + ",\"automatic\":" +
                                              (out_of_core->automatic ? "true" : "false") + "}");
-        if (loaded.geo && result.iterations > 0)
-            line.insert(line.size() - 1, ",\"geo_projection\":\"" + json_escape(loaded.geo->projection.describe()) +
+        if (geo && result.iterations > 0)
+            line.insert(line.size() - 1, ",\"geo_projection\":\"" + json_escape(geo->describe()) +
                                              "\",\"centroids_degrees\":" + geo_centroids_json(centroids_out));
         std::printf("%s\n", line.c_str());
     }

@@ -3,7 +3,8 @@
 # its address-space limit (ulimit -v: the CLI's own mapped size + 64 MiB) reads it a block at a time by itself
 # (--out-of-core auto) and writes the labels and centroid files byte for byte those of
 # an in-memory run without the limit, after as many iterations. Loading the file
-# under the limit must fail (the limit binds), with the loader's message.
+# under the limit must fail (the limit binds), with the loader's message. The same for
+# --geo with two of its columns as latitude and longitude.
 # usage: memory_limit.sh KMEANS_CLI
 set -euo pipefail
 cli=$1
@@ -73,6 +74,27 @@ status=0
 (ulimit -v $((limit_mib * 1024)) && exec "$cli" "${args[@]}" --threads 1 --out-of-core off) > /dev/null 2> "$dir/err-off" || status=$?
 [ "$status" != 0 ] && grep -q "not enough memory" "$dir/err-off" ||
   fail "loading 256 MiB under ulimit -v ${limit_mib} MiB did not fail as it should (status $status): $(cat "$dir/err-off")"
+# --geo out of core (docs/geographic.md): columns 3 and 7 of the same file as latitude and longitude (the
+# blobs lie within 25 degrees of 0): the projection chosen from one pass over the file, each block projected as
+# read; the in-memory run's files, in the frame chosen (3-D: the blobs span 50 degrees) and the equirectangular forced.
+for frame in auto equirectangular; do
+  geo=(run --input "$dir/points.npy" --geo --lat 3 --lon 7 --geo-projection "$frame" --k 5 --seed 2 --init random
+       --max-iter 3 --backend omp --report json)
+  "$cli" "${geo[@]}" --threads 2 --out-of-core off --labels-out "$dir/geo-labels-memory" \
+    --centroids-out "$dir/geo-centroids-memory" > "$dir/geo-out-memory"
+  status=0
+  (ulimit -v $((limit_mib * 1024)) && exec "$cli" "${geo[@]}" --threads 1 --labels-out "$dir/geo-labels-limited" \
+     --centroids-out "$dir/geo-centroids-limited") > "$dir/geo-out-limited" 2> "$dir/geo-err-limited" || status=$?
+  [ "$status" = 0 ] || fail "geo $frame: the run under ulimit -v ${limit_mib} MiB ended with status $status: $(cat "$dir/geo-err-limited")"
+  grep -q '"out_of_core":{[^}]*"automatic":true' "$dir/geo-out-limited" || fail "geo $frame: the limited run did not go out of core by itself"
+  cmp -s "$dir/geo-labels-memory" "$dir/geo-labels-limited" || fail "geo $frame: labels differ"
+  cmp -s "$dir/geo-centroids-memory" "$dir/geo-centroids-limited" || fail "geo $frame: centroids differ"
+  projection() { tail -n 1 "$1" | grep -o '"geo_projection":"[^"]*"'; }
+  [ -n "$(projection "$dir/geo-out-memory")" ] && [ "$(projection "$dir/geo-out-memory")" = "$(projection "$dir/geo-out-limited")" ] ||
+    fail "geo $frame: projection $(projection "$dir/geo-out-limited") out of core, $(projection "$dir/geo-out-memory") in memory"
+  [ "$(iterations "$dir/geo-out-memory")" = "$(iterations "$dir/geo-out-limited")" ] || fail "geo $frame: iterations differ"
+  echo "geo $frame: $(projection "$dir/geo-out-limited"), $(iterations "$dir/geo-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/geo-out-limited")"
+done
 echo "in memory: $(iterations "$dir/out-memory"); $((rows * cols * 8 / 1048576)) MiB of points under ${limit_mib} MiB (the CLI's own ${baseline_kib} KiB + 64 MiB): $(grep -o '"out_of_core":{[^}]*}' "$dir/out-limited")"
 echo "failures: $([ $failures = 0 ] && echo PASS || echo $failures)"
 [ $failures = 0 ]

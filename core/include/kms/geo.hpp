@@ -10,6 +10,8 @@
 //    and the antimeridian and the poles need no special case; a centroid, the mean
 //    of unit vectors, lies inside the sphere and is projected back onto it.
 // The loader of lat/lon tables is in kms/io.hpp (load_geo_table).
+#include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,8 @@
 #include "kms/matrix.hpp"
 
 namespace kms {
+
+class RowSource;
 
 inline constexpr double kEarthRadiusKm = 6371.0088;  // the mean Earth radius (IUGG)
 
@@ -69,6 +73,8 @@ struct GeoProjection {
     std::size_t dimensions() const { return frame == GeoFrame::Sphere ? 3 : 2; }
     // n × 2 (x east, y north, km) or n × 3 (km, Earth-centred).
     Matrix<double> project(const Matrix<double>& degrees) const;
+    // One point into out[0, dimensions()): project()'s row, bit for bit.
+    void project(double lat, double lon, double* out) const;
     // Rows of `projected` (e.g. centroids) back to latitude, longitude in degrees,
     // longitude in [-180, 180). A 3-D row is normalised onto the sphere first; a
     // row at the centre of the Earth has no direction (kms::Error naming it).
@@ -96,6 +102,20 @@ GeoData load_geo_data(const std::string& path, const GeoOptions& options, const 
 // Data already in degrees (a generator's: n × 2 latitude, longitude), checked and
 // projected. InputError naming the data and the row for a value out of range.
 GeoData geo_data_from_degrees(Dataset degrees, const GeoOptions& options);
+
+// A .npy table of latitude, longitude (load_geo_table's columns) read a block at a
+// time (out of core, kms/row_source.hpp), projected: the projection chosen from one
+// pass of statistics over the file (GeoStatistics, the coordinates checked on the way;
+// read in blocks of at most `buffer_bytes` / 2, the values checked over `threads`),
+// then each block projected as it is read, so that nothing holds every row. Its rows
+// are load_geo_data's projected points bit for bit (rounded to float for a float
+// read). Errors: load_geo_table's for the file, its columns and its values.
+struct GeoRows {
+    std::shared_ptr<const RowSource> projected;  // rows × projection.dimensions(), km
+    GeoProjection projection;
+    std::string lat_column, lon_column;          // "column N" of the file
+};
+GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::size_t buffer_bytes, int threads);
 
 // Initial centroids of a geographic run (--geo --init FILE, the CLI and the studio alike):
 // k rows of latitude, longitude in degrees, as --centroids-out and the studio's export write

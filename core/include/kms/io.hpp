@@ -107,7 +107,20 @@ struct GeoTable {
 // InputError "PATH:LINE: REASON" for a missing field, a value that is not a number,
 // NaN or infinity, |latitude| > 90 or |longitude| > 180; "PATH:1: ..." for an
 // unknown or ambiguous column.
+// A NumPy .npy file (by its magic) is a table of numbers without names: its two columns
+// are latitude, longitude, or --lat / --lon give their 1-based numbers
+// (npy_geo_columns); its values are checked as load_dataset checks them, then
+// check_geo_coordinates. Reading it a block at a time instead: kms::open_geo_rows.
 GeoTable load_geo_table(const std::string& path, const GeoColumns& columns = {}, const LoadOptions& options = {});
+// The 0-based latitude and longitude columns of a .npy table of `cols` columns: those
+// `columns` gives by 1-based number, else the two columns of a 2-column file.
+// InputError naming the path for a header name (a .npy has none), a number out of
+// range, one column named twice, or a wider file without both.
+std::pair<std::size_t, std::size_t> npy_geo_columns(const std::string& path, std::size_t cols,
+                                                    const GeoColumns& columns);
+// InputError "PATH: row R: latitude X is outside [-90, 90]" (R counted from 1; the
+// same for longitude and [-180, 180]) for a coordinate out of range.
+void check_geo_coordinates(const std::string& path, std::uint64_t row, double lat, double lon);
 
 // ---------------------------------------------------------------- writing
 // What a writer does with the destination PATH:

@@ -5,8 +5,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <optional>
+#include <tuple>
 
 #include "detail/io_detail.hpp"
 #include "kms/error.hpp"
@@ -122,13 +124,74 @@ double parse_coordinate(const std::string& path, std::uint64_t line, const std::
     return value;
 }
 
+// "91", "-0.5", "1e+300": a coordinate in a message.
+std::string coordinate_text(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", value);
+    return text;
+}
+
+// A .npy table (load_geo_table): the numbers as load_dataset reads them, then the two columns.
+GeoTable load_npy_geo_table(const std::string& path, io_detail::FileBytes& bytes, const GeoColumns& columns,
+                            const LoadOptions& options) {
+    Matrix<double> values = io_detail::parse_npy_matrix(path, bytes, options);
+    bytes.release();
+    if (values.rows() == 0) throw InputError::whole(path, "no rows of latitude, longitude");
+    const auto [lat, lon] = npy_geo_columns(path, values.cols(), columns);
+    GeoTable table;
+    table.name = path;
+    table.lat_column = "column " + std::to_string(lat + 1);
+    table.lon_column = "column " + std::to_string(lon + 1);
+    table.degrees = Matrix<double>(values.rows(), 2);
+    for (std::size_t i = 0; i < values.rows(); ++i) {
+        check_geo_coordinates(path, i + 1, values(i, lat), values(i, lon));
+        table.degrees(i, 0) = values(i, lat);
+        table.degrees(i, 1) = values(i, lon);
+    }
+    return table;
+}
+
 }  // namespace
+
+std::pair<std::size_t, std::size_t> npy_geo_columns(const std::string& path, std::size_t cols,
+                                                    const GeoColumns& columns) {
+    const auto number = [&](const std::string& wanted, const char* option) {
+        std::size_t value = 0;
+        const auto [end, error] = std::from_chars(wanted.data(), wanted.data() + wanted.size(), value);
+        if (error != std::errc() || end != wanted.data() + wanted.size())
+            throw InputError::whole(path, std::string("a .npy has no column names: give ") + option +
+                                              " as a 1-based column number, not '" + wanted + "'");
+        if (value < 1 || value > cols)
+            throw InputError::whole(path, std::string(option) + " " + wanted + ": the .npy has " + std::to_string(cols) +
+                                              " column" + (cols == 1 ? "" : "s"));
+        return value - 1;
+    };
+    if (columns.lat.empty() && columns.lon.empty()) {
+        if (cols != 2)
+            throw InputError::whole(path, std::to_string(cols) + " column" + (cols == 1 ? "" : "s") +
+                                              ": a .npy of latitude, longitude has 2, or --lat and --lon give "
+                                              "their 1-based numbers");
+        return {0, 1};
+    }
+    if (columns.lat.empty() || columns.lon.empty())
+        throw InputError::whole(path, std::string("a .npy has no column names: give both --lat and --lon (1-based "
+                                                  "column numbers), or neither for a file of 2 columns"));
+    const std::size_t lat = number(columns.lat, "--lat"), lon = number(columns.lon, "--lon");
+    if (lat == lon) throw InputError::whole(path, "--lat and --lon name the same column");
+    return {lat, lon};
+}
+
+void check_geo_coordinates(const std::string& path, std::uint64_t row, double lat, double lon) {
+    for (const auto& [value, what, limit] : {std::tuple{lat, "latitude", 90.0}, std::tuple{lon, "longitude", 180.0}})
+        if (!(std::abs(value) <= limit))
+            throw InputError::whole(path, "row " + std::to_string(row) + ": " + what + " " + coordinate_text(value) +
+                                              " is outside [-" + std::to_string(int(limit)) + ", " +
+                                              std::to_string(int(limit)) + "]");
+}
 
 GeoTable load_geo_table(const std::string& path, const GeoColumns& columns, const LoadOptions& options) {
     io_detail::FileBytes bytes = io_detail::read_whole_file(path, options);
-    if (io_detail::has_npy_magic(bytes.view()))
-        throw InputError::at_byte(path, 0, "a NumPy .npy file: --geo reads a delimited text table with a header "
-                                           "(latitude and longitude columns)");
+    if (io_detail::has_npy_magic(bytes.view())) return load_npy_geo_table(path, bytes, columns, options);
     std::string_view rest = io_detail::skip_utf8_bom(bytes.view());
     const std::uint64_t total = bytes.size;
 

@@ -69,9 +69,10 @@ constexpr OptionSpec kDataOptions[] = {
 };
 
 constexpr OptionSpec kGeoOptions[] = {
-    {"--geo", "", "", "the data are latitude, longitude in degrees (a table with a header, or the\n"
-                      "geo-cities generator): clustered in km, centroids reported in degrees (docs/geographic.md)"},
-    {"--lat", "COLUMN", "", "latitude column: header name or 1-based number (default: lat or latitude); implies --geo"},
+    {"--geo", "", "", "the data are latitude, longitude in degrees (a table with a header, a .npy, or\n"
+                      "the geo-cities generator): clustered in km, centroids reported in degrees (docs/geographic.md)"},
+    {"--lat", "COLUMN", "", "latitude column: header name or 1-based number (default: lat or latitude; a .npy:\n"
+                            "its 2 columns, or --lat and --lon by number); implies --geo"},
     {"--lon", "COLUMN", "", "longitude column (default: lon, lng, long or longitude); implies --geo"},
     {"--geo-projection", "P", "auto", "auto | equirectangular | sphere (3-D unit vectors x R): the frame clustered in"},
 };

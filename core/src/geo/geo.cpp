@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "kms/error.hpp"
+#include "kms/row_source.hpp"
 #include "kms/short_number.hpp"
 
 namespace kms {
@@ -144,22 +146,23 @@ GeoProjection GeoProjection::choose(const GeoStatistics& statistics) {
     return projection;
 }
 
+void GeoProjection::project(double lat, double lon, double* out) const {
+    if (frame == GeoFrame::Equirectangular) {
+        const double cos0 = std::cos(lat0 * kRadians);
+        out[0] = kEarthRadiusKm * cos0 * wrap_longitude(lon - lon0) * kRadians;
+        out[1] = kEarthRadiusKm * (lat - lat0) * kRadians;
+    } else {
+        const double phi = lat * kRadians, lambda = lon * kRadians;
+        out[0] = kEarthRadiusKm * std::cos(phi) * std::cos(lambda);
+        out[1] = kEarthRadiusKm * std::cos(phi) * std::sin(lambda);
+        out[2] = kEarthRadiusKm * std::sin(phi);
+    }
+}
+
 Matrix<double> GeoProjection::project(const Matrix<double>& degrees) const {
     const std::size_t n = degrees.rows();
     Matrix<double> out(n, dimensions());
-    const double cos0 = std::cos(lat0 * kRadians);
-    for (std::size_t i = 0; i < n; ++i) {
-        const double lat = degrees(i, 0), lon = degrees(i, 1);
-        if (frame == GeoFrame::Equirectangular) {
-            out(i, 0) = kEarthRadiusKm * cos0 * wrap_longitude(lon - lon0) * kRadians;
-            out(i, 1) = kEarthRadiusKm * (lat - lat0) * kRadians;
-        } else {
-            const double phi = lat * kRadians, lambda = lon * kRadians;
-            out(i, 0) = kEarthRadiusKm * std::cos(phi) * std::cos(lambda);
-            out(i, 1) = kEarthRadiusKm * std::cos(phi) * std::sin(lambda);
-            out(i, 2) = kEarthRadiusKm * std::sin(phi);
-        }
-    }
+    for (std::size_t i = 0; i < n; ++i) project(degrees(i, 0), degrees(i, 1), &out(i, 0));
     return out;
 }
 
@@ -197,14 +200,7 @@ GeoData geo_data_from_degrees(Dataset degrees, const GeoOptions& options) {
         throw InputError::whole(degrees.name, std::to_string(degrees.d()) +
                                                   " columns: geographic data is latitude, longitude (2 columns)");
     for (std::size_t i = 0; i < degrees.n(); ++i)
-        for (std::size_t c = 0; c < 2; ++c) {
-            const double limit = c == 0 ? 90.0 : 180.0;
-            if (!(std::abs(degrees.points(i, c)) <= limit))
-                throw InputError::whole(degrees.name, std::string("row ") + std::to_string(i + 1) + ": " +
-                                                          (c == 0 ? "latitude " : "longitude ") +
-                                                          std::to_string(degrees.points(i, c)) + " is outside [-" +
-                                                          std::to_string(int(limit)) + ", " + std::to_string(int(limit)) + "]");
-        }
+        check_geo_coordinates(degrees.name, i + 1, degrees.points(i, 0), degrees.points(i, 1));
     GeoData data;
     data.projection = options.frame ? GeoProjection::with_frame(degrees.points, *options.frame)
                                     : GeoProjection::choose(degrees.points);
@@ -248,6 +244,74 @@ Matrix<double> load_geo_centroids(const std::string& path, std::size_t k, const 
                                                   "] degrees");
         }
     return projection.project(degrees);
+}
+
+namespace {
+// The projected rows of a .npy table of degrees (open_geo_rows), a block at a time.
+class GeoRowSource final : public RowSource {
+public:
+    GeoRowSource(std::shared_ptr<const RowSource> file, std::size_t lat, std::size_t lon, GeoProjection projection)
+        : file_(std::move(file)), lat_(lat), lon_(lon), projection_(std::move(projection)) {}
+    std::size_t rows() const override { return file_->rows(); }
+    std::size_t cols() const override { return projection_.dimensions(); }
+    const std::string& name() const override { return file_->name(); }
+    std::size_t file_row_bytes() const override { return file_->file_row_bytes(); }
+    void read(std::size_t first, std::size_t count, double* out) const override { read_as(first, count, out); }
+    void read(std::size_t first, std::size_t count, float* out) const override { read_as(first, count, out); }
+
+private:
+    // The degrees through a staging buffer of 1 MiB, each row checked (the file may
+    // have changed since the statistics) and projected in double, as in memory.
+    template <typename T>
+    void read_as(std::size_t first, std::size_t count, T* out) const {
+        const std::size_t file_cols = file_->cols(), dims = cols();
+        const std::size_t per_read = std::max<std::size_t>(1, (std::size_t{1} << 20) / (8 * file_cols));
+        std::vector<double> degrees(std::min(count, per_read) * file_cols);
+        double point[3];
+        for (std::size_t start = 0; start < count; start += per_read) {
+            const std::size_t take = std::min(per_read, count - start);
+            file_->read(first + start, take, degrees.data());
+            for (std::size_t r = 0; r < take; ++r) {
+                const double lat = degrees[r * file_cols + lat_], lon = degrees[r * file_cols + lon_];
+                check_geo_coordinates(name(), first + start + r + 1, lat, lon);
+                projection_.project(lat, lon, point);
+                for (std::size_t c = 0; c < dims; ++c) out[(start + r) * dims + c] = static_cast<T>(point[c]);
+            }
+        }
+    }
+
+    std::shared_ptr<const RowSource> file_;
+    std::size_t lat_, lon_;
+    GeoProjection projection_;
+};
+}  // namespace
+
+GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::size_t buffer_bytes, int threads) {
+    std::shared_ptr<const RowSource> file = open_npy_rows(path);
+    const auto [lat, lon] = npy_geo_columns(path, file->cols(), options.columns);
+    if (file->rows() == 0) throw InputError::whole(path, "no rows of latitude, longitude");
+    // The pass of statistics: every row in order, as GeoProjection::choose takes them in memory.
+    GeoStatistics statistics;
+    std::vector<double> buffers[2];
+    const std::size_t row_bytes = file->cols() * sizeof(double);
+    const std::size_t block_rows =
+        std::max<std::size_t>(1, std::min(buffer_bytes / 2, std::size_t{64} << 20) / row_bytes);
+    read_blocks(*file, 0, file->rows(), block_rows, buffers, threads,
+                [&](std::size_t begin, std::size_t count, const double* values) {
+                    for (std::size_t r = 0; r < count; ++r) {
+                        const double row_lat = values[r * file->cols() + lat], row_lon = values[r * file->cols() + lon];
+                        check_geo_coordinates(path, begin + r + 1, row_lat, row_lon);
+                        statistics.add(row_lat, row_lon);
+                    }
+                });
+    GeoRows rows;
+    rows.projection = options.frame ? GeoProjection::with_frame(statistics, *options.frame)
+                                    : GeoProjection::choose(statistics);
+    if (options.frame) rows.projection.reason = "chosen with --geo-projection";
+    rows.lat_column = "column " + std::to_string(lat + 1);
+    rows.lon_column = "column " + std::to_string(lon + 1);
+    rows.projected = std::make_shared<const GeoRowSource>(std::move(file), lat, lon, rows.projection);
+    return rows;
 }
 
 double great_circle_km(double lat1, double lon1, double lat2, double lon2) {
