@@ -22,7 +22,8 @@
 #     k (this build's records), and the approximate and exact distances a point beyond the
 #     filter's k (about k: the list pass ran for it); no row starts KMS_AB_BUDGET seconds
 #     (default 60) after the first; KMS_AB_ROWS="kind:n:d:k:which[,which] ..." replaces the
-#     rows (which: base, new) → DIR/ab.txt.
+#     rows (which: new, this
+#     build; NAME, bin/kmeans-cli-NAME in the pack: base, or another build packed beside) → DIR/ab.txt.
 #   bench: `scripts/bench.sh highd --device-only` (its GPU rows; KMS_HIGHD_D="16 32 64 128 256",
 #     KMS_HIGHD_K="100 1000", KMS_HIGHD_DATA="blobs uniform", KMS_HIGHD_N=1000000,
 #     KMS_HIGHD_EXTRA="uniform:1000000:128:1024 blobs:4000000:128:1024" narrow or widen it)
@@ -97,7 +98,7 @@ ab() {
     generate_points "$kind" "$n" "$d" "$x" || continue
     for which in ${which//,/ }; do
       exe=$cli
-      [ $which = base ] && exe=$work/bin/kmeans-cli-base
+      [ "$which" != new ] && exe=$work/bin/kmeans-cli-$which
       echo "$kind n=$n d=$d k=$k $which: $(ab_row timeout 40 "$exe" run --input "$x" --k "$k" --init random --seed 3 \
         --solver lloyd --backend cuda --variant shared --precision f32 --max-iter 8 --tol 0)"
     done
