@@ -1,7 +1,7 @@
 // Seeding: plain k-means++ against the bounded (a tree of boxes) k-means++ and k-means‖
 // over seeds, on one generated data set. Per method and seed one JSON line:
 // seeding wall and CPU time, distances, whether the centroids are bitwise plain
-// k-means++'s, and Lloyd's final inertia from them (to convergence by an exact
+// k-means++'s, a hash of them, and Lloyd's final inertia from them (to convergence by an exact
 // solver: Lloyd's result, bitwise, whichever runs it).
 //
 //   bench_seeding [--generate SPEC] [--k K] [--seeds S] [--threads T]
@@ -37,6 +37,14 @@ std::vector<std::string> split(const std::string& text) {
     std::stringstream in(text);
     for (std::string item; std::getline(in, item, ',');) out.push_back(item);
     return out;
+}
+
+// FNV-1a of the centres' bytes: equal centres across builds, threads and machines show as equal hashes.
+unsigned long long centres_hash(const kms::Matrix<double>& centres) {
+    unsigned long long hash = 14695981039346656037ull;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(centres.data());
+    for (std::size_t i = 0; i < centres.rows() * centres.cols() * sizeof(double); ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
+    return hash;
 }
 
 bool same(const kms::Matrix<double>& a, const kms::Matrix<double>& b) {
@@ -110,13 +118,13 @@ int main(int argc, char** argv) {
                 std::printf("{\"type\":\"seeding\",\"data\":\"%s\",\"n\":%zu,\"d\":%zu,\"k\":%zu,\"threads\":%d,"
                             "\"method\":\"%s\",\"seed\":%d,\"init_ms\":%.3f,\"init_cpu_ms\":%.3f,"
                             "\"point_centroid_distances\":%llu,\"centroid_centroid_distances\":%llu,"
-                            "\"candidates\":%llu,\"rounds\":%d,\"same_as_plain\":%s,\"lloyd_iterations\":%d,"
-                            "\"inertia\":%.17g}\n",
+                            "\"candidates\":%llu,\"rounds\":%d,\"same_as_plain\":%s,\"centres_hash\":\"%016llx\","
+                            "\"lloyd_iterations\":%d,\"inertia\":%.17g}\n",
                             spec.c_str(), data->rows(), data->cols(), k, threads, method.c_str(), s, wall_ms, cpu_ms,
                             static_cast<unsigned long long>(stats.point_centroid_distances),
                             static_cast<unsigned long long>(stats.centroid_centroid_distances),
                             static_cast<unsigned long long>(stats.candidates), stats.rounds,
-                            identical ? "true" : "false", iterations, inertia);
+                            identical ? "true" : "false", centres_hash(centres), iterations, inertia);
                 std::fflush(stdout);
             }
         }

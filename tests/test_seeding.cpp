@@ -9,12 +9,14 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "kms/distance.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
 #include "kms/init.hpp"
@@ -383,6 +385,116 @@ private slots:
             options.threads = 3;
             options.bounds = kms::SeedingBounds::On;
             QVERIFY2(kms::initialize_centroids(points, 8, options) == one, kms::to_string(method).data());
+        }
+    }
+
+    // k-means‖'s batch pass (BoundedNearest::add_centres: the tree's filter, its loops
+    // unrolled for d = 1..4, a generic loop above) gives each point the D and the
+    // centre that the plain rule gives, one centre at a time in order (D = s when
+    // s < D: the nearest, a tie to the earlier), so the candidates' weights (points
+    // per owner) are the brute force's and add up to n. d = 1..6 on a grid (many equal
+    // distances) and uniform data, float and double, a batch with repeated centres,
+    // 1 and 3 threads past kParallelPoints (the subtrees shared out).
+    void batchTakesEachPointsNearest_data() {
+        QTest::addColumn<int>("shape");
+        QTest::addColumn<int>("d");
+        for (int d = 1; d <= 6; ++d) {
+            QTest::addRow("grid d=%d", d) << static_cast<int>(Shape::Grid) << d;
+            QTest::addRow("uniform d=%d", d) << static_cast<int>(Shape::Uniform) << d;
+        }
+    }
+    void batchTakesEachPointsNearest() {
+        QFETCH(int, shape);
+        QFETCH(int, d);
+        const std::size_t n = 140000, dims = static_cast<std::size_t>(d);
+        const Matrix<double> points = make(static_cast<Shape>(shape), n, dims, 17 + dims);
+        std::vector<std::vector<double>> first{{points.row(7), points.row(7) + dims}}, one, two;
+        for (std::size_t c = 0; c < 150; ++c) one.emplace_back(points.row(c * 911 + 3), points.row(c * 911 + 3) + dims);
+        for (std::size_t c = 0; c < 150; ++c) two.emplace_back(points.row(c * 577 + 1), points.row(c * 577 + 1) + dims);
+        for (std::size_t c = 0; c < 20; ++c) two.push_back(one[c * 7]);  // the same centre again: its first stays
+        // The plain rule, centre by centre.
+        std::vector<double> nearest(n, std::numeric_limits<double>::infinity());
+        std::vector<std::uint32_t> owner(n, 0);
+        std::uint32_t number = 0;
+        const auto plain = [&](const std::vector<std::vector<double>>& centres) {
+            for (const std::vector<double>& centre : centres) {
+                for (std::size_t i = 0; i < n; ++i) {
+                    const double s = kms::squared_distance<double>(points.row(i), centre.data(), dims);
+                    if (s < nearest[i]) {
+                        nearest[i] = s;
+                        owner[i] = number;
+                    }
+                }
+                ++number;
+            }
+        };
+        plain(first);
+        plain(one);
+        const std::vector<double> after_one = nearest;
+        const std::vector<std::uint32_t> owner_one = owner;
+        plain(two);
+        std::vector<double> weight(number, 0.0);
+        for (std::size_t i = 0; i < n; ++i) weight[owner[i]] += 1.0;
+        for (bool as_float : {false, true}) {
+            if (as_float && d != 2) continue;
+            const Matrix<float> narrow = points.cast<float>();
+            const Matrix<double> wide(narrow.cast<double>());
+            for (int threads : {1, 3}) {
+                const auto check = [&](auto& keeper) {
+                    keeper.add_centres(first);
+                    keeper.add_centres(one);
+                    if (!as_float) {
+                        for (std::size_t i = 0; i < n; ++i) QCOMPARE(keeper.mass(i), after_one[i]);
+                        QVERIFY(keeper.owner() == owner_one);
+                    }
+                    keeper.add_centres(two);
+                    QCOMPARE(keeper.centres(), std::size_t{number});
+                    if (as_float) return;
+                    for (std::size_t i = 0; i < n; ++i) QCOMPARE(keeper.mass(i), nearest[i]);
+                    QVERIFY(keeper.owner() == owner);
+                    std::vector<double> counted(number, 0.0);
+                    double sum = 0.0;
+                    for (std::uint32_t o : keeper.owner()) counted[o] += 1.0;
+                    for (double w : counted) sum += w;
+                    QVERIFY(counted == weight);
+                    QCOMPARE(sum, static_cast<double>(n));
+                };
+                if (as_float) {
+                    // Float rows seed as their widened values do (the double keeper on them).
+                    kms::seeding::BoundedNearest<float> narrow_keeper(narrow, threads, nullptr, {}, "x");
+                    kms::seeding::BoundedNearest<double> wide_keeper(wide, threads, nullptr, {}, "x");
+                    check(narrow_keeper);
+                    check(wide_keeper);
+                    for (std::size_t i = 0; i < n; ++i) QCOMPARE(narrow_keeper.mass(i), wide_keeper.mass(i));
+                    QVERIFY(narrow_keeper.owner() == wide_keeper.owner());
+                } else {
+                    kms::seeding::BoundedNearest<double> keeper(points, threads, nullptr, {}, "x");
+                    check(keeper);
+                }
+            }
+        }
+    }
+
+    // k-means‖ gives the same centres at 1, 2 and 3 threads past kParallelPoints,
+    // unweighted, for d = 2 (the unrolled loops), 3 and 5 (the generic loop).
+    void parallelSameCentresAtAnyThreadCount_data() {
+        QTest::addColumn<int>("d");
+        for (int d : {2, 3, 5}) QTest::addRow("d=%d", d) << d;
+    }
+    void parallelSameCentresAtAnyThreadCount() {
+        QFETCH(int, d);
+        const Matrix<double> points = make(Shape::Blobs, 200000, static_cast<std::size_t>(d), 23);
+        kms::InitOptions options;
+        options.method = kms::InitMethod::KMeansParallel;
+        options.seed = 11;
+        options.threads = 1;
+        kms::InitStats stats;
+        options.stats = &stats;
+        const Matrix<double> one = kms::initialize_centroids(points, 40, options);
+        QVERIFY(stats.candidates >= 40);
+        for (int threads : {2, 3}) {
+            options.threads = threads;
+            QVERIFY2(kms::initialize_centroids(points, 40, options) == one, qPrintable(QString::number(threads)));
         }
     }
 

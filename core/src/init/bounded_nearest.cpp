@@ -3,10 +3,12 @@
 #include "bounded_nearest.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -17,6 +19,7 @@ namespace kms::seeding {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+using Pair = double __attribute__((vector_size(16)));  // two lanes, lane-wise IEEE operations
 
 // Points a leaf holds (n = 10^6 × 2 blobs, k = 1000, 1 thread: 16 was 6 % slower, 64 and 128 the same).
 constexpr std::size_t kLeaf = 32;
@@ -79,38 +82,47 @@ void BoundedNearest<T>::build() {
         if (r > 0.0 && std::isfinite(r)) scale[m] = (top + 1.0) / r;
     }
     // (key << 32 | row), sorted by key in stable passes: ties stay in row order.
-    std::vector<std::uint64_t> keyed(n), sorted(n);
+    // (Not value-initialised: every element is written before it is read.)
+    std::unique_ptr<std::uint64_t[]> keyed(new std::uint64_t[n]), sorted(new std::uint64_t[n]);
     const auto count = static_cast<std::int64_t>(n);
+    const auto quantised = [&](std::size_t i, std::size_t m) -> std::uint32_t {
+        const double v = (static_cast<double>(points_(i, dims[m])) - lo[dims[m]]) * scale[m];
+        return v >= 0.0 ? static_cast<std::uint32_t>(std::min(v, top)) : 0;  // NaN: 0
+    };
+    if (dims.size() == 2) {
 #pragma omp parallel for num_threads(threads_) schedule(static) if (n > kParallelPoints)
-    for (std::int64_t ii = 0; ii < count; ++ii) {
-        const auto i = static_cast<std::size_t>(ii);
-        std::uint32_t q[kKeyDimensions];
-        for (std::size_t m = 0; m < dims.size(); ++m) {
-            const double v = (static_cast<double>(points_(i, dims[m])) - lo[dims[m]]) * scale[m];
-            q[m] = v >= 0.0 ? static_cast<std::uint32_t>(std::min(v, top)) : 0;  // NaN: 0
+        for (std::int64_t ii = 0; ii < count; ++ii) {
+            const auto i = static_cast<std::size_t>(ii);
+            keyed[i] = (spread_bits(quantised(i, 0)) << 1 | spread_bits(quantised(i, 1))) << 32 | i;
         }
-        std::uint64_t key = 0;
-        if (dims.size() == 2) {
-            key = spread_bits(q[0]) << 1 | spread_bits(q[1]);
-        } else {
+    } else {
+#pragma omp parallel for num_threads(threads_) schedule(static) if (n > kParallelPoints)
+        for (std::int64_t ii = 0; ii < count; ++ii) {
+            const auto i = static_cast<std::size_t>(ii);
+            std::uint32_t q[kKeyDimensions];
+            for (std::size_t m = 0; m < dims.size(); ++m) q[m] = quantised(i, m);
+            std::uint64_t key = 0;
             for (std::size_t b = bits; b-- > 0;)
                 for (std::size_t m = 0; m < dims.size(); ++m) key = key << 1 | ((q[m] >> b) & 1u);
+            keyed[i] = key << 32 | i;
         }
-        keyed[i] = key << 32 | i;
     }
     for (std::size_t shift = 32; shift < 32 + kKeyBits; shift += kDigitBits) {
         constexpr std::uint64_t kMask = (std::uint64_t{1} << kDigitBits) - 1;
         std::vector<std::size_t> start(kMask + 2, 0);
-        for (std::uint64_t v : keyed) ++start[((v >> shift) & kMask) + 1];
+        for (std::size_t i = 0; i < n; ++i) ++start[((keyed[i] >> shift) & kMask) + 1];
         for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-        for (std::uint64_t v : keyed) sorted[start[(v >> shift) & kMask]++] = v;
+        for (std::size_t i = 0; i < n; ++i) sorted[start[(keyed[i] >> shift) & kMask]++] = keyed[i];
         keyed.swap(sorted);
     }
     row_.resize(n);
     coordinates_.resize(n * d);
+    // The rows are read in random order: each asked for a few rows ahead.
+    constexpr std::size_t kAhead = 16;
 #pragma omp parallel for num_threads(threads_) schedule(static) if (n > kParallelPoints)
     for (std::int64_t pp = 0; pp < count; ++pp) {
         const auto p = static_cast<std::size_t>(pp);
+        if (p + kAhead < n) __builtin_prefetch(points_.row(static_cast<std::uint32_t>(keyed[p + kAhead])));
         row_[p] = static_cast<std::uint32_t>(keyed[p]);
         const T* from = points_.row(row_[p]);
         for (std::size_t j = 0; j < d; ++j) coordinates_[p * d + j] = from[j];  // (std::copy: a memmove call a row)
@@ -129,12 +141,16 @@ void BoundedNearest<T>::build() {
         const std::size_t node = slots_ + l, begin = std::min(n, l * kLeaf), end = std::min(n, begin + kLeaf);
         begin_[node] = static_cast<std::uint32_t>(begin);
         end_[node] = static_cast<std::uint32_t>(end);
-        for (std::size_t p = begin; p < end; ++p)
-            for (std::size_t j = 0; j < d; ++j) {
+        for (std::size_t j = 0; j < d; ++j) {  // (min and max without branches: the same values)
+            double low = kInfinity, high = -kInfinity;
+            for (std::size_t p = begin; p < end; ++p) {
                 const double v = static_cast<double>(coordinates_[p * d + j]);
-                if (v < low_[node * d + j]) low_[node * d + j] = v;
-                if (v > high_[node * d + j]) high_[node * d + j] = v;
+                low = v < low ? v : low;
+                high = v > high ? v : high;
             }
+            low_[node * d + j] = low;
+            high_[node * d + j] = high;
+        }
     }
     for (std::size_t v = slots_ - 1; v >= 1; --v) {
         const std::size_t a = 2 * v, b = 2 * v + 1;
@@ -302,57 +318,149 @@ void BoundedNearest<T>::walk(const double* centre, std::uint32_t number, bool ap
 }
 
 template <typename T>
+template <std::size_t Dims>
 double BoundedNearest<T>::filter(std::size_t node, std::size_t depth, const std::uint32_t* list, std::size_t size,
                                  Batch& batch) {
     double& largest = largest_[node];
     if (begin_[node] == end_[node] || stop_.stopped(batch.polls++)) return largest;
+    const std::size_t d = Dims ? Dims : d_;
+    if (node < slots_) {
+        // The children's records are read next and lie in other lines of five arrays
+        // (a level's nodes side by side): ask for them while this node's centres are
+        // filtered, and for the points of leaf children.
+        const std::size_t child = 2 * node;
+        __builtin_prefetch(low_.data() + child * d);
+        __builtin_prefetch(high_.data() + child * d);
+        __builtin_prefetch(begin_.data() + child);
+        __builtin_prefetch(end_.data() + child);
+        __builtin_prefetch(largest_.data() + child);
+        if (child >= slots_) {
+            __builtin_prefetch(coordinates_.data() + std::size_t{begin_[child]} * d);
+            __builtin_prefetch(near_.data() + begin_[child]);
+        }
+    }
     // The centres that may lower a D of the node: nearer to its box than its largest
     // D, and not beyond the reach of the centre whose farthest point of the box is
     // nearest (Kanungo et al.'s filter: every point is surely nearer to that one).
+    // Both distances as box_distance computes them (the same terms in the same
+    // order), without its branches: max(lo - x, x - hi, 0) is the near term, as
+    // exactly (the unused side is <= 0; a -0 squares to +0).
     std::vector<std::uint32_t>& kept = batch.lists[depth];
     std::vector<double>& lows = batch.lows[depth];
-    kept.clear();
-    lows.clear();
+    kept.resize(size);
+    lows.resize(size);
+    const double* lo = low_.data() + node * d;
+    const double* hi = high_.data() + node * d;
     double reach = kInfinity;
-    for (std::size_t i = 0; i < size; ++i) {
-        const double* centre = batch.centres[list[i]];
-        const double low = box_distance<false>(node, centre);
-        reach = std::min(reach, box_distance<true>(node, centre));  // (not a number: left out)
-        if (low >= largest) continue;                          // (not a number: kept)
-        kept.push_back(list[i]);
-        lows.push_back(low);
+    std::size_t count = 0;
+    const double* centres = batch.centres;
+    std::uint32_t* keep = kept.data();
+    double* keep_low = lows.data();
+    if constexpr (Dims == 2) {
+        // Both dimensions in one register: the same two terms, added as the loop
+        // below adds them (0.0 + a + b = a + b exactly), without branches.
+        const Pair box_lo = {lo[0], lo[1]}, box_hi = {hi[0], hi[1]}, zero = {0.0, 0.0};
+        for (std::size_t i = 0; i < size; ++i) {
+            const double* centre = centres + std::size_t{list[i]} * 2;
+            const Pair x = {centre[0], centre[1]};
+            const Pair below = box_lo - x, above = x - box_hi;
+            Pair t = below > above ? below : above;
+            t = t > zero ? t : zero;
+            const Pair from_lo = x - box_lo, to_hi = box_hi - x;
+            const Pair f = from_lo > to_hi ? from_lo : to_hi;
+            const Pair tt = t * t, ff = f * f;
+            const double low = tt[0] + tt[1], far = ff[0] + ff[1];
+            reach = far < reach ? far : reach;  // (not a number: left out)
+            keep[count] = list[i];
+            keep_low[count] = low;
+            count += !(low >= largest);  // (not a number: kept)
+        }
+    } else {
+        for (std::size_t i = 0; i < size; ++i) {
+            const double* centre = centres + std::size_t{list[i]} * d;
+            double low = 0.0, far = 0.0;
+            for (std::size_t j = 0; j < d; ++j) {
+                const double x = centre[j];
+                const double t = std::max(std::max(lo[j] - x, x - hi[j]), 0.0);
+                const double f = std::max(x - lo[j], hi[j] - x);
+                low += t * t;
+                far += f * f;
+            }
+            reach = std::min(reach, far);  // (not a number: left out)
+            keep[count] = list[i];
+            keep_low[count] = low;
+            count += !(low >= largest);  // (not a number: kept)
+        }
     }
     batch.boxes += size;
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < kept.size(); ++i)
-        if (!(lows[i] > reach)) kept[count++] = kept[i];
-    kept.resize(count);
+    std::size_t left = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        kept[left] = kept[i];
+        lows[left] = lows[i];
+        left += !(lows[i] > reach);
+    }
+    count = left;
     if (count == 0) return largest;
     if (node < slots_) {
-        const double a = filter(2 * node, depth + 1, kept.data(), count, batch);
-        const double b = filter(2 * node + 1, depth + 1, kept.data(), count, batch);
+        const double a = filter<Dims>(2 * node, depth + 1, kept.data(), count, batch);
+        const double b = filter<Dims>(2 * node + 1, depth + 1, kept.data(), count, batch);
         return largest = std::max(a, b);
     }
-    // Each point: the nearest of the centres kept (in increasing number: a tie to the lower).
+    // Each point: the nearest of the centres kept (in increasing number: a tie to the
+    // lower), their rows copied together first.
+    // A point whose D is at most the kept centres' nearest box distance keeps it
+    // (each distance is at least its centre's box distance): no distances for it.
+    std::vector<double>& near = batch.near;
+    near.resize(count * d);
+    double nearest_box = kInfinity;
+    for (std::size_t c = 0; c < count; ++c) {
+        for (std::size_t j = 0; j < d; ++j) near[c * d + j] = batch.centres[std::size_t{kept[c]} * d + j];
+        nearest_box = std::min(nearest_box, lows[c]);
+    }
     bool changed = false;
-    for (std::size_t p = begin_[node]; p < end_[node]; ++p) {
-        double best = near_[p];
+    std::uint64_t searched = 0;
+    double* near_at = near_.data();
+    std::uint32_t* owner_at = owner_at_.data();
+    const std::uint32_t* row_at = row_.data();
+    double* nearest = nearest_.data();
+    char* dirty = dirty_.data();
+    const T* coordinates = coordinates_.data();
+    const std::uint32_t first = batch.first;
+    for (std::size_t p = begin_[node], end = end_[node]; p < end; ++p) {
+        double best = near_at[p];
+        if (best <= nearest_box) continue;
+        ++searched;
+        const T* point = coordinates + p * d;
         std::size_t taker = count;
-        for (std::size_t c = 0; c < count; ++c) {
-            const double s = widened_squared_distance(coordinates_.data() + p * d_, batch.centres[kept[c]], d_);
-            if (s < best) {
-                best = s;
-                taker = c;
+        if constexpr (Dims == 2) {
+            const Pair x = {static_cast<double>(point[0]), static_cast<double>(point[1])};
+            for (std::size_t c = 0; c < count; ++c) {
+                const Pair diff = x - Pair{near[2 * c], near[2 * c + 1]};
+                const Pair square = diff * diff;
+                const double s = square[0] + square[1];  // widened_squared_distance's value
+                taker = s < best ? c : taker;
+                best = s < best ? s : best;
+            }
+        } else {
+            for (std::size_t c = 0; c < count; ++c) {
+                double s = 0.0;  // widened_squared_distance's terms and order
+                for (std::size_t j = 0; j < d; ++j) {
+                    const double diff = static_cast<double>(point[j]) - near[c * d + j];
+                    s += diff * diff;
+                }
+                taker = s < best ? c : taker;
+                best = s < best ? s : best;
             }
         }
-        batch.points += count;
         if (taker == count) continue;
-        near_[p] = best;
-        owner_at_[p] = batch.first + kept[taker];
-        nearest_[row_[p]] = best;
-        batch.changes->push_back({row_[p], static_cast<std::uint32_t>(p), best});
+        near_at[p] = best;
+        owner_at[p] = first + kept[taker];
+        const std::uint32_t row = row_at[p];
+        nearest[row] = best;
+        std::atomic_ref<char>(dirty[row / kSubBlockSize]).store(1, std::memory_order_relaxed);
         changed = true;
     }
+    batch.points += count * searched;
     if (changed) largest = leaf_largest(node);
     return largest;
 }
@@ -391,27 +499,35 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
     // Each point takes the nearest of them at once (the tree filters the centres
     // down to the few that may take a node's points): one pass with the points' lines
     // at hand, not one walk a centre (k-means‖'s rounds 2.x faster).
-    std::vector<const double*> rows(m);
-    for (std::size_t c = 0; c < m; ++c) rows[c] = centres[first + c].data();
+    std::vector<double> rows(m * d_);
+    for (std::size_t c = 0; c < m; ++c) std::copy(centres[first + c].begin(), centres[first + c].end(), rows.begin() + static_cast<std::ptrdiff_t>(c * d_));
     std::vector<std::uint32_t> all(m);
     for (std::size_t c = 0; c < m; ++c) all[c] = static_cast<std::uint32_t>(c);
     std::size_t depth = 0;
     const std::vector<std::size_t> nodes = shares(depth);
-    const auto batch_for = [&](std::vector<Change>* changes) {
-        Batch batch{rows.data(), static_cast<std::uint32_t>(centres_), {}, {}, changes};
+    const auto batch_for = [&] {
+        Batch batch{rows.data(), static_cast<std::uint32_t>(centres_), {}, {}, {}};
         batch.lists.resize(depth_ + 1);
         batch.lows.resize(depth_ + 1);
         return batch;
     };
-    std::vector<Change> changes;
+    // The loops unrolled for the common small d (the same terms in the same order).
+    const auto run = [&](std::size_t node, std::size_t at, Batch& batch) {
+        switch (d_) {
+            case 1: filter<1>(node, at, all.data(), m, batch); break;
+            case 2: filter<2>(node, at, all.data(), m, batch); break;
+            case 3: filter<3>(node, at, all.data(), m, batch); break;
+            case 4: filter<4>(node, at, all.data(), m, batch); break;
+            default: filter<0>(node, at, all.data(), m, batch); break;
+        }
+    };
     std::uint64_t points = 0, boxes = 0;
     if (nodes.empty() || n_ <= kParallelPoints) {
-        Batch batch = batch_for(&changes);
-        filter(1, 0, all.data(), m, batch);
+        Batch batch = batch_for();
+        run(1, 0, batch);
         points = batch.points;
         boxes = batch.boxes;
     } else {
-        std::vector<std::vector<Change>> found(nodes.size());
         RegionGuard guard;
 #pragma omp parallel num_threads(threads_) reduction(+ : points, boxes)
         {
@@ -420,9 +536,8 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
             for (std::int64_t t = 0; t < static_cast<std::int64_t>(nodes.size()); ++t) {
                 if (guard.failed()) continue;
                 guard.run([&] {
-                    if (!batch) batch = batch_for(nullptr);
-                    batch->changes = &found[static_cast<std::size_t>(t)];
-                    filter(nodes[static_cast<std::size_t>(t)], depth, all.data(), m, *batch);
+                    if (!batch) batch = batch_for();
+                    run(nodes[static_cast<std::size_t>(t)], depth, *batch);
                 });
             }
             if (batch) {
@@ -431,14 +546,13 @@ void BoundedNearest<T>::add_centres(const std::vector<std::vector<double>>& cent
             }
         }
         guard.rethrow();
-        for (const std::vector<Change>& part : found) changes.insert(changes.end(), part.begin(), part.end());
         update_above(depth);
     }
     stop_.throw_if_stopped();
     point_distances_ += points;
     box_distances_ += boxes;
     centres_ += m;
-    refresh_sums(changes);
+    refresh_sums({});
 }
 
 template <typename T>

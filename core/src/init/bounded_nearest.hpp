@@ -63,6 +63,7 @@ public:
     std::vector<double> potentials(const std::vector<std::vector<double>>& candidates);
 
     double mass(std::size_t i) const { return weight_ ? weight_[i] * nearest_[i] : nearest_[i]; }
+    const double* distances() const { return nearest_.data(); }  // D by row
     const std::vector<std::uint32_t>& owner();  // index of the centre giving D[i] (ties: the earlier)
     std::size_t centres() const { return centres_; }
     std::uint64_t point_distances() const { return point_distances_; }
@@ -88,11 +89,11 @@ private:
     };
     // Several centres at once (a thread's part of them).
     struct Batch {
-        const double* const* centres;
-        std::uint32_t first;                           // the number of centres[0]
+        const double* centres;                          // m × d, contiguous
+        std::uint32_t first;                            // the number of centres[0]
         std::vector<std::vector<std::uint32_t>> lists;  // per depth: the centres kept there
         std::vector<std::vector<double>> lows;          // and their box distances
-        std::vector<Change>* changes;                   // each changed point once
+        std::vector<double> near;                       // a leaf's kept centres' rows, contiguous
         std::uint64_t points = 0, boxes = 0, polls = 0;
     };
 
@@ -107,6 +108,9 @@ private:
     // One centre numbered `number` (apply: D, owner and largest D written; else the changes listed).
     void walk(const double* centre, std::uint32_t number, bool apply, std::vector<Change>& changes);
     // The batch's centres `list` (increasing) that may lower a D below `node`; returns its largest D.
+    // Dims: d when known at compile time (the loops unrolled), else 0. Changed points'
+    // sub-blocks are marked in dirty_ (by any thread: relaxed atomic stores of 1).
+    template <std::size_t Dims>
     double filter(std::size_t node, std::size_t depth, const std::uint32_t* list, std::size_t size, Batch& batch);
     void apply_known(std::uint32_t index, const std::vector<Change>& changes);
     void refresh_sums(const std::vector<Change>& moved);

@@ -43,6 +43,21 @@
 namespace kms::seeding {
 namespace {
 
+// A round's draws for `count` points from the counter `counter` on: hit[i] when
+// random_uniform(seed, kStreamParallel, counter + i) < ℓ·mass/ψ (mass = w·D, or D).
+// A mass of 0 is never taken (0/ψ = 0), so no test for it. Alone in a loop with
+// nothing in memory it could change, the (seed, stream) part of each draw is
+// computed once, not once a point.
+void draw_block(std::uint64_t seed, std::uint64_t counter, const double* distances, const double* weights,
+                std::size_t count, double ell, double psi, unsigned char* hit) {
+    if (weights)
+        for (std::size_t i = 0; i < count; ++i)
+            hit[i] = random_uniform(seed, kStreamParallel, counter + i) < ell * (weights[i] * distances[i]) / psi;
+    else
+        for (std::size_t i = 0; i < count; ++i)
+            hit[i] = random_uniform(seed, kStreamParallel, counter + i) < ell * distances[i] / psi;
+}
+
 template <typename T>
 Matrix<double> parallel_init(const Rows<T>& rows, std::size_t k, const InitOptions& options,
                              const std::string& source_name) {
@@ -97,17 +112,21 @@ Matrix<double> parallel_init(const Rows<T>& rows, std::size_t k, const InitOptio
         const double psi = total;
         const std::uint64_t base = static_cast<std::uint64_t>(rounds) * n + offset;  // + local row: r·n + global row
         std::vector<std::vector<std::size_t>> picks(blocks);                          // local rows, by local block
+        const double* distances = nearest.distances();
+        const double* weights = weight ? weight + offset : nullptr;
         agreed(comm, [&] {
             RegionGuard guard;
 #pragma omp parallel for num_threads(threads) schedule(static) if (blocks > 1)
             for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
-                const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
-                for (std::size_t i = begin; i < std::min(local, begin + kBlockSize) && !guard.failed(); ++i) {
-                    const double mass = nearest.mass(i);
-                    if (!(mass > 0.0)) continue;
-                    if (random_uniform(seed, kStreamParallel, base + i) < ell * mass / psi)
-                        guard.run([&] { picks[static_cast<std::size_t>(b)].push_back(i); });
-                }
+                if (guard.failed()) continue;
+                const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize, end = std::min(local, begin + kBlockSize);
+                unsigned char hit[kBlockSize];
+                draw_block(seed, base + begin, distances + begin, weights ? weights + begin : nullptr, end - begin, ell,
+                           psi, hit);
+                guard.run([&] {
+                    for (std::size_t i = begin; i < end; ++i)
+                        if (hit[i - begin]) picks[static_cast<std::size_t>(b)].push_back(i);
+                });
             }
             guard.rethrow();
         });
