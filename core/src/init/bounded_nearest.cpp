@@ -82,8 +82,9 @@ void BoundedNearest<T>::build() {
         if (r > 0.0 && std::isfinite(r)) scale[m] = (top + 1.0) / r;
     }
     // (key << 32 | row), sorted by key in stable passes: ties stay in row order.
-    // (Not value-initialised: every element is written before it is read.)
-    std::unique_ptr<std::uint64_t[]> keyed(new std::uint64_t[n]), sorted(new std::uint64_t[n]);
+    LargeBuffer<std::uint64_t> keyed_buffer(n), sorted_buffer(n);  // (not zeroed: written before read)
+    std::uint64_t* keyed = keyed_buffer.data();
+    std::uint64_t* sorted = sorted_buffer.data();
     const auto count = static_cast<std::int64_t>(n);
     const auto quantised = [&](std::size_t i, std::size_t m) -> std::uint32_t {
         const double v = (static_cast<double>(points_(i, dims[m])) - lo[dims[m]]) * scale[m];
@@ -113,7 +114,7 @@ void BoundedNearest<T>::build() {
         for (std::size_t i = 0; i < n; ++i) ++start[((keyed[i] >> shift) & kMask) + 1];
         for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
         for (std::size_t i = 0; i < n; ++i) sorted[start[(keyed[i] >> shift) & kMask]++] = keyed[i];
-        keyed.swap(sorted);
+        std::swap(keyed, sorted);
     }
     row_.resize(n);
     coordinates_.resize(n * d);
@@ -205,7 +206,15 @@ void BoundedNearest<T>::first_centre(const double* centre) {
     near_.resize(n_);
     owner_at_.assign(n_, 0);
     dirty_.assign((sub_sums_.size() + 7) / 8 * 8, 0);  // 0 between calls
-    for (std::size_t p = 0; p < n_; ++p) near_[p] = nearest_[row_[p]];
+    // D in tree order from the tree's copy of the rows (the same values and terms:
+    // the same bits as nearest_[row_[p]], read in order instead of at random).
+    const auto points = static_cast<std::int64_t>(n_);
+#pragma omp parallel for num_threads(threads_) schedule(static) if (n_ > kParallelPoints)
+    for (std::int64_t pp = 0; pp < points; ++pp) {
+        const auto p = static_cast<std::size_t>(pp);
+        const double s = widened_squared_distance(coordinates_.data() + p * d_, centre, d_);
+        near_[p] = s < kInfinity ? s : kInfinity;  // as nearest_ from +infinity
+    }
     for (std::size_t l = slots_; l < 2 * slots_; ++l) largest_[l] = leaf_largest(l);
     update_above(depth_);
 }
@@ -328,12 +337,15 @@ double BoundedNearest<T>::filter(std::size_t node, std::size_t depth, const std:
         // The children's records are read next and lie in other lines of five arrays
         // (a level's nodes side by side): ask for them while this node's centres are
         // filtered, and for the points of leaf children.
+        // The grandchildren's too: a node's own filter is often too short to hide a miss.
+        for (std::size_t child = 2 * node, count = 2; child < 2 * slots_ && count <= 4; child *= 2, count *= 2) {
+            __builtin_prefetch(low_.data() + child * d);
+            __builtin_prefetch(high_.data() + child * d);
+            __builtin_prefetch(begin_.data() + child);
+            __builtin_prefetch(end_.data() + child);
+            __builtin_prefetch(largest_.data() + child);
+        }
         const std::size_t child = 2 * node;
-        __builtin_prefetch(low_.data() + child * d);
-        __builtin_prefetch(high_.data() + child * d);
-        __builtin_prefetch(begin_.data() + child);
-        __builtin_prefetch(end_.data() + child);
-        __builtin_prefetch(largest_.data() + child);
         if (child >= slots_) {
             __builtin_prefetch(coordinates_.data() + std::size_t{begin_[child]} * d);
             __builtin_prefetch(near_.data() + begin_[child]);
@@ -347,8 +359,10 @@ double BoundedNearest<T>::filter(std::size_t node, std::size_t depth, const std:
     // exactly (the unused side is <= 0; a -0 squares to +0).
     std::vector<std::uint32_t>& kept = batch.lists[depth];
     std::vector<double>& lows = batch.lows[depth];
-    kept.resize(size);
-    lows.resize(size);
+    if (kept.size() < size) {  // (grown, never shrunk: no call a node)
+        kept.resize(size);
+        lows.resize(size);
+    }
     const double* lo = low_.data() + node * d;
     const double* hi = high_.data() + node * d;
     double reach = kInfinity;
@@ -411,7 +425,7 @@ double BoundedNearest<T>::filter(std::size_t node, std::size_t depth, const std:
     // A point whose D is at most the kept centres' nearest box distance keeps it
     // (each distance is at least its centre's box distance): no distances for it.
     std::vector<double>& near = batch.near;
-    near.resize(count * d);
+    if (near.size() < count * d) near.resize(count * d);
     double nearest_box = kInfinity;
     for (std::size_t c = 0; c < count; ++c) {
         for (std::size_t j = 0; j < d; ++j) near[c * d + j] = batch.centres[std::size_t{kept[c]} * d + j];

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "kms/matrix.hpp"
+#include "large_buffer.hpp"
 #include "seeding.hpp"
 
 namespace kms::seeding {
@@ -65,6 +66,7 @@ public:
     double mass(std::size_t i) const { return weight_ ? weight_[i] * nearest_[i] : nearest_[i]; }
     const double* distances() const { return nearest_.data(); }  // D by row
     const std::vector<std::uint32_t>& owner();  // index of the centre giving D[i] (ties: the earlier)
+    const LargeVector<std::uint32_t>& owner_in_tree_order() const { return owner_at_; }  // the same, points permuted
     std::size_t centres() const { return centres_; }
     std::uint64_t point_distances() const { return point_distances_; }
     std::uint64_t centre_distances() const { return box_distances_; }  // the bounds' own: centre to box
@@ -121,13 +123,13 @@ private:
     int threads_;
     const double* weight_;
     StopPoll stop_;
-    std::vector<double> nearest_;          // D by row
+    LargeVector<double> nearest_;          // D by row
     std::vector<std::uint32_t> owner_;     // by row, filled by owner()
     // Tree order: position p holds row row_[p], its coordinates, D and owner.
-    std::vector<std::uint32_t> row_;
-    std::vector<T> coordinates_;           // n × d
-    std::vector<double> near_;
-    std::vector<std::uint32_t> owner_at_;
+    LargeVector<std::uint32_t> row_;
+    LargeVector<T> coordinates_;           // n × d
+    LargeVector<double> near_;
+    LargeVector<std::uint32_t> owner_at_;
     std::vector<char> dirty_;              // sub-blocks with a changed D, for refresh_sums()
     // Nodes 1 .. 2·slots_ - 1 (children 2v, 2v + 1; leaf l is node slots_ + l).
     std::size_t slots_ = 0, depth_ = 0;
