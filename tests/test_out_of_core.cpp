@@ -436,6 +436,65 @@ private slots:
         QCOMPARE(compared, 16);
     }
 
+    // --geo under ranks (threads as ranks): each rank's share of the statistics merged
+    // (GeoStatistics::merge, the latitude sum handed on) is one pass's projection bit for
+    // bit, out of core (open_geo_rows) and loaded by blocks (load_geo_npy_block, each rank
+    // its rows of the solver's split only); the fits over the ranks the loaded fit's bits.
+    void geo_statistics_merged_over_ranks() {
+        kms::Matrix<double> degrees(20011, 2);
+        for (std::size_t i = 0; i < degrees.rows(); ++i) {
+            degrees(i, 0) = 44.0 + 7.0 * kms::random_uniform(5, 1, i);
+            degrees(i, 1) = i == 7 ? 0.0 : -4.0 + 12.0 * kms::random_uniform(5, 2, i);
+        }
+        const std::string path = dir_ + "/geo-ranks.npy";
+        write_npy_file(path, degrees, false);
+        kms::GeoOptions options;
+        options.enabled = true;
+        for (const std::optional<kms::GeoFrame> frame : {std::optional<kms::GeoFrame>(), std::optional(kms::GeoFrame::Sphere)}) {
+            options.frame = frame;
+            const kms::GeoData loaded = kms::load_geo_data(path, options);
+            const auto points = std::make_shared<const kms::Matrix<double>>(loaded.projected.points);
+            kms::FitOptions fit;
+            fit.k = 6;
+            fit.init.seed = 8;
+            fit.solver.backend = kms::Backend::Sequential;
+            const kms::FitResult want = kms::fit(points, fit);
+            for (const int ranks : {2, 3}) {
+                std::vector<kms::GeoProjection> streamed(ranks), blocked(ranks);
+                std::vector<kms::FitResult> out_of_core(ranks), in_memory(ranks);
+                std::vector<std::size_t> firsts(ranks), counts(ranks);
+                kms::ThreadGroup group(ranks);
+                group.run([&](std::shared_ptr<kms::Communicator> comm) {
+                    const auto r = static_cast<std::size_t>(comm->rank());
+                    kms::FitOptions mine = fit;
+                    mine.ranks = comm;
+                    const kms::GeoRows rows = kms::open_geo_rows(path, options, 1 << 16, 1, comm.get());
+                    streamed[r] = rows.projection;
+                    out_of_core[r] = kms::fit(rows.projected, 1 << 16, mine);
+                    const kms::GeoBlock block = kms::load_geo_npy_block(
+                        path, options, *comm, [&](std::size_t n, std::size_t d) { return kms::rank_blocks(n, d, mine); });
+                    blocked[r] = block.data.projection;
+                    firsts[r] = block.first_row;
+                    counts[r] = block.data.projected.points.rows();
+                    in_memory[r] = kms::fit_block(std::make_shared<const kms::Matrix<double>>(block.data.projected.points),
+                                                  block.global_rows, block.first_row, mine);
+                });
+                for (int r = 0; r < ranks; ++r) {
+                    const std::string what = std::to_string(ranks) + " ranks, rank " + std::to_string(r) +
+                                             (frame ? ", sphere forced" : ", frame chosen");
+                    for (const kms::GeoProjection& p : {streamed[r], blocked[r]})
+                        QVERIFY2(p.frame == loaded.projection.frame && p.lat0 == loaded.projection.lat0 &&
+                                     p.lon0 == loaded.projection.lon0 && p.reason == loaded.projection.reason,
+                                 (what + ": " + p.describe() + " against " + loaded.projection.describe()).c_str());
+                    expect_same(out_of_core[r], want, what + ", out of core");
+                    expect_same(in_memory[r], want, what + ", loaded by blocks");
+                    QCOMPARE(firsts[r], r == 0 ? std::size_t{0} : firsts[r - 1] + counts[r - 1]);
+                }
+                QCOMPARE(firsts[ranks - 1] + counts[ranks - 1], degrees.rows());
+            }
+        }
+    }
+
     // Bad --geo input out of core: the file, the row or element, and what to do, as in memory.
     void geo_rows_refuse_bad_input() {
         kms::Matrix<double> degrees(5000, 2);

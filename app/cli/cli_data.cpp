@@ -57,13 +57,39 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed) {
 }
 
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit) {
-    if (!fit.ranks || options.has("--input") == options.has("--generate") || geo_options_from(options).enabled)
+    const GeoOptions geo = geo_options_from(options);
+    if (!fit.ranks || options.has("--input") == options.has("--generate") || (geo.enabled && !options.has("--input")))
         return load_cli_data(options, seed);
     Communicator& comm = *fit.ranks;
     const auto rank = static_cast<std::size_t>(comm.rank());
     const auto split = [&](std::size_t rows, std::size_t cols) {
         return rank_blocks(rows, cols, fit);
     };
+    if (geo.enabled) {  // a .npy table: each rank reads its rows (and a share for the statistics); text: whole
+        const std::string path = options.get("--input");
+        std::ifstream file(path, std::ios::binary);
+        char magic[6] = {};
+        if (!(file.read(magic, 6) && std::string_view(magic, 6) == std::string_view("\x93NUMPY", 6)))
+            return load_cli_data(options, seed);
+        CliData result;
+        result.block = true;
+        agreed(&comm, [&] {
+            GeoBlock block = load_geo_npy_block(path, geo, comm, split);
+            result.global_rows = block.global_rows;
+            result.first_row = block.first_row;
+            result.geo = std::move(block.data);
+            result.data = std::move(result.geo->projected);
+            result.points = std::make_shared<const Matrix<double>>(std::move(result.data.points));
+        });
+        if (options.has("--weights"))
+            agreed(&comm, [&] {
+                LoadOptions load_options;
+                load_options.cancel = signal_stop().token();
+                result.weights = std::make_shared<const std::vector<double>>(
+                    load_sample_weights(options.get("--weights"), result.global_rows, load_options));
+            });
+        return result;
+    }
     if (options.has("--generate")) {  // each rank makes only its rows (every value is a function of its index)
         CliData result;
         result.block = true;
@@ -222,8 +248,7 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     // (--geo: the statistics' 1 MiB and the reader's 1 MiB of degrees.)
     const std::uint64_t reserve = (std::uint64_t{8} << 20) * (static_cast<std::uint64_t>(solver_threads) + 2) +
                                   (geo.enabled ? std::uint64_t{2} << 20 : 0);
-    const std::uint64_t loaded_rows = geo.enabled ? n : my_rows;  // every rank loads a --geo table whole
-    const bool fits = limit > 0 && loaded_rows * point_bytes + plan.state_bytes + reserve <= limit;
+    const bool fits = limit > 0 && my_rows * point_bytes + plan.state_bytes + reserve <= limit;
     if (!asked && (limit == 0 || fits)) return std::nullopt;  // auto: loaded as always
     plan.automatic = !asked;
     if (limit <= plan.state_bytes + reserve)
@@ -233,7 +258,7 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
                          (fit.ranks ? "" : ", or split the rows over MPI ranks (mpirun)"));
     plan.buffer_bytes = static_cast<std::size_t>(limit - plan.state_bytes - reserve);
     if (geo.enabled) {  // before the solver's buffers exist, the pass has theirs
-        plan.geo = open_geo_rows(path, geo, plan.buffer_bytes, solver_threads);
+        plan.geo = open_geo_rows(path, geo, plan.buffer_bytes, solver_threads, fit.ranks.get());
         plan.source = plan.geo->projected;
     }
     return plan;

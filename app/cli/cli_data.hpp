@@ -35,8 +35,10 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed);
 // its block of rows (partition_rows; memory scale-out, docs/scale-out.md): a .npy
 // by offset, delimited text by byte ranges split at line boundaries
 // (load_text_block); a failure on one rank is reported once and ends every rank.
-// Generated data: each rank makes only its rows (generate_rows). --geo tables are
-// loaded whole by every rank, as load_cli_data.
+// Generated data: each rank makes only its rows (generate_rows). A --geo .npy: each
+// rank reads its rows, the projection from the ranks' statistics merged
+// (load_geo_npy_block); --geo text tables and generated --geo data are loaded whole
+// by every rank, as load_cli_data.
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit);
 
 // Out of core (--out-of-core, --memory-limit; docs/scale-out.md): whether `run` reads

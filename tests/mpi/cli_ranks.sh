@@ -76,6 +76,13 @@ for case in "lloyd f32 kmeans++"; do
   cmp -s "$dir/labels-loaded" "$dir/labels-1" && cmp -s "$dir/centroids-loaded" "$dir/centroids-1" ||
     fail ".npy out of core, $case: one process's files differ from the loaded run's"
 done
+# --geo with a .npy (columns 2 and 4 as latitude and longitude): each rank reads its rows, and a share
+# of them for the projection's statistics, merged over the ranks (the latitude sum handed on from rank to
+# rank); the same files as one process, loaded and out of core, in the frame chosen and the 3-D one forced.
+args=(run --input "$dir/x.npy" --lat 2 --lon 4 --k 5 --seed 3 --max-iter 30 --report json --backend omp --threads 1)
+compare_ranks ".npy --geo by blocks" '"geo_projection":'
+args+=(--geo-projection sphere --out-of-core on --memory-limit 40M)
+compare_ranks ".npy --geo out of core, 3-D" '"out_of_core":'
 # Text input: each rank scans the lines that start in its share of the bytes and
 # parses its block only (load_text_block); a header, comments and blank lines.
 "$cli" generate --generate blobs:n=21000,k=5,d=3,spread=0.1 --seed 5 --out "$dir/plain.csv" > /dev/null
@@ -131,6 +138,9 @@ compare_failure "bad.csv" --input "$dir/bad.csv" --k 4 --backend omp --threads 1
 compare_failure "bad.npy" --input "$dir/bad.npy" --k 4 --backend omp --threads 1
 compare_failure "bad.npy out of core" --input "$dir/bad.npy" --k 4 --backend omp --threads 1 --out-of-core on \
   --memory-limit 40M
+compare_failure "bad.npy --geo" --input "$dir/bad.npy" --lat 2 --lon 4 --k 4 --backend omp --threads 1
+compare_failure "bad.npy --geo out of core" --input "$dir/bad.npy" --lat 2 --lon 4 --k 4 --backend omp --threads 1 \
+  --out-of-core on --memory-limit 40M
 # Met by every rank alike: reported by rank 0 only.
 echo "1,2" > "$dir/init-2d.csv"
 compare_failure "k > n" --input "$dir/x.csv" --k 30000 --backend omp --threads 1

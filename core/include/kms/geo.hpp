@@ -11,8 +11,10 @@
 //    of unit vectors, lies inside the sphere and is projected back onto it.
 // The loader of lat/lon tables is in kms/io.hpp (load_geo_table).
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,7 @@
 
 namespace kms {
 
+class Communicator;
 class RowSource;
 
 inline constexpr double kEarthRadiusKm = 6371.0088;  // the mean Earth radius (IUGG)
@@ -47,6 +50,12 @@ public:
     void add(double lat, double lon);                // one row, in row order
     void add(const Matrix<double>& degrees);         // rows of latitude, longitude, in order
     std::size_t rows() const { return rows_; }
+    // Under ranks (each holding the statistics of its block, the blocks in rank order
+    // covering the rows in order): the whole data set's statistics on every rank, bit
+    // for bit one pass over every row: counts summed, extremes merged in rank order,
+    // and the latitude sum carried from rank to rank, each continuing the running sum
+    // over its block's `latitudes` (in order) once the ranks before it have.
+    void merge(Communicator& ranks, std::span<const double> latitudes);
 
 private:
     friend struct GeoProjection;
@@ -115,7 +124,21 @@ struct GeoRows {
     GeoProjection projection;
     std::string lat_column, lon_column;          // "column N" of the file
 };
-GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::size_t buffer_bytes, int threads);
+// `ranks`: each rank's pass covers only its equal share of the rows (keeping their
+// latitudes, 8 bytes a row, until the statistics are merged: GeoStatistics::merge).
+GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::size_t buffer_bytes, int threads,
+                      Communicator* ranks = nullptr);
+
+// Under ranks, a .npy table loaded: this rank's rows only, projected. The statistics
+// come from an equal share of the rows per rank (merged), then the rank reads its rows
+// of `blocks(rows, d)` (the solver's split for the projection's d, kms::rank_blocks):
+// load_geo_data's projection and points of those rows, bit for bit.
+struct GeoBlock {
+    GeoData data;                      // the rank's rows: projected (name: the path) and their degrees
+    std::size_t global_rows = 0, first_row = 0;
+};
+GeoBlock load_geo_npy_block(const std::string& path, const GeoOptions& options, Communicator& ranks,
+                            const std::function<std::vector<std::size_t>(std::size_t, std::size_t)>& blocks);
 
 // Initial centroids of a geographic run (--geo --init FILE, the CLI and the studio alike):
 // k rows of latitude, longitude in degrees, as --centroids-out and the studio's export write

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <vector>
 
+#include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/row_source.hpp"
 #include "kms/short_number.hpp"
@@ -92,6 +94,36 @@ void GeoStatistics::add(double lat, double lon) {
 void GeoStatistics::add(const Matrix<double>& degrees) {
     if (degrees.cols() != 2) throw Error("geographic data: not latitude, longitude");
     for (std::size_t i = 0; i < degrees.rows(); ++i) add(degrees(i, 0), degrees(i, 1));
+}
+
+void GeoStatistics::merge(Communicator& ranks, std::span<const double> latitudes) {
+    std::uint64_t rows = rows_;
+    ranks.sum(std::span<std::uint64_t>(&rows, 1));
+    rows_ = static_cast<std::size_t>(rows);
+    // std::min / std::max keep the first of equal values (-0 and 0): rank order is row order.
+    const std::vector<double> ends = ranks.allgather(std::vector<double>{lat_min_, lat_max_});
+    const std::vector<double> lows = ranks.allgather(bin_low_), highs = ranks.allgather(bin_high_);
+    lat_min_ = 90.0, lat_max_ = -90.0;
+    std::fill(bin_low_.begin(), bin_low_.end(), std::numeric_limits<double>::quiet_NaN());
+    std::fill(bin_high_.begin(), bin_high_.end(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t r = 0; r < ends.size() / 2; ++r) {
+        lat_min_ = std::min(lat_min_, ends[2 * r]);
+        lat_max_ = std::max(lat_max_, ends[2 * r + 1]);
+        for (std::size_t b = 0; b < kLongitudeBins; ++b) {
+            const double low = lows[r * kLongitudeBins + b], high = highs[r * kLongitudeBins + b];
+            if (std::isnan(low)) continue;
+            bin_low_[b] = std::isnan(bin_low_[b]) ? low : std::min(bin_low_[b], low);
+            bin_high_[b] = std::isnan(bin_high_[b]) ? high : std::max(bin_high_[b], high);
+        }
+    }
+    // The sum in row order: rank r goes on from ranks 0..r-1's running sum (one broadcast a rank).
+    double running = 0.0;
+    for (int r = 0; r < ranks.size(); ++r) {
+        if (r == ranks.rank())
+            for (const double lat : latitudes) running += lat;
+        ranks.broadcast(std::span<double>(&running, 1), r);
+    }
+    lat_sum_ = running;
 }
 
 GeoProjection GeoProjection::with_frame(const Matrix<double>& degrees, GeoFrame frame) {
@@ -286,32 +318,104 @@ private:
 };
 }  // namespace
 
-GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::size_t buffer_bytes, int threads) {
+namespace {
+// The projection of `statistics` as --geo-projection asks (GeoData's and GeoRows' alike).
+GeoProjection projection_of(const GeoStatistics& statistics, const GeoOptions& options) {
+    GeoProjection projection = options.frame ? GeoProjection::with_frame(statistics, *options.frame)
+                                             : GeoProjection::choose(statistics);
+    if (options.frame) projection.reason = "chosen with --geo-projection";
+    return projection;
+}
+
+// Rows [first, first + count) of a rank's equal share (statistics only: any split merges to the same).
+std::pair<std::size_t, std::size_t> equal_share(std::size_t rows, const Communicator* ranks) {
+    if (!ranks) return {0, rows};
+    const auto r = static_cast<std::uint64_t>(ranks->rank()), m = static_cast<std::uint64_t>(ranks->size());
+    const std::size_t first = static_cast<std::size_t>(rows * r / m), last = static_cast<std::size_t>(rows * (r + 1) / m);
+    return {first, last - first};
+}
+}  // namespace
+
+GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::size_t buffer_bytes, int threads,
+                      Communicator* ranks) {
     std::shared_ptr<const RowSource> file = open_npy_rows(path);
     const auto [lat, lon] = npy_geo_columns(path, file->cols(), options.columns);
     if (file->rows() == 0) throw InputError::whole(path, "no rows of latitude, longitude");
-    // The pass of statistics: every row in order, as GeoProjection::choose takes them in memory.
+    // The pass of statistics: every row in order, as GeoProjection::choose takes them in
+    // memory; under ranks each rank's share, merged.
+    const auto [first, count] = equal_share(file->rows(), ranks);
     GeoStatistics statistics;
+    std::vector<double> latitudes;  // under ranks, for the merge's running sum
     std::vector<double> buffers[2];
     const std::size_t row_bytes = file->cols() * sizeof(double);
     const std::size_t block_rows =
         std::max<std::size_t>(1, std::min(buffer_bytes / 2, std::size_t{64} << 20) / row_bytes);
-    read_blocks(*file, 0, file->rows(), block_rows, buffers, threads,
-                [&](std::size_t begin, std::size_t count, const double* values) {
-                    for (std::size_t r = 0; r < count; ++r) {
-                        const double row_lat = values[r * file->cols() + lat], row_lon = values[r * file->cols() + lon];
-                        check_geo_coordinates(path, begin + r + 1, row_lat, row_lon);
-                        statistics.add(row_lat, row_lon);
-                    }
-                });
+    // (Under ranks a bad value in one share stops every rank before the merge's collectives.)
+    agreed(ranks, [&] {
+        if (count > 0)
+            read_blocks(*file, first, count, block_rows, buffers, threads,
+                        [&](std::size_t begin, std::size_t rows, const double* values) {
+                            for (std::size_t r = 0; r < rows; ++r) {
+                                const double row_lat = values[r * file->cols() + lat],
+                                             row_lon = values[r * file->cols() + lon];
+                                check_geo_coordinates(path, first + begin + r + 1, row_lat, row_lon);
+                                statistics.add(row_lat, row_lon);
+                                if (ranks) latitudes.push_back(row_lat);
+                            }
+                        });
+    });
+    for (auto& buffer : buffers) std::vector<double>().swap(buffer);
+    if (ranks) statistics.merge(*ranks, latitudes);
     GeoRows rows;
-    rows.projection = options.frame ? GeoProjection::with_frame(statistics, *options.frame)
-                                    : GeoProjection::choose(statistics);
-    if (options.frame) rows.projection.reason = "chosen with --geo-projection";
+    rows.projection = projection_of(statistics, options);
     rows.lat_column = "column " + std::to_string(lat + 1);
     rows.lon_column = "column " + std::to_string(lon + 1);
     rows.projected = std::make_shared<const GeoRowSource>(std::move(file), lat, lon, rows.projection);
     return rows;
+}
+
+GeoBlock load_geo_npy_block(const std::string& path, const GeoOptions& options, Communicator& ranks,
+                            const std::function<std::vector<std::size_t>(std::size_t, std::size_t)>& blocks) {
+    const NpyShape shape = npy_shape(path);
+    const auto [lat, lon] = npy_geo_columns(path, shape.cols, options.columns);
+    if (shape.rows == 0) throw InputError::whole(path, "no rows of latitude, longitude");
+    // The rows of [first, first + count) of the file, `lat` and `lon` only, checked; read
+    // 64 Ki rows at a time (all columns of those rows, then dropped).
+    const auto degrees_of = [&](std::size_t first, std::size_t count) {
+        Matrix<double> degrees(count, 2);
+        constexpr std::size_t kRows = std::size_t{1} << 16;
+        for (std::size_t start = 0; start < count; start += kRows) {
+            const Matrix<double> rows = load_npy_rows(path, first + start, std::min(kRows, count - start));
+            for (std::size_t i = 0; i < rows.rows(); ++i) {
+                check_geo_coordinates(path, first + start + i + 1, rows(i, lat), rows(i, lon));
+                degrees(start + i, 0) = rows(i, lat);
+                degrees(start + i, 1) = rows(i, lon);
+            }
+        }
+        return degrees;
+    };
+    GeoStatistics statistics;
+    {
+        const auto [first, count] = equal_share(shape.rows, &ranks);
+        Matrix<double> share;
+        agreed(&ranks, [&] { share = degrees_of(first, count); });  // a bad value: every rank stops here
+        statistics.add(share);
+        std::vector<double> latitudes(count);
+        for (std::size_t i = 0; i < count; ++i) latitudes[i] = share(i, 0);
+        statistics.merge(ranks, latitudes);
+    }
+    GeoBlock block;
+    block.global_rows = shape.rows;
+    block.data.projection = projection_of(statistics, options);
+    const std::vector<std::size_t> first = blocks(shape.rows, block.data.projection.dimensions());
+    const auto r = static_cast<std::size_t>(ranks.rank());
+    block.first_row = first[r];
+    block.data.degrees = degrees_of(first[r], first[r + 1] - first[r]);
+    block.data.projected.name = path;
+    block.data.projected.points = block.data.projection.project(block.data.degrees);
+    block.data.lat_column = "column " + std::to_string(lat + 1);
+    block.data.lon_column = "column " + std::to_string(lon + 1);
+    return block;
 }
 
 double great_circle_km(double lat1, double lon1, double lat2, double lon2) {
