@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -533,6 +534,30 @@ private slots:
         refused(degrees, {"1", "3"}, "--lon 3: the .npy has 2 columns");
         refused(degrees, {"2", "2"}, "--lat and --lon name the same column");
         refused(kms::Matrix<double>(10, 3), {}, "3 columns: a .npy of latitude, longitude has 2, or --lat and --lon");
+        // The file changed under the run, after the statistics: a pass refuses its first bad
+        // row (the projection runs over 3 threads; the message is one thread's).
+        const std::string path = dir_ + "/geo-changed.npy";
+        write_npy_file(path, degrees, false);
+        kms::GeoOptions options;
+        options.enabled = true;
+        const kms::GeoRows rows = kms::open_geo_rows(path, options, 4096, 3);
+        {
+            std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+            const auto data = static_cast<std::streamoff>(std::filesystem::file_size(path) - degrees.size() * 8);
+            for (const auto& [element, value] : {std::pair{2 * 3000, 95.0}, std::pair{2 * 1200 + 1, 200.0}}) {
+                file.seekp(data + static_cast<std::streamoff>(element * 8));
+                file.write(reinterpret_cast<const char*>(&value), 8);
+            }
+        }
+        std::vector<double> projected(degrees.rows() * rows.projected->cols());
+        try {
+            rows.projected->read(0, degrees.rows(), projected.data());
+            QFAIL("a changed row was not refused");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(std::string(error.what()).find(path + ": row 1201: longitude 200 is outside [-180, 180]") !=
+                         std::string::npos,
+                     error.what());
+        }
     }
 
     void byte_sizes() {

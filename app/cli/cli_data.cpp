@@ -245,9 +245,9 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     const int solver_threads = fit.solver.backend == Backend::Sequential ? 1
                                : fit.solver.threads > 0              ? fit.solver.threads
                                                                      : omp_get_max_threads();
-    // (--geo: the statistics' 1 MiB and the reader's 1 MiB of degrees.)
+    // (--geo: the statistics' 1 MiB and the reader's 4 MiB of degrees.)
     const std::uint64_t reserve = (std::uint64_t{8} << 20) * (static_cast<std::uint64_t>(solver_threads) + 2) +
-                                  (geo.enabled ? std::uint64_t{2} << 20 : 0);
+                                  (geo.enabled ? std::uint64_t{5} << 20 : 0);
     const bool fits = limit > 0 && my_rows * point_bytes + plan.state_bytes + reserve <= limit;
     if (!asked && (limit == 0 || fits)) return std::nullopt;  // auto: loaded as always
     plan.automatic = !asked;

@@ -116,7 +116,7 @@ GeoData geo_data_from_degrees(Dataset degrees, const GeoOptions& options);
 // time (out of core, kms/row_source.hpp), projected: the projection chosen from one
 // pass of statistics over the file (GeoStatistics, the coordinates checked on the way;
 // read in blocks of at most `buffer_bytes` / 2, the values checked over `threads`),
-// then each block projected as it is read, so that nothing holds every row. Its rows
+// then each block projected as it is read (over `threads`), so that nothing holds every row. Its rows
 // are load_geo_data's projected points bit for bit (rounded to float for a float
 // read). Errors: load_geo_table's for the file, its columns and its values.
 struct GeoRows {
