@@ -312,6 +312,85 @@ private slots:
         QVERIFY(live.summaryView()->isColumnHidden(CompareModel::GroupSkipPercent));
     }
 
+    void gemmColumns() {
+        // The GEMM filter's points: CPU Lloyd at d = 64, k = 64 (d·k = 4096, the CPU filter's
+        // smallest) runs the certified GEMM (certified, no lists); a CUDA-like record adds
+        // lists; Hamerly has neither.
+        const bool cpu_has_gemm = __builtin_cpu_supports("avx512f") ||
+                                  (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+        if (!cpu_has_gemm) QSKIP("this CPU has no GEMM micro-kernel (AVX2 with FMA, or AVX-512)");
+        const kms::Dataset data = kms::generate_dataset("blobs:n=3000,k=64,d=64,spread=0.4", 5);
+        kms::InitOptions init;
+        init.seed = 9;
+        const kms::Matrix<double> start = kms::initialize_centroids(data.points, 64, init);
+        std::vector<CompareEntry> entries =
+            compare_entries(data, start, {kms::Algorithm::Lloyd, kms::Algorithm::Hamerly}, 64);
+        const std::vector<IterationStats> lloyd = entries[0].stats;  // a copy: entries grows below
+        std::uint64_t certified = 0;
+        for (const IterationStats& s : lloyd) {
+            QCOMPARE(s.gemm_certified + s.verified_points, std::uint64_t(data.n()));  // the filter ran every step
+            QCOMPARE(s.gemm_listed, std::uint64_t(0));
+            certified += s.gemm_certified;
+        }
+        QVERIFY(certified > 0);
+        const double points = double(lloyd.size()) * double(data.n());
+        QCOMPARE(kms::ui::summarize(entries[0]).gemm_certified_percent, 100.0 * double(certified) / points);
+        QCOMPARE(kms::ui::summarize(entries[0]).gemm_listed_percent, 0.0);
+        QVERIFY(std::isnan(kms::ui::summarize(entries[1]).gemm_certified_percent));
+
+        CompareEntry cuda = entries[0];
+        cuda.name = QStringLiteral("lloyd/cuda-shared/f64");
+        cuda.backend = QStringLiteral("cuda");
+        std::uint64_t listed = 0;
+        for (IterationStats& s : cuda.stats) {
+            s.gemm_listed = s.verified_points / 2;
+            listed += s.gemm_listed;
+        }
+        // An exact step first (the filter off): the percentages count the filter's steps only.
+        IterationStats exact = cuda.stats.front();
+        exact.gemm_certified = exact.verified_points = exact.gemm_listed = 0;
+        cuda.stats.insert(cuda.stats.begin(), exact);
+        entries.push_back(cuda);
+
+        CompareTable table;
+        table.setEntries(entries);
+        const CompareModel& model = *table.model();
+        QVERIFY(!table.summaryView()->isColumnHidden(CompareModel::GemmCertifiedPercent));
+        QVERIFY(!table.summaryView()->isColumnHidden(CompareModel::GemmListedPercent));
+        QCOMPARE(model.headerData(CompareModel::GemmCertifiedPercent, Qt::Horizontal).toString(),
+                 QStringLiteral("GEMM certified"));
+        QCOMPARE(text(model, 1, CompareModel::GemmCertifiedPercent), QStringLiteral("–"));
+        QCOMPARE(number(model, 2, CompareModel::GemmCertifiedPercent), 100.0 * double(certified) / points);
+        QCOMPARE(number(model, 2, CompareModel::GemmListedPercent), 100.0 * double(listed) / points);
+        QCOMPARE(text(model, 0, CompareModel::GemmListedPercent), QStringLiteral("0.0%"));
+        QVERIFY(!bold(model, 2, CompareModel::GemmListedPercent));  // listed is neither better nor worse
+
+        // Detail: the GEMM columns for a run with the filter, hidden for Hamerly.
+        table.selectSolver(1);
+        QVERIFY(table.detailView()->isColumnHidden(IterationDetailModel::GemmCertifiedPercent));
+        table.selectSolver(2);
+        QVERIFY(!table.detailView()->isColumnHidden(IterationDetailModel::GemmCertifiedPercent));
+        QVERIFY(!table.detailView()->isColumnHidden(IterationDetailModel::GemmListedPercent));
+        QCOMPARE(text(*table.detailModel(), 0, IterationDetailModel::GemmCertifiedPercent), QStringLiteral("–"));
+        QCOMPARE(number(*table.detailModel(), 1, IterationDetailModel::GemmListedPercent),
+                 100.0 * double(cuda.stats[1].gemm_listed) / double(data.n()));
+
+        // Live: the columns appear with the first filtered step; without the filter they stay hidden.
+        CompareTable live;
+        std::vector<CompareEntry> empty = {entries[1], entries[0]};
+        for (CompareEntry& entry : empty) entry.stats.clear();
+        live.setEntries(empty);
+        live.appendIteration(0, entries[1].stats[0]);
+        QVERIFY(live.summaryView()->isColumnHidden(CompareModel::GemmCertifiedPercent));
+        live.selectSolver(1);
+        live.appendIteration(1, lloyd[0]);
+        QVERIFY(!live.summaryView()->isColumnHidden(CompareModel::GemmCertifiedPercent));
+        QVERIFY(!live.detailView()->isColumnHidden(IterationDetailModel::GemmCertifiedPercent));
+        table.resize(1280, 420);
+        const QString dir = qEnvironmentVariable("KMS_CHARTS_SCREENSHOT_DIR");
+        if (!dir.isEmpty()) QVERIFY(table.grab().save(dir + QStringLiteral("/compare-table-gemm.png")));
+    }
+
     void realSolvers() {
         const kms::Dataset data = kms::generate_dataset("blobs:n=6000,k=12,d=2,spread=0.15", 7);
         kms::InitOptions init;
@@ -328,8 +407,10 @@ private slots:
         QCOMPARE(number(*table.model(), 0, CompareModel::DistancePercent), 100.0);
         QVERIFY(number(*table.model(), 1, CompareModel::DistancePercent) < 100.0);
         QVERIFY(number(*table.model(), 2, CompareModel::SkipPercent) > 0.0);
-        // No solver with groups: no group column.
+        // No solver with groups or the GEMM filter (d = 2): no group or GEMM column.
         QVERIFY(table.summaryView()->isColumnHidden(CompareModel::GroupSkipPercent));
+        QVERIFY(table.summaryView()->isColumnHidden(CompareModel::GemmCertifiedPercent));
+        QVERIFY(table.summaryView()->isColumnHidden(CompareModel::GemmListedPercent));
         table.selectSolver(2);
         table.resize(1100, 420);
         const QString dir = qEnvironmentVariable("KMS_CHARTS_SCREENSHOT_DIR");

@@ -101,6 +101,14 @@ private slots:
         QCOMPARE(kms::ui::gemm_certified_percent(filtered, 1000), 0.0);
         QVERIFY(kms::ui::has_gemm({record(1, 0, 0, 0), filtered}));
         QVERIFY(!kms::ui::has_gemm({record(1, 0, 0, 0), record(2, 0, 5, 0)}));
+        // Candidate lists (CUDA): of the uncertified points, those settled over a list, % of n.
+        QCOMPARE(kms::ui::gemm_listed_percent(filtered, 1000), 0.0);  // the filter ran, no list
+        QVERIFY(!kms::ui::has_gemm_lists({filtered}));
+        filtered.gemm_listed = 25;
+        QCOMPARE(kms::ui::gemm_listed_percent(filtered, 1000), 2.5);
+        QVERIFY(std::isnan(kms::ui::gemm_listed_percent(filtered, 0)));
+        QVERIFY(std::isnan(kms::ui::gemm_listed_percent(record(3, 0, 0, 0), 1000)));
+        QVERIFY(kms::ui::has_gemm_lists({record(1, 0, 0, 0), filtered}));
         QVERIFY(!kms::ui::has_groups({record(1, 0, 0, 0), record(2, 0, 5, 0)}));
     }
 
@@ -187,19 +195,21 @@ private slots:
         IterationStats filtered = record(1, 40, 0, 10);
         filtered.gemm_certified = 7;
         filtered.verified_points = 3;
+        filtered.gemm_listed = 2;
         charts.addRun(QStringLiteral("lloyd/cuda-shared/f32"), 10, 4, {filtered});
         // Solvers without groups: the three group fields empty; Yinyang: t, the skips, % of n·t.
-        // Steps without the GEMM filter: its two fields empty.
+        // Steps without the GEMM filter: its four fields empty.
         const std::string expected =
             "run,solver,n,k,iteration,time_assign_ms,time_bounds_ms,time_update_ms,time_total_ms,"
             "point_centroid_distances,centroid_centroid_distances,distance_percent_of_lloyd,bound_skips,"
             "bound_skip_percent,groups,group_skips,group_skip_percent,labels_changed,max_shift,mean_shift,"
-            "shift_sq_total,empty_clusters,inertia,gemm_certified,gemm_certified_percent\n"
-            "0,elkan/seq/f64,10,4,1,1.5,0.25,0.125,2,40,6,115,0,0,,,,10,1,0.5,0.1,1,12.5,,\n"
-            "0,elkan/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,5,50,,,,0,0.5,0.25,0.1,0,,,\n"
-            "1,\"a \"\"quoted\"\", name\",10,4,1,1.5,0.25,0.125,2,40,0,100,0,0,,,,10,1,0.5,0.1,0,0.1,,\n"
-            "2,yinyang/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,6,60,2,5,25,1,0.5,0.25,0.1,0,,,\n"
-            "3,lloyd/cuda-shared/f32,10,4,1,1.5,0.25,0.125,2,40,0,100,0,0,,,,10,1,0.5,0.1,0,,7,70\n";
+            "shift_sq_total,empty_clusters,inertia,gemm_certified,gemm_certified_percent,gemm_listed,"
+            "gemm_listed_percent\n"
+            "0,elkan/seq/f64,10,4,1,1.5,0.25,0.125,2,40,6,115,0,0,,,,10,1,0.5,0.1,1,12.5,,,,\n"
+            "0,elkan/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,5,50,,,,0,0.5,0.25,0.1,0,,,,,\n"
+            "1,\"a \"\"quoted\"\", name\",10,4,1,1.5,0.25,0.125,2,40,0,100,0,0,,,,10,1,0.5,0.1,0,0.1,,,,\n"
+            "2,yinyang/seq/f64,10,4,2,3,0.25,0.125,3.5,20,0,50,6,60,2,5,25,1,0.5,0.25,0.1,0,,,,,\n"
+            "3,lloyd/cuda-shared/f32,10,4,1,1.5,0.25,0.125,2,40,0,100,0,0,,,,10,1,0.5,0.1,0,,7,70,2,20\n";
         QCOMPARE(QString::fromStdString(charts.toCsv()), QString::fromStdString(expected));
 
         QTemporaryDir dir;
@@ -295,6 +305,53 @@ private slots:
         const QImage image = single.grab().toImage();
         const QString dir = qEnvironmentVariable("KMS_CHARTS_SCREENSHOT_DIR");
         if (!dir.isEmpty()) QVERIFY(image.save(dir + QStringLiteral("/charts-yinyang.png")));
+    }
+
+    void gemmSeries() {
+        // Lloyd's GEMM filter as CUDA reports it: certified (dotted) and listed (dash-dotted)
+        // beside the points' line, in percent of n; steps 1-2 without lists, 3-4 with.
+        std::vector<IterationStats> steps;
+        for (int i = 1; i <= 4; ++i) {
+            IterationStats s = record(i, 1000, 0, 10);
+            s.gemm_certified = 600 + 50 * i;
+            s.verified_points = 1000 - s.gemm_certified;
+            s.gemm_listed = i >= 3 ? s.verified_points - 10 : 0;
+            steps.push_back(s);
+        }
+        IterationCharts single;
+        single.setRun(1000, 100, steps, QStringLiteral("lloyd/cuda-shared/f32"));
+        const auto& series = single.chart(Chart::SkipPercent)->series();
+        QCOMPARE(series.size(), std::size_t(3));
+        QCOMPARE(series[1].name, QStringLiteral("certified by the GEMM (% of n)"));
+        QCOMPARE(series[1].pen_style, Qt::DotLine);
+        QCOMPARE(series[2].name, QStringLiteral("listed by the GEMM (% of n)"));
+        QCOMPARE(series[2].pen_style, Qt::DashDotLine);
+        QCOMPARE(values(single, Chart::SkipPercent, 1), (std::vector<double>{65.0, 70.0, 75.0, 80.0}));
+        QCOMPARE(values(single, Chart::SkipPercent, 2), (std::vector<double>{0.0, 0.0, 24.0, 19.0}));
+
+        // Live, one step at a time: the GEMM lines appear with the first step that has them.
+        IterationCharts live;
+        live.setRun(1000, 100, {}, QStringLiteral("lloyd/cuda-shared/f32"));
+        live.appendIteration(record(1, 1000, 0, 10));  // the exact kernel's step: no filter
+        QCOMPARE(live.chart(Chart::SkipPercent)->series().size(), std::size_t(1));
+        live.appendIteration(steps[1]);
+        QCOMPARE(live.chart(Chart::SkipPercent)->series().size(), std::size_t(2));
+        live.appendIteration(steps[2]);
+        live.appendIteration(steps[3]);
+        QCOMPARE(live.chart(Chart::SkipPercent)->series().size(), std::size_t(3));
+        QVERIFY(std::isnan(values(live, Chart::SkipPercent, 1)[0]));
+        QCOMPARE(values(live, Chart::SkipPercent, 2).back(), 19.0);
+
+        // Overlaid with a run without lists (the CPU's filter): one dotted line for it, no listed one.
+        std::vector<IterationStats> cpu = steps;
+        for (IterationStats& s : cpu) s.gemm_listed = 0;
+        IterationCharts compare;
+        compare.setRun(1000, 100, steps, QStringLiteral("lloyd/cuda-shared/f32"));
+        compare.addRun(QStringLiteral("lloyd/omp/f32"), 1000, 100, cpu);
+        const auto& overlaid = compare.chart(Chart::SkipPercent)->series();
+        QCOMPARE(overlaid.size(), std::size_t(5));
+        QCOMPARE(overlaid[2].name, QStringLiteral("lloyd/cuda-shared/f32 GEMM listed"));
+        QCOMPARE(overlaid[4].name, QStringLiteral("lloyd/omp/f32 GEMM"));
     }
 
     void realRunsRender() {

@@ -59,9 +59,18 @@ double gemm_certified_percent(const IterationStats& stats, std::size_t n) {
     return 100.0 * static_cast<double>(stats.gemm_certified) / static_cast<double>(n);
 }
 
+double gemm_listed_percent(const IterationStats& stats, std::size_t n) {
+    if (n == 0 || stats.gemm_certified + stats.verified_points == 0) return kNaN;
+    return 100.0 * static_cast<double>(stats.gemm_listed) / static_cast<double>(n);
+}
+
 bool has_gemm(const std::vector<IterationStats>& stats) {
     return std::any_of(stats.begin(), stats.end(),
                        [](const IterationStats& s) { return s.gemm_certified + s.verified_points > 0; });
+}
+
+bool has_gemm_lists(const std::vector<IterationStats>& stats) {
+    return std::any_of(stats.begin(), stats.end(), [](const IterationStats& s) { return s.gemm_listed > 0; });
 }
 
 bool has_groups(const std::vector<IterationStats>& stats) {
@@ -73,7 +82,7 @@ std::string charts_csv(const std::vector<ChartRun>& runs) {
         "run,solver,n,k,iteration,time_assign_ms,time_bounds_ms,time_update_ms,time_total_ms,"
         "point_centroid_distances,centroid_centroid_distances,distance_percent_of_lloyd,bound_skips,"
         "bound_skip_percent,groups,group_skips,group_skip_percent,labels_changed,max_shift,mean_shift,shift_sq_total,empty_clusters,inertia,"
-        "gemm_certified,gemm_certified_percent\n";
+        "gemm_certified,gemm_certified_percent,gemm_listed,gemm_listed_percent\n";
     for (std::size_t r = 0; r < runs.size(); ++r) {
         const ChartRun& run = runs[r];
         const std::string prefix = std::to_string(r) + ',' + csv_field(run.name.toStdString()) + ',' +
@@ -96,9 +105,10 @@ std::string charts_csv(const std::vector<ChartRun>& runs) {
             csv += csv_number(s.max_shift) + ',' + csv_number(s.mean_shift) + ',' + csv_number(s.shift_sq_total) + ',';
             csv += std::to_string(s.empty_clusters) + ',' + csv_number(s.inertia) + ',';
             if (s.gemm_certified + s.verified_points > 0)
-                csv += std::to_string(s.gemm_certified) + ',' + csv_number(gemm_certified_percent(s, run.n)) + '\n';
+                csv += std::to_string(s.gemm_certified) + ',' + csv_number(gemm_certified_percent(s, run.n)) + ',' +
+                       std::to_string(s.gemm_listed) + ',' + csv_number(gemm_listed_percent(s, run.n)) + '\n';
             else
-                csv += ",\n";
+                csv += ",,,\n";
         }
     }
     return csv;
@@ -179,10 +189,11 @@ void IterationCharts::appendIteration(const IterationStats& stats, int run) {
         rebuild();
         return;
     }
-    const bool had_groups = has_groups(records);
+    const bool had_groups = has_groups(records), had_gemm = has_gemm(records), had_lists = has_gemm_lists(records);
     records.push_back(stats);
-    if (stats.groups > 0 && !had_groups) {
-        rebuild();  // the run's first record with groups: its group series appears
+    if ((stats.groups > 0 && !had_groups) || (stats.gemm_certified + stats.verified_points > 0 && !had_gemm) ||
+        (stats.gemm_listed > 0 && !had_lists)) {
+        rebuild();  // the run's first record with groups or the GEMM's points: their series appear
         return;
     }
     plotIteration(run, stats);
@@ -265,6 +276,11 @@ void IterationCharts::rebuild() {
             bindSeries(Chart::SkipPercent, r, single ? tr("certified by the GEMM (% of n)") : name + tr(" GEMM"),
                        colour, Qt::DotLine, false,
                        [](const IterationStats& s, const ChartRun& c) { return gemm_certified_percent(s, c.n); });
+        if (gemm && has_gemm_lists(run.stats))
+            // CUDA's candidate lists: the uncertified points settled over a few centroids, dash-dotted.
+            bindSeries(Chart::SkipPercent, r, single ? tr("listed by the GEMM (% of n)") : name + tr(" GEMM listed"),
+                       colour, Qt::DashDotLine, false,
+                       [](const IterationStats& s, const ChartRun& c) { return gemm_listed_percent(s, c.n); });
         bindSeries(Chart::LabelsChanged, r, name, colour, Qt::SolidLine, single,
                    [](const IterationStats& s, const ChartRun&) { return static_cast<double>(s.labels_changed); });
         bindSeries(Chart::Inertia, r, name, colour, Qt::SolidLine, false,

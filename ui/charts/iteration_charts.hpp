@@ -35,8 +35,13 @@ double group_skip_percent(const IterationStats& stats, std::size_t n);
 // in percent of n. NaN for steps the filter did not run (no certified or verified
 // point: every other solver, the exact kernel, d < 16 or k small).
 double gemm_certified_percent(const IterationStats& stats, std::size_t n);
+// CUDA's GEMM filter: the uncertified points settled by exact distances to a short
+// list of candidates (the rest: over all k), in percent of n; NaN as above.
+double gemm_listed_percent(const IterationStats& stats, std::size_t n);
 // Whether any record comes from a step of the GEMM filter.
 bool has_gemm(const std::vector<IterationStats>& stats);
+// Whether any step settled points over candidate lists (CUDA's filter).
+bool has_gemm_lists(const std::vector<IterationStats>& stats);
 // Whether any record comes from a solver with centroid groups (Yinyang).
 bool has_groups(const std::vector<IterationStats>& stats);
 
@@ -49,8 +54,9 @@ struct ChartRun {
 // CSV of the charts' data: a header of field names, then one row per iteration
 // and run (runs in order). Doubles are written shortest-round-trip; a NaN
 // (inertia not recorded) is an empty field, and so are groups, group_skips and
-// group_skip_percent for solvers without groups, and gemm_certified and
-// gemm_certified_percent for steps without the GEMM filter.
+// group_skip_percent for solvers without groups, and gemm_certified,
+// gemm_certified_percent, gemm_listed and gemm_listed_percent for steps without the
+// GEMM filter.
 std::string charts_csv(const std::vector<ChartRun>& runs);
 
 class IterationCharts : public QWidget {

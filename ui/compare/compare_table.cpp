@@ -24,6 +24,7 @@ CompareSummary summarize(const CompareEntry& entry) {
     std::vector<double> step_times;
     std::uint64_t skips = 0;
     double group_pairs = 0.0;  // Σ n·t over the iterations of a solver with groups
+    std::uint64_t certified = 0, listed = 0, filtered_points = 0;  // the GEMM filter's steps
     for (const IterationStats& s : entry.stats) {
         summary.total_ms += s.time_total_ms;
         step_times.push_back(s.time_total_ms);
@@ -31,6 +32,11 @@ CompareSummary summarize(const CompareEntry& entry) {
         skips += s.bound_skips;
         summary.group_skips += s.group_skips;
         group_pairs += static_cast<double>(entry.n) * static_cast<double>(s.groups);
+        if (s.gemm_certified + s.verified_points > 0) {
+            certified += s.gemm_certified;
+            listed += s.gemm_listed;
+            filtered_points += entry.n;
+        }
     }
     if (!step_times.empty()) summary.first_iteration_ms = step_times.front();
     if (step_times.size() >= 2)
@@ -42,6 +48,10 @@ CompareSummary summarize(const CompareEntry& entry) {
             summary.distance_percent = 100.0 * static_cast<double>(summary.distances) / (points * static_cast<double>(entry.k));
         summary.skip_percent = 100.0 * static_cast<double>(skips) / points;
         if (group_pairs > 0.0) summary.group_skip_percent = 100.0 * static_cast<double>(summary.group_skips) / group_pairs;
+    }
+    if (filtered_points > 0) {
+        summary.gemm_certified_percent = 100.0 * static_cast<double>(certified) / static_cast<double>(filtered_points);
+        summary.gemm_listed_percent = 100.0 * static_cast<double>(listed) / static_cast<double>(filtered_points);
     }
     if (entry.final_inertia) summary.final_inertia = *entry.final_inertia;
     else if (!entry.stats.empty() && !std::isnan(entry.stats.back().inertia)) summary.final_inertia = entry.stats.back().inertia;
@@ -133,6 +143,8 @@ double CompareModel::value(int row, int column) const {
         case DistancePercent: return summary.distance_percent;
         case SkipPercent: return summary.skip_percent;
         case GroupSkipPercent: return summary.group_skip_percent;
+        case GemmCertifiedPercent: return summary.gemm_certified_percent;
+        case GemmListedPercent: return summary.gemm_listed_percent;
         case FinalInertia:
             return entries_[static_cast<std::size_t>(row)].converged ? summary.final_inertia : kNaN;
         case Silhouette: return score(&Scores::silhouette);
@@ -145,9 +157,11 @@ double CompareModel::value(int row, int column) const {
 }
 
 bool CompareModel::isBest(int row, int column) const {
-    if (column == Solver || rowCount() < 2) return false;
+    // Points settled over candidate lists are neither better nor worse: the rest of the
+    // uncertified points went to a search over all k, the certified ones to none.
+    if (column == Solver || column == GemmListedPercent || rowCount() < 2) return false;
     const bool higher_is_better = column == SpeedUp || column == SkipPercent || column == GroupSkipPercent ||
-                                  column == Silhouette ||
+                                  column == GemmCertifiedPercent || column == Silhouette ||
                                   column == CalinskiHarabasz || column == Ari || column == Nmi;
     double best = kNaN, worst = kNaN;
     for (int r = 0; r < rowCount(); ++r) {
@@ -183,7 +197,9 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
                 case Distances: return count(v);
                 case DistancePercent:
                 case SkipPercent:
-                case GroupSkipPercent: return percent(v);
+                case GroupSkipPercent:
+                case GemmCertifiedPercent:
+                case GemmListedPercent: return percent(v);
                 case FinalInertia:
                     if (!entries_[static_cast<std::size_t>(row)].converged) return tr("running");
                     return significant(v);
@@ -221,6 +237,8 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
             case DistancePercent: return tr("% of Lloyd");
             case SkipPercent: return tr("Skipped");
             case GroupSkipPercent: return tr("Groups skipped");
+            case GemmCertifiedPercent: return tr("GEMM certified");
+            case GemmListedPercent: return tr("GEMM listed");
             case FinalInertia: return tr("Final inertia");
             case Silhouette: return tr("Silhouette");
             case CalinskiHarabasz: return tr("Calinski–Harabasz");
@@ -250,6 +268,14 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
                 return tr("Yinyang: point–group pairs its group filter ruled out whole, % of n·t summed over the "
                           "iterations (t ≈ k/10 centroid groups; points its global filter settled not counted). "
                           "– for solvers without groups");
+            case GemmCertifiedPercent:
+                return tr("Lloyd's GEMM filter (d ≥ 16): points whose label the fast tensor-core or BLAS distances "
+                          "already proved, % of n over the steps the filter ran; the rest are recomputed exactly. "
+                          "– for runs without the filter");
+            case GemmListedPercent:
+                return tr("Lloyd's GEMM filter on CUDA: uncertified points settled by exact distances to a short "
+                          "list of candidate centroids, % of n over the steps the filter ran (the others left: a "
+                          "full exact search over all k)");
             case Silhouette: return tr("−1 … 1, higher is better");
             case CalinskiHarabasz: return tr("Higher is better");
             case DaviesBouldin: return tr("≥ 0, lower is better");
@@ -313,8 +339,11 @@ void CompareTable::setEntries(std::vector<CompareEntry> entries) {
 void CompareTable::appendIteration(int row, const IterationStats& stats) {
     model_->appendIteration(row, stats);
     if (row == selected_) detail_->refresh();
-    if (stats.groups > 0 && summary_view_->isColumnHidden(CompareModel::GroupSkipPercent)) updateColumns();
-    else if (row == selected_) updateGroupColumns();
+    if ((stats.groups > 0 && summary_view_->isColumnHidden(CompareModel::GroupSkipPercent)) ||
+        (stats.gemm_certified + stats.verified_points > 0 &&
+         summary_view_->isColumnHidden(CompareModel::GemmCertifiedPercent)))
+        updateColumns();
+    else if (row == selected_) updateCounterColumns();
 }
 
 void CompareTable::setFinalInertia(int row, double inertia) {
@@ -349,7 +378,7 @@ void CompareTable::showDetail(int row) {
     detail_->setSource(model_, row);
     detail_title_->setText(row < 0 ? tr("Select a solver to see its iterations")
                                    : tr("Per iteration: %1").arg(model_->data(model_->index(row, 0)).toString()));
-    updateGroupColumns();
+    updateCounterColumns();
     detail_view_->resizeColumnsToContents();
     if (changed) emit solverSelected(row);
 }
@@ -359,22 +388,27 @@ void CompareTable::updateColumns() {
     for (int column : {CompareModel::Silhouette, CompareModel::CalinskiHarabasz, CompareModel::DaviesBouldin,
                        CompareModel::Ari, CompareModel::Nmi})
         summary_view_->setColumnHidden(column, !model_->columnHasValues(column));
-    updateGroupColumns();
+    updateCounterColumns();
     summary_view_->resizeColumnsToContents();
     fitSummaryHeight();
 }
 
-void CompareTable::updateGroupColumns() {
-    // Yinyang's group skips: a column only when some solver has centroid groups
-    // (the others' cells read –); the detail's only for a solver that has them.
-    summary_view_->setColumnHidden(CompareModel::GroupSkipPercent,
-                                   !model_->columnHasValues(CompareModel::GroupSkipPercent));
-    const bool groups = detail_->hasGroups();
-    for (int column : {IterationDetailModel::GroupSkips, IterationDetailModel::GroupSkipPercent}) {
-        if (detail_view_->isColumnHidden(column) == !groups) continue;
-        detail_view_->setColumnHidden(column, !groups);
-        if (groups) detail_view_->resizeColumnToContents(column);
-    }
+void CompareTable::updateCounterColumns() {
+    // Yinyang's group skips and the GEMM filter's points: summary columns only when some
+    // solver has them (the others' cells read –); the detail's only for a solver that has them.
+    for (int column : {CompareModel::GroupSkipPercent, CompareModel::GemmCertifiedPercent,
+                       CompareModel::GemmListedPercent})
+        summary_view_->setColumnHidden(column, !model_->columnHasValues(column));
+    const auto show_detail = [this](std::initializer_list<int> columns, bool shown) {
+        for (int column : columns) {
+            if (detail_view_->isColumnHidden(column) == !shown) continue;
+            detail_view_->setColumnHidden(column, !shown);
+            if (shown) detail_view_->resizeColumnToContents(column);
+        }
+    };
+    show_detail({IterationDetailModel::GroupSkips, IterationDetailModel::GroupSkipPercent}, detail_->hasGroups());
+    show_detail({IterationDetailModel::GemmCertifiedPercent, IterationDetailModel::GemmListedPercent},
+                detail_->hasGemm());
 }
 
 void CompareTable::fitSummaryHeight() {

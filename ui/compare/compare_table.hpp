@@ -2,9 +2,10 @@
 // Side-by-side comparison of 2 to 7 solvers run on the same data from the same
 // initial centroids: a summary row per solver (iterations, total and median
 // per-iteration time, speed-up, distance evaluations, bound skips, Yinyang's group
-// skips, final inertia and scores; best value per column in bold) and, for the
-// selected solver, its per-iteration numbers. Group columns read "–" for solvers
-// without centroid groups and are hidden when no solver has them. Each solver keeps the colour it has in the charts
+// skips, the GEMM filter's certified and listed points, final inertia and scores; best
+// value per column in bold) and, for the selected solver, its per-iteration numbers.
+// Group and GEMM columns read "–" for solvers without centroid groups or the filter and
+// are hidden when no solver has them. Each solver keeps the colour it has in the charts
 // (series_colour(row)). Display only.
 #include <QAbstractTableModel>
 #include <QWidget>
@@ -46,6 +47,11 @@ struct CompareSummary {
     std::uint64_t group_skips = 0;      // Yinyang: (point, group) pairs ruled out by the group filter
     // Of Σ over iterations of n·t; NaN for solvers without groups.
     double group_skip_percent = std::numeric_limits<double>::quiet_NaN();
+    // Lloyd's GEMM filter (d >= 16): the points its error bound certified and, of the rest,
+    // those settled over a short list of candidates (CUDA), % of n summed over the steps
+    // the filter ran; NaN for runs without it.
+    double gemm_certified_percent = std::numeric_limits<double>::quiet_NaN();
+    double gemm_listed_percent = std::numeric_limits<double>::quiet_NaN();
     double final_inertia = std::numeric_limits<double>::quiet_NaN();
 };
 CompareSummary summarize(const CompareEntry& entry);
@@ -59,7 +65,7 @@ class CompareModel : public QAbstractTableModel {
 public:
     enum Column {
         Solver, Iterations, TotalTime, FirstIteration, MedianTime, SpeedUp, Distances, DistancePercent, SkipPercent,
-        GroupSkipPercent, FinalInertia, Silhouette, CalinskiHarabasz, DaviesBouldin, Ari, Nmi, ColumnCount
+        GroupSkipPercent, GemmCertifiedPercent, GemmListedPercent, FinalInertia, Silhouette, CalinskiHarabasz, DaviesBouldin, Ari, Nmi, ColumnCount
     };
     // The unformatted number behind a cell (NaN when empty), for sorting and tests.
     static constexpr int kValueRole = Qt::UserRole + 1;
@@ -96,7 +102,8 @@ class IterationDetailModel : public QAbstractTableModel {
 public:
     enum Column {
         Iteration, AssignTime, BoundsTime, UpdateTime, TotalTime, Distances, DistancePercent, SkipPercent,
-        GroupSkips, GroupSkipPercent, LabelsChanged, MaxShift, Inertia, ColumnCount
+        GroupSkips, GroupSkipPercent, GemmCertifiedPercent, GemmListedPercent, LabelsChanged, MaxShift, Inertia,
+        ColumnCount
     };
     static constexpr int kValueRole = CompareModel::kValueRole;
 
@@ -108,6 +115,8 @@ public:
     int sourceRow() const { return row_; }
     // Whether the shown entry has centroid groups (Yinyang): else its group columns are hidden.
     bool hasGroups() const;
+    // Whether the shown entry ran Lloyd's GEMM filter: else its GEMM columns are hidden.
+    bool hasGemm() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -147,7 +156,7 @@ signals:
 private:
     void showDetail(int row);
     void updateColumns();
-    void updateGroupColumns();  // the group columns shown only where some solver has groups
+    void updateCounterColumns();  // group and GEMM columns shown only where some solver has them
     void fitSummaryHeight();
 
     CompareModel* model_ = nullptr;

@@ -45,6 +45,11 @@ bool IterationDetailModel::hasGroups() const {
     return shown && has_groups(shown->stats);
 }
 
+bool IterationDetailModel::hasGemm() const {
+    const CompareEntry* shown = entry();
+    return shown && has_gemm(shown->stats);
+}
+
 int IterationDetailModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_shown_; }
 int IterationDetailModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
@@ -62,6 +67,8 @@ double IterationDetailModel::value(int row, int column) const {
         case SkipPercent: return bound_skip_percent(s, shown->n);
         case GroupSkips: return s.groups > 0 ? static_cast<double>(s.group_skips) : kNaN;
         case GroupSkipPercent: return group_skip_percent(s, shown->n);
+        case GemmCertifiedPercent: return gemm_certified_percent(s, shown->n);
+        case GemmListedPercent: return gemm_listed_percent(s, shown->n);
         case LabelsChanged: return static_cast<double>(s.labels_changed);
         case MaxShift: return s.max_shift;
         case Inertia: return s.inertia;
@@ -89,7 +96,9 @@ QVariant IterationDetailModel::data(const QModelIndex& index, int role) const {
                 case TotalTime: return milliseconds(v);
                 case DistancePercent:
                 case SkipPercent:
-                case GroupSkipPercent: return percent(v);
+                case GroupSkipPercent:
+                case GemmCertifiedPercent:
+                case GemmListedPercent: return percent(v);
                 case MaxShift: return std::isnan(v) ? dash() : QString::number(v, 'g', 4);
                 default: return significant(v);
             }
@@ -108,6 +117,11 @@ QVariant IterationDetailModel::headerData(int section, Qt::Orientation orientati
             case GroupSkipPercent:
                 return tr("Group skips as % of n·t (t ≈ k/10 centroid groups); points the global filter settled "
                           "are not counted");
+            case GemmCertifiedPercent:
+                return tr("Lloyd's GEMM filter: points whose label its error bound proved, % of n");
+            case GemmListedPercent:
+                return tr("Lloyd's GEMM filter on CUDA: uncertified points settled over a short list of candidate "
+                          "centroids, % of n");
             default: return {};
         }
     }
@@ -123,6 +137,8 @@ QVariant IterationDetailModel::headerData(int section, Qt::Orientation orientati
         case SkipPercent: return tr("Skipped");
         case GroupSkips: return tr("Group skips");
         case GroupSkipPercent: return tr("% of n·t");
+        case GemmCertifiedPercent: return tr("GEMM certified");
+        case GemmListedPercent: return tr("GEMM listed");
         case LabelsChanged: return tr("Labels changed");
         case MaxShift: return tr("Max shift");
         case Inertia: return tr("Inertia");

@@ -72,6 +72,10 @@ QString bounds_work_text(const IterationStats& stats, std::size_t n, bool bounde
     if (stats.gemm_certified + stats.verified_points > 0) {
         text += QObject::tr("   GEMM certified %1").arg(english.toString(static_cast<qulonglong>(stats.gemm_certified)));
         if (n > 0) text += QObject::tr(" (%1%)").arg(english.toString(gemm_certified_percent(stats, n), 'f', 1));
+        if (stats.gemm_listed > 0) {
+            text += QObject::tr("   listed %1").arg(english.toString(static_cast<qulonglong>(stats.gemm_listed)));
+            if (n > 0) text += QObject::tr(" (%1%)").arg(english.toString(gemm_listed_percent(stats, n), 'f', 1));
+        }
     }
     if (stats.stable_points + stats.neighbour_clusters > 0) {  // Ball k-means
         text += QObject::tr("   stable %1").arg(english.toString(static_cast<qulonglong>(stats.stable_points)));
