@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -248,35 +247,6 @@ void RegularFile::read_into(char* destination, std::uint64_t offset, std::size_t
 
 void RegularFile::drop_cached(std::uint64_t offset, std::uint64_t count) const noexcept {
     ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(count), POSIX_FADV_DONTNEED);
-}
-
-namespace {
-// RWF_DONTCACHE (linux/fs.h of Linux 6.14; Debian 12's headers predate it).
-constexpr int kReadDontCache = 0x00000080;
-std::atomic<bool> uncached_reads_allowed{true};
-}  // namespace
-
-void set_uncached_reads(bool allowed) noexcept { uncached_reads_allowed = allowed; }
-
-bool RegularFile::read_uncached(char* destination, std::uint64_t offset, std::size_t count) const {
-    if (!uncached_reads_allowed || !uncached_) return false;
-    std::size_t done = 0;
-    while (done < count) {
-        iovec piece{destination + done, count - done};
-        const ssize_t got = ::preadv2(fd_, &piece, 1, static_cast<off_t>(offset + done), kReadDontCache);
-        if (got < 0 && errno == EINTR) continue;
-        // An older kernel refuses the flag, a file system without it the read (EOPNOTSUPP):
-        // before any byte is read, so the caller reads it all the other way.
-        if (got < 0 && done == 0 && (errno == EOPNOTSUPP || errno == EINVAL)) {
-            uncached_ = false;
-            return false;
-        }
-        if (got <= 0)
-            throw InputError::at_byte(path_, offset + done,
-                                      got < 0 ? "read failed: " + os_reason(errno) : std::string("the file ended early"));
-        done += static_cast<std::size_t>(got);
-    }
-    return true;
 }
 
 FileBytes read_whole_file(const std::string& path, const LoadOptions& options) {

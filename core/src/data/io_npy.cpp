@@ -518,47 +518,40 @@ private:
         const bool is_float = header.dtype.kind == Kind::Float;
         if (in_place<T>()) {
             // In reads of 16 MiB, each checked while in cache unless the caller checks
-            // (check_values). Dropped behind by the kernel as they are copied out
-            // (read_uncached), or else all at once after the last read: each
-            // POSIX_FADV_DONTNEED may wait for every CPU to drain its LRU batches
-            // (lru_add_drain_all), which busy solver cores make slow, so one call a block
-            // (at most kMaxWindowBytes) costs a quarter of one every 16 MiB.
+            // (check_values); the block dropped from the page cache after its last read
+            // (drop_read), not each read: a POSIX_FADV_DONTNEED may wait for every CPU to
+            // drain its LRU batches (lru_add_drain_all), which busy solver cores make
+            // slow, so one call a block (at most kMaxWindowBytes) costs a quarter of one
+            // every 16 MiB. (preadv2's RWF_DONTCACHE, which drops each page as it is
+            // copied out, read slower on the lent host: docs/benchmarks.md.)
             constexpr std::size_t kRead = std::size_t{16} << 20;
             char* destination = reinterpret_cast<char*>(out);
             const std::size_t bytes = values * item;
-            bool cached = false;  // some piece went through the page cache: drop the block after
             for (std::size_t done = 0; done < bytes; done += kRead) {  // (kRead: whole items)
                 const std::size_t take = std::min(kRead, bytes - done);
-                if (!drop_behind_ || !file_.read_uncached(destination + done, offset + done, take)) {
-                    file_.read_into(destination + done, offset + done, take);
-                    cached = true;
-                }
+                file_.read_into(destination + done, offset + done, take);
                 if (checked) refuse_non_finite(first, out, done / item, (done + take) / item, 1);
             }
-            if (drop_behind_ && cached) drop_read(offset, bytes);
+            if (drop_behind_) drop_read(offset, bytes);
             return;
         }
         // Converted item by item through a staging buffer of at most 1 MiB (and checked:
         // the check is small beside the conversion).
         const std::size_t per_read = std::max<std::size_t>(1, (std::size_t{1} << 20) / item);
         std::vector<char> staging(std::min(values, per_read) * item);
-        bool cached = false;
         for (std::size_t start = 0; start < values; start += per_read) {
             const std::size_t take = std::min(per_read, values - start);
-            if (!drop_behind_ || !file_.read_uncached(staging.data(), offset + start * item, take * item)) {
-                file_.read_into(staging.data(), offset + start * item, take * item);
-                cached = true;
-            }
+            file_.read_into(staging.data(), offset + start * item, take * item);
             for (std::size_t i = 0; i < take; ++i) {
                 const double value = io_detail::read_item<double>(staging.data(), header.dtype, i);
                 if (is_float && !std::isfinite(value)) refuse(first * cols() + start + i, value);
                 out[start + i] = static_cast<T>(value);
             }
         }
-        if (drop_behind_ && cached) drop_read(offset, std::uint64_t{values} * item);
+        if (drop_behind_) drop_read(offset, std::uint64_t{values} * item);
     }
 
-    // The fallback's drop of bytes [offset, offset + count) just read. POSIX_FADV_DONTNEED
+    // The drop of bytes [offset, offset + count) just read. POSIX_FADV_DONTNEED
     // drops only the page cache's folios wholly inside its range, and a file's folios are
     // up to 2 MiB, aligned to their size: so the range starts at the 2 MiB boundary at or
     // before `offset` (bytes read before) and ends at the one at or before its end (the

@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
-# On the lent machine's host (CPU only; issue 42, out of core >= 80 % of the disk): how the
-# out-of-core reader drops the file's pages behind it, interleaved, on one .npy in /var/tmp:
-#  - old: bin/kmeans-cli-old (main before the change: POSIX_FADV_DONTNEED after every 16 MiB read);
-#  - new: bin/kmeans-cli (preadv2 with RWF_DONTCACHE: the kernel drops each page as it copies it
-#    out; where the kernel (< 6.14) or the file system lacks it, the fallback below);
-#  - block: the same binary with KMS_OOC_DROP=block, the fallback (pread, one POSIX_FADV_DONTNEED
-#    a block of <= 64 MiB); that switch is in the packed lab build only (branch helper-d-lab: helper-d's
-#    reader plus the switch), not on main, where the fallback is taken only when the kernel refuses
-#    RWF_DONTCACHE;
+# On the lent machine's host (CPU only; issue 42, out of core >= 80 % of the disk): the
+# out-of-core reader before and after, interleaved, on one .npy in /var/tmp:
+#  - old: bin/kmeans-cli-old (main a9b7ed5: POSIX_FADV_DONTNEED after every 16 MiB read);
+#  - new: bin/kmeans-cli (one POSIX_FADV_DONTNEED a block of <= 64 MiB, on 2 MiB folio boundaries);
 #  - new-passive: new with OMP_WAIT_POLICY=passive (waiting OpenMP threads sleep);
-# each: kmeans-cli run --out-of-core on (Lloyd, --init random, --tol 0, KMS_OOC_THREADS threads):
-# each step's file bytes per second, median over steps 2.., beside dd's cold rates of the same
-# file measured after each run (O_DIRECT and buffered with the pages dropped behind, bs=16M;
-# "the disk" is the better); the runs' centroid files and summaries compared (the same bits);
-# the reader alone (bench_row_source, new and old) at 64 MiB blocks.
+#  - loaded: new with --out-of-core off (the points in memory: the work alone, the file's bytes
+#    per step time);
+# each: kmeans-cli run (Lloyd, --init random, --tol 0, KMS_OOC_THREADS threads): each step's file
+# bytes per second, median over steps 2.., beside dd's cold rates of the same file measured after
+# each run (O_DIRECT and buffered with the pages dropped behind, bs=16M; "the disk" is the better);
+# the runs' centroid files and summaries compared (the same bits); the reader alone
+# (bench_row_source, new and old) at 64 MiB blocks.
+# (Round 1, 2026-12-07, also ran "block", this reader by a lab switch, and RWF_DONTCACHE reads as
+# "new": docs/benchmarks.md.)
 # Pack: KMS_DEVICE_CARRY=.devcarry-ooc docs/lab/device-scripts/device_pack.sh build-rel
 # build-rel/bench/bench_row_source .../kmeans-cli-old .../bench_row_source-old (extra executables
 # keep their names).
@@ -61,22 +60,22 @@ dd_rate() {  # MB/s of dd over the file, cold, input flags $1
 echo "| k | build | median step (ms) | out of core (MB/s) | dd O_DIRECT (MB/s) | dd buffered cold (MB/s) | share of the better |" > "$out/summary.md"
 echo "|---:|---|---:|---:|---:|---:|---:|" >> "$out/summary.md"
 # Priority order: a cut budget leaves out the last.
-for run in "2 old" "2 new" "2 block" "2 old" "2 new" "2 block" "64 old" "64 new" "64 block" "2 new-passive"; do
+for run in "2 old" "2 new" "2 old" "2 new" "64 old" "64 new" "64 loaded" "2 loaded" "2 new-passive" "2 old" "2 new"; do
   [ "$SECONDS" -lt "$budget" ] || { echo "budget: $run not started"; continue; }
   set -- $run; k=$1 name=$2
-  exe=$cli; env=(); [ "$name" = old ] && exe=$old
-  [ "$name" = block ] && env=(KMS_OOC_DROP=block)
+  exe=$cli; env=(); mode=on; [ "$name" = old ] && exe=$old
+  [ "$name" = loaded ] && mode=off
   [ "$name" = new-passive ] && env=(OMP_WAIT_POLICY=passive)
   log="$out/run-$k-$name-$SECONDS"
   start=$SECONDS
   env "${env[@]}" timeout 40 "$exe" run --input "$f" --k "$k" --seed 1 --init random --max-iter 4 --tol 0 --backend omp \
-    --threads "$threads" --out-of-core on --memory-limit 1G --report json --centroids-out "$data/c-$k-$name.csv" \
+    --threads "$threads" --out-of-core $mode --memory-limit 1G --report json --centroids-out "$data/c-$k-$name.csv" \
     > "$log.jsonl" 2> "$log.err"
   echo "k=$k $name: exit $? in $((SECONDS - start)) s"
   steps=$(grep '"type":"iteration"' "$log.jsonl" | sed -n '2,$p' |
-    sed 's/.*"time_total_ms":\([0-9.e+-]*\).*"streamed_bytes":\([0-9]*\).*/\1 \2/')
+    sed 's/.*"time_total_ms":\([0-9.e+-]*\).*"streamed_bytes":\([0-9]*\).*/\1 \2/; s/.*"time_total_ms":\([0-9.e+-]*\).*/\1 0/')
   step_ms=$(echo "$steps" | awk '{ printf "%.0f\n", $1 }' | median)
-  rate=$(echo "$steps" | awk '{ printf "%.0f\n", $2 / ($1 / 1000) / 1e6 }' | median)
+  rate=$(echo "$steps" | awk -v b="$bytes" -v m="$mode" '{ printf "%.0f\n", (m == "off" ? b : $2) / ($1 / 1000) / 1e6 }' | median)
   direct=$(dd_rate direct); cold=$(dd_rate nocache)
   best=$(( direct > cold ? direct : cold ))
   echo "| $k | $name | $step_ms | $rate | $direct | $cold | $(awk -v r="$rate" -v d="$best" 'BEGIN { printf "%.0f %%", 100 * r / d }') |" >> "$out/summary.md"
@@ -84,7 +83,7 @@ for run in "2 old" "2 new" "2 block" "2 old" "2 new" "2 block" "64 old" "64 new"
 done 2>&1 | tee "$out/runs.txt"
 cat "$out/summary.md"
 for k in 2 64; do
-  for name in new block new-passive; do
+  for name in new new-passive loaded; do
     [ -f "$data/c-$k-$name.csv" ] && [ -f "$data/c-$k-old.csv" ] || continue
     if cmp -s "$data/c-$k-$name.csv" "$data/c-$k-old.csv" && cmp -s "$data/s-$k-$name" "$data/s-$k-old"; then
       echo "k=$k: $name and old: the same centroid file and summary ($(cat "$data/s-$k-old"))"

@@ -1,6 +1,5 @@
 #pragma once
 // Private pieces shared by the loaders (io.cpp, io_file.cpp, io_text.cpp, io_npy.cpp).
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -54,23 +53,12 @@ public:
     void read_into(char* destination, std::uint64_t offset, std::size_t count) const;
     // Asks the kernel to drop these bytes from the page cache (a hint: failures are ignored).
     void drop_cached(std::uint64_t offset, std::uint64_t count) const noexcept;
-    // read_into() with the pages dropped from the page cache as they are copied out:
-    // preadv2(RWF_DONTCACHE) (Linux 6.14+, on ext4, xfs, btrfs and others), so the kernel
-    // drops each page itself and its read-ahead streams on. Returns false, having read
-    // nothing, where the kernel or the file system has no such read (then the caller
-    // reads with read_into() and drops the pages with drop_cached()).
-    bool read_uncached(char* destination, std::uint64_t offset, std::size_t count) const;
 
 private:
     std::string path_;
     int fd_ = -1;
     std::uint64_t size_ = 0;
-    mutable std::atomic<bool> uncached_ = true;  // false once the kernel refused RWF_DONTCACHE
 };
-
-// Tests only: whether read_uncached() may try RWF_DONTCACHE (default true); false
-// makes every reader take the fallback (pread, then POSIX_FADV_DONTNEED).
-void set_uncached_reads(bool allowed) noexcept;
 
 // kms::Error "PATH: not enough memory to load N bytes" / "PATH: not enough memory to load WHAT".
 [[noreturn]] void throw_out_of_memory(const std::string& path, std::uint64_t bytes);
