@@ -30,7 +30,7 @@ inline std::vector<Algorithm> registered_solvers() {
 }
 
 // The registered solvers `backend` has a factory for, Lloyd first: a back end need not run
-// every algorithm (the CUDA back end has no Shallot or Ball k-means). Ask after the back
+// every algorithm (the CUDA back end has no Ball k-means). Ask after the back
 // end's registrations (a GPU suite's initTestCase: register_gpu_backends()).
 inline std::vector<Algorithm> registered_solvers(Backend backend) {
     std::vector<Algorithm> solvers;

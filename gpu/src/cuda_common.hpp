@@ -149,6 +149,8 @@ struct DeviceCounters {
     unsigned long long gemm_pending;
     // Yinyang: (point, group) pairs its group filter ruled out whole.
     unsigned long long group_skips;
+    // Shallot: walked points whose ball was centred on their tracked second.
+    unsigned long long second_centred;
 };
 
 // What every assignment kernel reads and writes (the first fields of LloydArgs and

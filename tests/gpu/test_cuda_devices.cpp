@@ -369,8 +369,9 @@ private slots:
         QVERIFY(compared > 0);
     }
 
-    // The bounded solvers that stream (Hamerly, Yinyang, Exponion: their per-point state
-    // stays on the device, each chunk with its slice of it): bitwise the resident run with
+    // The bounded solvers that stream (Hamerly, Yinyang, Exponion, Shallot: every pruning
+    // solver registered as streaming on CUDA; their per-point state stays on the device,
+    // each chunk with its slice of it): bitwise the resident run with
     // the same update (--devices 0) - labels, centroids, inertia, iterations and the
     // distance count, so the bounds pruned the same - chunk by chunk (one package, about a
     // third) and under a split.
@@ -386,9 +387,11 @@ private slots:
             const auto points = make_points(c, 31);
             std::vector<double> weights(c.n);
             for (std::size_t i = 0; i < c.n; ++i) weights[i] = 0.5 + static_cast<double>((i * 13) % 7) / 2.0;
-            for (Algorithm a : {Algorithm::Hamerly, Algorithm::Yinyang, Algorithm::Exponion})
+            for (Algorithm a : kms::test::registered_solvers(kms::Backend::Cuda))
                 for (Precision p : {Precision::F64, Precision::F32})
                     for (kms::KernelVariant v : {kms::KernelVariant::Global, kms::KernelVariant::Shared}) {
+                        if (!kms::algorithm_info(a)->prunes() || !kms::solver_traits(a, kms::Backend::Cuda).streams_points)
+                            continue;
                         kms::FitOptions options = cuda_fit_options(c, *points, weights, a, p, v, 5, 20);
                         const std::string label = c.name + " " + options.solver.describe();
                         options.devices = {0};

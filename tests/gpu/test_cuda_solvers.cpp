@@ -212,6 +212,15 @@ std::vector<Case> cases() {
         {"d=4 k=700 (low-d search)", n(30000, 1500), 4, 700, 5},
         {"far from origin d=2 k=64 (low-d search)", n(10000, 600), 2, 64, 5, Case::FarFromOrigin},
         {"d=2 k=3500 (low-d f32, tiled f64)", n(14000, 3600), 2, 3500, 3},
+        // Shallot: its tracked second centroid in ties (points on the bisector of two
+        // initial centroids: the pair equidistant; duplicated centroids: the second at the
+        // own centroid's distance, clusters emptied and refilled), over enough steps for
+        // the seconds to be tracked from earlier ones, in 2-D (one lane a point) and 8-D
+        // (four lanes a point).
+        {"bisectors d=2 k=80 (tracked second ties)", n(20000, 1000), 2, 80, 10, Case::Bisectors},
+        {"bisectors d=8 k=60 (tracked second ties)", n(20000, 1000), 8, 60, 8, Case::Bisectors},
+        {"duplicates farthest d=2 k=60 (tracked second)", n(20000, 1000), 2, 60, 10, Case::Duplicates,
+         kms::EmptyClusterPolicy::Farthest},
     };
     // Lloyd cuda-shared with k ≤ 32 (the small-k kernel): 16-byte copies (d·size a
     // multiple of 16) and element copies (odd d), a row of several chunks, one tile
@@ -661,6 +670,50 @@ private slots:
                 const kms::Assignment on_cpu = kms::assign(points, cpu.centroids, options.solver);
                 if (p == Precision::F64) QVERIFY(on_gpu.labels == on_cpu.labels);
                 QVERIFY(std::abs(on_gpu.inertia - on_cpu.inertia) <= 1e-6 * on_cpu.inertia);
+            }
+        }
+    }
+
+    // CUDA Shallot (the lockstep tests above hold its labels to Lloyd's) really walks its
+    // balls around the tracked second: some open points are centred on it, and it
+    // evaluates fewer distances than Hamerly (2-D); Exponion, the same kernel without
+    // the second, never counts one. 2-D blobs (one lane a point) and 16-D (four).
+    void shallotCentresOnTheSecond() {
+        const Algorithm shallot("shallot");
+        if (!kms::registered_solver(shallot, kms::Backend::Cuda)) QFAIL("shallot is not registered on CUDA");
+        for (const Case& c : {Case{"shallot 2-D", small_mode() ? 3000u : 40000u, 2, 200, 12, Case::Blobs,
+                                   kms::EmptyClusterPolicy::Keep, 0, 40},
+                              Case{"shallot 16-D", small_mode() ? 3000u : 30000u, 16, 150, 10, Case::Blobs,
+                                   kms::EmptyClusterPolicy::Keep, 0, 30}}) {
+            const auto points = make_points(c, 23);
+            const Matrix<double> start = initial_centroids(c, *points, 23);
+            for (Precision p : {Precision::F32, Precision::F64}) {
+                std::uint64_t distances[3] = {}, centred[3] = {};
+                const Algorithm algorithms[3] = {shallot, Algorithm::Exponion, Algorithm::Hamerly};
+                std::vector<std::int32_t> labels[3];
+                for (int a = 0; a < 3; ++a) {
+                    auto gpu = make(algorithms[a], kCudaShared, p, c);
+                    gpu->set_data(points);
+                    gpu->set_initial_centroids(start);
+                    for (int it = 0; it < c.iterations; ++it) {
+                        const kms::IterationStats stats = gpu->step();
+                        distances[a] += stats.point_centroid_distances;
+                        centred[a] += stats.second_centred;
+                    }
+                    labels[a] = gpu->labels();
+                }
+                const std::string where = c.name + (p == Precision::F32 ? " f32" : " f64");
+                qInfo("%s: distances shallot %llu, exponion %llu, hamerly %llu; shallot centred %llu balls on the second",
+                      where.c_str(), static_cast<unsigned long long>(distances[0]),
+                      static_cast<unsigned long long>(distances[1]), static_cast<unsigned long long>(distances[2]),
+                      static_cast<unsigned long long>(centred[0]));
+                QVERIFY2(labels[0] == labels[1] && labels[0] == labels[2], where.c_str());
+                QVERIFY2(centred[0] > 0, (where + ": no ball centred on the tracked second").c_str());
+                QCOMPARE(centred[1], std::uint64_t{0});
+                // 2-D: the balls hold a few centroids; at 16-D a ball past k/16 centroids goes to
+                // the tiled search, which counts its own distance again (not asserted there).
+                if (c.d == 2)
+                    QVERIFY2(distances[0] < distances[2], (where + ": no fewer distances than hamerly").c_str());
             }
         }
     }

@@ -1,6 +1,7 @@
 #pragma once
-// The bounded assignments, Hamerly (kernels/hamerly.cu), Elkan (kernels/elkan.cu)
-// and Yinyang (kernels/yinyang.cu), and the bound kernels they share (kernels/bounds.cu).
+// The bounded assignments, Hamerly (kernels/hamerly.cu), Elkan (kernels/elkan.cu),
+// Yinyang (kernels/yinyang.cu), Exponion and Shallot (kernels/exponion.cu), and the
+// bound kernels they share (kernels/bounds.cu).
 #include <cstdint>
 
 #include "cuda_common.hpp"
@@ -59,7 +60,12 @@ struct BoundedArgs : AssignArgs<T> {
     const unsigned long long* near;
     const float* rest_half;
     int near_count;
+    // Shallot: per point its tracked second centroid (kNoSecond: none yet); null for Exponion.
+    std::uint32_t* second;
 };
+
+// Shallot: a point with no tracked second centroid yet.
+constexpr std::uint32_t kNoSecond = 0xffffffffu;
 
 // Exponion: the nearest others each centroid keeps sorted (a ball larger than that
 // is searched in full). Chosen, not tuned: no other length was timed.
@@ -80,6 +86,8 @@ void launch_hamerly_search(const BoundedArgs<T>& args, bool shared_variant, cons
 template <typename T>
 void launch_exponion_rows(const T* centroids, int k, int d, int near_count, bool reuse, unsigned long long* near,
                           float* rest_half, T* nearest_half, cudaStream_t stream);
+// Exponion's assignment, or Shallot's where args.second is set (the same ball walk,
+// its ball around the nearer of the own centroid and the tracked second).
 template <typename T>
 void launch_exponion(const BoundedArgs<T>& args, bool shared_variant, const Geometry& geometry, cudaStream_t stream);
 // Yinyang: `defer` hands the points that need many distances to the tiled search.

@@ -17,7 +17,16 @@
 // separation): Hamerly's test for every point (bounds_test_kernel), the ball walk of
 // the listed points (a thread a point below 8-D, else a few lanes a point, so a warp's
 // lanes all walk), the tiled search of the points whose ball was too large.
+//
+// Shallot (Borgelt, IDA 2020; args.second set) walks the same rows: a listed point
+// also takes its distance to its tracked second centroid b, and walks the row of z,
+// the nearer of a and b, in the ball of radius m1 + min(m2, m1 + s(z)) (m1, m2: the
+// distances to z and to the other of the pair), as the CPU's shallot.cpp. The walk
+// stops, and bounds what it did not evaluate, by |x j| >= |z j| − |x z|, so neither
+// the centre nor the radius changes a label. The tracked second then becomes the
+// centroid the point left, else the other of the pair (the CPU's rule).
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/bounded_assign.hpp"
 #include "kernels/tiled_search.cuh"
@@ -190,7 +199,7 @@ __global__ void exponion_rows_kernel(const T* centroids, int k, int d, int near_
 // nearest centroid is the same, the second nearest (a lower bound) at most tighter.
 // Blocks stride over the list; every thread of a block runs the same rounds (the
 // append of the points sent to the full search is block-wide).
-template <typename T, bool Staged, int kWalkLanes>
+template <typename T, bool Staged, int kWalkLanes, bool Shallot>
 __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, int staged_rows) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     __shared__ unsigned long long uscratch[32];
@@ -212,7 +221,7 @@ __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, i
     const int sub = threadIdx.x % kWalkLanes, lane = threadIdx.x & 31;
     const int group_base = lane - sub;  // the point's first lane in the warp
     const unsigned group_mask = ((1u << kWalkLanes) - 1u) << group_base;
-    unsigned long long evaluations = 0, skips = 0, changed = 0;
+    unsigned long long evaluations = 0, skips = 0, changed = 0, second_centred = 0;
     for (long long p0 = static_cast<long long>(blockIdx.x) * points_per_block; p0 < count;
          p0 += static_cast<long long>(gridDim.x) * points_per_block) {
         const long long p = p0 + threadIdx.x / kWalkLanes;
@@ -224,25 +233,29 @@ __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, i
             const int label = a.labels[i];
             const T own = exact_squared_distance(x, centroids + static_cast<long long>(label) * a.d, a.d);
             const T u = bounds.upper(device_sqrt(own));
-            const T half_radius = u + a.nearest_half[label];
+            T half_radius = u + a.nearest_half[label];
+            // The ball's centre z and an upper bound of |x z| (Exponion: the own centroid).
+            int centre = label;
+            T centre_upper = u;
             const unsigned long long* row = a.near + static_cast<long long>(label) * a.near_count;
             // A ball holding more than a.defer_after centroids, or past the row, goes to the
             // full search: walking many rows costs more than the tiled search's whole row
             // (uniform 64-D data, k = 1000: 67 ms a step walking, H200). The row is sorted,
             // so two entries tell (one load each, not a binary search's chain of seven).
-            const bool crowded = a.defer_after < listed &&
-                                 !(static_cast<T>(entry_half_bound(row[a.defer_after])) > half_radius);
-            const bool past_row = listed < a.k - 1 &&
-                                  !(static_cast<T>(entry_half_bound(row[listed - 1])) > half_radius) &&
-                                  !(static_cast<T>(a.rest_half[label]) > half_radius);
-            full = crowded || past_row;
+            auto too_large = [&] {
+                const bool crowded = a.defer_after < listed &&
+                                     !(static_cast<T>(entry_half_bound(row[a.defer_after])) > half_radius);
+                const bool past_row = listed < a.k - 1 &&
+                                      !(static_cast<T>(entry_half_bound(row[listed - 1])) > half_radius) &&
+                                      !(static_cast<T>(a.rest_half[centre]) > half_radius);
+                return crowded || past_row;
+            };
+            full = too_large();
             // This lane's candidates (lane 0 starts with the own centroid), and the
             // group's best so far (its upper bound decides where the walk stops).
             T best = sub == 0 ? own : infinity_of<T>(), second = infinity_of<T>();
             int best_c = sub == 0 ? label : a.k;  // a.k: after every real index
-            T group_best_upper = u, outside = infinity_of<T>();
             unsigned long long lane_evaluations = sub == 0 ? 1 : 0;
-            bool stopped = full;
             auto consider = [&](int j, T dist) {
                 ++lane_evaluations;
                 if (dist < best || (dist == best && j < best_c)) {
@@ -253,26 +266,55 @@ __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, i
                     second = dist;
                 }
             };
+            // Shallot: the other of the pair (evaluated here, skipped in the walk), and the
+            // tracked second b. Where Exponion's ball goes to the full search, b's distance
+            // is not taken (the point costs no more than in Exponion), as on the CPU.
+            int skip_c = -1, tracked = -1;
+            T group_best = own;
+            if constexpr (Shallot) {
+                if (!full && listed > 0) {
+                    const std::uint32_t kept = a.second[i];
+                    tracked = kept < static_cast<std::uint32_t>(a.k) && kept != static_cast<std::uint32_t>(label)
+                                  ? static_cast<int>(kept)
+                                  : entry_centroid(row[0]);  // a's nearest other: the best guess
+                    const T to_b = exact_squared_distance(x, centroids + static_cast<long long>(tracked) * a.d, a.d);
+                    if (sub == 0) consider(tracked, to_b);
+                    const T ub = bounds.upper(device_sqrt(to_b));
+                    const bool b_nearer = ub < u;
+                    second_centred += b_nearer && sub == 0;
+                    centre = b_nearer ? tracked : label;
+                    skip_c = b_nearer ? label : tracked;
+                    const T near = b_nearer ? ub : u, far = b_nearer ? u : ub;
+                    const T reach = near + T(2) * a.nearest_half[centre];
+                    centre_upper = near;
+                    half_radius = T(0.5) * (near + (far < reach ? far : reach));
+                    group_best = to_b < own ? to_b : own;
+                    row = a.near + static_cast<long long>(centre) * a.near_count;
+                    full = too_large();
+                }
+            }
+            T group_best_upper = bounds.upper(device_sqrt(group_best)), outside = infinity_of<T>();
+            bool stopped = full;
             if constexpr (kWalkLanes == 1) {
                 // One lane: stop at the first entry past the ball that the best so far separates.
                 for (int e = 0; !stopped && e < listed; ++e) {
                     const unsigned long long entry = row[e];
                     const T half = static_cast<T>(entry_half_bound(entry));
                     if (half > half_radius) {
-                        const T beyond = bounds.shrink(T(2) * half, u);
+                        const T beyond = bounds.shrink(T(2) * half, centre_upper);
                         if (bounds.separated(group_best_upper, beyond)) {
                             outside = beyond;
                             stopped = true;
                             break;
                         }
                     }
+                    const int j = entry_centroid(entry);
+                    if (j == skip_c) continue;
                     const T before = best;
-                    consider(entry_centroid(entry),
-                             exact_squared_distance(x, centroids + static_cast<long long>(entry_centroid(entry)) * a.d, a.d));
+                    consider(j, exact_squared_distance(x, centroids + static_cast<long long>(j) * a.d, a.d));
                     if (best < before) group_best_upper = bounds.upper(device_sqrt(best));
                 }
             } else {
-                T group_best = own;
                 for (int e0 = 0; !stopped && e0 < listed; e0 += kWalkLanes) {
                     const int e = e0 + sub;
                     unsigned long long entry = 0;
@@ -282,13 +324,13 @@ __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, i
                         entry = row[e];
                         const T half = static_cast<T>(entry_half_bound(entry));
                         if (half > half_radius) {
-                            beyond = bounds.shrink(T(2) * half, u);
+                            beyond = bounds.shrink(T(2) * half, centre_upper);
                             past = bounds.separated(group_best_upper, beyond);
                         }
                     }
                     const unsigned past_lanes = (__ballot_sync(group_mask, past) & group_mask) >> group_base;
                     const int first_past = past_lanes ? __ffs(past_lanes) - 1 : kWalkLanes;
-                    if (e < listed && sub < first_past) {
+                    if (e < listed && sub < first_past && entry_centroid(entry) != skip_c) {
                         const int j = entry_centroid(entry);
                         consider(j, exact_squared_distance(x, centroids + static_cast<long long>(j) * a.d, a.d));
                     }
@@ -314,8 +356,8 @@ __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, i
             for (int offset = kWalkLanes / 2; offset > 0; offset >>= 1)
                 point_evaluations += __shfl_xor_sync(group_mask, point_evaluations, offset);
             if (!full && !stopped && listed < a.k - 1) {  // the list ran out: the rest, or a full search
-                const T half = static_cast<T>(a.rest_half[label]);
-                const T beyond = bounds.shrink(T(2) * half, u);
+                const T half = static_cast<T>(a.rest_half[centre]);
+                const T beyond = bounds.shrink(T(2) * half, centre_upper);
                 if (half > half_radius && bounds.separated(group_best_upper, beyond)) outside = beyond;
                 else full = true;
             }
@@ -330,10 +372,20 @@ __global__ void __launch_bounds__(1024) exponion_walk_kernel(BoundedArgs<T> a, i
                 skips += skipped;
                 changed += record_label(a.labels, a.status, i, label, best_c, skipped);
             }
+            if constexpr (Shallot) {
+                // The new tracked second: the centroid the point left, else the other of the
+                // pair (a point sent to the full search keeps b).
+                if (tracked >= 0 && sub == 0)
+                    a.second[i] = static_cast<std::uint32_t>(full ? tracked
+                                                             : best_c != centre ? centre
+                                                             : centre != label  ? label
+                                                                                : tracked);
+            }
         }
         append_to_list(a.search_list, a.search_count, i, full && sub == 0);
     }
     add_block_counts(a.counters, evaluations, skips, changed, uscratch);
+    if constexpr (Shallot) block_count_add(second_centred, &a.counters->second_centred, uscratch);
 }
 
 }  // namespace
@@ -378,12 +430,17 @@ void launch_exponion(const BoundedArgs<T>& args, bool shared_variant, const Geom
         (staged ? staged_walk : direct_walk)<<<static_cast<unsigned>(blocks), g.block, bytes, stream>>>(
             args, staged ? args.k : 0);
     };
-    switch (lanes) {
-        case 8: launch(exponion_walk_kernel<T, true, 8>, exponion_walk_kernel<T, false, 8>); break;
-        case 4: launch(exponion_walk_kernel<T, true, 4>, exponion_walk_kernel<T, false, 4>); break;
-        default: launch(exponion_walk_kernel<T, true, 1>, exponion_walk_kernel<T, false, 1>); break;
-    }
-    KMS_CUDA_LAUNCH_CHECK("Exponion ball walk kernel");
+    auto walk = [&](auto shallot) {
+        constexpr bool S = decltype(shallot)::value;
+        switch (lanes) {
+            case 8: launch(exponion_walk_kernel<T, true, 8, S>, exponion_walk_kernel<T, false, 8, S>); break;
+            case 4: launch(exponion_walk_kernel<T, true, 4, S>, exponion_walk_kernel<T, false, 4, S>); break;
+            default: launch(exponion_walk_kernel<T, true, 1, S>, exponion_walk_kernel<T, false, 1, S>); break;
+        }
+    };
+    if (args.second) walk(std::true_type{});
+    else walk(std::false_type{});
+    KMS_CUDA_LAUNCH_CHECK(args.second ? "Shallot ball walk kernel" : "Exponion ball walk kernel");
     // The balls larger than their list: Hamerly's full search of the listed points.
     launch_hamerly_search<T>(args, shared_variant, g, stream);
 }

@@ -356,6 +356,7 @@ IterationStats CudaSolverBase<T>::step() {
     stats.gemm_certified = host.counters.gemm_certified;
     stats.gemm_listed = host.counters.gemm_listed;
     stats.group_skips = host.counters.group_skips;
+    stats.second_centred = host.counters.second_centred;
     stats.groups = centroid_groups();
     if (streamed_) stats.streamed_bytes = static_cast<std::uint64_t>(n_) * d_ * sizeof(T);
     after_record(host.counters, stats);
