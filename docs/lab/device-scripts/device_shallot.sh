@@ -14,8 +14,11 @@
 #     inertia (within 1e-6: Lloyd's run). k = 1000 first; no shape starts later than
 #     KMS_SHALLOT_TOTAL − 35 seconds (230 − 35) after the script's start (a run is cut at 60 s)
 #     → DIR/converge.txt, DIR/converge.jsonl.
+#   streamed (alone): test_cuda_devices streamedBoundedSolversGiveTheResidentBits on its small cases
+#     (KMS_GPU_TEST_SMALL=1; in full it outlasted checks' 120 s on an H200), cut at
+#     KMS_SHALLOT_CHECKS seconds → DIR/streamed.txt.
 # Pack (here): KMS_DEVICE_CARRY=.devcarry-shallot docs/lab/device-scripts/device_pack.sh build
-# Usage: OUT=DIR KMS_DEVICE_CARRY=.devcarry-shallot docs/lab/device-scripts/device_shallot.sh [checks] [converge]
+# Usage: OUT=DIR KMS_DEVICE_CARRY=.devcarry-shallot docs/lab/device-scripts/device_shallot.sh [checks] [converge] [streamed]
 set -uo pipefail
 export KMS_DEVICE_CARRY=${KMS_DEVICE_CARRY:-.devcarry-shallot}
 source "$(dirname "$0")/device_common.sh"
@@ -99,10 +102,19 @@ checks() {
   grep -h -E "^Totals|FAIL|differ|QINFO.*shallot" "$out"/solvers-*.log "$out"/weights.log "$out"/devices-streamed.log | head -40
 }
 
+streamed() {
+  local limit=${KMS_SHALLOT_CHECKS:-130}
+  KMS_GPU_TEST_SMALL=1 timeout "$limit" "$work/bin/test_cuda_devices" streamedBoundedSolversGiveTheResidentBits \
+    > "$out/devices-streamed-small.log" 2>&1
+  echo "test_cuda_devices streamedBoundedSolversGiveTheResidentBits (small, cut at $limit s): exit $?"
+  grep -h -E "^Totals|FAIL|QINFO|Loc:" "$out/devices-streamed-small.log" | head -20
+}
+
 for step in "${steps[@]}"; do
   case "$step" in
     converge) converge 2>&1 | tee "$out/converge.txt" ;;
     checks) checks 2>&1 | tee "$out/checks.txt" ;;
-    *) echo "device_shallot.sh: converge or checks, not '$step'" >&2; exit 2 ;;
+    streamed) streamed 2>&1 | tee "$out/streamed.txt" ;;
+    *) echo "device_shallot.sh: checks, converge or streamed, not '$step'" >&2; exit 2 ;;
   esac
 done
