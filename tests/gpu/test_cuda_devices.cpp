@@ -330,6 +330,63 @@ private slots:
         qInfo("%d runs bitwise equal to one device's --devices run", compared);
     }
 
+    // Issue 42: one device's package update (--devices 0; by default where the rounds
+    // path applies) at every shape gives bitwise the CPU's (OpenMP) centroids — in
+    // double always, in float where the labels agree (a distance-rounding tie may label
+    // a point otherwise: counted). Shapes over d = 1..300, k = 1..1100
+    // reach every way to the package sums (direct, rounds, rows, the sorted walk one
+    // package a thread and several, sub-package walks); each in f64 and f32, plain and
+    // one more way in turn: weighted, empty clusters (pairs of equal initial centroids;
+    // Keep or Farthest), Hamerly, streamed in chunks of about a third (resident: one chunk).
+    void packageUpdateGivesTheCpusBitsAtEveryShape() {
+        struct Shape {
+            std::size_t d, k;
+        };
+        const std::vector<Shape> shapes = {
+            {1, 1},    {1, 9},     {2, 3},    {2, 5},     {2, 100},   {3, 8},     {4, 7},    {4, 33},
+            {5, 9},    {6, 2},     {7, 31},   {8, 8},     {8, 10},    {8, 64},    {9, 5},    {12, 16},
+            {16, 5},   {16, 10},   {16, 32},  {16, 33},   {16, 100},  {17, 1000}, {24, 4},   {31, 20},
+            {32, 10},  {33, 150},  {64, 5},   {64, 10},   {64, 100},  {64, 1100}, {100, 2},  {128, 10},
+            {128, 32}, {128, 257}, {128, 1000}, {200, 17}, {300, 3},  {300, 40},  {300, 1100}};
+        int compared = 0, runs = 0, label_differences = 0;
+        for (std::size_t s = 0; s < shapes.size(); ++s) {
+            const std::size_t d = shapes[s].d, k = shapes[s].k;
+            // Odd row counts (a short last sub-package), a few packages; the CPU's fits stay short.
+            const std::size_t most = gpu_small_mode() ? 2001 : 9001;
+            const std::size_t n = std::max<std::size_t>(3 * k + 1, std::min<std::size_t>(most, 200000000 / (k * d)) | 1);
+            for (int flavour : {0, 1 + static_cast<int>(s % 5)}) {
+                Case c{"d=" + std::to_string(d) + " k=" + std::to_string(k), n, d, k};
+                c.weighted = flavour == 1;
+                c.duplicates = (flavour == 2 || flavour == 3) && k >= 2;
+                if (flavour == 3) c.policy = kms::EmptyClusterPolicy::Farthest;
+                const auto points = make_points(c, 41 + s);
+                std::vector<double> weights(n);
+                for (std::size_t i = 0; i < n; ++i) weights[i] = 0.25 + static_cast<double>((i * 29) % 13) / 4.0;
+                for (Precision p : {Precision::F64, Precision::F32}) {
+                    kms::FitOptions options =
+                        cuda_fit_options(c, *points, weights, flavour == 4 ? Algorithm::Hamerly : Algorithm::Lloyd, p,
+                                         kms::KernelVariant::Auto, 5 + s, 6);
+                    if (flavour == 5) options.solver.stream_chunk = static_cast<long long>(n / 3);
+                    options.devices = {0};
+                    const std::string label = c.name + " flavour " + std::to_string(flavour) + " " +
+                                              options.solver.describe() + " n=" + std::to_string(n);
+                    const kms::FitResult one = kms::fit(points, options);
+                    QVERIFY2(!one.labels.empty(), label.c_str());
+                    ++runs;
+                    const int before = compared;
+                    verify_cpu_bits(points, options, one, label, compared);
+                    if (QTest::currentTestFailed()) return;
+                    if (compared == before) ++label_differences;
+                }
+            }
+        }
+        qInfo("%d one-device runs (--devices 0) over %zu shapes: %d bitwise the CPU's "
+              "centroids, %d (float) with labels "
+              "differing from the CPU's on rounding ties",
+              runs, shapes.size(), compared, label_differences);
+        QVERIFY(compared > 0 && compared + label_differences == runs);
+    }
+
     // Streamed points (--stream-chunk): Lloyd on chunks of whole packages copied from
     // page-locked host memory while the previous chunk is assigned, summed in the
     // package tree: bitwise one device's --devices run (the CPU's bits), alone and

@@ -374,6 +374,84 @@ __global__ void sub_package_sums_registers_kernel(const T* __restrict__ points, 
     }
 }
 
+// Few clusters past the rounds path's rows (the rows path, no sort; 2026-12-07): one
+// thread per (sub-package, coordinate) walks its 256 rows in order and adds x − old
+// to its label's sum in T, the k sums in shared memory in a column of its own (no
+// other thread touches them: no barrier, no atomics), as the CPU's sub-package row
+// does, so per (cluster, coordinate) the same additions in the same order.
+// Neighbouring threads take neighbouring coordinates of the same row, so each row is
+// read once, whole and coalesced (a thread per sub-package at d = 2 read rows 2 KB
+// apart: package_update.hpp's note); the next kRowsBatch rows' labels and
+// coordinates are loaded while this batch is added. Each sub-package's coordinate-0
+// thread counts its rows per cluster (a column of ints per sub-package of the block,
+// after the sums). The sums go out in T, all k (+0 where a cluster has no row there:
+// +0 changes no package sum), and direct_package_fold_kernel adds them per package.
+constexpr int kRowsThreads = 128;
+constexpr int kRowsBatch = 8;
+__host__ __device__ constexpr int rows_count_columns(int d) { return kRowsThreads / d + 2; }
+std::size_t rows_bytes(int k, int d, std::size_t element_size) {
+    return static_cast<std::size_t>(k) * (kRowsThreads * element_size + rows_count_columns(d) * sizeof(int));
+}
+template <typename T>
+__global__ void __launch_bounds__(kRowsThreads)
+    sub_package_sums_shared_kernel(const T* __restrict__ points, long long n, int d, const T* __restrict__ previous,
+                                   const std::int32_t* __restrict__ labels, int k, long long sub_packages,
+                                   T* __restrict__ sub_sums, int* __restrict__ sub_counts) {
+    extern __shared__ __align__(16) unsigned char rows_raw[];
+    const long long first_e = static_cast<long long>(blockIdx.x) * kRowsThreads;
+    const long long e = first_e + threadIdx.x;
+    if (e >= sub_packages * d) return;
+    const long long sub = e / d;
+    const int j = static_cast<int>(e - sub * d);
+    T* sums = reinterpret_cast<T*>(rows_raw) + threadIdx.x;  // sums[c · kRowsThreads]
+    const int columns = rows_count_columns(d);
+    int* counts = reinterpret_cast<int*>(reinterpret_cast<T*>(rows_raw) + static_cast<long long>(k) * kRowsThreads) +
+                  (sub - first_e / d);  // counts[c · columns], j = 0 only
+    const bool counter = j == 0;
+    for (int c = 0; c < k; ++c) {
+        sums[c * kRowsThreads] = T(0);
+        if (counter) counts[c * columns] = 0;
+    }
+    const long long begin = sub * kSubPackage, end = min(n, begin + kSubPackage);
+    const T* column = points + j;
+    int label[kRowsBatch];
+    T x[kRowsBatch];
+#pragma unroll
+    for (int r = 0; r < kRowsBatch; ++r) {
+        const long long row = begin + r;
+        label[r] = row < end ? labels[row] : -1;
+        x[r] = row < end ? column[row * d] : T(0);
+    }
+    for (long long i = begin; i < end; i += kRowsBatch) {
+        int next_label[kRowsBatch];
+        T next_x[kRowsBatch];
+#pragma unroll
+        for (int r = 0; r < kRowsBatch; ++r) {
+            const long long row = i + kRowsBatch + r;
+            next_label[r] = row < end ? labels[row] : -1;
+            next_x[r] = row < end ? column[row * d] : T(0);
+        }
+#pragma unroll
+        for (int r = 0; r < kRowsBatch; ++r) {
+            const int c = label[r];
+            if (c >= 0) {
+                const T v = x[r] - __ldg(previous + static_cast<long long>(c) * d + j);
+                sums[c * kRowsThreads] = sums[c * kRowsThreads] + v;
+                if (counter) counts[c * columns] += 1;
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < kRowsBatch; ++r) {
+            label[r] = next_label[r];
+            x[r] = next_x[r];
+        }
+    }
+    for (int c = 0; c < k; ++c) {
+        sub_sums[(sub * k + c) * d + j] = sums[c * kRowsThreads];
+        if (counter) sub_counts[sub * k + c] = counts[c * columns];
+    }
+}
+
 // The direct path's package sums: each package's sub-packages in order, widened, in double.
 template <typename T>
 __global__ void direct_package_fold_kernel(const T* __restrict__ sub_sums, const int* __restrict__ sub_counts, int k,
@@ -485,6 +563,16 @@ bool rounds_package_path(int k, int d, bool weighted, std::size_t element_size) 
     return !weighted && !direct_package_path(k, d, weighted) && (d <= 4 || (d <= 8 && element_size == 4)) &&
            rounds_shape(k, d, element_size).warps > 0;
 }
+// The rows path: few clusters, unweighted, where neither of the above applies and the
+// block's sums fit in 96 KB (fixed, so that the path never depends on the device).
+// Past kRowsMaxK clusters the sorted walk (the rows path's sub-package sums, written
+// and read back, are k/128 of the points' bytes).
+constexpr int kRowsMaxK = 32;
+constexpr std::size_t kRowsMaxShared = 96 * 1024;
+bool rows_package_path(int k, int d, bool weighted, std::size_t element_size) {
+    return !weighted && !direct_package_path(k, d, weighted) && !rounds_package_path(k, d, weighted, element_size) &&
+           k <= kRowsMaxK && rows_bytes(k, d, element_size) <= kRowsMaxShared;
+}
 // The sorted path walks sub-packages, then folds them per package, where a package's
 // rows of a cluster are more than a sub-package on average and a walk per (package,
 // cluster, coordinate) would leave few threads (10^6 points, k = 10, the update:
@@ -514,8 +602,16 @@ int walk_group(const PackageGeometry& g, int k, int d, bool weighted) {
 }
 }  // namespace
 
+bool one_device_package_update(int k, int d, std::size_t element_size) {
+    // Where the rounds path applies (k > 8, d ≤ 4 or d ≤ 8 in float): measured at least
+    // as fast as the device's own update there. Elsewhere (every shape, issue 42) the
+    // step time against the own update is not measured yet with the rows path.
+    return k > 8 && rounds_package_path(k, d, false, element_size);
+}
+
 bool unsorted_package_sums(int k, int d, bool weighted, std::size_t element_size) {
-    return direct_package_path(k, d, weighted) || rounds_package_path(k, d, weighted, element_size);
+    return direct_package_path(k, d, weighted) || rounds_package_path(k, d, weighted, element_size) ||
+           rows_package_path(k, d, weighted, element_size);
 }
 
 void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, std::size_t element_size,
@@ -526,7 +622,7 @@ void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, s
     w.package_counts.allocate(local * k, "the package counts");
     w.package_inertia.allocate(local, "the package inertia");
     if (unsorted_package_sums(k, d, weighted, element_size)) {
-        if (direct_package_path(k, d, weighted)) {  // per-sub-package sums and counts
+        if (!rounds_package_path(k, d, weighted, element_size)) {  // per-sub-package sums and counts (T)
             w.sub_sums.allocate(static_cast<std::size_t>(sub_packages) * k * d * element_size,
                                     "the sub-package sums");
             w.sub_counts.allocate(static_cast<std::size_t>(sub_packages) * k, "the sub-package counts");
@@ -579,6 +675,20 @@ void launch_package_sums(const T* points, long long n, int d, const std::int32_t
             default: launch(package_rounds_kernel<T, kRoundsMaxD>);
         }
         KMS_CUDA_LAUNCH_CHECK("package sum kernel (rounds)");
+        return;
+    }
+    if (rows_package_path(k, d, weights != nullptr, sizeof(T))) {
+        const long long sub_packages = (n + kSubPackage - 1) / kSubPackage;
+        T* sub_sums = reinterpret_cast<T*>(w.sub_sums.get());
+        const std::size_t bytes = rows_bytes(k, d, sizeof(T));
+        KMS_CUDA_CHECK(cudaFuncSetAttribute(sub_package_sums_shared_kernel<T>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+        sub_package_sums_shared_kernel<T><<<blocks_for(sub_packages * d, kRowsThreads), kRowsThreads, bytes, stream>>>(
+            points, n, d, previous, labels, k, sub_packages, sub_sums, w.sub_counts.get());
+        KMS_CUDA_LAUNCH_CHECK("sub-package sum kernel (rows)");
+        direct_package_fold_kernel<T><<<blocks_for(g.local_packages() * k * d, 256), 256, 0, stream>>>(
+            sub_sums, w.sub_counts.get(), k, d, sub_packages, g, w.package_sums.get(), w.package_counts.get());
+        KMS_CUDA_LAUNCH_CHECK("package sum kernel (rows)");
         return;
     }
     if (direct_package_path(k, d, weights != nullptr)) {

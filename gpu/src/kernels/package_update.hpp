@@ -6,9 +6,9 @@
 // package's double sum in sub-package order; packages added in the fixed pairwise
 // tree; then c = T(old + Σ / count). The same bits as the CPU solvers, and the
 // same whatever the split of the rows over devices or ranks (each holds whole
-// packages). Three ways to the package sums (unsorted_package_sums() below): the
-// direct and rounds paths read the rows in order; the sorted path (weighted, or
-// d > 8, or d > 4 in double, or k·d too large for shared memory) sorts the labels stably
+// packages). Four ways to the package sums (unsorted_package_sums() below): the
+// direct, rounds and rows paths read the rows in order; the sorted path (weighted,
+// or many clusters past the rounds path's d) sorts the labels stably
 // (launch_sort_labels, update.hpp), so each cluster's rows in a package are a run
 // of sorted positions, and one thread per (package, cluster, coordinate) walks
 // them in order (few clusters: per sub-package, then the sub-packages folded).
@@ -49,12 +49,17 @@ void prepare_package_workspace(PackageWorkspace& w, long long n, int k, int d, s
 // Whether the package sums skip the label sort (unweighted): k ≤ 8 with k·d ≤ 64
 // (the direct path: a thread per sub-package and coordinate, the k sums in
 // registers), or d ≤ 4 (d ≤ 8 in float) with a package's sums in 96 KB of shared
-// memory (the rounds path: a block per package reads its rows once, in order). Else
-// the sorted path.
+// memory (the rounds path: a block per package reads its rows once, in order), or
+// few clusters elsewhere (the rows path: a thread per sub-package and coordinate,
+// the k sums in shared memory, neighbouring threads on neighbouring coordinates).
+// Else the sorted path.
 // (A thread per sub-package and coordinate with k ≤ 128 sums in shared memory was
 // tried for k > 8: 0.30 ms at 10^7 × 2-D, k = 100, against the rounds path's 0.15,
 // its rows read 2 KB apart by neighbouring threads.)
 bool unsorted_package_sums(int k, int d, bool weighted, std::size_t element_size);
+// Whether one device (no --devices, not streamed) takes the package update by default
+// (so gives the CPU's bits): where the rounds path applies (docs/scale-out.md, "The promise").
+bool one_device_package_update(int k, int d, std::size_t element_size);
 
 // Every local package's Σ w·(x − previous) per cluster (package_sums), its counts
 // and (weights non-null) Σ w; the sorted path sorts the labels into `sorted`.

@@ -191,15 +191,12 @@ private:
     void forget_data();
     void prepare_workspace();
     // The package update: the CPU's sums, so the CPU's bits. Partitioned and streamed
-    // runs always; one device where its rounds path applies (k > 8, d ≤ 4 or d ≤ 8 in
-    // float, the package sums on chip), weighted runs of those shapes too (so unit
-    // weights give the unweighted bits). Elsewhere one device keeps its own update,
-    // measured faster (H200, 10^6 points, a Lloyd step: d = 16, k = 100, f32 0.397
-    // against 0.428 ms with the sorted path's walk; d = 64, k = 10, 0.286 against 0.416;
-    // d = 8, k = 100, f32, rounds: 0.342 against 0.331, so d ≤ 8 in float takes it).
+    // runs always; one device where one_device_package_update() says (package_update.hpp:
+    // where the rounds path applies), weighted runs of those shapes too (so unit weights
+    // give the unweighted bits).
     bool package_update() const { return partition_.comm != nullptr || streamed_ || device_package_update(); }
     bool device_package_update() const { return !partition_.comm && !streamed_ && device_packages_possible(); }
-    bool device_packages_possible() const { return k_ > 8 && unsorted_package_sums(k_, d_, false, sizeof(T)); }
+    bool device_packages_possible() const { return one_device_package_update(k_, d_, sizeof(T)); }
     // Where the tree's root stays on the device (no host round trip): one device,
     // unweighted (the host applies the empty-weight rule), no Farthest relocation
     // (that reads the root's sums on the host).
