@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
@@ -296,6 +297,12 @@ private slots:
         std::vector<SolverConfig> configs(2, setup.config);
         configs[1].algorithm = Algorithm::Yinyang;
         window.start_compare(configs);
+        // The toolbar's boxes tick what is compared (Elkan and Hamerly, ticked by default, not).
+        for (const char* name : {"lloyd", "elkan", "hamerly", "yinyang"}) {
+            const auto* box = window.findChild<QCheckBox*>(QStringLiteral("compare_") + QLatin1String(name));
+            QVERIFY2(box, name);
+            QCOMPARE(box->isChecked(), std::string_view(name) == "lloyd" || std::string_view(name) == "yinyang");
+        }
         CompareSession& session = window.compare_session();
         QVERIFY(wait_for([&] { return session.all_ready(); }));
         for (int i = 1; i <= 3; ++i) {

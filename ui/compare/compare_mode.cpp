@@ -115,6 +115,11 @@ void CompareMode::start(const std::vector<SolverConfig>& configs) {
         emit errorOccurred(tr("Compare needs data and initial centroids first"));
         return;
     }
+    // The toolbar's boxes show what runs, however the comparison was started (boxes,
+    // --compare, a script): they had kept their defaults, Elkan ticked beside a Yinyang run.
+    std::vector<Algorithm> compared;
+    for (const SolverConfig& config : configs) compared.push_back(config.algorithm);
+    set_ticked(compared);
     single_.pause();
     active_ = true;
     charted_iterations_ = -1;
