@@ -51,7 +51,7 @@ struct Case {
     std::string name;
     std::size_t n, d, k;
     int iterations;
-    enum Kind { Blobs, Grid, Duplicates, Bisectors, FarFromOrigin, FarOutlier, HugeOffset, MixedScales } kind = Blobs;
+    enum Kind { Blobs, Grid, Duplicates, Bisectors, FarFromOrigin, FarOutlier, HugeOffset, MixedScales, Decoys } kind = Blobs;
     kms::EmptyClusterPolicy policy = kms::EmptyClusterPolicy::Keep;
     int block = 0;
     std::size_t blobs = 0;  // 0: min(k, 12)
@@ -113,7 +113,11 @@ Matrix<double> initial_centroids(const Case& c, const Matrix<double>& points, st
     Matrix<double> out(c.k, c.d);
     for (std::size_t r = 0; r < c.k; ++r) {
         // Duplicates: pairs of identical initial centroids (exact ties, empty clusters).
-        const std::size_t source = c.kind == Case::Duplicates ? rows[r / 2] : rows[r];
+        // Decoys: the first 128 (the GEMM filter's first centroid tile) all the first
+        // point, so every point's best of that tile ties 128 times.
+        const std::size_t source = c.kind == Case::Duplicates ? rows[r / 2]
+                                   : c.kind == Case::Decoys && r < 128 ? 0
+                                                                       : rows[r];
         for (std::size_t j = 0; j < c.d; ++j) out(r, j) = points(source, j);
     }
     return out;
@@ -131,9 +135,11 @@ void place_on_bisectors(const Case& c, Matrix<double>& points, const Matrix<doub
 
 // What the GEMM filter's first step must show; Any: only the lockstep (adversarial
 // data where either outcome is sound).
-// Listed: most points uncertified, and settled by candidate lists (few searches over
-// all k); Overflows: most points' lists overflow (searched over all k).
-enum class FilterOutcome { MostlyCertified, TwoCandidates, Listed, Overflows, FallsBack, Any };
+// Listed: most points uncertified, and settled by the filter's own candidate lists
+// (no list pass, few searches over all k); ListPass: the same, but most lists made by
+// the list pass (the filter's overflowed); Overflows: most points' lists overflow
+// (searched over all k).
+enum class FilterOutcome { MostlyCertified, TwoCandidates, Listed, ListPass, Overflows, FallsBack, Any };
 
 std::unique_ptr<kms::Solver> make(Algorithm a, Backend b, Precision p, const Case& c) {
     kms::SolverConfig config;
@@ -395,8 +401,8 @@ private slots:
     // The filter path is really taken: IterationStats::verified_points counts
     // the points it could not certify, gemm_listed those of them settled by a list of
     // candidates, and the distance statistic n·k for the filter plus, per verified
-    // point, its list (2 to 32) and k for the list pass, or k for a search over all k
-    // (2k when its list overflowed). Blobs as many as
+    // point, its list (2 to 32) and k if the list pass made it, or k for a search over all
+    // k (2k when its list overflowed twice). Blobs as many as
     // centroids (the int8 bound, |‖x − c‖ − s√Q| ≤ δ_x + δ_c with δ ≈ s·√(d/12),
     // cannot separate the near-equidistant centroids of one tight blob, which the
     // default 12 blobs give): points on bisectors (a fifth) must be verified while
@@ -406,10 +412,13 @@ private slots:
     // far from the origin, or with one far outlier, the quantisation is too coarse
     // to certify anything, so the run times the exact kernel on its second step (and
     // keeps it for good when the filter left over 90% of the points to full searches).
-    // Clustered (tight blobs far apart, ten centroids a blob): more than three
-    // centroids within the bound, so few points are certified or paired, and the list
-    // pass settles them, with exact ties on bisectors and between duplicated centroids;
-    // with 80 centroids a blob the lists overflow to searches over all k.
+    // Clustered (tight blobs far apart, ten centroids a blob): several centroids within
+    // the bound, so few points are certified, and the filter's own lists settle them
+    // (no list pass), with exact ties on bisectors and between duplicated centroids;
+    // decoys (the first centroid tile 128 copies of one point): every point's running
+    // list overflows on that tile, so the list pass makes the lists (the points of the
+    // decoys' blob, a sixteenth, overflow it too); with 80 centroids a blob the lists
+    // overflow to searches over all k.
     // Labels and centroids equal CUDA Lloyd global (the exact kernel) at every step.
     void gemmFilterPath() {
         const bool small = small_mode();
@@ -448,6 +457,8 @@ private slots:
             {{"clustered, duplicates", n, 24, 128, 3, Case::Duplicates, keep, 0, 16, 1e3}, Precision::F64, Listed, Listed},
             {{"clustered, lists overflow", n, 32, 160, 3, Case::Blobs, keep, 0, 2, 1e3}, Precision::F32, Overflows,
              Overflows},
+            {{"clustered, decoys", n, 32, 288, 3, Case::Decoys, keep, 0, 16, 1e3}, Precision::F32, ListPass, ListPass},
+            {{"clustered, decoys", n, 32, 288, 3, Case::Decoys, keep, 0, 16, 1e3}, Precision::F64, ListPass, ListPass},
         };
         for (const char* format : {"tf32", "int8"}) {
             setenv("KMS_GEMM_FORMAT", format, 1);  // read when the data are set
@@ -510,8 +521,12 @@ private slots:
                              ("not settled by two candidates: " + where).c_str());
                 else if (outcome == Listed)
                     QVERIFY2(stats.gemm_certified < c.n / 2 && stats.gemm_listed > c.n / 2 && full < c.n / 10 &&
+                                 stats.point_centroid_distances < nk + nk / 2,
+                             ("not settled by the filter's candidate lists: " + where).c_str());
+                else if (outcome == ListPass)
+                    QVERIFY2(stats.gemm_certified < c.n / 2 && stats.gemm_listed > c.n / 2 && full < c.n / 10 &&
                                  stats.point_centroid_distances > nk + nk / 2,
-                             ("not settled by candidate lists: " + where).c_str());
+                             ("not settled by the list pass's candidate lists: " + where).c_str());
                 else if (outcome == Overflows)
                     QVERIFY2(full > c.n / 2, ("the lists did not overflow: " + where).c_str());
             } else if (outcome == FallsBack && (it == 2 || first_full_share > 0.9)) {

@@ -25,23 +25,23 @@
 // smallest subnormal) covers underflow). Every test below is evaluated in double
 // with directed rounding (upper bounds rounded up, lower bounds down), so the
 // evaluation itself cannot certify wrongly.
-// For the Q-sorted candidates b1, b2, b3 (Q1 ≤ Q2 ≤ Q3 ≤ every other Q) and Δ =
-// δ_x + max_c δ_c: R_j ≥ (1 − g)·(√Q̃2,low − Δ)₊² − η' = L2 for every j ≠ b1, ≥ L3
-// (same with Q3) for every j ∉ {b1, b2}, while R_b1 ≤ (1 + g)(√Q̃1,high + δ_x +
-// δ_c,b1)² + η' = U (Q̃ low and high: the bounds above).
-//  * U < L2 (and U < T's largest finite value, so R_b1 is finite): b1 is the strict
-//    argmin of R: the label, whatever the tie rule.
-//  * else U < L3: the argmin of R is b1 or b2 and every other centroid is strictly
-//    farther: the exact R of the two, ties → lower index, gives the label.
-//  * else, candidate lists: every j with L_j > U is strictly farther than b1, so the
-//    argmin of R (every tie of it included) is among {j : L_j ≤ U}, b1 too. With L
-//    from Q̂_j alone (Δ as above), L_j > U holds when √(Q̃_j,low) > ρ = Δ +
-//    √((U + η')/(1 − g)), i.e. (tf32) Q̂_j > ρ² + E, (int8) Q_j > (ρ/s)²: the point's
-//    limit, rounded up (int8: down to an integer, as Q is). The list pass recomputes
-//    the point's Q̂ against all k (the same tiles: the same bound) and lists every j
-//    with Q̂_j ≤ limit; the exact R over the list, ties → lower index, gives the label.
-//    A list over kListCapacity, or no finite limit: all k exact distances (the
-//    verification kernel), as the exact kernels do.
+// For the point's best Q̂, Q1 (centroid b1), and Δ = δ_x + max_c δ_c: R_j ≥ (1 − g)·
+// (√Q̃j,low − Δ)₊² − η' = L_j for every j, while R_b1 ≤ (1 + g)(√Q̃1,high + δ_x +
+// δ_c,b1)² + η' = U (Q̃ low and high: the bounds above). Every j with L_j > U is
+// strictly farther than b1, so the argmin of R (every tie of it included) is among
+// {j : L_j ≤ U}, b1 too. L_j > U holds when √(Q̃_j,low) > ρ = Δ + √((U + η')/(1 − g)),
+// i.e. (tf32) Q̂_j > ρ² + E, (int8) Q_j > (ρ/s)²: the point's limit, rounded up (int8:
+// down to an integer, as Q is). The summary pass lists, tile by tile, every centroid
+// under the limit of the point's best Q̂ so far (computed in float, rounded up, with
+// δ_max for δ_c,b1: never below the final limit, which the best only lowers), then
+// keeps those under the final limit:
+//  * b1 alone (and U below T's largest finite value, so R_b1 is finite): b1 is the
+//    strict argmin of R, the label whatever the tie rule (certified);
+//  * up to kListCapacity: the exact R over the list, ties → lower index, gives the label;
+//  * a list that overflowed: the list pass recomputes the point's Q̂ against all k (the
+//    same tiles: the same bound) and lists every j under the final limit; over
+//    kListCapacity again, or no finite limit: all k exact distances (the verification
+//    kernel), as the exact kernels do.
 // A NaN or ∞ anywhere (data, centroids) makes δ or E NaN or ∞, and every test fails
 // (tf32: a row whose norm is above 2¹⁰⁰ too, so no Q̂ can overflow; NaN Q̂s need such
 // rows and are dropped by the summary).
@@ -129,54 +129,9 @@ struct Format<FilterFormat::tf32> {
     // One FMA (the bound counts one rounding). A NaN needs a row whose norm is not
     // finite or above 2¹⁰⁰ (below it |x̃·c̃| ≤ 2¹⁰⁰ cannot overflow), and such a row has
     // δ = ∞ (a point: never certified; a centroid: δ_max = ∞, no point certified), so
-    // Top3 may drop NaNs as min/max do.
+    // the epilogue may drop NaNs as min does.
     static __device__ __forceinline__ Value distance(Value point_norm, Value centroid_norm, Value dot) {
         return __fmaf_rn(-2.0f, dot, __fadd_rn(point_norm, centroid_norm));
-    }
-};
-
-// The three smallest Q seen, sorted, with the indices of the first two. Branch-free
-// (min/max and selects). Ties may go either way between threads: a certified
-// label is a strict minimum, two candidates are compared exactly, and a tie with
-// the third fails the pair test, so the labels do not depend on it; the fixed merge
-// order keeps the summary deterministic anyway.
-template <typename V>
-struct Top3 {
-    V q1, q2, q3;
-    int c1, c2;
-    __device__ __forceinline__ void clear(V far) {
-        q1 = q2 = q3 = far;
-        c1 = c2 = INT_MAX;
-    }
-    __device__ __forceinline__ void insert(V v, int c) {
-        const bool below1 = v < q1, below2 = v < q2;
-        q3 = min(q3, max(q2, v));
-        c2 = below1 ? c1 : (below2 ? c : c2);
-        q2 = min(q2, max(q1, v));
-        c1 = below1 ? c : c1;
-        q1 = min(q1, v);
-    }
-    // Union with another sorted summary: the i-th smallest of two sorted lists is
-    // min over splits of max(a_p, b_{i−p}).
-    __device__ __forceinline__ void merge(const Top3& o) {
-        const bool mine_first = q1 <= o.q1;
-        const V runner_up = mine_first ? q2 : o.q2, other_best = mine_first ? o.q1 : q1;
-        const int runner_up_c = mine_first ? c2 : o.c2, other_best_c = mine_first ? o.c1 : c1;
-        const V third = min(min(q3, o.q3), min(max(q1, o.q2), max(q2, o.q1)));
-        c1 = mine_first ? c1 : o.c1;
-        q1 = min(q1, o.q1);
-        c2 = runner_up <= other_best ? runner_up_c : other_best_c;
-        q2 = min(runner_up, other_best);
-        q3 = third;
-    }
-    __device__ __forceinline__ Top3 shuffled(int offset) const {
-        Top3 o;
-        o.q1 = __shfl_xor_sync(0xffffffffu, q1, offset);
-        o.q2 = __shfl_xor_sync(0xffffffffu, q2, offset);
-        o.q3 = __shfl_xor_sync(0xffffffffu, q3, offset);
-        o.c1 = __shfl_xor_sync(0xffffffffu, c1, offset);
-        o.c2 = __shfl_xor_sync(0xffffffffu, c2, offset);
-        return o;
     }
 };
 
@@ -193,6 +148,73 @@ constexpr int row_stride() { return stage_bytes<F>() + 16; }
 template <FilterFormat F>
 constexpr int filter_shared_bytes() { return kStages * (kTilePoints + kTileCentroids) * row_stride<F>(); }
 
+// The certification's constants (the derivation above), shared by the filter's epilogue
+// and its per-point decisions so that both evaluate the same bits.
+template <typename T, FilterFormat F>
+struct Certifier {
+    using V = typename Format<F>::Value;
+    double grow, shrink, underflow, slack_max, norm_max, scale;
+    int padded_d;
+    __device__ explicit Certifier(const GemmLloydArgs<T>& g) {
+        const double g_factor = 2.0 * (g.lloyd.d + 2) * unit_roundoff<T>();
+        grow = __dadd_ru(1.0, g_factor);
+        shrink = __dsub_rd(1.0, g_factor);
+        underflow = 2.0 * (g.lloyd.d + 2) * smallest_subnormal<T>();
+        slack_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[g.lloyd.k]);
+        norm_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[g.lloyd.k + 1]);
+        scale = g.points.scale;
+        padded_d = g.points.padded_d;
+    }
+    // E for a point of norm ‖x̃‖² = point_norm (tf32; int8: 0, its Q is exact).
+    __device__ double root_error(V point_norm) const {
+        if constexpr (F == FilterFormat::tf32) {
+            const double u = 5.9604644775390625e-08, widen = 1.0 + 0x1p-22;
+            const double gamma = (padded_d + 16) * 0x1p-21, eta = (padded_d + 16) * 0x1p-120;
+            const double p = __dsqrt_ru(__dmul_ru(static_cast<double>(point_norm), widen));
+            const double c = __dsqrt_ru(__dmul_ru(norm_max, widen));
+            const double sum = __dadd_ru(p, c);
+            return __dadd_ru(__dadd_ru(__dmul_ru(2.0 * gamma, __dmul_ru(p, c)), __dmul_ru(8.0 * u, __dmul_ru(sum, sum))),
+                             eta);
+        } else {
+            (void)point_norm;
+            return 0.0;
+        }
+    }
+    // ≥ √Q̃ for an approximate distance q.
+    __device__ double root_high(V q, double error) const {
+        if constexpr (F == FilterFormat::tf32) return __dsqrt_ru(__dadd_ru(static_cast<double>(q), error));
+        else return __dmul_ru(scale, __dsqrt_ru(static_cast<double>(q)));
+    }
+};
+
+// The running list limit (the summary pass): the limit computed below from a best Q̂
+// of q, with δ_c1 replaced by δ_max (≥ it) and in float with every step rounded up, so
+// at least the limit of the point's final best Q̂ whatever its δ_c1; and monotone in q
+// (every rounded-up step is), so a limit from a best so far is never below the final
+// best's. The float constants: the Certifier's and the row's, rounded outwards.
+struct RunningLimit {
+    float grow, shrink, underflow, scale;  // shrink rounded down (0: the limit is ∞)
+};
+template <FilterFormat F>
+__device__ __forceinline__ float running_limit(typename Format<F>::Value q, float root_error, float slack_any,
+                                               const RunningLimit& k) {
+    float root;
+    if constexpr (F == FilterFormat::tf32) root = __fsqrt_ru(__fadd_ru(fmaxf(q, 0.0f), root_error));
+    else root = __fmul_ru(k.scale, __fsqrt_ru(__int2float_ru(q)));
+    const float reach = __fadd_ru(root, slack_any);
+    const float upper = __fadd_ru(__fmul_ru(__fmul_ru(reach, reach), k.grow), k.underflow);
+    const float rho = __fadd_ru(slack_any, __fsqrt_ru(__fdiv_ru(__fadd_ru(upper, k.underflow), k.shrink)));
+    if constexpr (F == FilterFormat::tf32) {
+        return __fadd_ru(__fmul_ru(rho, rho), root_error);
+    } else {
+        const float scaled = __fdiv_ru(rho, k.scale);
+        return __fmul_ru(scaled, scaled);
+    }
+}
+// A float not above q (compared with a float limit: a superset of q ≤ limit).
+__device__ __forceinline__ float float_below(float q) { return q; }
+__device__ __forceinline__ float float_below(int q) { return __int2float_rd(q); }
+
 // A slot in a list shared by the whole grid: one atomic per group of converged lanes.
 __device__ __forceinline__ unsigned long long take_slot(unsigned long long* count) {
     const auto lanes = cooperative_groups::coalesced_threads();
@@ -201,10 +223,13 @@ __device__ __forceinline__ unsigned long long take_slot(unsigned long long* coun
     return lanes.shfl(base, 0) + lanes.thread_rank();
 }
 
-// The filter's two passes over the same MMA tiles: `summary` over every point (the
-// three smallest Q, certification, two candidates, or the point's list limit), `lists`
-// over the points awaiting lists (`pending`: a grid walking their tiles,
-// as their count is known on the device only).
+// The filter's two passes over the same MMA tiles. `summary` over every point: after
+// each centroid tile the rows' best Q̂ so far and their running limits, and every
+// centroid under its row's running limit in the row's list (with its Q̂); after the last
+// tile each point's final limit keeps of its list those under it: one (certified), more
+// (verified over the list), or, where the list overflowed, the point awaits the `lists`
+// pass, over the points in `pending` (a grid walking their tiles, as their count is
+// known on the device only), which lists every centroid under the final limit.
 enum class Pass { summary, lists };
 
 template <typename T, FilterFormat F, Pass P>
@@ -217,11 +242,19 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
     extern __shared__ __align__(16) std::uint8_t pipeline[];
     std::uint8_t* const xs = pipeline;                                        // [kStages][kTilePoints × kRowBytes]
     std::uint8_t* const cs = pipeline + kStages * kTilePoints * kRowBytes;    // [kStages][kTileCentroids × kRowBytes]
-    __shared__ Top3<V> exchange[kLists ? 1 : kTilePoints];
-    // The list pass: each row's candidates so far (a length over kListCapacity: overflow;
-    // one word of padding a row: a thread a row reads them without bank conflicts).
-    __shared__ std::int32_t lists[kLists ? kTilePoints : 1][kListCapacity + 1];
-    __shared__ int list_length[kLists ? kTilePoints : 1];
+    // Each row's candidates so far (a length over kListCapacity: overflow; one word of
+    // padding a row: a thread a row reads them without bank conflicts), and (summary)
+    // their Q̂, the rows' smallest Q̂ of a centroid tile by each half of the warps, and
+    // their best over all tiles.
+    __shared__ std::int32_t lists[kTilePoints][kListCapacity + 1];
+    __shared__ V list_q[kLists ? 1 : kTilePoints][kListCapacity + 1];
+    __shared__ int list_length[kTilePoints];
+    __shared__ V tile_best[kLists ? 1 : 2][kTilePoints];
+    __shared__ V row_best[kLists ? 1 : kTilePoints];
+    // (summary) the rows' δ_x + δ_max and E as the running limit uses them (rounded up),
+    // and its other constants (in shared memory: registers are the MMA tiles').
+    __shared__ float row_slack_any[kLists ? 1 : kTilePoints], row_root_error[kLists ? 1 : kTilePoints];
+    __shared__ RunningLimit running_constants;
     __shared__ unsigned long long uscratch[32];
     const LloydArgs<T>& a = g.lloyd;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -240,28 +273,41 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
     // The list pass's approximate distances: k per pending point.
     if (kLists && blockIdx.x == 0 && tid == 0 && rows > 0)
         atomicAdd(&a.counters->point_centroid_distances, static_cast<unsigned long long>(rows) * a.k);
+    if (!kLists && tid == 0) {  // read after the first stage's barrier
+        const Certifier<T, F> cert(g);
+        running_constants.grow = __double2float_ru(cert.grow);
+        running_constants.shrink = cert.shrink > 0.0 ? __double2float_rd(cert.shrink) : 0.0f;
+        running_constants.underflow = fmaxf(__double2float_ru(cert.underflow), 1.17549435e-38f);
+        running_constants.scale = static_cast<float>(cert.scale);  // int8: 4 significant bits, exact
+    }
 
     // The summary pass: one tile a block (the loop ends after it: nothing lives across tiles).
     for (int tile = blockIdx.x; static_cast<long long>(tile) * kTilePoints < rows; tile += gridDim.x) {
         const long long point0 = static_cast<long long>(tile) * kTilePoints;
-        // After the quad's butterfly every lane holds the summaries of its group's 4
-        // rows; lane `quad` keeps row (quad >> 1)·16 + (quad & 1)·8 + group of the warp's 32.
-        const int own_row = warp_row + (quad >> 1) * 16 + (quad & 1) * 8 + group;
-        // The thread's summaries of its 4 rows (2 MMA row tiles × 2 halves) over its
-        // columns of every centroid tile so far; the quad combines them after the last.
-        // The list pass: the rows' limits instead (never: a row past the list).
-        Top3<V> running[2][2];
-        V point_norm[2][2], limit[2][2];
+        // The thread's 4 rows (2 MMA row tiles × 2 halves): their norms and limits (the
+        // list pass: the final limit; summary: the running limit of the row's best Q̂ so
+        // far, the same in the row's 8 threads; never: a row past the last).
+        V point_norm[2][2], limit[2][2], best[2][2];
+        float running[2][2];
 #pragma unroll
         for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                running[mt][half].clear(Fmt::far());
                 const long long r = point0 + warp_row + mt * 16 + half * 8 + group;
                 point_norm[mt][half] = r < rows ? point_norms[point_of(r)] : V(0);
                 limit[mt][half] = kLists && r < rows ? static_cast<const V*>(g.limits)[r] : Fmt::never();
+                best[mt][half] = r < rows ? Fmt::far() : Fmt::never();  // never: no tile improves on it
+                running[mt][half] = r < rows ? __int_as_float(0x7f800000) : __int_as_float(0xff800000);
             }
-        if (kLists && tid < kTilePoints) list_length[tid] = 0;  // read after the first stage's barrier
+        if (tid < kTilePoints) {  // read after the first stage's barrier
+            list_length[tid] = 0;
+            if constexpr (!kLists) {
+                const Certifier<T, F> cert(g);
+                const long long r = point0 + tid;
+                row_slack_any[tid] = r < rows ? __double2float_ru(__dadd_ru(g.points.slack[r], cert.slack_max)) : 0.0f;
+                row_root_error[tid] = r < rows ? __double2float_ru(cert.root_error(point_norms[r])) : 0.0f;
+            }
+        }
 
         // Loads: 128 rows × kStageBytes per operand and stage, in 16-byte pieces:
         // kPiecesPerRow / 2 per thread and operand. Rows past the last or k re-read the
@@ -336,10 +382,8 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
             cp_async_wait<0>();
             __syncthreads();  // the next tile's prologue overwrites stages still being read
             // Epilogue: acc[mt][nt][half·2 + e] = x̃·c̃ for row mt·16 + half·8 + group,
-            // centroid nt·8 + quad·2 + e of the warp's, into the row's running summary.
-            // Most candidates are not below its third smallest once a tile has passed:
-            // one comparison each (a NaN is never below: dropped, as `distance` allows).
-            // The list pass: into the row's list where not above its limit (rare).
+            // centroid nt·8 + quad·2 + e of the warp's; turned into Q̂ (far: a centroid
+            // past k; a NaN is dropped by min and never under a limit, as `distance` allows).
             V centroid_norm[8][2];
 #pragma unroll
             for (int nt = 0; nt < 8; ++nt)
@@ -351,26 +395,69 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
 #pragma unroll
             for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
-                for (int half = 0; half < 2; ++half) {
-                    Top3<V>& top = running[mt][half];
+                for (int half = 0; half < 2; ++half)
 #pragma unroll
                     for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
                         for (int e = 0; e < 2; ++e) {
                             const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
-                            const V q =
-                                Fmt::distance(point_norm[mt][half], centroid_norm[nt][e], acc[mt][nt][half * 2 + e]);
-                            if constexpr (kLists) {
-                                if (q <= limit[mt][half] && (!Fmt::kMaskPerPair || c < a.k)) {
-                                    const int row = warp_row + mt * 16 + half * 8 + group;
-                                    const int at = atomicAdd(&list_length[row], 1);
-                                    if (at < kListCapacity) lists[row][at] = c;
+                            V& q = acc[mt][nt][half * 2 + e];
+                            q = Fmt::distance(point_norm[mt][half], centroid_norm[nt][e], q);
+                            if (Fmt::kMaskPerPair && c >= a.k) q = Fmt::far();
+                        }
+            if constexpr (!kLists) {
+                // The rows' best Q̂ of this tile: the quad's, then the two warps sharing
+                // the rows (centroids 0-63 and 64-127 of the tile) through shared memory;
+                // a better best lowers the row's running limit (computed where it changes).
+#pragma unroll
+                for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+                    for (int half = 0; half < 2; ++half) {
+                        V smallest = Fmt::far();
+#pragma unroll
+                        for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                            for (int e = 0; e < 2; ++e) smallest = min(smallest, acc[mt][nt][half * 2 + e]);
+                        smallest = min(smallest, __shfl_xor_sync(0xffffffffu, smallest, 1));
+                        smallest = min(smallest, __shfl_xor_sync(0xffffffffu, smallest, 2));
+                        if (quad == 0) tile_best[warp >> 2][warp_row + mt * 16 + half * 8 + group] = smallest;
+                    }
+                __syncthreads();  // read before the next tile's first barrier, written after it
+#pragma unroll
+                for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+                    for (int half = 0; half < 2; ++half) {
+                        const int row = warp_row + mt * 16 + half * 8 + group;
+                        const V smallest = min(tile_best[0][row], tile_best[1][row]);
+                        if (smallest < best[mt][half]) {
+                            best[mt][half] = smallest;
+                            running[mt][half] =
+                                running_limit<F>(smallest, row_root_error[row], row_slack_any[row], running_constants);
+                        }
+                    }
+            }
+            // Into the row's list where not above its limit (few; a centroid past k has
+            // Q̂ = far, which an infinite running limit would let through: not listed).
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+                for (int half = 0; half < 2; ++half)
+#pragma unroll
+                    for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            const int c = c0 + warp_col + nt * 8 + quad * 2 + e;
+                            const V q = acc[mt][nt][half * 2 + e];
+                            const bool under = kLists ? q <= limit[mt][half] : float_below(q) <= running[mt][half];
+                            if (under && c < a.k) {
+                                const int row = warp_row + mt * 16 + half * 8 + group;
+                                const int at = atomicAdd(&list_length[row], 1);
+                                if (at < kListCapacity) {
+                                    lists[row][at] = c;
+                                    if constexpr (!kLists) list_q[row][at] = q;
                                 }
-                            } else if (q < top.q3 && (!Fmt::kMaskPerPair || c < a.k)) {
-                                top.insert(q, c);
                             }
                         }
-                }
         }
 
         if constexpr (kLists) {
@@ -390,101 +477,89 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
             }
             __syncthreads();  // the lists are read before the next tile clears them
         } else {
-            // The quad's four summaries of each row, then lane `quad` keeps its row.
-            Top3<V> own;
+            if (quad == 0 && warp < 4) {
 #pragma unroll
-            for (int mt = 0; mt < 2; ++mt)
+                for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
-                for (int half = 0; half < 2; ++half) {
-                    Top3<V> top = running[mt][half];
-                    top.merge(top.shuffled(1));
-                    top.merge(top.shuffled(2));
-                    if (quad == mt * 2 + half) own = top;
+                    for (int half = 0; half < 2; ++half) row_best[warp_row + mt * 16 + half * 8 + group] = best[mt][half];
+            }
+            __syncthreads();  // every row's list and best are complete
+            const long long i = point0 + tid;
+            if (tid < kTilePoints && i < a.n) {
+                const Certifier<T, F> cert(g);
+                // The best Q̂ (Q1) and, where the list holds it, its centroid b1 (the lowest
+                // index of equal Q̂: deterministic); an overflowed list: δ_max for δ_c1.
+                const int length = list_length[tid];
+                const V q1 = row_best[tid];
+                int c1 = INT_MAX;
+                if (length <= kListCapacity) {
+                    for (int m = 0; m < length; ++m) {
+                        const int c = lists[tid][m];
+                        if (list_q[tid][m] == q1 && c < c1) c1 = c;
+                    }
                 }
-            // The two warps sharing the rows (centroids 0-63 and 64-127 of each tile) combine.
-            if (warp >= 4) exchange[own_row] = own;
-            __syncthreads();
-            const long long i = point0 + own_row;
-            if (warp < 4 && i < a.n) {
-                own.merge(exchange[own_row]);
-                // Certification (the bound above), in double with directed rounding. The
-                // square roots of Q̃'s bounds: `root_high(q)` ≥ √Q̃, `root_low(q)` ≤ √Q̃.
-                const double g_factor = 2.0 * (a.d + 2) * unit_roundoff<T>();
-                const double grow = __dadd_ru(1.0, g_factor), shrink = __dsub_rd(1.0, g_factor);
-                const double underflow = 2.0 * (a.d + 2) * smallest_subnormal<T>();
+                // Certification (the bound above), in double with directed rounding.
                 const double slack_x = g.points.slack[i];
-                const double slack_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[a.k]);
-                const double slack_c1 = own.c1 < a.k ? g.centroid_slack[own.c1] : infinity_of<double>();
-                double root_error = 0.0;  // tf32: E; int8: exact
-                if constexpr (F == FilterFormat::tf32) {
-                    const double u = 5.9604644775390625e-08, widen = 1.0 + 0x1p-22;
-                    const double gamma = (padded_d + 16) * 0x1p-21, eta = (padded_d + 16) * 0x1p-120;
-                    const double norm_max = __uint_as_float(reinterpret_cast<const unsigned*>(g.centroid_slack)[a.k + 1]);
-                    const double p = __dsqrt_ru(__dmul_ru(static_cast<double>(point_norms[i]), widen));
-                    const double c = __dsqrt_ru(__dmul_ru(norm_max, widen));
-                    const double sum = __dadd_ru(p, c);
-                    root_error = __dadd_ru(
-                        __dadd_ru(__dmul_ru(2.0 * gamma, __dmul_ru(p, c)), __dmul_ru(8.0 * u, __dmul_ru(sum, sum))), eta);
-                }
-                const double s = g.points.scale;
-                auto root_high = [&](V q) {
-                    return F == FilterFormat::tf32 ? __dsqrt_ru(__dadd_ru(static_cast<double>(q), root_error))
-                                                   : __dmul_ru(s, __dsqrt_ru(static_cast<double>(q)));
-                };
-                auto root_low = [&](V q) {
-                    if (F == FilterFormat::tf32) {
-                        const double low = __dsub_rd(static_cast<double>(q), root_error);
-                        return low > 0.0 ? __dsqrt_rd(low) : 0.0;
-                    }
-                    return __dmul_rd(s, __dsqrt_rd(static_cast<double>(q)));
-                };
-                const double reach1 = __dadd_ru(root_high(own.q1), __dadd_ru(slack_x, slack_c1));
-                const double upper = __dadd_ru(__dmul_ru(__dmul_ru(reach1, reach1), grow), underflow);
-                const double slack_any = __dadd_ru(slack_x, slack_max);
-                auto lower = [&](V q) {
-                    double reach = __dsub_rd(root_low(q), slack_any);
-                    reach = reach > 0.0 ? reach : 0.0;  // NaN → 0: certifies nothing
-                    return __dsub_rd(__dmul_rd(__dmul_rd(reach, reach), shrink), underflow);
-                };
+                const double slack_c1 = c1 < a.k ? g.centroid_slack[c1]
+                                                 : (length > kListCapacity ? cert.slack_max : infinity_of<double>());
+                const double root_error_i = cert.root_error(point_norms[i]);
+                const double reach1 = __dadd_ru(cert.root_high(q1, root_error_i), __dadd_ru(slack_x, slack_c1));
+                const double upper = __dadd_ru(__dmul_ru(__dmul_ru(reach1, reach1), cert.grow), cert.underflow);
+                const double slack_any_i = __dadd_ru(slack_x, cert.slack_max);
                 const bool finite = upper < static_cast<double>(std::numeric_limits<T>::max());
-                if (finite && upper < lower(own.q2)) {
-                    ++certified;
-                    if (a.labels[i] != own.c1) {
-                        a.labels[i] = own.c1;
-                        ++changed;
-                    }
-                    if (a.status) a.status[i] = 0;
-                } else if (finite && upper < lower(own.q3)) {
-                    const unsigned long long slot = take_slot(&a.counters->gemm_listed);
-                    g.listed[slot] = static_cast<std::int32_t>(i);
-                    g.list_lengths[slot] = 2;
-                    g.candidates[slot * kListCapacity] = own.c1;
-                    g.candidates[slot * kListCapacity + 1] = own.c2;
+                // The limit: Q̂_j above ρ² + E (tf32) or Q_j above (ρ/s)² (int8) means L_j > U,
+                // so j is strictly farther than b1. Not finite (or no proof of R_b1's
+                // finiteness): all k.
+                const double rho = __dadd_ru(
+                    slack_any_i, __dsqrt_ru(__ddiv_ru(__dadd_ru(upper, cert.underflow), cert.shrink)));
+                double bound;
+                if constexpr (F == FilterFormat::tf32) {
+                    bound = __dadd_ru(__dmul_ru(rho, rho), root_error_i);
                 } else {
-                    // The list limit: Q̂ above ρ² + E (tf32) or Q above (ρ/s)² (int8) means
-                    // L_j > U. Not finite (or no proof of R_b1's finiteness): all k.
-                    const double rho = __dadd_ru(slack_any, __dsqrt_ru(__ddiv_ru(__dadd_ru(upper, underflow), shrink)));
-                    double bound;
-                    if constexpr (F == FilterFormat::tf32) {
-                        bound = __dadd_ru(__dmul_ru(rho, rho), root_error);
-                    } else {
-                        const double scaled = __ddiv_ru(rho, s);
-                        bound = floor(__dmul_ru(scaled, scaled));
-                    }
-                    const double largest = F == FilterFormat::tf32 ? 3.402823466e38 : static_cast<double>(INT_MAX - 1);
-                    if (finite && shrink > 0.0 && bound <= largest) {  // NaN fails too
+                    const double scaled = __ddiv_ru(rho, cert.scale);
+                    bound = floor(__dmul_ru(scaled, scaled));
+                }
+                const double largest = F == FilterFormat::tf32 ? 3.402823466e38 : static_cast<double>(INT_MAX - 1);
+                if (finite && cert.shrink > 0.0 && bound <= largest) {  // NaN fails too
+                    V stored;
+                    if constexpr (F == FilterFormat::tf32) stored = __double2float_ru(bound);
+                    else stored = static_cast<int>(bound);
+                    if (length > kListCapacity) {
                         const unsigned long long slot = take_slot(&a.counters->gemm_pending);
                         g.pending[slot] = static_cast<std::int32_t>(i);
-                        V stored;
-                        if constexpr (F == FilterFormat::tf32) stored = __double2float_ru(bound);
-                        else stored = static_cast<int>(bound);
                         static_cast<V*>(g.limits)[slot] = stored;
                     } else {
-                        g.full[take_slot(&a.counters->gemm_full_searches)] = static_cast<std::int32_t>(i);
+                        // The list holds every centroid under the final running limit (every
+                        // running limit was at least it): those under both limits may hold
+                        // the argmin, b1 among them; b1 alone is the strict argmin.
+                        const float final_running =
+                            running_limit<F>(q1, row_root_error[tid], row_slack_any[tid], running_constants);
+                        int kept = 0;
+                        for (int m = 0; m < length; ++m) {
+                            const V q = list_q[tid][m];
+                            if (q <= stored && float_below(q) <= final_running) lists[tid][kept++] = lists[tid][m];
+                        }
+                        if (kept == 1 && c1 < a.k) {
+                            ++certified;
+                            if (a.labels[i] != c1) {
+                                a.labels[i] = c1;
+                                ++changed;
+                            }
+                            if (a.status) a.status[i] = 0;
+                        } else if (kept >= 2) {
+                            const unsigned long long slot = take_slot(&a.counters->gemm_listed);
+                            g.listed[slot] = static_cast<std::int32_t>(i);
+                            g.list_lengths[slot] = static_cast<std::uint8_t>(kept);
+                            for (int m = 0; m < kept; ++m) g.candidates[slot * kListCapacity + m] = lists[tid][m];
+                        } else {
+                            g.full[take_slot(&a.counters->gemm_full_searches)] = static_cast<std::int32_t>(i);
+                        }
                     }
+                } else {
+                    g.full[take_slot(&a.counters->gemm_full_searches)] = static_cast<std::int32_t>(i);
                 }
             }
-            break;
+            __syncthreads();  // the lists are read before the next tile clears them
         }
     }
     if constexpr (!kLists) {
@@ -700,8 +775,11 @@ void launch_quantise_points(const T* data, long long n, int d, const T* shift, c
 template <typename T, FilterFormat F, Pass P>
 void launch_filter_pass(const GemmLloydArgs<T>& g, unsigned blocks, cudaStream_t stream) {
     constexpr int shared = filter_shared_bytes<F>();
-    // Above the 48 KiB default (tf32: 60 KiB); set on every launch: it is per device.
+    // Above the 48 KiB default (tf32: 60 KiB, and 36 KiB of lists); set on every launch:
+    // it is per device. Two blocks a multiprocessor need nearly all of its shared memory.
     KMS_CUDA_CHECK(cudaFuncSetAttribute(filter_kernel<T, F, P>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+    KMS_CUDA_CHECK(cudaFuncSetAttribute(filter_kernel<T, F, P>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        cudaSharedmemCarveoutMaxShared));
     filter_kernel<T, F, P><<<blocks, kFilterThreads, shared, stream>>>(g);
     KMS_CUDA_LAUNCH_CHECK(P == Pass::summary ? "GEMM filter kernel" : "GEMM list kernel");
 }

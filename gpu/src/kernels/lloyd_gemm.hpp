@@ -9,18 +9,19 @@
 //         accumulation is exact integer arithmetic, but the grid is coarse: one
 //         outlier widens s for every point);
 //  2. filter: tensor-core MMA gives every point approximate squared distances
-//     Q_j ≈ ‖x̃ − c̃_j‖² (tf32: with an error bound E; int8: exact) and keeps the
-//     three smallest;
-//  3. certify: |‖x − c‖ − ‖x̃ − c̃‖| ≤ δ_x + δ_c (triangle inequality) proves for
-//     most points that the Q-argmin is the strict argmin of kms::squared_distance(),
-//     so the label is exactly CPU Lloyd's; for most others, that the argmin is one
-//     of the two Q-smallest; for the rest it bounds the candidates' Q from above
-//     (derivation in kernels/lloyd_gemm.cu);
-//  4. list: a second filter pass over the rest (clustered data: many centroids within
-//     the bound) collects every centroid under that bound, up to kListCapacity;
-//  5. verify: the points with a list (two candidates, or the second pass's) get their
+//     Q_j ≈ ‖x̃ − c̃_j‖² (tf32: with an error bound E; int8: exact), a 128-centroid
+//     tile at a time, and lists every centroid under a limit that falls with the
+//     point's best Q so far (up to kListCapacity);
+//  3. certify: |‖x − c‖ − ‖x̃ − c̃‖| ≤ δ_x + δ_c (triangle inequality) gives each point
+//     a limit above which no centroid can be its argmin (derivation in
+//     kernels/lloyd_gemm.cu); of its list, the centroids under it remain: one proves
+//     the Q-argmin the strict argmin of kms::squared_distance(), so the label is
+//     exactly CPU Lloyd's; several go to the exact verification;
+//  4. list: a second filter pass over the points whose list overflowed (clustered data,
+//     or a best found late) collects every centroid under the final limit;
+//  5. verify: the points with a list (the filter's or the second pass's) get their
 //     label from the exact computation (squared_distance order, no FMA, ties → lowest
-//     index) over the list, those whose list overflowed over all k.
+//     index) over the list, those whose list overflowed again over all k.
 // Labels therefore equal those of the exact tiled kernel, bit for bit, in either format.
 #include <cstdint>
 
