@@ -67,8 +67,9 @@ namespace {
 // of each row per k-step) a stage. Both MMAs read their A and B fragments as 32-bit
 // words at the same byte offsets of a k-step (4t and 16 + 4t, t the lane's
 // threadID_in_group), and write the same C layout, so the loads and the epilogue are
-// shared. Shared rows are a stage's bytes + 16 apart (48 or 80: 12 or 20 words), so
-// the fragment loads (row g, word t) hit 32 different banks.
+// shared (by ldmatrix: 6 instructions a warp and k-step for 16 MMAs, where 32-bit loads
+// took 24). Shared rows are a stage's bytes + 16 apart (48 or 80), so the 8 rows of
+// 16 bytes an ldmatrix phase reads hit 8 different 16-byte bank groups.
 constexpr int kTilePoints = 128, kTileCentroids = 128, kFilterThreads = 256, kStages = 3;
 
 // D += A·B, A 16×32 (row), B 32×8 (col), int8 → int32 (exact).
@@ -92,6 +93,21 @@ __device__ __forceinline__ void mma_tf32(float (&acc)[4], const unsigned (&a)[4]
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 #else
     (void)acc, (void)a, (void)b0, (void)b1;
+#endif
+}
+
+// Four 8×8 matrices of 16-bit elements from shared memory, lane l giving the address of
+// row l % 8 of matrix l / 8 (16 bytes each); register j receives, in lane l, the 32-bit
+// word l % 4 of row l / 4 of matrix j: an MMA fragment's register for tf32 and int8
+// alike. One instruction for what took four 32-bit loads.
+__device__ __forceinline__ void load_matrices(unsigned (&r)[4], const std::uint8_t* shared) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+#else
+    (void)r, (void)shared;
 #endif
 }
 
@@ -260,6 +276,11 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int warp_row = (warp & 3) * 32, warp_col = (warp >> 2) * 64;  // this warp's points and centroids in the tile
     const int group = lane >> 2, quad = lane & 3;                      // the MMA fragments' groupID, threadID_in_group
+    // The fragments' matrices (load_matrices): A of row tile mt: rows mt·16 + 0-7 and 8-15,
+    // bytes 0-15 and 16-31 of a k-step (a0-a3); B of centroid tiles 2p, 2p + 1: bytes 0-15
+    // and 16-31 of each (b0, b1). The lane's row and byte in them:
+    const int a_offset = (warp_row + (lane & 7) + ((lane >> 3) & 1) * 8) * kRowBytes + (lane >> 4) * 16;
+    const int b_offset = (warp_col + (lane >> 4) * 8 + (lane & 7)) * kRowBytes + ((lane >> 3) & 1) * 16;
     const int padded_d = g.points.padded_d, stages = padded_d / (Fmt::kDimsPerStep * Fmt::kStepsPerStage);
     const long long row_bytes = static_cast<long long>(padded_d) * (kStepBytes / Fmt::kDimsPerStep);
     const V* point_norms = static_cast<const V*>(g.points.norms);
@@ -360,22 +381,17 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
                 for (int step = 0; step < Fmt::kStepsPerStage; ++step) {
                     unsigned frag_a[2][4];
 #pragma unroll
-                    for (int mt = 0; mt < 2; ++mt) {
-                        const std::uint8_t* row =
-                            x_stage + (warp_row + mt * 16 + group) * kRowBytes + step * kStepBytes + quad * 4;
-                        frag_a[mt][0] = *reinterpret_cast<const unsigned*>(row);
-                        frag_a[mt][1] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes);
-                        frag_a[mt][2] = *reinterpret_cast<const unsigned*>(row + 16);
-                        frag_a[mt][3] = *reinterpret_cast<const unsigned*>(row + 8 * kRowBytes + 16);
-                    }
+                    for (int mt = 0; mt < 2; ++mt)
+                        load_matrices(frag_a[mt], x_stage + a_offset + mt * 16 * kRowBytes + step * kStepBytes);
 #pragma unroll
-                    for (int nt = 0; nt < 8; ++nt) {
-                        const std::uint8_t* col =
-                            c_stage + (warp_col + nt * 8 + group) * kRowBytes + step * kStepBytes + quad * 4;
-                        const unsigned b0 = *reinterpret_cast<const unsigned*>(col);
-                        const unsigned b1 = *reinterpret_cast<const unsigned*>(col + 16);
+                    for (int pair = 0; pair < 4; ++pair) {
+                        unsigned frag_b[4];  // b0, b1 of centroid tiles 2·pair and 2·pair + 1
+                        load_matrices(frag_b, c_stage + b_offset + pair * 16 * kRowBytes + step * kStepBytes);
 #pragma unroll
-                        for (int mt = 0; mt < 2; ++mt) Fmt::mma(acc[mt][nt], frag_a[mt], b0, b1);
+                        for (int mt = 0; mt < 2; ++mt) {
+                            Fmt::mma(acc[mt][2 * pair], frag_a[mt], frag_b[0], frag_b[1]);
+                            Fmt::mma(acc[mt][2 * pair + 1], frag_a[mt], frag_b[2], frag_b[3]);
+                        }
                     }
                 }
             }
