@@ -137,8 +137,8 @@ void place_on_bisectors(const Case& c, Matrix<double>& points, const Matrix<doub
 // data where either outcome is sound).
 // Listed: most points uncertified, and settled by the filter's own candidate lists
 // (no list pass, few searches over all k); ListPass: the same, but most lists made by
-// the list pass (the filter's overflowed); Overflows: most points' lists overflow
-// (searched over all k).
+// the list pass (the filter's overflowed), which is work enough for the second step
+// to probe the exact kernel; Overflows: most points' lists overflow (searched over all k).
 enum class FilterOutcome { MostlyCertified, TwoCandidates, Listed, ListPass, Overflows, FallsBack, Any };
 
 std::unique_ptr<kms::Solver> make(Algorithm a, Backend b, Precision p, const Case& c) {
@@ -409,9 +409,9 @@ private slots:
     // most of the rest is certified (also for d < 32, d not a multiple of the 32-wide
     // MMA step, and k over two centroid tiles); with every initial centroid
     // duplicated no point can be certified, yet most are settled by two candidates;
-    // far from the origin, or with one far outlier, the quantisation is too coarse
-    // to certify anything, so the run times the exact kernel on its second step (and
-    // keeps it for good when the filter left over 90% of the points to full searches).
+    // with one far outlier the quantisation is too coarse to certify anything, so the
+    // run times the exact kernel on its second step (and keeps it for good when the
+    // filter left over 90% of the points to full searches).
     // Clustered (tight blobs far apart, ten centroids a blob): several centroids within
     // the bound, so few points are certified, and the filter's own lists settle them
     // (no list pass), with exact ties on bisectors and between duplicated centroids;
@@ -435,7 +435,10 @@ private slots:
             {{"bisectors", n, 24, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F64, MostlyCertified, MostlyCertified},
             {{"duplicates", n, 20, 80, 3, Case::Duplicates, keep, 0, 80}, Precision::F32, TwoCandidates, TwoCandidates},
             {{"duplicates", n, 20, 80, 3, Case::Duplicates, keep, 0, 80}, Precision::F64, TwoCandidates, TwoCandidates},
-            {{"far from origin", n, 32, 64, 3, Case::FarFromOrigin}, Precision::F32, Any, FallsBack},
+            // int8's coarse grid holds about one offset group's centroids (~32 of 64) within
+            // each point's bound: lists near their capacity, so whether the next step probes
+            // the exact kernel depends on the draw (the probe: decoys, far outlier).
+            {{"far from origin", n, 32, 64, 3, Case::FarFromOrigin}, Precision::F32, Any, Any},
             {{"bisectors d=17", n, 17, 64, 3, Case::Bisectors, keep, 0, 64}, Precision::F32, MostlyCertified, MostlyCertified},
             {{"bisectors d=40 k=130", n, 40, 130, 3, Case::Bisectors, keep, 0, 130}, Precision::F64, MostlyCertified,
              MostlyCertified},
@@ -529,7 +532,7 @@ private slots:
                              ("not settled by the list pass's candidate lists: " + where).c_str());
                 else if (outcome == Overflows)
                     QVERIFY2(full > c.n / 2, ("the lists did not overflow: " + where).c_str());
-            } else if (outcome == FallsBack && (it == 2 || first_full_share > 0.9)) {
+            } else if ((outcome == FallsBack && (it == 2 || first_full_share > 0.9)) || (outcome == ListPass && it == 2)) {
                 QVERIFY2(stats.point_centroid_distances == nk && stats.verified_points == 0,
                          ("no fallback to the exact kernel: " + where + ", first step's full searches " +
                           std::to_string(first_full_share)).c_str());

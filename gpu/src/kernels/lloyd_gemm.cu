@@ -203,13 +203,14 @@ struct Certifier {
     }
 };
 
-// The running list limit (the summary pass): the limit computed below from a best Q̂
-// of q, with δ_c1 replaced by δ_max (≥ it) and in float with every step rounded up, so
-// at least the limit of the point's final best Q̂ whatever its δ_c1; and monotone in q
-// (every rounded-up step is), so a limit from a best so far is never below the final
-// best's. The float constants: the Certifier's and the row's, rounded outwards.
+// The running list limit (the summary pass): an upper bound of the limit computed below
+// from a best Q̂ of q, with δ_c1 replaced by δ_max (≥ it), √((r²·(1 + g) + 2η')/(1 − g))
+// by r·√((1 + g)/(1 − g)) + √(2η'/(1 − g)) (√(a + b) ≤ √a + √b: one square root, no
+// division), in float with every step rounded up: at least the limit of the point's
+// final best Q̂ whatever its δ_c1, and monotone in q (every rounded-up step is), so a
+// limit from a best so far is never below the final best's.
 struct RunningLimit {
-    float grow, shrink, underflow, scale;  // shrink rounded down (0: the limit is ∞)
+    float grow_root, underflow_root, scale, inverse_scale;  // rounded up (the first ∞ if 1 − g ≤ 0)
 };
 template <FilterFormat F>
 __device__ __forceinline__ float running_limit(typename Format<F>::Value q, float root_error, float slack_any,
@@ -218,12 +219,11 @@ __device__ __forceinline__ float running_limit(typename Format<F>::Value q, floa
     if constexpr (F == FilterFormat::tf32) root = __fsqrt_ru(__fadd_ru(fmaxf(q, 0.0f), root_error));
     else root = __fmul_ru(k.scale, __fsqrt_ru(__int2float_ru(q)));
     const float reach = __fadd_ru(root, slack_any);
-    const float upper = __fadd_ru(__fmul_ru(__fmul_ru(reach, reach), k.grow), k.underflow);
-    const float rho = __fadd_ru(slack_any, __fsqrt_ru(__fdiv_ru(__fadd_ru(upper, k.underflow), k.shrink)));
+    const float rho = __fadd_ru(slack_any, __fadd_ru(__fmul_ru(reach, k.grow_root), k.underflow_root));
     if constexpr (F == FilterFormat::tf32) {
         return __fadd_ru(__fmul_ru(rho, rho), root_error);
     } else {
-        const float scaled = __fdiv_ru(rho, k.scale);
+        const float scaled = __fmul_ru(rho, k.inverse_scale);
         return __fmul_ru(scaled, scaled);
     }
 }
@@ -296,10 +296,14 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
         atomicAdd(&a.counters->point_centroid_distances, static_cast<unsigned long long>(rows) * a.k);
     if (!kLists && tid == 0) {  // read after the first stage's barrier
         const Certifier<T, F> cert(g);
-        running_constants.grow = __double2float_ru(cert.grow);
-        running_constants.shrink = cert.shrink > 0.0 ? __double2float_rd(cert.shrink) : 0.0f;
-        running_constants.underflow = fmaxf(__double2float_ru(cert.underflow), 1.17549435e-38f);
+        const bool shrinks = cert.shrink > 0.0;
+        running_constants.grow_root =
+            shrinks ? __double2float_ru(__dsqrt_ru(__ddiv_ru(cert.grow, cert.shrink))) : __int_as_float(0x7f800000);
+        running_constants.underflow_root = fmaxf(
+            shrinks ? __double2float_ru(__dsqrt_ru(__ddiv_ru(2.0 * cert.underflow, cert.shrink))) : 0.0f,
+            1.17549435e-38f);
         running_constants.scale = static_cast<float>(cert.scale);  // int8: 4 significant bits, exact
+        running_constants.inverse_scale = __double2float_ru(__ddiv_ru(1.0, cert.scale));
     }
 
     // The summary pass: one tile a block (the loop ends after it: nothing lives across tiles).

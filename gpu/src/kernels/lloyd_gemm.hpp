@@ -57,8 +57,9 @@ inline int filter_width(int d, FilterFormat format) {
     return (d + stage - 1) / stage * stage;
 }
 
-// When the filter leaves more than kGemmProbeShare of the points to its list pass or
-// exact searches over all k, the run times the exact kernel on its next step and from
+// When the filter leaves exact-distance work (the list pass's k a point, the candidate
+// lists, the searches over all k) above kGemmProbeShare of the exact kernel's n·k (its
+// own lists, a few centroids a point, do not count for much), the run times the exact kernel on its next step and from
 // then on uses whichever assigns faster, timing the other again after kGemmRetrySteps
 // steps (the exact kernel only while within kGemmRetryWithin of the filter: blobs at
 // 10^6 × 128, k = 1000, before the candidate lists, paid 24 ms every ninth step for a

@@ -89,8 +89,8 @@ private:
     }
 
     // Filter or exact kernel, by the run's own assignment times (the labels are the
-    // same either way). A filtered step that leaves more than kGemmProbeShare of the
-    // points to its list pass or searches over all k makes the next step a probe of the exact kernel;
+    // same either way). A filtered step that leaves work worth more than kGemmProbeShare
+    // of the exact kernel's (its list pass, its lists, its searches over all k) makes the next step a probe of the exact kernel;
     // from then on the faster of the two runs, and the other is timed again after
     // kGemmRetrySteps steps (the filter certifies more as a run settles; a first
     // launch's one-time costs fade), the exact kernel only while its time was within
@@ -104,7 +104,9 @@ private:
             ++steps_since_switch_;
             const double n = static_cast<double>(this->n_);
             gemm_hopeless_ = static_cast<double>(counters.gemm_full_searches) / n > kGemmHopelessShare;
-            const double share = static_cast<double>(counters.gemm_pending + counters.gemm_full_searches) / n;
+            // The exact-distance work it left (the list pass's k a point, the lists, the
+            // searches over all k; the counters hold no more), in units of the exact kernel's.
+            const double share = static_cast<double>(counters.point_centroid_distances) / (n * this->k_);
             const bool slower = exact_ms_ < 0.0 ? share > kGemmProbeShare
                                                 : filter_ms_ > exact_ms_ || (steps_since_switch_ >= kGemmRetrySteps &&
                                                                              exact_ms_ < kGemmRetryWithin * filter_ms_);
