@@ -267,6 +267,7 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
     __shared__ int list_length[kTilePoints];
     __shared__ V tile_best[kLists ? 1 : 2][kTilePoints];
     __shared__ V row_best[kLists ? 1 : kTilePoints];
+    __shared__ float row_limit[kLists ? 1 : kTilePoints];  // the running limit of row_best
     // (summary) the rows' δ_x + δ_max and E as the running limit uses them (rounded up),
     // and its other constants (in shared memory: registers are the MMA tiles').
     __shared__ float row_slack_any[kLists ? 1 : kTilePoints], row_root_error[kLists ? 1 : kTilePoints];
@@ -309,11 +310,9 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
     // The summary pass: one tile a block (the loop ends after it: nothing lives across tiles).
     for (int tile = blockIdx.x; static_cast<long long>(tile) * kTilePoints < rows; tile += gridDim.x) {
         const long long point0 = static_cast<long long>(tile) * kTilePoints;
-        // The thread's 4 rows (2 MMA row tiles × 2 halves): their norms and limits (the
-        // list pass: the final limit; summary: the running limit of the row's best Q̂ so
-        // far, the same in the row's 8 threads; never: a row past the last).
-        V point_norm[2][2], limit[2][2], best[2][2];
-        float running[2][2];
+        // The thread's 4 rows (2 MMA row tiles × 2 halves): their norms and (the list
+        // pass) limits (never: a row past the last).
+        V point_norm[2][2], limit[2][2];
 #pragma unroll
         for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
@@ -321,8 +320,6 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
                 const long long r = point0 + warp_row + mt * 16 + half * 8 + group;
                 point_norm[mt][half] = r < rows ? point_norms[point_of(r)] : V(0);
                 limit[mt][half] = kLists && r < rows ? static_cast<const V*>(g.limits)[r] : Fmt::never();
-                best[mt][half] = r < rows ? Fmt::far() : Fmt::never();  // never: no tile improves on it
-                running[mt][half] = r < rows ? __int_as_float(0x7f800000) : __int_as_float(0xff800000);
             }
         if (tid < kTilePoints) {  // read after the first stage's barrier
             list_length[tid] = 0;
@@ -331,6 +328,8 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
                 const long long r = point0 + tid;
                 row_slack_any[tid] = r < rows ? __double2float_ru(__dadd_ru(g.points.slack[r], cert.slack_max)) : 0.0f;
                 row_root_error[tid] = r < rows ? __double2float_ru(cert.root_error(point_norms[r])) : 0.0f;
+                row_best[tid] = r < rows ? Fmt::far() : Fmt::never();  // never: no tile improves on it
+                row_limit[tid] = r < rows ? __int_as_float(0x7f800000) : __int_as_float(0xff800000);
             }
         }
 
@@ -443,19 +442,22 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
                         if (quad == 0) tile_best[warp >> 2][warp_row + mt * 16 + half * 8 + group] = smallest;
                     }
                 __syncthreads();  // read before the next tile's first barrier, written after it
-#pragma unroll
-                for (int mt = 0; mt < 2; ++mt)
-#pragma unroll
-                    for (int half = 0; half < 2; ++half) {
-                        const int row = warp_row + mt * 16 + half * 8 + group;
-                        const V smallest = min(tile_best[0][row], tile_best[1][row]);
-                        if (smallest < best[mt][half]) {
-                            best[mt][half] = smallest;
-                            running[mt][half] =
-                                running_limit<F>(smallest, row_root_error[row], row_slack_any[row], running_constants);
-                        }
+                if (tid < kTilePoints) {  // a thread a row
+                    const V smallest = min(tile_best[0][tid], tile_best[1][tid]);
+                    if (smallest < row_best[tid]) {
+                        row_best[tid] = smallest;
+                        row_limit[tid] =
+                            running_limit<F>(smallest, row_root_error[tid], row_slack_any[tid], running_constants);
                     }
+                }
+                __syncthreads();  // the limits, read below and written again after the next tile's barriers
             }
+            float running[2][2];  // summary: the rows' running limits
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+                for (int half = 0; half < 2; ++half)
+                    running[mt][half] = kLists ? 0.0f : row_limit[kLists ? 0 : warp_row + mt * 16 + half * 8 + group];
             // Into the row's list where not above its limit (few; a centroid past k has
             // Q̂ = far, which an infinite running limit would let through: not listed).
 #pragma unroll
@@ -497,13 +499,7 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
             }
             __syncthreads();  // the lists are read before the next tile clears them
         } else {
-            if (quad == 0 && warp < 4) {
-#pragma unroll
-                for (int mt = 0; mt < 2; ++mt)
-#pragma unroll
-                    for (int half = 0; half < 2; ++half) row_best[warp_row + mt * 16 + half * 8 + group] = best[mt][half];
-            }
-            __syncthreads();  // every row's list and best are complete
+            __syncthreads();  // every row's list is complete
             const long long i = point0 + tid;
             if (tid < kTilePoints && i < a.n) {
                 const Certifier<T, F> cert(g);
