@@ -15,8 +15,8 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
   "$here/device_seeding_parallel.sh" > "$out/A.txt" 2>&1; echo "A: exit $? at $((SECONDS - start)) s" >> "$out/A.txt") &
 OUT=$out KMS_LANE_TIMEOUT=175 "$here/device_lanes.sh" \
   "B@0-3|.devcarry-B|KMS_CHECKS_LIMIT=100 docs/lab/device-scripts/device_highd.sh checks" \
-  "E@4-7|.devcarry-shallot|KMS_SHALLOT_CHECKS=120 docs/lab/device-scripts/device_shallot.E.sh checks" \
-  "C@8-11|.devcarry-pkgC|docs/lab/device-scripts/device_package_default.C.sh sweep"
+  "E@4-7|.devcarry-shallot|KMS_SHALLOT_CHECKS=120 docs/lab/device-scripts/device_shallot.sh checks" \
+  "C@8-11|.devcarry-pkgC|docs/lab/device-scripts/device_package_default.sh sweep"
 echo "phase 1 done at $((SECONDS - start)) s"
 (cd "$root" && OUT=$out/D KMS_DEVICE_CARRY=.devcarry-ooc KMS_OOC_BUDGET=150 timeout 230 taskset -c 2-9 \
   "$here/device_ooc_bench.sh" > "$out/D.txt" 2>&1; echo "D: exit $? at $((SECONDS - start)) s" >> "$out/D.txt") &
@@ -26,7 +26,7 @@ mkdir -p "$out/B-ab" "$out/E-conv"
   timeout 120 taskset -c 0-1 docs/lab/device-scripts/device_highd.sh ab > "$out/B-ab.txt" 2>&1)
 echo "B ab: exit $? at $((SECONDS - start)) s"
 (cd "$root" && OUT=$out/E-conv KMS_DEVICE_CARRY=.devcarry-shallot KMS_SHALLOT_TOTAL=125 \
-  timeout 130 taskset -c 0-1 docs/lab/device-scripts/device_shallot.E.sh converge > "$out/E-conv.txt" 2>&1)
+  timeout 130 taskset -c 0-1 docs/lab/device-scripts/device_shallot.sh converge > "$out/E-conv.txt" 2>&1)
 echo "E converge: exit $? at $((SECONDS - start)) s"
 wait
 echo "all done at $((SECONDS - start)) s"

@@ -12,8 +12,8 @@ out=${OUT:?}; mkdir -p "$out"; start=$SECONDS
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
 OUT=$out KMS_LANE_TIMEOUT=150 "$here/device_lanes.sh" \
   "B@0-4|.devcarry-B|KMS_CHECKS_LIMIT=100 docs/lab/device-scripts/device_highd.sh checks; grep -h -E '^FAIL|returned FALSE|Loc:' \$OUT/*.log | head -20" \
-  "C@5-9|.devcarry-pkgC|docs/lab/device-scripts/device_package_default.C.sh rest" \
-  "E@10-15|.devcarry-shallot|KMS_SHALLOT_CHECKS=145 docs/lab/device-scripts/device_shallot.E.sh streamed"
+  "C@5-9|.devcarry-pkgC|docs/lab/device-scripts/device_package_default.sh rest" \
+  "E@10-15|.devcarry-shallot|KMS_SHALLOT_CHECKS=145 docs/lab/device-scripts/device_shallot.sh streamed"
 echo "phase 1 done at $((SECONDS - start)) s"
 mkdir -p "$out/B-ab" "$out/C-map"
 (cd "$root" && OUT=$out/B-ab KMS_DEVICE_CARRY=.devcarry-B KMS_AB_BUDGET=80 \
@@ -21,7 +21,7 @@ mkdir -p "$out/B-ab" "$out/C-map"
   timeout 100 taskset -c 0-1 docs/lab/device-scripts/device_highd.sh ab > "$out/B-ab.txt" 2>&1)
 echo "B ab: exit $? at $((SECONDS - start)) s"
 (cd "$root" && OUT=$out/C-map KMS_DEVICE_CARRY=.devcarry-pkgC KMS_PKG_BUDGET=110 \
-  timeout 130 taskset -c 0-1 docs/lab/device-scripts/device_package_default.C.sh map > "$out/C-map.txt" 2>&1)
+  timeout 130 taskset -c 0-1 docs/lab/device-scripts/device_package_default.sh map > "$out/C-map.txt" 2>&1)
 echo "C map: exit $? at $((SECONDS - start)) s"
 for f in B C E; do echo "=== lane $f"; tail -30 "$out/$f.txt"; done
 echo "=== B ab"; tail -16 "$out/B-ab.txt"; echo "=== C map"; tail -45 "$out/C-map.txt"
