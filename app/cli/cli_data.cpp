@@ -56,6 +56,22 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed) {
     return result;
 }
 
+namespace {
+
+// --weights beside a rank's block: every row's weight (n numbers, beside n·d
+// coordinates), read by every rank; a bad file fails alike on each, reported once.
+void load_block_weights(const ParsedOptions& options, Communicator& comm, CliData& result) {
+    if (!options.has("--weights")) return;
+    agreed(&comm, [&] {
+        LoadOptions load_options;
+        load_options.cancel = signal_stop().token();
+        result.weights = std::make_shared<const std::vector<double>>(
+            load_sample_weights(options.get("--weights"), result.global_rows, load_options));
+    });
+}
+
+}  // namespace
+
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit) {
     const GeoOptions geo = geo_options_from(options);
     if (!fit.ranks || options.has("--input") == options.has("--generate") || (geo.enabled && !options.has("--input")))
@@ -81,13 +97,7 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
             result.data = std::move(result.geo->projected);
             result.points = std::make_shared<const Matrix<double>>(std::move(result.data.points));
         });
-        if (options.has("--weights"))
-            agreed(&comm, [&] {
-                LoadOptions load_options;
-                load_options.cancel = signal_stop().token();
-                result.weights = std::make_shared<const std::vector<double>>(
-                    load_sample_weights(options.get("--weights"), result.global_rows, load_options));
-            });
+        load_block_weights(options, comm, result);
         return result;
     }
     if (options.has("--generate")) {  // each rank makes only its rows (every value is a function of its index)
@@ -103,13 +113,7 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
             result.data.name = block.name;
             result.points = std::make_shared<const Matrix<double>>(std::move(block.points));
         });
-        if (options.has("--weights"))
-            agreed(&comm, [&] {
-                LoadOptions load_options;
-                load_options.cancel = signal_stop().token();
-                result.weights = std::make_shared<const std::vector<double>>(
-                    load_sample_weights(options.get("--weights"), result.global_rows, load_options));
-            });
+        load_block_weights(options, comm, result);
         return result;
     }
     const std::string path = options.get("--input");
@@ -142,11 +146,7 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
         result.first_row = block.first_row;
         result.points = std::make_shared<const Matrix<double>>(std::move(block.points));
     }
-    if (options.has("--weights"))  // every row's weight: n numbers, beside n·d coordinates
-        agreed(&comm, [&] {
-            result.weights = std::make_shared<const std::vector<double>>(
-                load_sample_weights(options.get("--weights"), result.global_rows, load_options));
-        });
+    load_block_weights(options, comm, result);
     return result;
 }
 
