@@ -355,11 +355,15 @@ std::pair<std::size_t, std::size_t> equal_share(std::size_t rows, const Communic
 GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::size_t buffer_bytes, int threads,
                       Communicator* ranks) {
     std::shared_ptr<const RowSource> file = open_npy_rows(path);
-    const auto [lat, lon] = npy_geo_columns(path, file->cols(), options.columns);
+    // Plain variables, not structured bindings: lambdas below capture them (clang 14,
+    // the sanitizer and fuzz builds' compiler, cannot capture a binding).
+    const std::pair<std::size_t, std::size_t> columns = npy_geo_columns(path, file->cols(), options.columns);
+    const std::size_t lat = columns.first, lon = columns.second;
     if (file->rows() == 0) throw InputError::whole(path, "no rows of latitude, longitude");
     // The pass of statistics: every row in order, as GeoProjection::choose takes them in
     // memory; under ranks each rank's share, merged.
-    const auto [first, count] = equal_share(file->rows(), ranks);
+    const auto share = equal_share(file->rows(), ranks);
+    const std::size_t first = share.first, count = share.second;
     GeoStatistics statistics;
     std::vector<double> latitudes;  // under ranks, for the merge's running sum
     std::vector<double> buffers[2];
@@ -393,7 +397,8 @@ GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::s
 GeoBlock load_geo_npy_block(const std::string& path, const GeoOptions& options, Communicator& ranks,
                             const std::function<std::vector<std::size_t>(std::size_t, std::size_t)>& blocks) {
     const NpyShape shape = npy_shape(path);
-    const auto [lat, lon] = npy_geo_columns(path, shape.cols, options.columns);
+    const std::pair<std::size_t, std::size_t> columns = npy_geo_columns(path, shape.cols, options.columns);
+    const std::size_t lat = columns.first, lon = columns.second;  // not bindings: captured below (clang 14)
     if (shape.rows == 0) throw InputError::whole(path, "no rows of latitude, longitude");
     // The rows of [first, first + count) of the file, `lat` and `lon` only, checked; read
     // 64 Ki rows at a time (all columns of those rows, then dropped).
@@ -412,7 +417,8 @@ GeoBlock load_geo_npy_block(const std::string& path, const GeoOptions& options, 
     };
     GeoStatistics statistics;
     {
-        const auto [first, count] = equal_share(shape.rows, &ranks);
+        const auto rank_share = equal_share(shape.rows, &ranks);
+        const std::size_t first = rank_share.first, count = rank_share.second;
         Matrix<double> share;
         agreed(&ranks, [&] { share = degrees_of(first, count); });  // a bad value: every rank stops here
         statistics.add(share);
