@@ -465,8 +465,12 @@ def highd_gpu_configs(h, data, c0, k):
                "tf32": (["--solver", "lloyd", "--variant", "shared"], {}),
                "int8": (["--solver", "lloyd", "--variant", "shared"], {"KMS_GEMM_FORMAT": "int8"}),
                "auto": (["--solver", "auto"], {})}
+    # KMS_HIGHD_CONFIGS (names of the above, space-separated) measures fewer (a short device call).
+    wanted = os.environ.get("KMS_HIGHD_CONFIGS", " ".join(configs)).split()
     ours = {}
     for name, (extra, env) in configs.items():
+        if name not in wanted:
+            continue
         out = subprocess.run(base + extra, capture_output=True, text=True, env={**os.environ, **env})
         its = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
         its = [r for r in its if r.get("type") == "iteration"][2:]
@@ -490,7 +494,7 @@ def suite_highd(h, args):
     KMS_FLASH_KMEANS names the folder of its public source), by bench/gpu/highd_peers.py, wrong labels
     counted. CPU (all cores): bench/cpu_vs_sklearn.py --grid: ours with and without the certified GEMM
     against scikit-learn and FAISS. KMS_HIGHD_D, KMS_HIGHD_K, KMS_HIGHD_DATA, KMS_HIGHD_N,
-    KMS_HIGHD_EXTRA (KIND:N:D:K ...) narrow or widen the GPU grid."""
+    KMS_HIGHD_EXTRA (KIND:N:D:K ...) narrow or widen the GPU grid, KMS_HIGHD_CONFIGS our configurations."""
     here = os.path.dirname(os.path.abspath(__file__))
     sections = []
     if h.cpu:
