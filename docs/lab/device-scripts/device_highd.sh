@@ -14,7 +14,8 @@
 #   profile: ncu's kernel durations of steps 4-8 (per kernel: launches, median, µs a step)
 #     at KMS_PROFILE_SHAPES="KIND:N:D:K ..." (default uniform and blobs 10^6 × 128, k = 1024;
 #     tf32 filter); KMS_PROFILE_STALLS=1 adds the filter kernel's throughput, occupancy and
-#     top stall reasons (step 4's summary pass) → DIR/profile.txt, DIR/profile-*.
+#     top stall reasons (step 4's summary pass); KMS_PROFILE_WHICH="base new" profiles
+#     bin/kmeans-cli-base too (as ab's rows) → DIR/profile.txt, DIR/profile-*.
 #   ab: ms per Lloyd step (f32, tf32 filter), medians of steps 3–8, of a baseline build
 #     (bin/kmeans-cli-base in the pack: device_pack.sh BUILD BASELINE) and this one, on the
 #     suite's points (in /dev/shm where there is one) and initial centroids, the most telling
@@ -53,22 +54,25 @@ checks() {
 }
 
 profile() {
-  local ncu shape kind n d k x run base
+  local ncu shape kind n d k x run base which exe
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   for shape in ${KMS_PROFILE_SHAPES:-uniform:1000000:128:1024 blobs:1000000:128:1024}; do
     IFS=: read -r kind n d k <<< "$shape"
     x="$work/profile-$kind-$n-$d.npy"
     [ -f "$x" ] || generate_points "$kind" "$n" "$d" "$x" || continue
-    run=("$cli" run --input "$x" --k "$k" --init random --seed 3 --solver lloyd --backend cuda --variant shared
-         --precision f32 --max-iter 8 --tol 0)
-    base="$out/profile-$kind-$n-$d-$k"
-    # Every launch of steps 4-8 (a step launches ~16 kernels), timed alone with the clocks
-    # and caches as a run leaves them; the per-step sum is what the kernels cost without
-    # the gaps between launches.
-    echo "== $kind $n x $d, k = $k, f32, cuda-shared (tf32 filter): kernels of steps 4-8 (ncu), us"
-    "$ncu" --csv --print-units base --clock-control none --cache-control none --metrics gpu__time_duration.sum \
-      --launch-skip 48 --launch-count 80 "${run[@]}" > "$base.csv" 2> "$base.err"
-    python3 - "$base.csv" <<'PY'
+    for which in ${KMS_PROFILE_WHICH:-new}; do  # new: this build; NAME: bin/kmeans-cli-NAME in the pack
+      exe=$cli
+      [ "$which" != new ] && exe=$work/bin/kmeans-cli-$which
+      run=("$exe" run --input "$x" --k "$k" --init random --seed 3 --solver lloyd --backend cuda --variant shared
+           --precision f32 --max-iter 8 --tol 0)
+      base="$out/profile-$kind-$n-$d-$k-$which"
+      # Every launch of steps 4-8 (a step launches ~16 kernels), timed alone with the clocks
+      # and caches as a run leaves them; the per-step sum is what the kernels cost without
+      # the gaps between launches.
+      echo "== $which: $kind $n x $d, k = $k, f32, cuda-shared (tf32 filter): kernels of steps 4-8 (ncu), us"
+      "$ncu" --csv --print-units base --clock-control none --cache-control none --metrics gpu__time_duration.sum \
+        --launch-skip 48 --launch-count 80 "${run[@]}" > "$base.csv" 2> "$base.err"
+      python3 - "$base.csv" <<'PY'
 import collections, csv, re, statistics, sys
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"')) if len(r) > 14]
 head, rows = rows[0], rows[1:]
@@ -83,15 +87,16 @@ for k, v in times.items():
     print("  %-56s %8d %10.1f %10.1f" % (k[:56], len(v), statistics.median(v), sum(v) / steps))
 print("  %-56s %8s %10s %10.1f" % ("all (%d steps)" % steps, "", "", sum(map(sum, times.values())) / steps))
 PY
-    # The filter kernel itself (step 4's summary pass): occupancy, throughput, where its warps wait.
-    [ -n "${KMS_PROFILE_STALLS:-}" ] || continue
-    echo "-- filter kernel (summary pass, step 4): throughput, occupancy, stalls (cycles a warp per issued instruction)"
-    "$ncu" --clock-control none --cache-control none --kernel-name regex:filter_kernel --launch-skip 6 --launch-count 1 \
-      --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
-      --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio "${run[@]}" > "$base-filter.txt" 2>&1
-    grep -E "^    (Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Block Limit (Registers|Shared Mem)|Warp Cycles Per Issued Instruction|L2 Hit Rate|L1/TEX Hit Rate) " "$base-filter.txt" | sed 's/^ */  /'
-    grep -E "smsp__average_warps_issue_stalled_.*_per_issue_active" "$base-filter.txt" |
-      awk '{print $NF, $1}' | sort -rn | head -7 | awk '{printf "  stall %-50s %s\n", $2, $1}'
+      # The filter kernel itself (step 4's summary pass): occupancy, throughput, where its warps wait.
+      [ -n "${KMS_PROFILE_STALLS:-}" ] || continue
+      echo "-- filter kernel (summary pass, step 4): throughput, occupancy, stalls (cycles a warp per issued instruction)"
+      "$ncu" --clock-control none --cache-control none --kernel-name regex:filter_kernel --launch-skip 6 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
+        --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio "${run[@]}" > "$base-filter.txt" 2>&1
+      grep -E "^    (Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Block Limit (Registers|Shared Mem)|Warp Cycles Per Issued Instruction|L2 Hit Rate|L1/TEX Hit Rate) " "$base-filter.txt" | sed 's/^ */  /'
+      grep -E "smsp__average_warps_issue_stalled_.*_per_issue_active" "$base-filter.txt" |
+        awk '{print $NF, $1}' | sort -rn | head -7 | awk '{printf "  stall %-50s %s\n", $2, $1}'
+    done
   done
 }
 

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# Session 11, helper B, round 1 (issue 37): where the k = 100 step goes, and the peers beside ours.
-# GPU alone (timings). Uses the pack in $KMS_DEVICE_CARRY (device_pack.sh of an sm_90 build).
-#   part1 (~150 s): ncu kernel durations of steps 4-8 at 10^6 × 128 and × 256, k = 100 (uniform,
-#     blobs), with the filter kernel's occupancy, throughput and stall reasons at uniform × 128;
-#     then the highd suite's k = 100 rows (d = 64, 128, 256, blobs and uniform): our Lloyd (tf32
-#     filter: assignment / update split) and auto against PyTorch (eager and compiled FP32,
-#     compiled TF32) and flash-kmeans (.devcarry-flash), with wrong-label counts.
-#   part2 (~150 s): the same comparison at k = 1000 (d = 64, 128, 256) and blobs 4·10^6 × 128,
+# Session 11, helper B (issue 37, k = 100): the GEMM filter's resident-centroid summary pass
+# (k ≤ 128) against main, where the step goes, and the peers beside ours. The pack
+# ($KMS_DEVICE_CARRY, device_pack.sh BUILD BASE_CLI) holds this build and main's kmeans-cli as
+# bin/kmeans-cli-base.
+#   checks (shares the machine, ~120 s, a few cores): device_highd.sh checks (the filter's tests
+#     with the new many-tiles-a-block cases, the lockstep suites, compute-sanitizer memcheck and
+#     racecheck of the filter kernel, small cases).
+#   ab (GPU alone, ~110 s): ncu per-kernel times at uniform 10^6 × 128, k = 100, base and new, with
+#     the filter kernel's occupancy, throughput and stalls; then ms per step (assignment / step,
+#     medians of steps 3-8), base and new in turn, at k = 100, d = 64, 128, 256 (blobs,
+#     uniform), d = 16 uniform, and uniform × 128, k = 1000 (unchanged path: a control).
+#   peers100 (GPU alone, ~130 s): the highd suite's k = 100 rows (d = 64, 128, 256, blobs and
+#     uniform): our Lloyd (this build; tf32 filter: total / assignment / update) and auto against
+#     PyTorch (eager and compiled FP32, compiled TF32) and flash-kmeans (.devcarry-flash), with
+#     wrong-label counts.
+#   peers1000 (GPU alone, ~150 s): the same at k = 1000 (d = 64, 128, 256) and blobs 4·10^6 × 128,
 #     k = 1024.
-# Usage: KMS_DEVICE_CARRY=.devcarry-hb OUT=DIR docs/lab/device-scripts/device_session11_B1.sh part1|part2
+# Usage: KMS_DEVICE_CARRY=.devcarry-hb OUT=DIR docs/lab/device-scripts/device_session11_B1.sh PART
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-./device-out}
 start=$SECONDS
-# The suite's data (2-4 GB a file) in memory where there is room.
+# The suite's data (1-4 GB a file) in memory where there is room.
 [ -d /dev/shm ] && [ -w /dev/shm ] && export TMPDIR=/dev/shm
 highd() {  # NAME K EXTRA: the suite's GPU rows at d = 64, 128, 256, ours tf32 filter and auto
   KMS_HIGHD_CONFIGS="tf32 auto" KMS_HIGHD_D="64 128 256" KMS_HIGHD_K="$2" KMS_HIGHD_EXTRA="$3" \
@@ -35,16 +43,20 @@ for line in sys.stdin:
   grep -E "failed|Error|Traceback" "$out/$1.log" | head -5
 }
 mkdir -p "$out"
-case "${1:-part1}" in
-  part1)
-    KMS_PROFILE_SHAPES="uniform:1000000:128:100" KMS_PROFILE_STALLS=1 OUT="$out/profile" \
-      timeout 80 "$here/device_highd.sh" profile
-    KMS_PROFILE_SHAPES="blobs:1000000:128:100 uniform:1000000:256:100" OUT="$out/profile2" \
-      timeout 60 "$here/device_highd.sh" profile
+case "${1:-}" in
+  checks)
+    KMS_CHECKS_LIMIT=${KMS_CHECKS_LIMIT:-120} OUT="$out/checks" "$here/device_highd.sh" checks
+    grep -h -E "^FAIL|Loc:|returned FALSE" "$out"/checks/*.log | head -20 ;;
+  ab)
+    KMS_PROFILE_SHAPES="uniform:1000000:128:100" KMS_PROFILE_WHICH="base new" KMS_PROFILE_STALLS=1 \
+      OUT="$out/profile" timeout 75 "$here/device_highd.sh" profile
     echo "== profile took $((SECONDS - start)) s"
-    highd k100 100 "" ;;
-  part2)
-    highd k1000 1000 "blobs:4000000:128:1024" ;;
-  *) echo "device_session11_B1.sh: part1 or part2" >&2; exit 2 ;;
+    KMS_AB_BUDGET=45 KMS_AB_ROWS="uniform:1000000:128:100:base,new blobs:1000000:128:100:base,new
+      uniform:1000000:256:100:base,new blobs:1000000:256:100:base,new uniform:1000000:64:100:base,new
+      blobs:1000000:64:100:base,new uniform:1000000:16:100:base,new uniform:1000000:128:1000:base,new" \
+      OUT="$out/ab" timeout 70 "$here/device_highd.sh" ab ;;
+  peers100) highd k100 100 "" ;;
+  peers1000) highd k1000 1000 "blobs:4000000:128:1024" ;;
+  *) echo "device_session11_B1.sh: checks, ab, peers100 or peers1000" >&2; exit 2 ;;
 esac
 echo "== took $((SECONDS - start)) s"
