@@ -14,6 +14,8 @@
 #          centres), Lloyd, random init, tol 0, 8 steps: medians of steps 3.. (total, assign,
 #          update; ms); weighted shapes also main's --devices 0 (the sorted walk then). Every
 #          "after" centroid file cmp'd with main's --devices 0 run's (the CPU's order) where run.
+#   task2  (the GPU alone; an experiment build) k >= 33: main's own update against the package update as
+#          the default (KMS_PACKAGE_DEFAULT=2), the walk as on main and variants (KMS_WALK_G, _BATCH).
 #   profile (the GPU alone) nsys's kernel table of main's own update (--device 0) and package
 #          update (--devices 0) at k >= 33 (KMS_PROFILE_SHAPES "d:k:precision ...").
 # Stops starting map runs after KMS_MAP_BUDGET seconds (110) from the script's start. Summary table last.
@@ -85,7 +87,7 @@ for step in "${steps[@]}"; do
         read -r d k p wtd <<< "$shape"
         [ $(( $(date +%s) - t0 )) -lt "${KMS_MAP_BUDGET:-110}" ] || { echo "budget spent: stopped before d=$d k=$k $p $wtd"; break; }
         x=/dev/shm/kms-cpuorder-$d.npy
-        [ -f "$x" ] || generate_points blobs 1000000 "$d" "$x" || continue  # (all kept till the end: 2.1 GB)
+        [ -f "$x" ] || generate_points blobs 1000000 "$d" "$x" || continue  # (kept till the end: 2.1 GB)
         s="d$d-k$k-$p${wtd:+-w}"
         a=(--k "$k" --precision "$p"); [ -n "$wtd" ] && a+=(--weights "$work/w-map.txt")
         mrun "$s-before" "$old" "${a[@]}" --device 0
@@ -96,7 +98,6 @@ for step in "${steps[@]}"; do
             echo "  $s: after DIFFERS from main's --devices 0"
         fi
       done 2>&1 | tee "$out/map.txt"
-      rm -f /dev/shm/kms-cpuorder-*.npy
       python3 - "$out/map.txt" <<'PY'
 import json, re, sys
 rows = {}
@@ -112,6 +113,48 @@ for s, v in rows.items():
     print(f"{s:18} {b['total']:8.3f} {a['total']:6.3f} {a['total'] / b['total']:6.3f} | {b['update']:8.3f} {a['update']:6.3f} | {extra}")
 PY
       echo "map done at $(( $(date +%s) - t0 )) s" ;;
+    task2)
+      # (the GPU alone; an experiment build with the knobs) k >= 33: main's default (its own update)
+      # against this build's package update as the default (KMS_PACKAGE_DEFAULT=2) with the walk as
+      # on main (g1b8) and its variants: g1b16 (16 rows a batch), g2 / g4 (2 / 4 coordinates a
+      # thread); every variant's centroid file cmp'd with g1b8's (all the CPU's order).
+      t2run() {  # t2run TAG VARS EXE ARGS...
+        local tag=$1 vars=$2 exe=$3; shift 3
+        echo "$tag $(step_medians env $vars "$exe" run --input "$x" --init random --seed 3 --backend cuda --solver lloyd \
+          --max-iter 8 --tol 0 --centroids-out "$work/c-$tag.csv" "$@")"
+      }
+      shapes=${KMS_T2_SHAPES:-"128 100 f32,64 1000 f32,16 100 f32,256 100 f32,64 100 f32,128 1000 f32,16 1000 f32,\
+64 100 f64,128 1000 f64,256 1000 f32"}
+      IFS=, read -ra list <<< "$shapes"
+      for shape in "${list[@]}"; do
+        read -r d k p <<< "$shape"
+        [ $(( $(date +%s) - t0 )) -lt "${KMS_T2_BUDGET:-80}" ] || { echo "budget spent: stopped before d=$d k=$k $p"; break; }
+        x=/dev/shm/kms-cpuorder-$d.npy
+        [ -f "$x" ] || generate_points blobs 1000000 "$d" "$x" || continue
+        s="d$d-k$k-$p"
+        a=(--k "$k" --precision "$p" --device 0)
+        t2run "$s-before" "" "$old" "${a[@]}"
+        t2run "$s-g1b8" "KMS_PACKAGE_DEFAULT=2" "$cli" "${a[@]}"
+        for v in g1b16:KMS_WALK_BATCH=16 g2:KMS_WALK_G=2 g4:KMS_WALK_G=4; do
+          t2run "$s-${v%%:*}" "KMS_PACKAGE_DEFAULT=2 ${v#*:}" "$cli" "${a[@]}"
+          cmp -s "$work/c-$s-g1b8.csv" "$work/c-$s-${v%%:*}.csv" || echo "  $s-${v%%:*}: centroid file DIFFERS from g1b8"
+        done
+      done 2>&1 | tee "$out/task2.txt"
+      python3 - "$out/task2.txt" <<'PY'
+import json, re, sys
+rows = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(d\d+-k\d+-f\d+)-(\w+) (\{.*\})$", line.strip())
+    if m: rows.setdefault(m[1], {})[m[2]] = json.loads(m[3])
+print("shape           own step/update | package update as default: step/update (step ratio to own)")
+for s, v in rows.items():
+    b = v.get("before", {})
+    if "total" not in b: print(s, "incomplete", v); continue
+    extra = "  ".join(f"{t} {r['total']:.3f}/{r['update']:.3f} ({r['total'] / b['total']:.3f})" for t, r in v.items()
+                      if t != "before" and "total" in r)
+    print(f"{s:15} {b['total']:.3f}/{b['update']:.3f} | {extra}")
+PY
+      echo "task2 done at $(( $(date +%s) - t0 )) s" ;;
     profile)
       # (the GPU alone) nsys's kernel table at k >= 33 (task 2: where the CPU order's update loses):
       # main's own update (--device 0) against its package update (--devices 0), 6 steps each.
@@ -138,4 +181,5 @@ for r in body[:10]: print(f"  {int(r[t]) / 1e3:9.1f} us {int(r[n]):4d}x  {r[name
       echo "profile done at $(( $(date +%s) - t0 )) s" ;;
   esac
 done
+rm -f /dev/shm/kms-cpuorder-*.npy
 echo "elapsed $(( $(date +%s) - t0 )) s"
