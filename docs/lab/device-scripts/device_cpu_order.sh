@@ -18,7 +18,7 @@
 #          the default (KMS_PACKAGE_DEFAULT=2), the walk as on main and variants (KMS_WALK_G, _BATCH).
 #   profile (the GPU alone) nsys's kernel table of main's own update (--device 0) and package
 #          update (--devices 0) at k >= 33 (KMS_PROFILE_SHAPES "d:k:precision ...").
-# Stops starting map runs after KMS_MAP_BUDGET seconds (110) from the script's start. Summary table last.
+# Stops starting map runs after KMS_MAP_BUDGET seconds (90) from the step's start, task2's after KMS_T2_BUDGET (70). Summary table last.
 # Usage: OUT=DIR KMS_DEVICE_CARRY=.devcarry-c docs/lab/device-scripts/device_cpu_order.sh check map
 set -uo pipefail
 export KMS_DEVICE_CARRY=${KMS_DEVICE_CARRY:-.devcarry-c}
@@ -35,6 +35,7 @@ sys.stdout.write(''.join(f'{0.5 + ((i * 13) % 7) / 2}\n' for i in range(n)))" "$
 }
 
 for step in "${steps[@]}"; do
+  ts=$(date +%s)  # the step's start: map's and task2's budgets count from it
   case "$step" in
     check)
       KMS_GPU_TEST_SMALL=1 timeout 120 "$work/bin/test_cuda_devices" splitsGiveOneDevicesBits \
@@ -79,13 +80,13 @@ for step in "${steps[@]}"; do
       weights_file 1000000 "$work/w-map.txt"
       # The new default's shapes: the direct path past d = 4, the rows path at k = 5..32 (f64 also
       # where float takes the rounds path), weighted runs; d = 16 k = 5 and 10 repeat session 10's map.
-      shapes=${KMS_MAP_SHAPES:-"16 5 f32,16 20 f32,16 32 f32,64 32 f32,128 32 f32,8 8 f32,6 5 f32,12 5 f32,\
-16 20 f64,16 32 f64,64 32 f64,128 32 f64,8 32 f64,6 20 f64,8 8 f64,16 10 f32 w,64 32 f32 w,128 10 f64 w,6 8 f64 w,\
-32 20 f32,32 32 f64,64 10 f32,256 10 f32,256 32 f32,256 32 f64,256 20 f32 w,16 10 f64"}
+      shapes=${KMS_MAP_SHAPES:-"16 5 f32,16 32 f32,128 32 f32,8 8 f32,16 32 f64,128 32 f64,6 20 f64,16 10 f32 w,\
+64 32 f32 w,128 10 f64 w,6 8 f64 w,64 32 f32,12 5 f32,8 32 f64,8 8 f64,6 5 f32,16 20 f32,64 32 f64,256 32 f32,\
+256 32 f64,256 20 f32 w,32 20 f32,16 20 f64,64 10 f32,256 10 f32,32 32 f64,16 10 f64"}
       IFS=, read -ra list <<< "$shapes"
       for shape in "${list[@]}"; do
         read -r d k p wtd <<< "$shape"
-        [ $(( $(date +%s) - t0 )) -lt "${KMS_MAP_BUDGET:-110}" ] || { echo "budget spent: stopped before d=$d k=$k $p $wtd"; break; }
+        [ $(( $(date +%s) - ts )) -lt "${KMS_MAP_BUDGET:-90}" ] || { echo "budget spent: stopped before d=$d k=$k $p $wtd"; break; }
         x=/dev/shm/kms-cpuorder-$d.npy
         [ -f "$x" ] || generate_points blobs 1000000 "$d" "$x" || continue  # (kept till the end: 2.1 GB)
         s="d$d-k$k-$p${wtd:+-w}"
@@ -128,7 +129,7 @@ PY
       IFS=, read -ra list <<< "$shapes"
       for shape in "${list[@]}"; do
         read -r d k p <<< "$shape"
-        [ $(( $(date +%s) - t0 )) -lt "${KMS_T2_BUDGET:-80}" ] || { echo "budget spent: stopped before d=$d k=$k $p"; break; }
+        [ $(( $(date +%s) - ts )) -lt "${KMS_T2_BUDGET:-70}" ] || { echo "budget spent: stopped before d=$d k=$k $p"; break; }
         x=/dev/shm/kms-cpuorder-$d.npy
         [ -f "$x" ] || generate_points blobs 1000000 "$d" "$x" || continue
         s="d$d-k$k-$p"
