@@ -1,4 +1,4 @@
-// The out-of-core reader alone (issue 42): a .npy read through kms::open_npy_rows and
+// The out-of-core reader alone (issue 42): a .npy read through kms::open_matrix_rows and
 // kms::read_blocks (the CPU solver's double-buffered blocks, checked over the OpenMP
 // threads, OMP_NUM_THREADS, and nothing else done on them), beside the disk's buffered sequential rate on the same file (read() of 16 MiB
 // at a time, each dropped behind, as dd bs=16M iflag=nocache), both cold: the file's pages are dropped before each run.
@@ -65,7 +65,7 @@ double disk_rate(const std::string& path) {
 template <typename T>
 double reader_rate(const std::string& path, std::size_t block_bytes, double& cpu) {
     drop_pages(path);
-    const auto source = kms::open_npy_rows(path);
+    const auto source = kms::open_matrix_rows(path);
     std::vector<T> buffers[2];
     const std::size_t block_rows = std::max<std::size_t>(1, block_bytes / (source->cols() * sizeof(T)));
     // Touched before the clock starts: the solver's buffers live from pass to pass.

@@ -10,7 +10,7 @@
 # tree's disk) and removed after. The disk's rate: dd of the whole file, O_DIRECT
 # (no page cache), and buffered after its pages were dropped (dd iflag=nocache), each
 # three times; the better median is "the disk". The run drops each block it read from
-# the page cache (kms::open_npy_rows), so every step reads the disk as a file larger
+# the page cache (kms::open_matrix_rows), so every step reads the disk as a file larger
 # than memory would. Throughput: streamed_bytes / time_total_ms of each step, median
 # over steps 2..I (step 1 also pays the first read of the run); beside it the same steps
 # on the loaded points (--out-of-core off: the work alone). Prints a Markdown

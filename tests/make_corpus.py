@@ -53,6 +53,16 @@ def f8(*values, fmt="<d"):
     return b"".join(struct.pack(fmt, v) for v in values)
 
 
+def vecs(rows, fmt):
+    """TEXMEX .fvecs/.bvecs/.ivecs: each row its int32 dimension, then its values."""
+    return b"".join(struct.pack("<i", len(row)) + b"".join(struct.pack("<" + fmt, v) for v in row) for row in rows)
+
+
+def fbin(rows, cols, data):
+    """big-ann-benchmarks .fbin/.u8bin/.i8bin/.ibin: uint32 rows, uint32 columns, the values."""
+    return struct.pack("<II", rows, cols) + data
+
+
 def zip_bytes(name, data):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -179,6 +189,30 @@ CASES = [
     ("npy_fortran_not_bool.npy", npy("", "", dict_text="{'descr': '<f8', 'fortran_order': 0, 'shape': (1,)}", data=f8(1)), "run", 1, "{FILE}: byte 44: bad .npy header: expected True or False"),
     ("npy_nan.npy", npy("<f8", "(2, 1)", f8(1, NAN)), "run", 1, "{FILE}: byte 136: NaN is not a valid coordinate (element [1, 0])"),
     ("npy_inf_f4.npy", npy("<f4", "(2, 2)", f8(1, 2, -INF, 4, fmt="<f")), "run", 1, "{FILE}: byte 136: an infinite value is not a valid coordinate (element [1, 0])"),
+    # ---- the ANN benchmarks' headerless binary formats (named by their extension)
+    ("ok_fvecs.fvecs", vecs([[0, 0], [1, 1], [10, 10]], "f"), "run", 0, "ok 3x2"),
+    ("ok_fvecs_f32.fvecs", vecs([[0, 0], [1, 1], [10, 10]], "f"), "f32", 0, "ok 3x2"),
+    ("ok_bvecs.bvecs", vecs([[0, 1], [254, 255]], "B"), "run", 0, "ok 2x2"),
+    ("ok_ivecs.ivecs", vecs([[1, -2, 3], [4, 5, -6]], "i"), "run", 0, "ok 2x3"),
+    ("ok_fbin.fbin", fbin(3, 2, f8(0, 0, 1, 1, 10, 10, fmt="<f")), "run", 0, "ok 3x2"),
+    ("ok_u8bin.u8bin", fbin(2, 2, bytes([0, 1, 254, 255])), "run", 0, "ok 2x2"),
+    ("ok_i8bin.i8bin", fbin(2, 2, bytes([0, 1, 254, 255])), "run", 0, "ok 2x2"),
+    ("ok_ibin.ibin", fbin(2, 1, f8(-7, 7, fmt="<i")), "run", 0, "ok 2x1"),
+    ("fvecs_empty.fvecs", b"", "run", 1, "{FILE}: empty .fvecs file: no data"),
+    ("fvecs_short.fvecs", b"\x02\x00", "run", 1, "{FILE}: byte 2: truncated .fvecs file: the first row's dimension (an int32) is cut short"),
+    ("fvecs_zero_dimension.fvecs", vecs([[]], "f"), "run", 1, "{FILE}: byte 0: the first row's dimension is 0: each row of a .fvecs file starts with its number of values, a positive int32"),
+    ("fvecs_negative_dimension.fvecs", struct.pack("<i", -1) + f8(1, fmt="<f"), "run", 1, "{FILE}: byte 0: the first row's dimension is -1: each row of a .fvecs file starts with its number of values, a positive int32"),
+    ("fvecs_truncated.fvecs", vecs([[0, 0], [1, 1]], "f") + b"\x02\x00\x00\x00\x00", "run", 1, "{FILE}: byte 24: truncated .fvecs file: 5 bytes after the last whole row (rows of 2 float32 values take 12 bytes each)"),
+    ("fvecs_mixed_dimensions.fvecs", vecs([[0, 0]], "f") + struct.pack("<i", 3) + f8(1, 1, fmt="<f"), "run", 1, "{FILE}: byte 12: row 1 has dimension 3, the first row 2: the rows of a .fvecs file must all have one dimension"),
+    ("fvecs_nan.fvecs", vecs([[1, 2], [NAN, 4]], "f"), "run", 1, "{FILE}: byte 16: NaN is not a valid coordinate (element [1, 0])"),
+    ("fbin_short_header.fbin", b"\x02\x00\x00\x00\x02", "run", 1, "{FILE}: byte 5: truncated .fbin file: its header (uint32 rows, uint32 columns) takes 8 bytes"),
+    ("fbin_empty_shape.fbin", fbin(0, 2, b""), "run", 1, "{FILE}: byte 0: empty array (its header says 0 × 2): no data"),
+    ("fbin_truncated.fbin", fbin(2, 2, f8(1, 2, 3, fmt="<f")), "run", 1, "{FILE}: byte 20: truncated .fbin file: its header says 2 × 2 float32 values, which need 16 bytes after byte 8, found 12"),
+    ("fbin_trailing_bytes.fbin", fbin(1, 2, f8(1, 2, fmt="<f") + b"xy"), "run", 1, "{FILE}: byte 16: 2 unexpected bytes after the array data"),
+    ("fbin_shape_too_large.fbin", fbin(0xFFFFFFFF, 0xFFFFFFFF, b""), "run", 1, "{FILE}: byte 0: its header's shape 4294967295 × 4294967295 is too large"),
+    ("fbin_inf.fbin", fbin(2, 1, f8(1, INF, fmt="<f")), "run", 1, "{FILE}: byte 12: an infinite value is not a valid coordinate (element [1, 0])"),
+    ("labels_ivecs.ivecs", vecs([[0], [0], [0], [1], [1], [1]], "i"), "labels", 1, "{FILE}: labels are read from text or a .npy file, not from .ivecs"),
+    ("init_fvecs.fvecs", vecs([[0, 0], [10, 10]], "f"), "init", 0, "ok 2x2"),
     # ---- initial centroids (--init FILE): loaded like data, then checked against it
     ("init_ok.csv", b"0,0\n10,10\n", "init", 0, "ok 2x2"),
     ("init_nan.csv", b"0,0\nnan,10\n", "init", 1, "{FILE}:2: NaN is not a valid coordinate: 'nan' (column 1)"),

@@ -24,6 +24,7 @@
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/io.hpp"
+#include "kms/row_source.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -654,7 +655,7 @@ private slots:
             << 1 << 2 << QList<double>{3, 4};
     }
 
-    // Memory scale-out: a rank reads only its rows of a .npy file (kms::load_npy_rows),
+    // Memory scale-out: a rank reads only its rows of a .npy file (kms::load_matrix_rows),
     // every format; each sub-range equals that slice of the whole file's load.
     void npy_rows_read_by_position_data() { npy_formats_data(); }
     void npy_rows_read_by_position() {
@@ -663,17 +664,84 @@ private slots:
         QFETCH(int, columns);
         const std::string path = write_file(content, QString("rows_%1.npy").arg(++file_counter_));
         const kms::Matrix<double> whole = kms::load_dataset(path).points;
-        const kms::NpyShape shape = kms::npy_shape(path);
+        const kms::MatrixFileShape shape = kms::matrix_file_shape(path);
         QCOMPARE(shape.rows, static_cast<std::size_t>(rows));
         QCOMPARE(shape.cols, static_cast<std::size_t>(columns));
         for (std::size_t first = 0; first <= shape.rows; ++first)
             for (std::size_t count = 0; first + count <= shape.rows; ++count) {
-                const kms::Matrix<double> part = kms::load_npy_rows(path, first, count);
+                const kms::Matrix<double> part = kms::load_matrix_rows(path, first, count);
                 QCOMPARE(part.rows(), count);
                 for (std::size_t i = 0; i < count * shape.cols; ++i)
                     QVERIFY(same_bits(part.values()[i], whole.values()[first * shape.cols + i]));
             }
-        QVERIFY_THROWS_EXCEPTION(kms::InputError, kms::load_npy_rows(path, 0, shape.rows + 1));
+        QVERIFY_THROWS_EXCEPTION(kms::InputError, kms::load_matrix_rows(path, 0, shape.rows + 1));
+    }
+
+    // The ANN benchmarks' headerless formats (by extension): loaded whole, by blocks of rows and as
+    // a row source, the same values; a row whose dimension differs is named when its block is read.
+    void headerless_formats() {
+        const auto word = [](std::int32_t v) { return QByteArray(reinterpret_cast<const char*>(&v), 4); };
+        QByteArray fvecs, ivecs, bvecs, fbin = word(5) + word(3), u8bin = word(5) + word(3);
+        for (int i = 0; i < 5; ++i) {
+            fvecs += word(3) + raw_items<float>({i + 0.5f, -1.25f * i, 1e6f + i});
+            ivecs += word(3) + raw_items<std::int32_t>({i, -i, 1000000 * i});
+            bvecs += word(3) + QByteArray(1, static_cast<char>(i)) + QByteArray(1, '\xff') + QByteArray(1, '\x80');
+            fbin += raw_items<float>({i + 0.5f, -1.25f * i, 1e6f + i});
+            u8bin += QByteArray(1, static_cast<char>(i)) + QByteArray(1, '\xff') + QByteArray(1, '\x80');
+        }
+        const std::string fvecs_path = write_file(fvecs, "points.FVECS"), fbin_path = write_file(fbin, "points.fbin");
+        const std::string ivecs_path = write_file(ivecs, "points.ivecs"), bvecs_path = write_file(bvecs, "points.bvecs");
+        const std::string u8bin_path = write_file(u8bin, "points.u8bin");
+        const kms::Matrix<double> f = kms::load_dataset(fvecs_path).points;
+        QCOMPARE(f.rows(), std::size_t{5});
+        QCOMPARE(f.cols(), std::size_t{3});
+        for (std::size_t i = 0; i < 5; ++i) {
+            QCOMPARE(f(i, 0), static_cast<double>(i + 0.5f));
+            QCOMPARE(f(i, 1), static_cast<double>(-1.25f * static_cast<float>(i)));
+            QCOMPARE(f(i, 2), static_cast<double>(1e6f + static_cast<float>(i)));
+            QCOMPARE(kms::load_dataset(ivecs_path).points(i, 2), 1e6 * static_cast<double>(i));
+            QCOMPARE(kms::load_dataset(bvecs_path).points(i, 1), 255.0);
+            QCOMPARE(kms::load_dataset(u8bin_path).points(i, 0), static_cast<double>(i));
+        }
+        QVERIFY(kms::load_dataset(fbin_path).points == f);
+        for (const std::string& path : {fvecs_path, fbin_path}) {
+            QVERIFY(kms::is_binary_matrix_file(path));
+            QCOMPARE(kms::matrix_file_shape(path).rows, std::size_t{5});
+            QCOMPARE(kms::matrix_file_shape(path).cols, std::size_t{3});
+            const kms::Matrix<double> block = kms::load_matrix_rows(path, 1, 3);
+            for (std::size_t i = 0; i < 3; ++i)
+                for (std::size_t j = 0; j < 3; ++j) QCOMPARE(block(i, j), f(i + 1, j));
+            std::vector<float> floats(6);
+            kms::open_matrix_rows(path, false)->read(3, 2, floats.data());
+            for (std::size_t j = 0; j < 6; ++j) QCOMPARE(static_cast<double>(floats[j]), f(3 + j / 3, j % 3));
+        }
+        QVERIFY(!kms::is_binary_matrix_file(write_file("1,2\n", "points.csv")));
+        // Row 3 of 5 says 2 values (the file still divides into rows of 3): the blocks before it read,
+        // the one holding it is refused naming the row and its byte.
+        QByteArray mixed = fvecs;
+        mixed.replace(3 * 16, 4, word(2));
+        const std::string mixed_path = write_file(mixed, "mixed.fvecs");
+        QCOMPARE(kms::load_matrix_rows(mixed_path, 0, 3).rows(), std::size_t{3});
+        KMS_EXPECT_INPUT_ERROR([&] { kms::load_matrix_rows(mixed_path, 2, 2); }, mixed_path, Where::Byte, 48,
+                               "row 3 has dimension 2, the first row 3");
+        KMS_EXPECT_INPUT_ERROR([&] { kms::load_dataset(mixed_path); }, mixed_path, Where::Byte, 48,
+                               "row 3 has dimension 2, the first row 3");
+        // A NaN is named by its element and byte (row 4's second value: 4 rows of 16 bytes, its prefix, one float).
+        QByteArray nan = fbin;
+        nan.replace(8 + 4 * 12 + 4, 4, raw_items<float>({std::nanf("")}));
+        const std::string nan_path = write_file(nan, "nan.fbin");
+        KMS_EXPECT_INPUT_ERROR([&] { kms::load_matrix_rows(nan_path, 0, 5); }, nan_path, Where::Byte, 60,
+                               "NaN is not a valid coordinate (element [4, 1])");
+        std::vector<double> doubles(15);
+        const auto source = kms::open_matrix_rows(nan_path, false);
+        KMS_EXPECT_INPUT_ERROR([&] { source->read(0, 5, doubles.data()); }, nan_path, Where::Byte, 60,
+                               "NaN is not a valid coordinate (element [4, 1])");
+        // (a converted format checks as it reads, the unchecked half too)
+        KMS_EXPECT_INPUT_ERROR([&] { source->read_unchecked(0, 5, doubles.data()); }, nan_path, Where::Byte, 60,
+                               "NaN is not a valid coordinate (element [4, 1])");
+        // Labels are not read from these formats.
+        KMS_EXPECT_INPUT_ERROR([&] { kms::load_labels(ivecs_path); }, ivecs_path, Where::Nowhere, 0,
+                               "labels are read from text or a .npy file, not from .ivecs");
     }
 
     void npy_rows_refusals() {
@@ -682,9 +750,9 @@ private slots:
         values[3 * 69999 + 2] = std::nan("");
         QByteArray data(reinterpret_cast<const char*>(values.data()), static_cast<qsizetype>(values.size() * 8));
         const std::string path = write_file(npy_file(npy_dict("<f8", "(70000, 3)"), data), "rows_nan.npy");
-        QCOMPARE(kms::load_npy_rows(path, 0, 65536).rows(), std::size_t{65536});
+        QCOMPARE(kms::load_matrix_rows(path, 0, 65536).rows(), std::size_t{65536});
         try {
-            kms::load_npy_rows(path, 65536, 70000 - 65536);
+            kms::load_matrix_rows(path, 65536, 70000 - 65536);
             QFAIL("a NaN was read");
         } catch (const kms::InputError& error) {
             QVERIFY2(std::string(error.what()).find("element [69999, 2]") != std::string::npos, error.what());
@@ -692,22 +760,22 @@ private slots:
         // Truncated data and trailing bytes: the whole file's messages.
         const std::string cut = write_file(npy_file(npy_dict("<f8", "(4, 2)"), raw_items<double>({1, 2, 3})), "rows_cut.npy");
         try {
-            kms::npy_shape(cut);
+            kms::matrix_file_shape(cut);
             QFAIL("a truncated file was accepted");
         } catch (const kms::InputError& error) {
             QVERIFY2(std::string(error.what()).find("truncated .npy file") != std::string::npos, error.what());
         }
         const std::string text = write_file("1,2\n3,4\n", "rows_text.npy");
-        QVERIFY_THROWS_EXCEPTION(kms::InputError, kms::npy_shape(text));
+        QVERIFY_THROWS_EXCEPTION(kms::InputError, kms::matrix_file_shape(text));
         // Not a regular file: refused, never waited on.
         const std::string fifo = (std::filesystem::temp_directory_path() / ("kms_rows_fifo_" + std::to_string(::getpid()))).string();
         ::unlink(fifo.c_str());
         QVERIFY(::mkfifo(fifo.c_str(), 0600) == 0);
         try {
-            kms::load_npy_rows(fifo, 0, 1);
+            kms::load_matrix_rows(fifo, 0, 1);
             QFAIL("a FIFO was read");
         } catch (const kms::InputError& error) {
-            QVERIFY2(std::string(error.what()).find("regular .npy file") != std::string::npos, error.what());
+            QVERIFY2(std::string(error.what()).find("regular file") != std::string::npos, error.what());
         }
         ::unlink(fifo.c_str());
     }

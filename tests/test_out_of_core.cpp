@@ -58,6 +58,31 @@ void write_npy_file(const std::string& path, const kms::Matrix<double>& values, 
     kms::write_text_file(path, bytes);
 }
 
+// The ANN benchmarks' headerless formats: .fvecs (each row its int32 dimension, then float32
+// values), .fbin (uint32 rows, uint32 columns, then float32 values), .bvecs (as .fvecs, uint8
+// values: the coordinates times 20 plus 128, clamped). Little-endian, as this machine is.
+void write_headerless_file(const std::string& path, const kms::Matrix<double>& values) {
+    const std::string extension = std::filesystem::path(path).extension().string();
+    std::string bytes;
+    const auto word = [&bytes](std::uint32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); };
+    if (extension == ".fbin") {
+        word(static_cast<std::uint32_t>(values.rows()));
+        word(static_cast<std::uint32_t>(values.cols()));
+    }
+    for (std::size_t i = 0; i < values.rows(); ++i) {
+        if (extension != ".fbin") word(static_cast<std::uint32_t>(values.cols()));
+        for (std::size_t j = 0; j < values.cols(); ++j) {
+            if (extension == ".bvecs") {
+                bytes += static_cast<char>(static_cast<std::uint8_t>(std::clamp(values(i, j) * 20.0 + 128.0, 0.0, 255.0)));
+            } else {
+                const float f = static_cast<float>(values(i, j));
+                bytes.append(reinterpret_cast<const char*>(&f), 4);
+            }
+        }
+    }
+    kms::write_text_file(path, bytes);
+}
+
 // Records the rows a rank asked for, to show it read only its block.
 class WatchedRows final : public kms::RowSource {
 public:
@@ -154,11 +179,12 @@ private slots:
         const kms::Dataset data = kms::generate_dataset("blobs:n=20011,k=6,d=3,spread=0.15", 7);
         write_npy_file(dir_ + "/f8.npy", data.points, false);
         write_npy_file(dir_ + "/f4.npy", data.points, true);
+        for (const char* name : {"/f4.fvecs", "/f4.fbin", "/u1.bvecs"}) write_headerless_file(dir_ + name, data.points);
     }
     void cleanupTestCase() { std::filesystem::remove_all(dir_); }
 
-    // Every seeding, both precisions, both file dtypes, blocks of one package to all
-    // rows, one and two threads: the loaded fit's bits.
+    // Every seeding, both precisions, both .npy dtypes and the headerless formats, blocks of one
+    // package to all rows, one and two threads: the loaded fit's bits.
     void fit_over_rows_is_the_loaded_fit() {
         struct Case {
             const char* file;
@@ -169,13 +195,17 @@ private slots:
                               {"f8.npy", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32},
                               {"f8.npy", kms::InitMethod::Maximin, kms::Precision::F64},
                               {"f4.npy", kms::InitMethod::Random, kms::Precision::F32},
-                              {"f4.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64}};
+                              {"f4.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64},
+                              {"f4.fvecs", kms::InitMethod::Random, kms::Precision::F32},
+                              {"f4.fvecs", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64},
+                              {"f4.fbin", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32},
+                              {"u1.bvecs", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64}};
         // (buffer bytes, threads): one package a block (the least), a few, every row in one.
         const std::pair<std::size_t, int> shapes[] = {{1, 1}, {100000, 2}, {std::size_t{1} << 30, 1}};
         for (const Case& c : cases) {
             const std::string path = dir_ + "/" + c.file;
             const auto loaded = std::make_shared<const kms::Matrix<double>>(kms::load_dataset(path).points);
-            const auto source = kms::open_npy_rows(path);
+            const auto source = kms::open_matrix_rows(path);
             QCOMPARE(source->rows(), loaded->rows());
             kms::FitOptions options;
             options.k = 9;
@@ -212,7 +242,7 @@ private slots:
             kms::ThreadGroup group(ranks);
             group.run([&](std::shared_ptr<kms::Communicator> comm) {
                 const auto r = static_cast<std::size_t>(comm->rank());
-                watched[r] = std::make_shared<WatchedRows>(kms::open_npy_rows(path));
+                watched[r] = std::make_shared<WatchedRows>(kms::open_matrix_rows(path));
                 kms::FitOptions mine = options;
                 mine.ranks = comm;
                 results[r] = kms::fit(watched[r], 200000, mine);
@@ -230,7 +260,7 @@ private slots:
 
     // What cannot run out of core says so, naming what to do instead.
     void refusals_name_the_reason() {
-        const auto source = kms::open_npy_rows(dir_ + "/f8.npy");
+        const auto source = kms::open_matrix_rows(dir_ + "/f8.npy");
         const auto refused = [&](const kms::FitOptions& options, const char* expected) {
             try {
                 kms::fit(source, 1 << 20, options);
@@ -271,7 +301,7 @@ private slots:
         kms::FitOptions options;
         options.k = 3;
         try {
-            kms::fit(kms::open_npy_rows(path), 4096, options);
+            kms::fit(kms::open_matrix_rows(path), 4096, options);
             QFAIL("a NaN was not refused");
         } catch (const kms::InputError& error) {
             const std::string message = error.what();
@@ -286,8 +316,8 @@ private slots:
     // it were worked on; the body's failure ends the pass (the reader joined, not hung).
     void read_blocks_in_order_and_failures() {
         const std::string path = dir_ + "/f8.npy";
-        const kms::Matrix<double> loaded = kms::load_npy_rows(path, 0, 20011);
-        const auto source = kms::open_npy_rows(path);
+        const kms::Matrix<double> loaded = kms::load_matrix_rows(path, 0, 20011);
+        const auto source = kms::open_matrix_rows(path);
         std::vector<double> buffers[2];
         std::vector<double> seen;
         std::size_t next = 0;
@@ -329,7 +359,7 @@ private slots:
         bad(1800, 0) = std::numeric_limits<double>::infinity();
         bad(1500, 2) = std::numeric_limits<double>::quiet_NaN();
         write_npy_file(dir_ + "/bad.npy", bad, false);
-        const auto bad_source = kms::open_npy_rows(dir_ + "/bad.npy");
+        const auto bad_source = kms::open_matrix_rows(dir_ + "/bad.npy");
         worked = 0;
         try {
             kms::read_blocks(*bad_source, 0, bad_source->rows(), 1000, buffers, 2,
@@ -357,7 +387,7 @@ private slots:
         const std::size_t pages = (24u << 20) / static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
         for (const bool drop : {true, false}) {
             evict(path);
-            const auto source = kms::open_npy_rows(path, drop);
+            const auto source = kms::open_matrix_rows(path, drop);
             std::vector<double> buffers[2];
             bool same = true;
             kms::read_blocks(*source, 0, source->rows(), 350000, buffers, 2,  // 8 MiB blocks, a short last one

@@ -232,7 +232,7 @@ void MainWindow::open_default() {
 
 void MainWindow::choose_file() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open data"), QString(),
-                                                      tr("Data (*.csv *.tsv *.txt *.npy *.data);;All files (*)"));
+                                                      tr("Data (*.csv *.tsv *.txt *.npy *.data *.fvecs *.bvecs *.ivecs *.fbin *.u8bin *.i8bin *.ibin);;All files (*)"));
     if (!path.isEmpty()) controller_->load_file(path);
 }
 

@@ -20,6 +20,14 @@
 #include "signal_stop.hpp"
 
 namespace kms::cli {
+namespace {
+// The .npy magic at the file's start: the geographic tables are read by rows from a .npy only.
+bool starts_with_npy_magic(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    char magic[6] = {};
+    return file.read(magic, 6) && std::string_view(magic, 6) == std::string_view("\x93NUMPY", 6);
+}
+}  // namespace
 
 CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed) {
     if (options.has("--input") == options.has("--generate"))
@@ -83,10 +91,7 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
     };
     if (geo.enabled) {  // a .npy table: each rank reads its rows (and a share for the statistics); text: whole
         const std::string path = options.get("--input");
-        std::ifstream file(path, std::ios::binary);
-        char magic[6] = {};
-        if (!(file.read(magic, 6) && std::string_view(magic, 6) == std::string_view("\x93NUMPY", 6)))
-            return load_cli_data(options, seed);
+        if (!starts_with_npy_magic(path)) return load_cli_data(options, seed);
         CliData result;
         result.block = true;
         agreed(&comm, [&] {
@@ -117,28 +122,24 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
         return result;
     }
     const std::string path = options.get("--input");
-    // The format by content, as load_dataset decides it: the .npy magic, else text
-    // (a file named .npy without the magic is refused by load_cli_data, as without ranks).
-    bool npy = false;
-    {
-        std::ifstream file(path, std::ios::binary);
-        char magic[6] = {};
-        npy = file.read(magic, 6) && std::string_view(magic, 6) == std::string_view("\x93NUMPY", 6);
-        if (!npy && std::filesystem::path(path).extension() == ".npy") return load_cli_data(options, seed);
-    }
+    // The format as load_dataset decides it: the .npy magic or a headerless binary format's
+    // extension, else text (a file named .npy without the magic is refused by load_cli_data,
+    // as without ranks).
+    const bool binary = is_binary_matrix_file(path);
+    if (!binary && std::filesystem::path(path).extension() == ".npy") return load_cli_data(options, seed);
     CliData result;
     result.block = true;
     result.data.name = path;
     LoadOptions load_options;
     load_options.cancel = signal_stop().token();
-    if (npy) {
+    if (binary) {
         agreed(&comm, [&] {  // a bad value in one rank's block must not leave the others waiting
-            const NpyShape shape = npy_shape(path);
+            const MatrixFileShape shape = matrix_file_shape(path);
             const std::vector<std::size_t> first = split(shape.rows, shape.cols);
             result.global_rows = shape.rows;
             result.first_row = first[rank];
             result.points = std::make_shared<const Matrix<double>>(
-                load_npy_rows(path, first[rank], first[rank + 1] - first[rank]));
+                load_matrix_rows(path, first[rank], first[rank + 1] - first[rank]));
         });
     } else {
         RowBlock block = load_text_block(path, comm, split, load_options);
@@ -153,8 +154,8 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
 namespace {
 constexpr OptionSpec kOutOfCoreOptions[] = {
     {"--out-of-core", "WHEN", "auto",
-     "auto | on | off: read a .npy --input a block at a time on every pass instead of\n"
-     "loading it (CPU back ends, Lloyd): auto when its points do not fit in the memory limit"},
+     "auto | on | off: read a binary --input (.npy, .fvecs, .fbin, ...) a block at a time on\n"
+     "every pass instead of loading it: auto when its points do not fit in the memory limit"},
     {"--memory-limit", "SIZE", "",
      "memory this process may use, e.g. 512M, 8G (default: what is available: MemAvailable,\n"
      "the cgroup's memory.max, ulimit -v; under mpirun shared by the machine's ranks)"},
@@ -190,31 +191,27 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
             throw UsageError("--memory-limit '" + options.get("--memory-limit") +
                              "': give a size in bytes, or with k, M, G or T (powers of 1024), e.g. 512M");
     }
-    // What only a file read by position can be: a .npy --input (the content decides, as the loaders do).
+    // What only a file read by position can be: a binary --input (decided as the loaders decide).
     const auto refuse = [&](const std::string& why) -> std::optional<OutOfCorePlan> {
         if (asked) throw UsageError("--out-of-core on: " + why);
         return std::nullopt;
     };
-    if (!options.has("--input")) return refuse("it reads an --input .npy file; --generate makes the rows in memory");
+    if (!options.has("--input")) return refuse("it reads an --input binary file (.npy, .fvecs, .fbin, ...); --generate makes the rows in memory");
     const std::string path = options.get("--input");
     // A FIFO or a device is never opened here (opening a FIFO waits for a writer; the loader
     // refuses one in time, test_io_special): only a regular file is read by position.
     std::error_code not_regular;
     if (!std::filesystem::is_regular_file(path, not_regular))
         return refuse(path + " is not a regular file: out of core reads the file by position, pass by pass");
-    {
-        std::ifstream file(path, std::ios::binary);
-        char magic[6] = {};
-        if (!(file.read(magic, 6) && std::string_view(magic, 6) == std::string_view("\x93NUMPY", 6)))
-            return refuse(path + " is not a NumPy .npy file: text is parsed, not read by position (convert it "
-                                 "to .npy, e.g. numpy.save" + (geo.enabled ? std::string(" of latitude, longitude") : "") +
-                          ")");
-    }
+    if (!is_binary_matrix_file(path) || (geo.enabled && !starts_with_npy_magic(path)))
+        return refuse(path + " is not a NumPy .npy file" + (geo.enabled ? "" : " (or .fvecs, .fbin, ...)") +
+                      ": text is parsed, not read by position (convert it to .npy, e.g. numpy.save" +
+                      (geo.enabled ? std::string(" of latitude, longitude") : "") + ")");
     const bool needs_rows = options.has("--scores") || options.has("--weights");
     if (needs_rows) return refuse("--scores and --weights take every row (or weight) in memory");
 
     OutOfCorePlan plan;
-    plan.source = open_npy_rows(path);
+    plan.source = open_matrix_rows(path);
     // --geo: the points are the rows projected, 2 or 3 km coordinates as the pass of
     // statistics decides (below): 3 until then.
     const std::uint64_t n = plan.source->rows();

@@ -76,6 +76,22 @@ for case in "lloyd f32 kmeans++"; do
   cmp -s "$dir/labels-loaded" "$dir/labels-1" && cmp -s "$dir/centroids-loaded" "$dir/centroids-1" ||
     fail ".npy out of core, $case: one process's files differ from the loaded run's"
 done
+# A headerless binary file (.fbin: uint32 rows, uint32 columns, float32 values) read by blocks and out of
+# core over ranks: each rank reads its block; the same files over 1, 2, 3 ranks.
+python3 - "$dir/x.npy" "$dir/x.fbin" <<'PY'
+import array, struct, sys  # the standard library alone
+data = open(sys.argv[1], "rb").read()
+header = 10 + data[8] + 256 * data[9]
+values = array.array("d")
+values.frombytes(data[header:])
+open(sys.argv[2], "wb").write(struct.pack("<II", len(values) // 4, 4) + array.array("f", values).tobytes())
+PY
+args=(run --input "$dir/x.fbin" --k 7 --solver hamerly --precision f32 --seed 2 --max-iter 40 --report json
+      --backend omp --threads 1)
+compare_ranks ".fbin read by blocks" '"n":23000'
+args=(run --input "$dir/x.fbin" --k 7 --precision f64 --seed 2 --max-iter 40 --report json --backend omp --threads 1
+      --out-of-core on --memory-limit 40M)
+compare_ranks ".fbin out of core" '"out_of_core":'
 # --geo with a .npy (columns 2 and 4 as latitude and longitude): each rank reads its rows, and a share
 # of them for the projection's statistics, merged over the ranks (the latitude sum handed on from rank to
 # rank); the same files as one process, loaded and out of core, in the frame chosen and the 3-D one forced.

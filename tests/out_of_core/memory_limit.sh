@@ -4,7 +4,7 @@
 # (--out-of-core auto) and writes the labels and centroid files byte for byte those of
 # an in-memory run without the limit, after as many iterations. Loading the file
 # under the limit must fail (the limit binds), with the loader's message. The same for
-# --geo with two of its columns as latitude and longitude.
+# --geo with two of its columns as latitude and longitude, and for a .fvecs file.
 # usage: memory_limit.sh KMEANS_CLI
 set -euo pipefail
 cli=$1
@@ -95,6 +95,33 @@ for frame in auto equirectangular; do
   [ "$(iterations "$dir/geo-out-memory")" = "$(iterations "$dir/geo-out-limited")" ] || fail "geo $frame: iterations differ"
   echo "geo $frame: $(projection "$dir/geo-out-limited"), $(iterations "$dir/geo-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/geo-out-limited")"
 done
+# A headerless binary file, .fvecs (the ANN benchmarks' float32 rows, each led by its int32 dimension), 4 x
+# the limit: read out of core by itself, the in-memory run's files.
+python3 - "$dir/tile.npy" "$dir/points.fvecs" $((4 * limit_mib * 1048576)) "$header_bytes" "$cols" <<'PY'
+import array, struct, sys  # the standard library alone: no NumPy needed
+path, out_path, need, header, cols = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+values = array.array("d")
+values.frombytes(open(path, "rb").read()[header:])
+prefix = struct.pack("<i", cols)
+body = b"".join(prefix + array.array("f", values[i:i + cols]).tobytes() for i in range(0, len(values), cols))
+written = 0
+with open(out_path, "wb") as out:
+    while written < need:
+        out.write(body)
+        written += len(body)
+PY
+vecs=(run --input "$dir/points.fvecs" --k 6 --seed 3 --init random --max-iter 3 --backend omp --precision f32 --report json)
+"$cli" "${vecs[@]}" --threads 2 --labels-out "$dir/vecs-labels-memory" --centroids-out "$dir/vecs-centroids-memory" > "$dir/vecs-out-memory"
+status=0
+(ulimit -v $((limit_mib * 1024)) && exec "$cli" "${vecs[@]}" --threads 1 --labels-out "$dir/vecs-labels-limited" \
+   --centroids-out "$dir/vecs-centroids-limited") > "$dir/vecs-out-limited" 2> "$dir/vecs-err-limited" || status=$?
+[ "$status" = 0 ] || fail ".fvecs: the run under ulimit -v ${limit_mib} MiB ended with status $status: $(cat "$dir/vecs-err-limited")"
+grep -q '"out_of_core":{[^}]*"automatic":true' "$dir/vecs-out-limited" || fail ".fvecs: the limited run did not go out of core by itself"
+cmp -s "$dir/vecs-labels-memory" "$dir/vecs-labels-limited" || fail ".fvecs: labels differ"
+cmp -s "$dir/vecs-centroids-memory" "$dir/vecs-centroids-limited" || fail ".fvecs: centroids differ"
+[ -n "$(iterations "$dir/vecs-out-memory")" ] && [ "$(iterations "$dir/vecs-out-memory")" = "$(iterations "$dir/vecs-out-limited")" ] ||
+  fail ".fvecs: iterations differ"
+echo ".fvecs: $(($(stat -c %s "$dir/points.fvecs") / 1048576)) MiB, $(iterations "$dir/vecs-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/vecs-out-limited")"
 echo "in memory: $(iterations "$dir/out-memory"); $((rows * cols * 8 / 1048576)) MiB of points under ${limit_mib} MiB (the CLI's own ${baseline_kib} KiB + 64 MiB): $(grep -o '"out_of_core":{[^}]*}' "$dir/out-limited")"
 echo "failures: $([ $failures = 0 ] && echo PASS || echo $failures)"
 [ $failures = 0 ]

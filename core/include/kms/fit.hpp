@@ -175,7 +175,7 @@ FitResult fit_block(std::shared_ptr<const Matrix<float>> block, std::size_t glob
 FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& options, FitObserver* observer = nullptr,
               std::stop_token stop = {}, const std::string& source_name = "data");
 
-// Out of core: the points of `source` (kms/row_source.hpp, e.g. open_npy_rows), never
+// Out of core: the points of `source` (kms/row_source.hpp, e.g. open_matrix_rows), never
 // all in memory. Every pass (the data's checks, the tolerance, each seeding round, each
 // step, the inertia, the final relabel) reads them a block at a time into buffers of
 // `buffer_bytes` together; what stays in memory is per point: the labels (4 bytes a

@@ -48,20 +48,28 @@ struct LoadOptions {
 //
 // Formats: delimited text (comma, tab, spaces; auto-detected; optional header
 // row; '#' comments; CRLF; UTF-8 BOM), the whitespace-separated benchmark-set
-// format, NumPy .npy (float32/float64/int32/int64, C order, 1-D or 2-D).
+// format, NumPy .npy (float32/float64/int32/int64, C order, 1-D or 2-D), and the
+// approximate-nearest-neighbour benchmarks' headerless binary formats, named by their
+// extension: .fvecs .bvecs .ivecs (each row its int32 dimension, then its float32 /
+// uint8 / int32 values) and .fbin .u8bin .i8bin .ibin (uint32 rows, uint32 columns, then
+// the values), little-endian.
 Dataset load_dataset(const std::string& path, const LoadOptions& options = {});
 // Same formats, just the matrix (initial centroids, true centroids).
 Matrix<double> load_matrix(const std::string& path, const LoadOptions& options = {});
-// A .npy file's shape from its header alone (points × coordinates; a 1-D array is
-// n × 1), checked as load_dataset checks it (dtype, order, the file's size).
-struct NpyShape {
+// A binary matrix file: a .npy (by its magic, whatever its name) or a headerless format
+// named by its extension (above). These are the files read by position: a block of rows
+// per MPI rank, or a block at a time out of core (kms/row_source.hpp: open_matrix_rows).
+bool is_binary_matrix_file(const std::string& path);
+// A binary matrix file's shape from its header alone (points × coordinates; a 1-D .npy
+// is n × 1), checked as load_dataset checks it (dtype, order, the file's size).
+struct MatrixFileShape {
     std::size_t rows = 0, cols = 0;
 };
-NpyShape npy_shape(const std::string& path);
-// Rows [first_row, first_row + rows) of a .npy file, read by position (only those
+MatrixFileShape matrix_file_shape(const std::string& path);
+// Rows [first_row, first_row + rows) of a binary matrix file, read by position (only those
 // bytes): how each MPI rank reads its block (kms::fit_block). The same checks and
 // messages as load_dataset (element indices are the file's); a regular file only.
-Matrix<double> load_npy_rows(const std::string& path, std::size_t first_row, std::size_t rows);
+Matrix<double> load_matrix_rows(const std::string& path, std::size_t first_row, std::size_t rows);
 // A rank's block of a delimited-text file, read without any rank reading the
 // whole file (kms::fit_block under mpirun). Collective: every rank of `comm` calls
 // it. Each rank scans about 1/M of the bytes (the lines that start in its share)

@@ -120,11 +120,13 @@ std::uint64_t read_blocks(const RowSource& source, std::size_t first, std::size_
     return bytes;
 }
 
-// A NumPy .npy file (every dtype load_dataset accepts) read by position. Its header
-// is checked as load_dataset checks it. `drop_behind`: each block read is dropped from
+// A binary matrix file (kms/io.hpp: a .npy of any dtype load_dataset accepts, or a
+// headerless .fvecs, .bvecs, .ivecs, .fbin, .u8bin, .i8bin, .ibin) read by position. Its
+// header is checked as load_dataset checks it; the *vecs formats' row dimensions as each
+// row is read. `drop_behind`: each block read is dropped from
 // the page cache after (POSIX_FADV_DONTNEED): data larger than memory evicts nothing
 // useful that way, and a cgroup's limit (which counts the page cache) holds.
-std::shared_ptr<const RowSource> open_npy_rows(const std::string& path, bool drop_behind = true);
+std::shared_ptr<const RowSource> open_matrix_rows(const std::string& path, bool drop_behind = true);
 
 // The memory a process may still use, in bytes: the least of MemAvailable
 // (/proc/meminfo), the room under its cgroup's memory.max, and the room under

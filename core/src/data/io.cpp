@@ -1,5 +1,5 @@
-// Public loaders: format detection by content (the .npy magic), then the text
-// or .npy parser; ground truth picked up from files beside the data.
+// Public loaders: format detection by content (the .npy magic), then by extension
+// (the headerless binary formats), else text; ground truth picked up from files beside the data.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -163,6 +163,7 @@ Matrix<double> parse_matrix(const std::string& path, FileBytes& bytes, const Loa
     const std::size_t size = bytes.size;
     try {
         if (is_npy(path, bytes)) return parse_npy_matrix(path, bytes, options);
+        if (is_headerless_matrix(path)) return parse_headerless_matrix(path, bytes, options);
         return parse_text_matrix(path, bytes, options);
     } catch (const std::bad_alloc&) {
         throw_out_of_memory(path, size);
@@ -173,6 +174,9 @@ std::vector<std::int32_t> parse_labels(const std::string& path, FileBytes& bytes
     const std::size_t size = bytes.size;
     try {
         if (is_npy(path, bytes)) return parse_npy_labels(path, bytes);
+        if (is_headerless_matrix(path))
+            throw InputError::whole(path, "labels are read from text or a .npy file, not from " +
+                                              std::filesystem::path(path).extension().string());
         return parse_text_labels(path, bytes);
     } catch (const std::bad_alloc&) {
         throw_out_of_memory(path, size);

@@ -3,8 +3,11 @@
 // with spaces, then the raw array. Every refusal names the byte offset.
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <new>
 #include <optional>
@@ -379,13 +382,22 @@ std::vector<std::int32_t> parse_npy_labels(const std::string& path, const FileBy
 
 
 namespace {
-// The header (read alone: at most its own length, never the data), checked as
-// parse_npy_matrix checks it, with the file's size standing in for the data.
-struct NpyLayout {
-    Header header;
+// A binary matrix file's layout: where row i's values are and what they are. A .npy file
+// says it in its header (read alone: at most its own length, never the data, and checked
+// as parse_npy_matrix checks it); the ANN benchmarks' headerless formats say it by their
+// extension and their first bytes (headerless_layout).
+struct MatrixLayout {
+    Header header;       // the dtype and where the values start (.npy: also the offsets its messages name)
+    std::string format;  // "NumPy .npy", ".fvecs", ...: for messages
     std::uint64_t rows = 0, columns = 0;
+    std::uint64_t row_prefix = 0;  // bytes before each row's values: the *vecs formats' int32 dimension
+    std::uint64_t row_stride() const { return row_prefix + columns * header.dtype.item_size; }
+    std::uint64_t byte_of(std::uint64_t row, std::uint64_t column) const {
+        return header.data_offset + row * row_stride() + row_prefix + column * header.dtype.item_size;
+    }
 };
-NpyLayout npy_layout(const std::string& path, const RegularFile& file) {
+
+MatrixLayout npy_layout(const std::string& path, const RegularFile& file) {
     std::string head = file.read(0, static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), 12)));
     if (head.size() < 6 || head.compare(0, 6, "\x93NUMPY") != 0)
         throw InputError::at_byte(path, 0, "not a NumPy .npy file (no \\x93NUMPY magic)");
@@ -395,7 +407,8 @@ NpyLayout npy_layout(const std::string& path, const RegularFile& file) {
                                              : 12 + (raw[8] | (std::uint64_t{raw[9]} << 8) |
                                                      (std::uint64_t{raw[10]} << 16) | (std::uint64_t{raw[11]} << 24));
     head = file.read(0, static_cast<std::size_t>(std::min(file.size(), length)));
-    NpyLayout layout;
+    MatrixLayout layout;
+    layout.format = "NumPy .npy";
     layout.header = parse_header(path, head);
     const Header& header = layout.header;
     if (header.shape.empty() || header.shape.size() > 2)
@@ -420,70 +433,192 @@ NpyLayout npy_layout(const std::string& path, const RegularFile& file) {
                                   std::to_string(file.size() - expected) + " unexpected bytes after the array data");
     return layout;
 }
+
+// The formats of the approximate-nearest-neighbour benchmarks, where billion-point data sets
+// come from (SIFT1B, Deep1B, ...). They have no magic: the extension names them.
+struct HeaderlessFormat {
+    const char* extension;
+    bool row_dimension;  // each row led by its int32 dimension (TEXMEX .fvecs); else a header of
+                         // uint32 rows, uint32 columns (big-ann-benchmarks .fbin)
+    Kind kind;
+    std::size_t item_size;
+    const char* dtype;
+};
+constexpr HeaderlessFormat kHeaderlessFormats[] = {
+    {".fvecs", true, Kind::Float, 4, "float32"},    {".bvecs", true, Kind::Unsigned, 1, "uint8"},
+    {".ivecs", true, Kind::Signed, 4, "int32"},     {".fbin", false, Kind::Float, 4, "float32"},
+    {".u8bin", false, Kind::Unsigned, 1, "uint8"}, {".i8bin", false, Kind::Signed, 1, "int8"},
+    {".ibin", false, Kind::Signed, 4, "int32"},
+};
+
+const HeaderlessFormat* headerless_format(const std::string& path) {
+    std::string extension = std::filesystem::path(path).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const HeaderlessFormat& format : kHeaderlessFormats)
+        if (extension == format.extension) return &format;
+    return nullptr;
+}
+
+// The layout of a headerless file of `size` bytes whose first bytes are `head` (at least
+// min(size, 8) of them): every refusal names the byte.
+MatrixLayout headerless_layout(const std::string& path, const HeaderlessFormat& format, std::uint64_t size,
+                               std::string_view head) {
+    MatrixLayout layout;
+    layout.format = format.extension;
+    DType& dtype = layout.header.dtype;
+    dtype.text = format.dtype;
+    dtype.kind = format.kind;
+    dtype.item_size = format.item_size;
+    dtype.swap = std::endian::native != std::endian::little;  // the formats are little-endian
+    const auto word = [&](std::size_t at) {
+        std::uint32_t value;
+        std::memcpy(&value, head.data() + at, 4);
+        return dtype.swap ? __builtin_bswap32(value) : value;
+    };
+    const std::string file = std::string(format.extension) + " file";
+    if (format.row_dimension) {
+        if (size == 0) throw InputError::whole(path, "empty " + file + ": no data");
+        if (size < 4)
+            throw InputError::at_byte(path, size, "truncated " + file + ": the first row's dimension (an int32) is cut short");
+        const auto dimension = static_cast<std::int32_t>(word(0));
+        if (dimension <= 0)
+            throw InputError::at_byte(path, 0, "the first row's dimension is " + std::to_string(dimension) +
+                                                   ": each row of a " + file + " starts with its number of values, a positive int32");
+        layout.columns = static_cast<std::uint64_t>(dimension);
+        layout.row_prefix = 4;
+        const std::uint64_t stride = layout.row_stride();
+        layout.rows = size / stride;
+        if (size % stride != 0)
+            throw InputError::at_byte(path, layout.rows * stride,
+                                      "truncated " + file + ": " + std::to_string(size % stride) +
+                                          " bytes after the last whole row (rows of " + std::to_string(dimension) + " " +
+                                          format.dtype + " values take " + std::to_string(stride) + " bytes each)");
+        return layout;
+    }
+    if (size < 8)
+        throw InputError::at_byte(path, size, "truncated " + file + ": its header (uint32 rows, uint32 columns) takes 8 bytes");
+    layout.header.data_offset = 8;
+    layout.rows = word(0);
+    layout.columns = word(4);
+    const std::string shape = std::to_string(layout.rows) + " × " + std::to_string(layout.columns);
+    if (layout.rows == 0 || layout.columns == 0)
+        throw InputError::at_byte(path, 0, "empty array (its header says " + shape + "): no data");
+    if (layout.rows * layout.columns > (std::numeric_limits<std::uint64_t>::max() - 8) / dtype.item_size)
+        throw InputError::at_byte(path, 0, "its header's shape " + shape + " is too large");
+    const std::uint64_t expected = 8 + layout.rows * layout.columns * dtype.item_size;
+    if (size < expected)
+        throw InputError::at_byte(path, size,
+                                  "truncated " + file + ": its header says " + shape + " " + format.dtype +
+                                      " values, which need " + std::to_string(expected - 8) +
+                                      " bytes after byte 8, found " + std::to_string(size - 8));
+    if (size > expected)
+        throw InputError::at_byte(path, expected, std::to_string(size - expected) + " unexpected bytes after the array data");
+    return layout;
+}
+
+// A regular file's layout: the .npy magic first (whatever the file is called), else the
+// headerless format its extension names.
+MatrixLayout matrix_layout(const std::string& path, const RegularFile& file) {
+    const std::string head = file.read(0, static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), 8)));
+    if (has_npy_magic(head)) return npy_layout(path, file);
+    if (const HeaderlessFormat* format = headerless_format(path))
+        return headerless_layout(path, *format, file.size(), head);
+    return npy_layout(path, file);  // its refusal: no magic
+}
+
+// Row `row`'s dimension, the int32 before its values (`bytes`), must be the first row's.
+void check_row_dimension(const std::string& path, const MatrixLayout& layout, std::uint64_t row, const char* bytes) {
+    if (layout.row_prefix == 0) return;
+    std::uint32_t word;
+    std::memcpy(&word, bytes, 4);
+    const auto dimension = static_cast<std::int32_t>(layout.header.dtype.swap ? __builtin_bswap32(word) : word);
+    if (static_cast<std::uint64_t>(dimension) != layout.columns || dimension < 0)
+        throw InputError::at_byte(path, layout.header.data_offset + row * layout.row_stride(),
+                                  "row " + std::to_string(row) + " has dimension " + std::to_string(dimension) +
+                                      ", the first row " + std::to_string(layout.columns) + ": the rows of a " +
+                                      layout.format + " file must all have one dimension");
+}
+
+[[noreturn]] void refuse_coordinate(const std::string& path, const MatrixLayout& layout, std::uint64_t element,
+                                    double value) {
+    throw InputError::at_byte(path, layout.byte_of(element / layout.columns, element % layout.columns),
+                              std::string(std::isnan(value) ? "NaN" : "an infinite value") +
+                                  " is not a valid coordinate (element [" + std::to_string(element / layout.columns) +
+                                  ", " + std::to_string(element % layout.columns) + "])");
+}
+
+// Rows [first, first + count) of `layout` from `bytes` (their bytes, from row first's) into
+// out, converted item by item (and checked: NaN and infinity refused, each row's dimension).
+template <typename T>
+void convert_rows(const std::string& path, const MatrixLayout& layout, std::uint64_t first, std::size_t count,
+                  const char* bytes, T* out) {
+    const bool is_float = layout.header.dtype.kind == Kind::Float;
+    const std::size_t columns = static_cast<std::size_t>(layout.columns);
+    const std::size_t stride = static_cast<std::size_t>(layout.row_stride());
+    for (std::size_t r = 0; r < count; ++r) {
+        const char* row = bytes + r * stride;
+        check_row_dimension(path, layout, first + r, row);
+        for (std::size_t j = 0; j < columns; ++j) {
+            const double value = read_item<double>(row + layout.row_prefix, layout.header.dtype, j);
+            if (is_float && !std::isfinite(value)) refuse_coordinate(path, layout, (first + r) * columns + j, value);
+            out[r * columns + j] = static_cast<T>(value);
+        }
+    }
+}
 }  // namespace
+
+bool is_headerless_matrix(const std::string& path) noexcept { return headerless_format(path) != nullptr; }
+
+Matrix<double> parse_headerless_matrix(const std::string& path, const FileBytes& bytes, const LoadOptions& options) {
+    const HeaderlessFormat* format = headerless_format(path);
+    if (!format) throw InputError::whole(path, "not a binary matrix file");
+    const std::string_view view = bytes.view();
+    const MatrixLayout layout = headerless_layout(path, *format, view.size(), view.substr(0, 8));
+    std::vector<double> values;
+    try {
+        values.resize(static_cast<std::size_t>(layout.rows * layout.columns));
+    } catch (const std::bad_alloc&) {
+        throw_out_of_memory(path, std::to_string(layout.rows) + " points × " + std::to_string(layout.columns));
+    }
+    const std::size_t rows_per_check = std::max<std::size_t>(1, kItemsPerCheck / layout.columns);
+    for (std::uint64_t first = 0; first < layout.rows; first += rows_per_check) {
+        if (options.cancel.stop_requested()) throw_cancelled(path);
+        const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(rows_per_check, layout.rows - first));
+        convert_rows(path, layout, first, count, view.data() + layout.header.data_offset + first * layout.row_stride(),
+                     values.data() + first * layout.columns);
+        if (options.progress) options.progress(layout.header.data_offset + (first + count) * layout.row_stride(), bytes.size);
+    }
+    return Matrix<double>(static_cast<std::size_t>(layout.rows), static_cast<std::size_t>(layout.columns),
+                          std::move(values));
+}
+
 }  // namespace kms::io_detail
 
 namespace kms {
 using io_detail::Header;
 using io_detail::Kind;
 
-NpyShape npy_shape(const std::string& path) {
-    const io_detail::RegularFile file(path, "regular .npy file");
-    const io_detail::NpyLayout layout = io_detail::npy_layout(path, file);
-    return {static_cast<std::size_t>(layout.rows), static_cast<std::size_t>(layout.columns)};
-}
-
-Matrix<double> load_npy_rows(const std::string& path, std::size_t first_row, std::size_t rows) {
-    const io_detail::RegularFile file(path, "regular .npy file");
-    const io_detail::NpyLayout layout = io_detail::npy_layout(path, file);
-    if (first_row > layout.rows || rows > layout.rows - first_row)
-        throw InputError::whole(path, "rows [" + std::to_string(first_row) + ", " + std::to_string(first_row + rows) +
-                                          ") lie outside its " + std::to_string(layout.rows) + " rows");
-    const Header& header = layout.header;
-    const std::uint64_t row_bytes = layout.columns * header.dtype.item_size;
-    const std::uint64_t offset = header.data_offset + first_row * row_bytes;
-    std::vector<double> values;
-    try {
-        values.reserve(static_cast<std::size_t>(rows * layout.columns));
-    } catch (const std::bad_alloc&) {
-        io_detail::throw_out_of_memory(path, std::to_string(rows) + " points × " + std::to_string(layout.columns));
-    }
-    const bool is_float = header.dtype.kind == Kind::Float;
-    constexpr std::size_t kRowsPerRead = std::size_t{1} << 16;
-    for (std::size_t start = 0; start < rows; start += kRowsPerRead) {
-        const std::size_t count = std::min(rows - start, kRowsPerRead);
-        const std::string bytes = file.read(offset + start * row_bytes, static_cast<std::size_t>(count * row_bytes));
-        for (std::size_t i = 0; i < count * layout.columns; ++i) {
-            const double value = io_detail::read_item<double>(bytes.data(), header.dtype, i);
-            if (is_float && !std::isfinite(value)) {
-                const std::uint64_t element = (first_row + start) * layout.columns + i;
-                throw InputError::at_byte(path, header.data_offset + element * header.dtype.item_size,
-                                          std::string(std::isnan(value) ? "NaN" : "an infinite value") +
-                                              " is not a valid coordinate (element [" +
-                                              std::to_string(element / layout.columns) + ", " +
-                                              std::to_string(element % layout.columns) + "])");
-            }
-            values.push_back(value);
-        }
-    }
-    return Matrix<double>(rows, static_cast<std::size_t>(layout.columns), std::move(values));
+bool is_binary_matrix_file(const std::string& path) {
+    if (io_detail::is_headerless_matrix(path)) return true;
+    std::ifstream file(path, std::ios::binary);
+    char magic[6] = {};
+    return file.read(magic, 6) && io_detail::has_npy_magic(std::string_view(magic, 6));
 }
 
 namespace {
-// A .npy file read a block of rows at a time (kms/row_source.hpp): the values
-// load_npy_rows gives (read_item<double>), or those rounded to float.
-class NpyRowSource final : public RowSource {
+// A binary matrix file read a block of rows at a time (kms/row_source.hpp): the values
+// load_dataset gives (read_item<double>), or those rounded to float.
+class MatrixRowSource final : public RowSource {
 public:
-    NpyRowSource(const std::string& path, bool drop_behind)
-        : path_(path), file_(path, "regular .npy file"), layout_(io_detail::npy_layout(path, file_)),
+    MatrixRowSource(const std::string& path, bool drop_behind)
+        : path_(path), file_(path, "regular file"), layout_(io_detail::matrix_layout(path, file_)),
           drop_behind_(drop_behind) {}
 
     std::size_t rows() const override { return static_cast<std::size_t>(layout_.rows); }
     std::size_t cols() const override { return static_cast<std::size_t>(layout_.columns); }
     const std::string& name() const override { return path_; }
-    std::size_t file_row_bytes() const override {
-        return static_cast<std::size_t>(layout_.columns * layout_.header.dtype.item_size);
-    }
+    std::size_t file_row_bytes() const override { return static_cast<std::size_t>(layout_.row_stride()); }
     void read(std::size_t first, std::size_t count, double* out) const override { read_as(first, count, out, true); }
     void read(std::size_t first, std::size_t count, float* out) const override { read_as(first, count, out, true); }
     void read_unchecked(std::size_t first, std::size_t count, double* out) const override {
@@ -500,11 +635,12 @@ public:
     }
 
 private:
-    // The file's bytes are the values of T: read in place (the rest is converted).
+    // The file's bytes are the values of T, row after row: read in place (the rest is converted).
     template <typename T>
     bool in_place() const {
         const Header& header = layout_.header;
-        return header.dtype.kind == Kind::Float && header.dtype.item_size == sizeof(T) && !header.dtype.swap;
+        return header.dtype.kind == Kind::Float && header.dtype.item_size == sizeof(T) && !header.dtype.swap &&
+               layout_.row_prefix == 0;
     }
 
     template <typename T>
@@ -515,7 +651,6 @@ private:
         const Header& header = layout_.header;
         const std::size_t item = header.dtype.item_size, values = count * cols();
         const std::uint64_t offset = header.data_offset + std::uint64_t{first} * file_row_bytes();
-        const bool is_float = header.dtype.kind == Kind::Float;
         if (in_place<T>()) {
             // In reads of 16 MiB, each checked while in cache unless the caller checks
             // (check_values); the block dropped from the page cache after its last read
@@ -535,20 +670,17 @@ private:
             if (drop_behind_) drop_read(offset, bytes);
             return;
         }
-        // Converted item by item through a staging buffer of at most 1 MiB (and checked:
+        // Converted row by row through a staging buffer of at most 1 MiB (and checked:
         // the check is small beside the conversion).
-        const std::size_t per_read = std::max<std::size_t>(1, (std::size_t{1} << 20) / item);
-        std::vector<char> staging(std::min(values, per_read) * item);
-        for (std::size_t start = 0; start < values; start += per_read) {
-            const std::size_t take = std::min(per_read, values - start);
-            file_.read_into(staging.data(), offset + start * item, take * item);
-            for (std::size_t i = 0; i < take; ++i) {
-                const double value = io_detail::read_item<double>(staging.data(), header.dtype, i);
-                if (is_float && !std::isfinite(value)) refuse(first * cols() + start + i, value);
-                out[start + i] = static_cast<T>(value);
-            }
+        const std::size_t stride = file_row_bytes();
+        const std::size_t per_read = std::max<std::size_t>(1, (std::size_t{1} << 20) / stride);
+        std::vector<char> staging(std::min(count, per_read) * stride);
+        for (std::size_t start = 0; start < count; start += per_read) {
+            const std::size_t take = std::min(per_read, count - start);
+            file_.read_into(staging.data(), offset + std::uint64_t{start} * stride, take * stride);
+            io_detail::convert_rows(path_, layout_, first + start, take, staging.data(), out + start * cols());
         }
-        if (drop_behind_) drop_read(offset, std::uint64_t{values} * item);
+        if (drop_behind_) drop_read(offset, std::uint64_t{count} * stride);
     }
 
     // The drop of bytes [offset, offset + count) just read. POSIX_FADV_DONTNEED
@@ -574,25 +706,41 @@ private:
 #pragma omp parallel for num_threads(std::max(1, threads)) if (threads > 1) reduction(min : bad) schedule(static)
         for (std::int64_t i = static_cast<std::int64_t>(from); i < end; ++i)
             if (!std::isfinite(values[i])) bad = std::min(bad, i);
-        if (bad < end) refuse(first * cols() + static_cast<std::size_t>(bad), static_cast<double>(values[bad]));
-    }
-
-    [[noreturn]] void refuse(std::uint64_t element, double value) const {
-        throw InputError::at_byte(path_, layout_.header.data_offset + element * layout_.header.dtype.item_size,
-                                  std::string(std::isnan(value) ? "NaN" : "an infinite value") +
-                                      " is not a valid coordinate (element [" + std::to_string(element / cols()) +
-                                      ", " + std::to_string(element % cols()) + "])");
+        if (bad < end)
+            io_detail::refuse_coordinate(path_, layout_, first * cols() + static_cast<std::size_t>(bad),
+                                         static_cast<double>(values[bad]));
     }
 
     std::string path_;
     io_detail::RegularFile file_;
-    io_detail::NpyLayout layout_;
+    io_detail::MatrixLayout layout_;
     bool drop_behind_;
 };
 }  // namespace
 
-std::shared_ptr<const RowSource> open_npy_rows(const std::string& path, bool drop_behind) {
-    return std::make_shared<const NpyRowSource>(path, drop_behind);
+MatrixFileShape matrix_file_shape(const std::string& path) {
+    const io_detail::RegularFile file(path, "regular file");
+    const io_detail::MatrixLayout layout = io_detail::matrix_layout(path, file);
+    return {static_cast<std::size_t>(layout.rows), static_cast<std::size_t>(layout.columns)};
+}
+
+Matrix<double> load_matrix_rows(const std::string& path, std::size_t first_row, std::size_t rows) {
+    const MatrixRowSource source(path, false);
+    if (first_row > source.rows() || rows > source.rows() - first_row)
+        throw InputError::whole(path, "rows [" + std::to_string(first_row) + ", " + std::to_string(first_row + rows) +
+                                          ") lie outside its " + std::to_string(source.rows()) + " rows");
+    std::vector<double> values;
+    try {
+        values.resize(rows * source.cols());
+    } catch (const std::bad_alloc&) {
+        io_detail::throw_out_of_memory(path, std::to_string(rows) + " points × " + std::to_string(source.cols()));
+    }
+    source.read(first_row, rows, values.data());
+    return Matrix<double>(rows, source.cols(), std::move(values));
+}
+
+std::shared_ptr<const RowSource> open_matrix_rows(const std::string& path, bool drop_behind) {
+    return std::make_shared<const MatrixRowSource>(path, drop_behind);
 }
 
 namespace {

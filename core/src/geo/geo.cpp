@@ -354,7 +354,7 @@ std::pair<std::size_t, std::size_t> equal_share(std::size_t rows, const Communic
 
 GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::size_t buffer_bytes, int threads,
                       Communicator* ranks) {
-    std::shared_ptr<const RowSource> file = open_npy_rows(path);
+    std::shared_ptr<const RowSource> file = open_matrix_rows(path);
     // Plain variables, not structured bindings: lambdas below capture them (clang 14,
     // the sanitizer and fuzz builds' compiler, cannot capture a binding).
     const std::pair<std::size_t, std::size_t> columns = npy_geo_columns(path, file->cols(), options.columns);
@@ -396,7 +396,7 @@ GeoRows open_geo_rows(const std::string& path, const GeoOptions& options, std::s
 
 GeoBlock load_geo_npy_block(const std::string& path, const GeoOptions& options, Communicator& ranks,
                             const std::function<std::vector<std::size_t>(std::size_t, std::size_t)>& blocks) {
-    const NpyShape shape = npy_shape(path);
+    const MatrixFileShape shape = matrix_file_shape(path);
     const std::pair<std::size_t, std::size_t> columns = npy_geo_columns(path, shape.cols, options.columns);
     const std::size_t lat = columns.first, lon = columns.second;  // not bindings: captured below (clang 14)
     if (shape.rows == 0) throw InputError::whole(path, "no rows of latitude, longitude");
@@ -406,7 +406,7 @@ GeoBlock load_geo_npy_block(const std::string& path, const GeoOptions& options, 
         Matrix<double> degrees(count, 2);
         constexpr std::size_t kRows = std::size_t{1} << 16;
         for (std::size_t start = 0; start < count; start += kRows) {
-            const Matrix<double> rows = load_npy_rows(path, first + start, std::min(kRows, count - start));
+            const Matrix<double> rows = load_matrix_rows(path, first + start, std::min(kRows, count - start));
             for (std::size_t i = 0; i < rows.rows(); ++i) {
                 check_geo_coordinates(path, first + start + i + 1, rows(i, lat), rows(i, lon));
                 degrees(start + i, 0) = rows(i, lat);

@@ -38,8 +38,8 @@ struct FileBytes {
 FileBytes read_whole_file(const std::string& path, const LoadOptions& options);
 
 // An open regular file read by position: how a rank reads its block of rows
-// (load_npy_rows, load_text_block). FIFOs, devices and folders are refused, naming
-// `what` the input must be ("regular .npy file", "regular text file").
+// (load_matrix_rows, load_text_block). FIFOs, devices and folders are refused, naming
+// `what` the input must be ("regular file", "regular text file").
 class RegularFile {
 public:
     RegularFile(const std::string& path, const char* what);
@@ -93,6 +93,11 @@ void set_text_prefix_bytes(std::size_t bytes) noexcept;
 // NumPy .npy, versions 1.0, 2.0, 3.0, C order, 1-D or 2-D.
 Matrix<double> parse_npy_matrix(const std::string& path, const FileBytes& bytes, const LoadOptions& options);
 std::vector<std::int32_t> parse_npy_labels(const std::string& path, const FileBytes& bytes);
+// The ANN benchmarks' headerless formats, named by their extension: .fvecs, .bvecs, .ivecs
+// (each row its int32 dimension, then its float32 / uint8 / int32 values) and .fbin, .u8bin,
+// .i8bin, .ibin (uint32 rows, uint32 columns, then the values); little-endian.
+bool is_headerless_matrix(const std::string& path) noexcept;
+Matrix<double> parse_headerless_matrix(const std::string& path, const FileBytes& bytes, const LoadOptions& options);
 
 // A token as it may appear in a message: non-printable bytes escaped as \xNN,
 // long tokens shortened, in single quotes.
