@@ -93,6 +93,11 @@ for step in "${steps[@]}"; do
         a=(--k "$k" --precision "$p"); [ -n "$wtd" ] && a+=(--weights "$work/w-map.txt")
         mrun "$s-before" "$old" "${a[@]}" --device 0
         mrun "$s-after" "$cli" "${a[@]}" --device 0
+        if [ "$k" -le 8 ] && [ $((k * d)) -le 64 ] && [ -z "$wtd" ]; then  # the direct path's shape: without it (an experiment knob; the rows path, or the rounds path in float)
+          echo "$s-nodirect $(KMS_PACKAGE_NO_DIRECT=1 step_medians "$cli" run --input "$x" --init random --seed 3 --backend cuda \
+            --solver lloyd --max-iter "${KMS_MAP_STEPS:-8}" --tol 0 --centroids-out "$work/c-$s-nodirect.csv" "${a[@]}" --device 0)"
+          cmp -s "$work/c-$s-after.csv" "$work/c-$s-nodirect.csv" || echo "  $s: the rows path's centroid file DIFFERS from the direct path's"
+        fi
         if [ -n "$wtd" ]; then
           mrun "$s-pkgold" "$old" "${a[@]}" --devices 0
           cmp -s "$work/c-$s-after.csv" "$work/c-$s-pkgold.csv" && echo "  $s: after = main's --devices 0 (centroid file)" ||
@@ -105,12 +110,12 @@ rows = {}
 for line in open(sys.argv[1]):
     m = re.match(r"(d\d+-k\d+-f\d+(?:-w)?)-(\w+) (\{.*\})$", line.strip())
     if m: rows.setdefault(m[1], {})[m[2]] = json.loads(m[3])
-print("shape              step before  after  ratio | update before  after | main --devices 0 (step/update)")
+print("shape              step before  after  ratio | update before  after | others: step/update (pkgold: main's --devices 0)")
 for s, v in rows.items():
     b, a = v.get("before", {}), v.get("after", {})
     if "total" not in b or "total" not in a: print(s, "incomplete", v); continue
-    o = v.get("pkgold", {})
-    extra = f"{o['total']:.3f}/{o['update']:.3f}" if "total" in o else ""
+    extra = "  ".join(f"{t} {r['total']:.3f}/{r['update']:.3f}" for t, r in v.items()
+                      if t not in ("before", "after") and "total" in r)
     print(f"{s:18} {b['total']:8.3f} {a['total']:6.3f} {a['total'] / b['total']:6.3f} | {b['update']:8.3f} {a['update']:6.3f} | {extra}")
 PY
       echo "map done at $(( $(date +%s) - t0 )) s" ;;
