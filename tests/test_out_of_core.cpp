@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -164,6 +165,15 @@ void expect_same(const kms::FitResult& got, const kms::FitResult& want, const st
     QVERIFY2(got.stop_reason == want.stop_reason, (what + ": stop reason differs").c_str());
 }
 
+// Each step's counters: distances, bound skips, labels changed (a bounded solver out of core
+// must skip and compute exactly what it does loaded).
+struct StepCounts : kms::FitObserver {
+    std::vector<std::array<std::uint64_t, 3>> steps;
+    void iteration_done(int, const kms::IterationStats& stats, const kms::Solver&) override {
+        steps.push_back({stats.point_centroid_distances, stats.bound_skips, stats.labels_changed});
+    }
+};
+
 }  // namespace
 
 class TestOutOfCore : public QObject {
@@ -190,6 +200,7 @@ private slots:
             const char* file;
             kms::InitMethod method;
             kms::Precision precision;
+            kms::Algorithm algorithm = kms::Algorithm::Lloyd;
         };
         const Case cases[] = {{"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64},
                               {"f8.npy", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32},
@@ -199,7 +210,11 @@ private slots:
                               {"f4.fvecs", kms::InitMethod::Random, kms::Precision::F32},
                               {"f4.fvecs", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64},
                               {"f4.fbin", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32},
-                              {"u1.bvecs", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64}};
+                              {"u1.bvecs", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64},
+                              // Hamerly's bounds kept beside the blocks: every step's distances and skips too.
+                              {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Hamerly},
+                              {"f8.npy", kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Hamerly},
+                              {"f4.fvecs", kms::InitMethod::Maximin, kms::Precision::F32, kms::Algorithm::Hamerly}};
         // (buffer bytes, threads): one package a block (the least), a few, every row in one.
         const std::pair<std::size_t, int> shapes[] = {{1, 1}, {100000, 2}, {std::size_t{1} << 30, 1}};
         for (const Case& c : cases) {
@@ -213,15 +228,20 @@ private slots:
             options.init.seed = 3;
             options.solver.backend = kms::Backend::OpenMP;
             options.solver.precision = c.precision;
+            options.solver.algorithm = c.algorithm;
             options.solver.threads = 2;
             options.solver.max_iterations = c.method == kms::InitMethod::Random ? 6 : 300;  // max-iter: the final relabel
-            const kms::FitResult want = kms::fit(loaded, options);
+            StepCounts want_steps;
+            const kms::FitResult want = kms::fit(loaded, options, &want_steps);
             for (const auto& [buffer, threads] : shapes) {
                 options.solver.threads = threads;
-                const std::string what = std::string(c.file) + ", " + std::string(kms::to_string(c.method)) + ", " +
+                const std::string what = std::string(c.file) + ", " + std::string(kms::to_string(c.algorithm)) + ", " +
+                                         std::string(kms::to_string(c.method)) + ", " +
                                          std::string(kms::to_string(c.precision)) + ", buffers " +
                                          std::to_string(buffer) + ", threads " + std::to_string(threads);
-                expect_same(kms::fit(source, buffer, options), want, what);
+                StepCounts steps;
+                expect_same(kms::fit(source, buffer, options, &steps), want, what);
+                QVERIFY2(steps.steps == want_steps.steps, (what + ": a step's distances, skips or changes differ").c_str());
             }
         }
     }
@@ -272,8 +292,8 @@ private slots:
         };
         kms::FitOptions options;
         options.k = 4;
-        options.solver.algorithm = kms::Algorithm::Hamerly;
-        refused(options, "runs Lloyd");
+        options.solver.algorithm = kms::Algorithm::Yinyang;
+        refused(options, "runs lloyd or hamerly: --solver yinyang");
         options.solver.algorithm = kms::Algorithm::Lloyd;
         options.solver.empty_policy = kms::EmptyClusterPolicy::Farthest;
         refused(options, "--empty keep");

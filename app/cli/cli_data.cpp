@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "kms/algorithms.hpp"
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
@@ -236,7 +237,14 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
                                    fit.init.method == InitMethod::Maximin;
     std::uint64_t label_text = 2;  // a label's digits and its newline
     for (std::uint64_t k = fit.k; k > 10; k /= 10) ++label_text;
-    plan.state_bytes = my_rows * (4 + 4 + (seeds_by_distance ? 9 : 0)) + n * (4 + label_text + (fit.ranks ? 16 : 0));
+    // (A bounded solver out of core also keeps its bounds: SolverTraits::bounds_per_point.)
+    const std::uint64_t bound_bytes =
+        fit.solver.algorithm == Algorithm::Auto || !registered_solver(fit.solver.algorithm, fit.solver.backend)
+            ? 0
+            : static_cast<std::uint64_t>(solver_traits(fit.solver.algorithm, fit.solver.backend).bounds_per_point) *
+                  (fit.solver.precision == Precision::F32 ? 4 : 8);
+    plan.state_bytes = my_rows * (4 + 4 + bound_bytes + (seeds_by_distance ? 9 : 0)) +
+                       n * (4 + label_text + (fit.ranks ? 16 : 0));
     // Beside the data: the program's own heap and one stack per thread (the solver's
     // OpenMP threads and the reader; under ulimit -v their address space counts).
     const int solver_threads = fit.solver.backend == Backend::Sequential ? 1

@@ -96,7 +96,7 @@ for frame in auto equirectangular; do
   echo "geo $frame: $(projection "$dir/geo-out-limited"), $(iterations "$dir/geo-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/geo-out-limited")"
 done
 # A headerless binary file, .fvecs (the ANN benchmarks' float32 rows, each led by its int32 dimension), 4 x
-# the limit: read out of core by itself, the in-memory run's files.
+# the limit, with Hamerly (its bounds in memory): read out of core by itself, the in-memory run's files.
 python3 - "$dir/tile.npy" "$dir/points.fvecs" $((4 * limit_mib * 1048576)) "$header_bytes" "$cols" <<'PY'
 import array, struct, sys  # the standard library alone: no NumPy needed
 path, out_path, need, header, cols = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
@@ -110,7 +110,8 @@ with open(out_path, "wb") as out:
         out.write(body)
         written += len(body)
 PY
-vecs=(run --input "$dir/points.fvecs" --k 6 --seed 3 --init random --max-iter 3 --backend omp --precision f32 --report json)
+vecs=(run --input "$dir/points.fvecs" --k 6 --seed 3 --init random --max-iter 3 --backend omp --precision f32 --solver hamerly
+      --report json)
 "$cli" "${vecs[@]}" --threads 2 --labels-out "$dir/vecs-labels-memory" --centroids-out "$dir/vecs-centroids-memory" > "$dir/vecs-out-memory"
 status=0
 (ulimit -v $((limit_mib * 1024)) && exec "$cli" "${vecs[@]}" --threads 1 --labels-out "$dir/vecs-labels-limited" \

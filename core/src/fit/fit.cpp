@@ -616,8 +616,8 @@ FitResult fit(std::shared_ptr<const RowSource> source, std::size_t buffer_bytes,
     std::string choice;
     if (options.solver.algorithm == Algorithm::Auto) {  // no rule for data read pass by pass
         options.solver.algorithm = Algorithm::Lloyd;
-        choice = "lloyd (out of core: auto takes Lloyd; on the CPU the bounded solvers keep per-point bounds, on a CUDA "
-                 "device --solver hamerly, yinyang and exponion read the file too)";
+        choice = "lloyd (out of core: auto takes Lloyd, whose step the file's read bounds; --solver hamerly reads the "
+                 "file too, and on a CUDA device yinyang and exponion)";
     }
     const std::size_t n = source->rows(), d = source->cols();
     // This process's rows: all, or (ranks) its block of partition_rows, as start_run splits them.

@@ -88,11 +88,17 @@ public:
     void set_row_source(std::shared_ptr<const RowSource> source, std::size_t first_row, std::size_t rows,
                         std::size_t buffer_bytes) override {
         if (!source) throw Error("the data set is empty");
-        if (!solver_traits(config_.algorithm, config_.backend).streams_points)
-            throw UsageError("out of core (the points read from the file a block at a time) runs Lloyd: --solver " +
-                             std::string(to_string(config_.algorithm)) +
-                             " keeps per-point bounds beside the points and reads every point each step; use "
-                             "--solver lloyd, or give the run the memory to load the points");
+        if (!solver_traits(config_.algorithm, config_.backend).streams_points) {
+            std::string streaming;  // the registry's word
+            for (const AlgorithmInfo& info : registered_algorithms())
+                if (registered_solver(info.algorithm, config_.backend) &&
+                    solver_traits(info.algorithm, config_.backend).streams_points)
+                    streaming += (streaming.empty() ? "" : " or ") + std::string(to_string(info.algorithm));
+            throw UsageError("out of core (the points read from the file a block at a time) runs " + streaming +
+                             ": --solver " + std::string(to_string(config_.algorithm)) +
+                             " keeps per-point state that is not kept beside the file's blocks; use --solver " +
+                             streaming + ", or give the run the memory to load the points");
+        }
         if (config_.empty_policy == EmptyClusterPolicy::Farthest)
             throw UsageError("out of core: --empty farthest reads every point's distance at once to relocate an "
                              "empty cluster; use --empty keep");
@@ -317,15 +323,20 @@ protected:
         std::size_t size = 0;
     };
     // Runs and empties the batch; returns how many labels changed, adds the distances evaluated.
+    // (The batch holds row indices; out of core points_ holds only the window's rows, from
+    // window_first_.)
     std::uint64_t search_batch(FullSearchBatch& batch, T* upper, T* lower, std::uint64_t& evaluations) {
         const BoundArithmetic<T> bounds(d_);
         const T inf = std::numeric_limits<T>::infinity();
+        const std::size_t base = window_first_;
+        if (base)
+            for (std::size_t s = 0; s < batch.size; ++s) batch.pending[s] -= base;
         nearest_two(points_, d_, centroids_.data(), k_, batch.pending.data(), batch.size, batch.nearest.data(),
                     batch.best.data(), batch.second.data(), batch.scratch.data());
         evaluations += static_cast<std::uint64_t>(batch.size) * k_;
         std::uint64_t changed = 0;
         for (std::size_t s = 0; s < batch.size; ++s) {
-            const std::size_t i = batch.pending[s];
+            const std::size_t i = batch.pending[s] + base;
             upper[i] = bounds.upper(std::sqrt(batch.best[s]));
             lower[i] = batch.second[s] == inf ? inf : bounds.lower(std::sqrt(batch.second[s]));
             changed += batch.nearest[s] != labels_[i];
@@ -364,7 +375,7 @@ protected:
     std::size_t hamerly_filter(std::size_t begin, std::size_t end, T* upper, T* lower, const ShiftLeaders& leaders,
                                std::size_t* open, std::uint64_t& evaluations, std::uint64_t& skips) {
         const BoundArithmetic<T> bounds(d_);
-        const std::size_t d = d_;
+        const std::size_t d = d_, base = window_first_;  // (out of core points_ holds the window's rows)
         const T* points = points_;
         const T* c = centroids_.data();
         const std::int32_t* labels = labels_.data();
@@ -391,7 +402,7 @@ protected:
                 const std::size_t i = from + candidates[e];
                 const std::size_t a = static_cast<std::size_t>(labels[i]);
                 // Tighten the upper bound with the distance to the own centroid and test again.
-                const T distance = squared_distance(points + i * d, c + a * d, d);
+                const T distance = squared_distance(points + (i - base) * d, c + a * d, d);
                 ++evaluated;
                 const T tight = bounds.upper(std::sqrt(distance));
                 upper[i] = tight;
