@@ -6,10 +6,11 @@
 #   checks (shares the machine, ~120 s, a few cores): device_highd.sh checks (the filter's tests
 #     with the new many-tiles-a-block cases, the lockstep suites, compute-sanitizer memcheck and
 #     racecheck of the filter kernel, small cases).
-#   ab (GPU alone, ~110 s): ncu per-kernel times at uniform 10^6 × 128, k = 100, base and new, with
-#     the filter kernel's occupancy, throughput and stalls; then ms per step (assignment / step,
-#     medians of steps 3-8), base and new in turn, at k = 100, d = 64, 128, 256 (blobs,
-#     uniform), d = 16 uniform, and uniform × 128, k = 1000 (unchanged path: a control).
+#   ab (GPU alone, KMS_B_AB_TOTAL s, default 80): ms per step (assignment / step, medians of
+#     steps 3-8), base and new in turn, at k = 100, d = 64, 128, 256 (blobs, uniform), d = 16
+#     uniform, and uniform × 128, k = 1000 (unchanged path: a control), rows started within
+#     KMS_B_AB_BUDGET s (40); then, with the time left, ncu per-kernel times at uniform
+#     10^6 × 128, k = 100, new and base, with the filter kernel's occupancy, throughput, stalls.
 #   peers100 (GPU alone, ~130 s): the highd suite's k = 100 rows (d = 64, 128, 256, blobs and
 #     uniform): our Lloyd (this build; tf32 filter: total / assignment / update) and auto against
 #     PyTorch (eager and compiled FP32, compiled TF32) and flash-kmeans (.devcarry-flash), with
@@ -47,14 +48,15 @@ case "${1:-}" in
   checks)
     KMS_CHECKS_LIMIT=${KMS_CHECKS_LIMIT:-120} OUT="$out/checks" "$here/device_highd.sh" checks
     grep -h -E "^FAIL|Loc:|returned FALSE" "$out"/checks/*.log | head -20 ;;
-  ab)
-    KMS_PROFILE_SHAPES="uniform:1000000:128:100" KMS_PROFILE_WHICH="base new" KMS_PROFILE_STALLS=1 \
-      OUT="$out/profile" timeout 75 "$here/device_highd.sh" profile
-    echo "== profile took $((SECONDS - start)) s"
-    KMS_AB_BUDGET=45 KMS_AB_ROWS="uniform:1000000:128:100:base,new blobs:1000000:128:100:base,new
-      uniform:1000000:256:100:base,new blobs:1000000:256:100:base,new uniform:1000000:64:100:base,new
+  ab)  # ms per step first (the call may be cut short), then ncu with the time left
+    KMS_AB_BUDGET=${KMS_B_AB_BUDGET:-40} KMS_AB_ROWS="uniform:1000000:128:100:base,new blobs:1000000:128:100:base,new
+      uniform:1000000:256:100:base,new uniform:1000000:64:100:base,new blobs:1000000:256:100:base,new
       blobs:1000000:64:100:base,new uniform:1000000:16:100:base,new uniform:1000000:128:1000:base,new" \
-      OUT="$out/ab" timeout 70 "$here/device_highd.sh" ab ;;
+      OUT="$out/ab" timeout 60 "$here/device_highd.sh" ab
+    echo "== ab took $((SECONDS - start)) s"
+    left=$(( ${KMS_B_AB_TOTAL:-80} - (SECONDS - start) ))
+    [ "$left" -gt 15 ] && KMS_PROFILE_SHAPES="uniform:1000000:128:100" KMS_PROFILE_WHICH="new base" KMS_PROFILE_STALLS=1 \
+      OUT="$out/profile" timeout "$left" "$here/device_highd.sh" profile ;;
   peers100) highd k100 100 "" ;;
   peers1000) highd k1000 1000 "blobs:4000000:128:1024" ;;
   *) echo "device_session11_B1.sh: checks, ab, peers100 or peers1000" >&2; exit 2 ;;
