@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kms/backends.hpp"
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
@@ -190,6 +191,8 @@ private slots:
         write_npy_file(dir_ + "/f8.npy", data.points, false);
         write_npy_file(dir_ + "/f4.npy", data.points, true);
         for (const char* name : {"/f4.fvecs", "/f4.fbin", "/u1.bvecs"}) write_headerless_file(dir_ + name, data.points);
+        // 60 000 rows in 2-D: enough for the rule's Exponion at k = 600 (100 points a cluster).
+        write_npy_file(dir_ + "/many.npy", kms::generate_dataset("uniform:n=60000,d=2", 3).points, true);
     }
     void cleanupTestCase() { std::filesystem::remove_all(dir_); }
 
@@ -310,6 +313,23 @@ private slots:
         const kms::FitResult result = kms::fit(source, 1 << 20, options);
         QCOMPARE(result.solver.algorithm, kms::Algorithm::Lloyd);
         QVERIFY(result.solver_choice.find("out of core") != std::string::npos);
+        // Where the rule bounds (3-D, 40 clusters: Hamerly) auto takes it out of core too; where
+        // it would take a solver that does not read by blocks (Exponion), Hamerly instead.
+        options.k = 40;
+        const kms::FitResult bounded = kms::fit(source, 1 << 20, options);
+        QCOMPARE(bounded.solver.algorithm, kms::Algorithm::Hamerly);
+        QVERIFY2(bounded.solver_choice.find("out of core; the back end's rule: hamerly") != std::string::npos,
+                 bounded.solver_choice.c_str());
+        QCOMPARE(kms::choose_solver(options.solver, 60000, 2, 600).algorithm, kms::Algorithm::Exponion);
+        const auto many = kms::open_matrix_rows(dir_ + "/many.npy");
+        options.k = 600;
+        options.solver.max_iterations = 1;
+        options.init.method = kms::InitMethod::Random;  // (k-means++ would read the file 600 times)
+        const kms::FitResult replaced = kms::fit(many, 1 << 22, options);
+        QCOMPARE(replaced.solver.algorithm, kms::Algorithm::Hamerly);
+        QVERIFY2(replaced.solver_choice.find("exponion") != std::string::npos &&
+                     replaced.solver_choice.find("does not read the file by blocks") != std::string::npos,
+                 replaced.solver_choice.c_str());
     }
 
     // A value no loader accepts, found on a pass: the file, the byte and the element.
