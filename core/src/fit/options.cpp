@@ -64,7 +64,8 @@ constexpr OptionSpec kFitOptions[] = {
 };
 
 constexpr OptionSpec kDataOptions[] = {
-    {"--input", "PATH", "", "data: delimited text (CSV/TSV/spaces), benchmark-set text, NumPy .npy"},
+    {"--input", "PATH", "", "data: delimited text (CSV/TSV/spaces), benchmark-set text, NumPy .npy, or by extension\n"
+                              ".fvecs .bvecs .ivecs .fbin .u8bin .i8bin .ibin (the ANN benchmarks' binary formats)"},
     {"--generate", "SPEC", "", "generated data, e.g. blobs:n=100000,k=5,d=2 (see 'kmeans-cli generate --help')"},
 };
 
