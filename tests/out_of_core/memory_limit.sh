@@ -56,19 +56,26 @@ rm -f "$dir/body"
 [ "$(stat -c %s "$dir/points.npy")" -ge $((4 * limit_mib * 1048576)) ] || fail "the data are not 4 x the limit"
 [ "$header_bytes" -gt 0 ] || fail "tile header"
 
-# Two threads in memory, one out of core: the bits depend on neither the thread count nor the blocks.
-args=(run --input "$dir/points.npy" --k 6 --seed 1 --init random --max-iter 3 --backend omp --report json)
-"$cli" "${args[@]}" --threads 2 --labels-out "$dir/labels-memory" --centroids-out "$dir/centroids-memory" > "$dir/out-memory"
-status=0
-(ulimit -v $((limit_mib * 1024)) && exec "$cli" "${args[@]}" --threads 1 --labels-out "$dir/labels-limited" \
-   --centroids-out "$dir/centroids-limited") > "$dir/out-limited" 2> "$dir/err-limited" || status=$?
-[ "$status" = 0 ] || fail "the run under ulimit -v ${limit_mib} MiB ended with status $status: $(cat "$dir/err-limited")"
-grep -q '"out_of_core":{[^}]*"automatic":true' "$dir/out-limited" || fail "the limited run did not go out of core by itself"
-cmp -s "$dir/labels-memory" "$dir/labels-limited" || fail "labels differ"
-cmp -s "$dir/centroids-memory" "$dir/centroids-limited" || fail "centroids differ"
 iterations() { tail -n 1 "$1" | grep -o '"iterations":[0-9]*'; }
-[ -n "$(iterations "$dir/out-memory")" ] && [ "$(iterations "$dir/out-memory")" = "$(iterations "$dir/out-limited")" ] ||
-  fail "iterations: $(iterations "$dir/out-limited") out of core, $(iterations "$dir/out-memory") in memory"
+# One run in memory (two threads) and the same run under the limit (one thread), which must go out of core
+# by itself: the same labels, centroids and iteration count, whatever the threads and blocks. $1 names the
+# case (messages, files: $dir/$1-out-limited is the limited run's report); the rest are the run's arguments.
+limited_equals_memory() {
+  local name=$1 status=0
+  shift
+  "$cli" "$@" --threads 2 --labels-out "$dir/$name-labels-memory" --centroids-out "$dir/$name-centroids-memory" \
+    > "$dir/$name-out-memory"
+  (ulimit -v $((limit_mib * 1024)) && exec "$cli" "$@" --threads 1 --labels-out "$dir/$name-labels-limited" \
+     --centroids-out "$dir/$name-centroids-limited") > "$dir/$name-out-limited" 2> "$dir/$name-err-limited" || status=$?
+  [ "$status" = 0 ] || fail "$name: the run under ulimit -v ${limit_mib} MiB ended with status $status: $(cat "$dir/$name-err-limited")"
+  grep -q '"out_of_core":{[^}]*"automatic":true' "$dir/$name-out-limited" || fail "$name: the limited run did not go out of core by itself"
+  cmp -s "$dir/$name-labels-memory" "$dir/$name-labels-limited" || fail "$name: labels differ"
+  cmp -s "$dir/$name-centroids-memory" "$dir/$name-centroids-limited" || fail "$name: centroids differ"
+  [ -n "$(iterations "$dir/$name-out-memory")" ] && [ "$(iterations "$dir/$name-out-memory")" = "$(iterations "$dir/$name-out-limited")" ] ||
+    fail "$name: iterations: $(iterations "$dir/$name-out-limited") out of core, $(iterations "$dir/$name-out-memory") in memory"
+}
+args=(run --input "$dir/points.npy" --k 6 --seed 1 --init random --max-iter 3 --backend omp --report json)
+limited_equals_memory npy "${args[@]}"
 # The limit binds: the same run told to load the points cannot.
 status=0
 (ulimit -v $((limit_mib * 1024)) && exec "$cli" "${args[@]}" --threads 1 --out-of-core off) > /dev/null 2> "$dir/err-off" || status=$?
@@ -78,22 +85,13 @@ status=0
 # blobs lie within 25 degrees of 0): the projection chosen from one pass over the file, each block projected as
 # read; the in-memory run's files, in the frame chosen (3-D: the blobs span 50 degrees) and the equirectangular forced.
 for frame in auto equirectangular; do
-  geo=(run --input "$dir/points.npy" --geo --lat 3 --lon 7 --geo-projection "$frame" --k 5 --seed 2 --init random
-       --max-iter 3 --backend omp --report json)
-  "$cli" "${geo[@]}" --threads 2 --out-of-core off --labels-out "$dir/geo-labels-memory" \
-    --centroids-out "$dir/geo-centroids-memory" > "$dir/geo-out-memory"
-  status=0
-  (ulimit -v $((limit_mib * 1024)) && exec "$cli" "${geo[@]}" --threads 1 --labels-out "$dir/geo-labels-limited" \
-     --centroids-out "$dir/geo-centroids-limited") > "$dir/geo-out-limited" 2> "$dir/geo-err-limited" || status=$?
-  [ "$status" = 0 ] || fail "geo $frame: the run under ulimit -v ${limit_mib} MiB ended with status $status: $(cat "$dir/geo-err-limited")"
-  grep -q '"out_of_core":{[^}]*"automatic":true' "$dir/geo-out-limited" || fail "geo $frame: the limited run did not go out of core by itself"
-  cmp -s "$dir/geo-labels-memory" "$dir/geo-labels-limited" || fail "geo $frame: labels differ"
-  cmp -s "$dir/geo-centroids-memory" "$dir/geo-centroids-limited" || fail "geo $frame: centroids differ"
+  limited_equals_memory "geo-$frame" run --input "$dir/points.npy" --geo --lat 3 --lon 7 --geo-projection "$frame" --k 5 \
+    --seed 2 --init random --max-iter 3 --backend omp --report json
   projection() { tail -n 1 "$1" | grep -o '"geo_projection":"[^"]*"'; }
-  [ -n "$(projection "$dir/geo-out-memory")" ] && [ "$(projection "$dir/geo-out-memory")" = "$(projection "$dir/geo-out-limited")" ] ||
-    fail "geo $frame: projection $(projection "$dir/geo-out-limited") out of core, $(projection "$dir/geo-out-memory") in memory"
-  [ "$(iterations "$dir/geo-out-memory")" = "$(iterations "$dir/geo-out-limited")" ] || fail "geo $frame: iterations differ"
-  echo "geo $frame: $(projection "$dir/geo-out-limited"), $(iterations "$dir/geo-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/geo-out-limited")"
+  [ -n "$(projection "$dir/geo-$frame-out-memory")" ] &&
+    [ "$(projection "$dir/geo-$frame-out-memory")" = "$(projection "$dir/geo-$frame-out-limited")" ] ||
+    fail "geo $frame: projection $(projection "$dir/geo-$frame-out-limited") out of core, $(projection "$dir/geo-$frame-out-memory") in memory"
+  echo "geo $frame: $(projection "$dir/geo-$frame-out-limited"), $(iterations "$dir/geo-$frame-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/geo-$frame-out-limited")"
 done
 # A headerless binary file, .fvecs (the ANN benchmarks' float32 rows, each led by its int32 dimension), 4 x
 # the limit, with Hamerly (its bounds in memory): read out of core by itself, the in-memory run's files.
@@ -110,19 +108,9 @@ with open(out_path, "wb") as out:
         out.write(body)
         written += len(body)
 PY
-vecs=(run --input "$dir/points.fvecs" --k 6 --seed 3 --init random --max-iter 3 --backend omp --precision f32 --solver hamerly
-      --report json)
-"$cli" "${vecs[@]}" --threads 2 --labels-out "$dir/vecs-labels-memory" --centroids-out "$dir/vecs-centroids-memory" > "$dir/vecs-out-memory"
-status=0
-(ulimit -v $((limit_mib * 1024)) && exec "$cli" "${vecs[@]}" --threads 1 --labels-out "$dir/vecs-labels-limited" \
-   --centroids-out "$dir/vecs-centroids-limited") > "$dir/vecs-out-limited" 2> "$dir/vecs-err-limited" || status=$?
-[ "$status" = 0 ] || fail ".fvecs: the run under ulimit -v ${limit_mib} MiB ended with status $status: $(cat "$dir/vecs-err-limited")"
-grep -q '"out_of_core":{[^}]*"automatic":true' "$dir/vecs-out-limited" || fail ".fvecs: the limited run did not go out of core by itself"
-cmp -s "$dir/vecs-labels-memory" "$dir/vecs-labels-limited" || fail ".fvecs: labels differ"
-cmp -s "$dir/vecs-centroids-memory" "$dir/vecs-centroids-limited" || fail ".fvecs: centroids differ"
-[ -n "$(iterations "$dir/vecs-out-memory")" ] && [ "$(iterations "$dir/vecs-out-memory")" = "$(iterations "$dir/vecs-out-limited")" ] ||
-  fail ".fvecs: iterations differ"
-echo ".fvecs: $(($(stat -c %s "$dir/points.fvecs") / 1048576)) MiB, $(iterations "$dir/vecs-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/vecs-out-limited")"
-echo "in memory: $(iterations "$dir/out-memory"); $((rows * cols * 8 / 1048576)) MiB of points under ${limit_mib} MiB (the CLI's own ${baseline_kib} KiB + 64 MiB): $(grep -o '"out_of_core":{[^}]*}' "$dir/out-limited")"
+limited_equals_memory fvecs run --input "$dir/points.fvecs" --k 6 --seed 3 --init random --max-iter 3 --backend omp \
+  --precision f32 --solver hamerly --report json
+echo ".fvecs: $(($(stat -c %s "$dir/points.fvecs") / 1048576)) MiB, $(iterations "$dir/fvecs-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/fvecs-out-limited")"
+echo "in memory: $(iterations "$dir/npy-out-memory"); $((rows * cols * 8 / 1048576)) MiB of points under ${limit_mib} MiB (the CLI's own ${baseline_kib} KiB + 64 MiB): $(grep -o '"out_of_core":{[^}]*}' "$dir/npy-out-limited")"
 echo "failures: $([ $failures = 0 ] && echo PASS || echo $failures)"
 [ $failures = 0 ]
