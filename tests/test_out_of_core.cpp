@@ -191,8 +191,10 @@ private slots:
         write_npy_file(dir_ + "/f8.npy", data.points, false);
         write_npy_file(dir_ + "/f4.npy", data.points, true);
         for (const char* name : {"/f4.fvecs", "/f4.fbin", "/u1.bvecs"}) write_headerless_file(dir_ + name, data.points);
-        // 60 000 rows in 2-D: enough for the rule's Exponion at k = 600 (100 points a cluster).
+        // 60 000 rows in 2-D: enough for the rule's Exponion at k = 600 (100 points a cluster);
+        // 100 000 in 4-D for its Ball at k = 5000 (20 points a cluster).
         write_npy_file(dir_ + "/many.npy", kms::generate_dataset("uniform:n=60000,d=2", 3).points, true);
+        write_npy_file(dir_ + "/ball.npy", kms::generate_dataset("uniform:n=100000,d=4", 5).points, true);
     }
     void cleanupTestCase() { std::filesystem::remove_all(dir_); }
 
@@ -204,6 +206,7 @@ private slots:
             kms::InitMethod method;
             kms::Precision precision;
             kms::Algorithm algorithm = kms::Algorithm::Lloyd;
+            std::size_t k = 9;
         };
         const Case cases[] = {{"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64},
                               {"f8.npy", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32},
@@ -217,7 +220,13 @@ private slots:
                               // Hamerly's bounds kept beside the blocks: every step's distances and skips too.
                               {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Hamerly},
                               {"f8.npy", kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Hamerly},
-                              {"f4.fvecs", kms::InitMethod::Maximin, kms::Precision::F32, kms::Algorithm::Hamerly}};
+                              {"f4.fvecs", kms::InitMethod::Maximin, kms::Precision::F32, kms::Algorithm::Hamerly},
+                              // Exponion's and Shallot's too, their annuli searched over each block's
+                              // open points (k = 40: balls of a few annuli; k = 9: mostly in full).
+                              {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Exponion, 40},
+                              {"f4.fvecs", kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Exponion},
+                              {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F32, kms::Algorithm("shallot"), 40},
+                              {"f4.npy", kms::InitMethod::Maximin, kms::Precision::F64, kms::Algorithm("shallot")}};
         // (buffer bytes, threads): one package a block (the least), a few, every row in one.
         const std::pair<std::size_t, int> shapes[] = {{1, 1}, {100000, 2}, {std::size_t{1} << 30, 1}};
         for (const Case& c : cases) {
@@ -226,7 +235,7 @@ private slots:
             const auto source = kms::open_matrix_rows(path);
             QCOMPARE(source->rows(), loaded->rows());
             kms::FitOptions options;
-            options.k = 9;
+            options.k = c.k;
             options.init.method = c.method;
             options.init.seed = 3;
             options.solver.backend = kms::Backend::OpenMP;
@@ -295,8 +304,8 @@ private slots:
         };
         kms::FitOptions options;
         options.k = 4;
-        options.solver.algorithm = kms::Algorithm::Yinyang;
-        refused(options, "runs lloyd or hamerly: --solver yinyang");
+        options.solver.algorithm = kms::Algorithm::Elkan;  // (k bounds a point)
+        refused(options, "or exponion or shallot: --solver elkan keeps per-point state");
         options.solver.algorithm = kms::Algorithm::Lloyd;
         options.solver.empty_policy = kms::EmptyClusterPolicy::Farthest;
         refused(options, "--empty keep");
@@ -313,21 +322,27 @@ private slots:
         const kms::FitResult result = kms::fit(source, 1 << 20, options);
         QCOMPARE(result.solver.algorithm, kms::Algorithm::Lloyd);
         QVERIFY(result.solver_choice.find("out of core") != std::string::npos);
-        // Where the rule bounds (3-D, 40 clusters: Hamerly) auto takes it out of core too; where
-        // it would take a solver that does not read by blocks (Exponion), Hamerly instead.
+        // Where the rule bounds (3-D, 40 clusters: Hamerly; 2-D, 600 clusters: Exponion) auto takes
+        // it out of core too; where it would take a solver that does not read by blocks (Ball),
+        // Hamerly instead.
         options.k = 40;
         const kms::FitResult bounded = kms::fit(source, 1 << 20, options);
         QCOMPARE(bounded.solver.algorithm, kms::Algorithm::Hamerly);
         QVERIFY2(bounded.solver_choice.find("out of core; the back end's rule: hamerly") != std::string::npos,
                  bounded.solver_choice.c_str());
         QCOMPARE(kms::choose_solver(options.solver, 60000, 2, 600).algorithm, kms::Algorithm::Exponion);
-        const auto many = kms::open_matrix_rows(dir_ + "/many.npy");
         options.k = 600;
         options.solver.max_iterations = 1;
         options.init.method = kms::InitMethod::Random;  // (k-means++ would read the file 600 times)
-        const kms::FitResult replaced = kms::fit(many, 1 << 22, options);
+        const kms::FitResult annuli = kms::fit(kms::open_matrix_rows(dir_ + "/many.npy"), 1 << 22, options);
+        QCOMPARE(annuli.solver.algorithm, kms::Algorithm::Exponion);
+        QVERIFY2(annuli.solver_choice.find("out of core; the back end's rule: exponion") != std::string::npos,
+                 annuli.solver_choice.c_str());
+        QCOMPARE(kms::choose_solver(options.solver, 100000, 4, 5000).algorithm, kms::Algorithm("ball"));
+        options.k = 5000;
+        const kms::FitResult replaced = kms::fit(kms::open_matrix_rows(dir_ + "/ball.npy"), 1 << 22, options);
         QCOMPARE(replaced.solver.algorithm, kms::Algorithm::Hamerly);
-        QVERIFY2(replaced.solver_choice.find("exponion") != std::string::npos &&
+        QVERIFY2(replaced.solver_choice.find("ball") != std::string::npos &&
                      replaced.solver_choice.find("does not read the file by blocks") != std::string::npos,
                  replaced.solver_choice.c_str());
     }

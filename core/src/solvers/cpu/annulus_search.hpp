@@ -74,23 +74,30 @@ protected:
         search().allocate_search();
     }
 
+    // Out of core a step assigns one block of rows at a time (window_first_, window_rows_;
+    // points_ holds only the block): what the step decides once — whether it builds the
+    // bounds, the centroids' moves and the annuli — is decided at its first block.
     std::uint64_t assign(IterationStats& stats) override {
-        const std::size_t n = this->n_, d = this->d_, k = this->k_;
+        const std::size_t d = this->d_, k = this->k_;
+        const std::size_t from = this->window_first_, to = from + this->window_rows_;
         const BoundArithmetic<T> bounds(d);
-        const T* points = this->points_;
+        const T* points = this->points_;  // rows [from, to): point i at (i − from)·d
         const T inf = std::numeric_limits<T>::infinity();
         std::int32_t* labels = this->labels_.data();
         PointStatus* status = this->config_.record_point_status ? this->status_.data() : nullptr;
 
         const auto bounds_start = Clock::now();
-        const bool first = !this->bounds_valid_;
-        typename CpuSolver<T>::ShiftLeaders leaders;
-        if (!first) {
-            leaders = this->shift_leaders();
-            threshold_.resize(k, -std::numeric_limits<T>::infinity());  // -inf: none yet
-            stats.centroid_centroid_distances +=
-                this->centroid_rows([this](std::size_t a, T* row) { partition_row(a, row); });
+        if (from == 0) {
+            building_ = !this->bounds_valid_;
+            if (!building_) {
+                leaders_ = this->shift_leaders();
+                threshold_.resize(k, -std::numeric_limits<T>::infinity());  // -inf: none yet
+                stats.centroid_centroid_distances +=
+                    this->centroid_rows([this](std::size_t a, T* row) { partition_row(a, row); });
+            }
         }
+        const bool first = building_;
+        const typename CpuSolver<T>::ShiftLeaders& leaders = leaders_;
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
         const auto assign_start = Clock::now();
@@ -98,7 +105,7 @@ protected:
         T* upper = upper_.data();  // (locals: stores through T* could alias the vectors' own pointers)
         T* lower = lower_.data();
         const std::size_t annuli = this->annuli(), levels = annuli + 1;
-        const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        const std::size_t chunks = (to - from + kChunk - 1) / kChunk;  // the block's
         const std::size_t window_chunks = first ? chunks : this->window_chunks(kChunk);
         std::size_t* open = open_rows_.data();
         std::uint8_t* open_reach = open_reach_.data();
@@ -136,7 +143,7 @@ protected:
 #pragma omp for schedule(dynamic, 1)
                 for (std::size_t chunk = window; chunk < window_end; ++chunk) {
                     if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
-                    const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
+                    const std::size_t begin = from + chunk * kChunk, end = std::min(to, begin + kChunk);
                     const std::size_t slot = (chunk - window) * kChunk;  // the chunk's place in open_rows_
                     if (first) {
                         for (std::size_t i = begin; i < end; ++i) full_search(i);
@@ -166,7 +173,8 @@ protected:
                 // Pass 2: the open points grouped by (own centroid, annuli reached): a
                 // counting sort, in parallel (each thread counts and places the points of
                 // its chunks, the same chunks both times), in point order within a group
-                // (the grouping decides only which points share a kernel call).
+                // (the grouping decides only which points share a kernel call); grouped_
+                // holds them as rows of the block (i − from), as the kernel reads points_.
                 const auto key = [&](std::size_t o) {
                     return static_cast<std::size_t>(open_centre[o]) * levels + open_reach[o];
                 };
@@ -195,7 +203,7 @@ protected:
 #pragma omp for schedule(static)
                 for (std::size_t chunk = window; chunk < window_end; ++chunk)
                     for (std::size_t o = (chunk - window) * kChunk; o < (chunk - window) * kChunk + open_count[chunk]; ++o)
-                        grouped_[mine[key(o)]++] = open[o];
+                        grouped_[mine[key(o)]++] = open[o] - from;
 
                 // Pass 3: per own centroid a and ball, the ball's centroids (a and the
                 // reached annuli, in index order so that the kernel's first minimum is the
@@ -239,7 +247,7 @@ protected:
                                         nearest.data(), best.data(), second.data(), scratch.data());
                             for (std::size_t p = 0; p < m; ++p) {
                                 while (s + p >= group_start[a * levels + level + 1]) ++level;
-                                const std::size_t i = grouped_[s + p];
+                                const std::size_t i = grouped_[s + p] + from;
                                 const std::size_t own_members = edge_[level] + 1;
                                 evaluations += own_members;
                                 const T outside_half = level < annuli ? annulus_min_[a * annuli + level] : inf;
@@ -453,7 +461,9 @@ protected:
     std::vector<std::size_t> open_rows_;  // per slot of a window: the points Hamerly's test left open, chunk by chunk
     std::vector<std::uint8_t> open_reach_;  // and how many annuli their balls reach
     std::vector<std::uint32_t> open_centre_;  // and the centroid their balls are centred on
-    std::vector<std::size_t> grouped_;    // the open points grouped by own centroid and reach
+    std::vector<std::size_t> grouped_;    // the open points grouped by own centroid and reach (rows of the block)
+    typename CpuSolver<T>::ShiftLeaders leaders_;  // this step's centroid moves (from its first block)
+    bool building_ = false;               // this step's assignment is a full search that builds the bounds
 };
 
 }  // namespace kms::cpu

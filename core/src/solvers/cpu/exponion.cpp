@@ -29,5 +29,6 @@ public:
 KMS_SOLVER_REGISTRATION(exponion_cpu) {
     kms::cpu::register_cpu_solver({kms::Algorithm::Exponion, "Hamerly's bounds, then only the centroids near the own one",
                                    2016, "Exponion's bounds and its ball around the own centroid"},
-                                  kms::cpu::make_in_precision<kms::cpu::ExponionSolver>);
+                                  kms::cpu::make_in_precision<kms::cpu::ExponionSolver>,
+                                  {.streams_points = true, .bounds_per_point = 2});
 }

@@ -41,7 +41,8 @@ public:
         if (b == kNone || b == a) b = this->ring_[a * this->inner_];  // a's nearest other: the best guess
         const std::size_t d = this->d_;
         const BoundArithmetic<T> bounds(d);
-        const T to_b = bounds.upper(std::sqrt(squared_distance(this->points_ + i * d, this->centroids_.row(b), d)));
+        const T* x = this->points_ + (i - this->window_first_) * d;  // (out of core points_ holds the block's rows)
+        const T to_b = bounds.upper(std::sqrt(squared_distance(x, this->centroids_.row(b), d)));
         ++evaluations;
         second_[i] = static_cast<std::uint32_t>(b);
         const T to_a = upper[i];
@@ -83,5 +84,6 @@ KMS_SOLVER_REGISTRATION(shallot_cpu) {
     kms::cpu::register_cpu_solver(
         {kms::Algorithm("shallot"), "Exponion with a tracked second centroid: smaller balls around the nearer of the two",
          2020, "Shallot's bounds and its ball around the nearer of the own and the tracked second centroid"},
-        kms::cpu::make_in_precision<kms::cpu::ShallotSolver>);
+        kms::cpu::make_in_precision<kms::cpu::ShallotSolver>,
+        {.streams_points = true, .bounds_per_point = 3});  // two bounds and the tracked second (4 bytes, counted as one)
 }
