@@ -175,6 +175,39 @@ struct StepCounts : kms::FitObserver {
     }
 };
 
+// Ranks (threads of a ThreadGroup) each read only their block, a block at a time: one process's bits.
+void ranks_read_only_their_blocks_with(const std::string& path,
+                                       const std::shared_ptr<const kms::Matrix<double>>& loaded,
+                                       kms::InitMethod method) {
+    kms::FitOptions options;
+    options.k = 9;
+    options.init.seed = 5;
+    options.init.method = method;
+    options.solver.backend = kms::Backend::Sequential;
+    const kms::FitResult want = kms::fit(loaded, options);
+    for (const int ranks : {2, 3}) {
+        const std::vector<std::size_t> first = kms::partition_rows(loaded->rows(), options.k, loaded->cols(), ranks);
+        std::vector<kms::FitResult> results(static_cast<std::size_t>(ranks));
+        std::vector<std::shared_ptr<WatchedRows>> watched(static_cast<std::size_t>(ranks));
+        kms::ThreadGroup group(ranks);
+        group.run([&](std::shared_ptr<kms::Communicator> comm) {
+            const auto r = static_cast<std::size_t>(comm->rank());
+            watched[r] = std::make_shared<WatchedRows>(kms::open_matrix_rows(path));
+            kms::FitOptions mine = options;
+            mine.ranks = comm;
+            results[r] = kms::fit(watched[r], 200000, mine);
+        });
+        for (std::size_t r = 0; r < results.size(); ++r) {
+            expect_same(results[r], want, std::to_string(ranks) + " ranks, rank " + std::to_string(r));
+            if (first[r + 1] == first[r]) continue;
+            QVERIFY2(watched[r]->lowest >= first[r] && watched[r]->highest <= first[r + 1],
+                     ("rank " + std::to_string(r) + " read rows [" + std::to_string(watched[r]->lowest) + ", " +
+                      std::to_string(watched[r]->highest) + ") outside its block [" + std::to_string(first[r]) +
+                      ", " + std::to_string(first[r + 1]) + ")").c_str());
+        }
+    }
+}
+
 }  // namespace
 
 class TestOutOfCore : public QObject {
@@ -226,7 +259,10 @@ private slots:
                               {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Exponion, 40},
                               {"f4.fvecs", kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Exponion},
                               {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F32, kms::Algorithm("shallot"), 40},
-                              {"f4.npy", kms::InitMethod::Maximin, kms::Precision::F64, kms::Algorithm("shallot")}};
+                              {"f4.npy", kms::InitMethod::Maximin, kms::Precision::F64, kms::Algorithm("shallot")},
+                              // k-means‖: a window at a time, the boxes' tree's candidates and weights bit for bit.
+                              {"f8.npy", kms::InitMethod::KMeansParallel, kms::Precision::F64},
+                              {"f4.fvecs", kms::InitMethod::KMeansParallel, kms::Precision::F32, kms::Algorithm::Hamerly}};
         // (buffer bytes, threads): one package a block (the least), a few, every row in one.
         const std::pair<std::size_t, int> shapes[] = {{1, 1}, {100000, 2}, {std::size_t{1} << 30, 1}};
         for (const Case& c : cases) {
@@ -262,34 +298,9 @@ private slots:
     void ranks_read_only_their_blocks() {
         const std::string path = dir_ + "/f8.npy";
         const auto loaded = std::make_shared<const kms::Matrix<double>>(kms::load_dataset(path).points);
-        kms::FitOptions options;
-        options.k = 9;
-        options.init.seed = 5;
-        options.solver.backend = kms::Backend::Sequential;
-        const kms::FitResult want = kms::fit(loaded, options);
-        for (const int ranks : {2, 3}) {
-            const std::vector<std::size_t> first = kms::partition_rows(loaded->rows(), options.k, loaded->cols(), ranks);
-            std::vector<kms::FitResult> results(static_cast<std::size_t>(ranks));
-            std::vector<std::shared_ptr<WatchedRows>> watched(static_cast<std::size_t>(ranks));
-            kms::ThreadGroup group(ranks);
-            group.run([&](std::shared_ptr<kms::Communicator> comm) {
-                const auto r = static_cast<std::size_t>(comm->rank());
-                watched[r] = std::make_shared<WatchedRows>(kms::open_matrix_rows(path));
-                kms::FitOptions mine = options;
-                mine.ranks = comm;
-                results[r] = kms::fit(watched[r], 200000, mine);
-            });
-            for (std::size_t r = 0; r < results.size(); ++r) {
-                expect_same(results[r], want, std::to_string(ranks) + " ranks, rank " + std::to_string(r));
-                if (first[r + 1] == first[r]) continue;
-                QVERIFY2(watched[r]->lowest >= first[r] && watched[r]->highest <= first[r + 1],
-                         ("rank " + std::to_string(r) + " read rows [" + std::to_string(watched[r]->lowest) + ", " +
-                          std::to_string(watched[r]->highest) + ") outside its block [" + std::to_string(first[r]) +
-                          ", " + std::to_string(first[r + 1]) + ")").c_str());
-            }
-        }
+        for (const kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::KMeansParallel})
+            ranks_read_only_their_blocks_with(path, loaded, method);
     }
-
     // What cannot run out of core says so, naming what to do instead.
     void refusals_name_the_reason() {
         const auto source = kms::open_matrix_rows(dir_ + "/f8.npy");
@@ -310,9 +321,7 @@ private slots:
         options.solver.empty_policy = kms::EmptyClusterPolicy::Farthest;
         refused(options, "--empty keep");
         options.solver.empty_policy = kms::EmptyClusterPolicy::Keep;
-        options.init.method = kms::InitMethod::KMeansParallel;
-        refused(options, "kmeans-parallel");
-        options.init.method = kms::InitMethod::KMeansPlusPlus;
+
         options.sample_weight = std::make_shared<const std::vector<double>>(source->rows(), 1.0);
         refused(options, "sample weights");
         // --solver auto runs Lloyd, and says why.

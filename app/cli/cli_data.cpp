@@ -243,8 +243,10 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
             ? 0
             : static_cast<std::uint64_t>(solver_traits(fit.solver.algorithm, fit.solver.backend).bounds_per_point) *
                   (fit.solver.precision == Precision::F32 ? 4 : 8);
-    plan.state_bytes = my_rows * (4 + 4 + bound_bytes + (seeds_by_distance ? 9 : 0)) +
-                       n * (4 + label_text + (fit.ranks ? 16 : 0));
+    // (k-means‖: each row's D and nearest candidate, 12 bytes, and a flag per row of the data set.)
+    const bool seeds_in_rounds = fit.init.method == InitMethod::KMeansParallel;
+    plan.state_bytes = my_rows * (4 + 4 + bound_bytes + (seeds_by_distance ? 9 : seeds_in_rounds ? 12 : 0)) +
+                       n * (4 + label_text + (fit.ranks ? 16 : 0) + (seeds_in_rounds ? 1 : 0));
     // Beside the data: the program's own heap and one stack per thread (the solver's
     // OpenMP threads and the reader; under ulimit -v their address space counts).
     const int solver_threads = fit.solver.backend == Backend::Sequential ? 1

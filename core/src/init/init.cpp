@@ -535,12 +535,7 @@ Matrix<double> initialize_from(const Rows<T>& rows, std::size_t k, const InitOpt
         case InitMethod::KMeansPlusPlus:
         case InitMethod::GreedyKMeansPlusPlus:
         case InitMethod::Maximin: return seeded_init(rows, k, options, source_name);
-        case InitMethod::KMeansParallel:
-            if (rows.out_of_core())
-                throw UsageError("k-means‖ (--init kmeans-parallel) keeps its candidates' rows in memory: out of core, "
-                                 "use --init kmeans++ (one pass over the file per centre), greedy-kmeans++, maximin, "
-                                 "random or a centroid file");
-            return kmeans_parallel_init(rows, k, options, source_name);
+        case InitMethod::KMeansParallel: return kmeans_parallel_init(rows, k, options, source_name);
     }
     throw Error("unknown initialisation method");
 }

@@ -30,7 +30,10 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stop_token>
+#include <string>
 #include <vector>
 
 #include "bounded_nearest.hpp"
@@ -63,18 +66,93 @@ void draw_block(std::uint64_t seed, std::uint64_t counter, const double* distanc
             hit[i] = random_uniform(seed, kStreamParallel, counter + i) < ell * distances[i] / psi;
 }
 
+// Out of core: the nearest-candidate masses D[i] (and the candidate giving each) of this
+// rank's rows, kept in memory while the rows are read from the file a window of whole
+// 4096-row blocks at a time, one pass a round. Each row takes the nearest new candidate
+// when nearer than its D (ties: the earlier), by the plain pass's computed distance and
+// strict test, and the block sums are the plain pass's fixed order (seeding.hpp): what
+// BoundedNearest gives in memory, bit for bit (its tree only skips distances that
+// could not change D). No tree: a round computes every row's distance to every new
+// candidate, but reads the file once where k-means++ reads it once a centre.
 template <typename T>
-Matrix<double> parallel_init(const Rows<T>& rows, std::size_t k, const InitOptions& options,
+class WindowedNearest {
+public:
+    WindowedNearest(const Rows<T>& rows, int threads, const double* sample_weight, std::stop_token stop,
+                    std::string source_name)
+        : rows_(rows), threads_(threads), weight_(sample_weight), stop_(std::move(stop)),
+          source_name_(std::move(source_name)), nearest_(rows.local(), std::numeric_limits<double>::infinity()),
+          owner_(rows.local(), 0), block_sums_((rows.local() + kBlockSize - 1) / kBlockSize, 0.0) {}
+
+    void add_centre(const double* centre) { add_centres({std::vector<double>(centre, centre + rows_.cols())}); }
+    void add_centres(const std::vector<std::vector<double>>& centres) {
+        const std::size_t d = rows_.cols(), m = centres.size();
+        const auto first_centre = static_cast<std::uint32_t>(centres_);
+        RegionGuard guard;
+        rows_.for_each_window([&](const T* values, std::size_t first, std::size_t count) {
+            const auto first_block = static_cast<std::int64_t>(first / kBlockSize);
+            const auto blocks = static_cast<std::int64_t>((count + kBlockSize - 1) / kBlockSize);
+#pragma omp parallel for num_threads(threads_) schedule(static) if (blocks > 1)
+            for (std::int64_t b = first_block; b < first_block + blocks; ++b) {
+                if (guard.failed() || stop_.stop_requested()) continue;
+                const std::size_t begin = static_cast<std::size_t>(b) * kBlockSize;
+                const std::size_t end = std::min(first + count, begin + kBlockSize);
+                for (std::size_t i = begin; i < end; ++i)
+                    for (std::size_t t = 0; t < m; ++t) {
+                        const double s = widened_squared_distance(values + (i - first) * d, centres[t].data(), d);
+                        if (s < nearest_[i]) {
+                            nearest_[i] = s;
+                            owner_[i] = first_centre + static_cast<std::uint32_t>(t);
+                        }
+                    }
+                block_sums_[static_cast<std::size_t>(b)] =
+                    ordered_sum(begin, end, [this](std::size_t i) { return mass(i); });
+            }
+            guard.rethrow();
+            if (stop_.stop_requested()) throw Cancelled(source_name_ + ": initialisation cancelled");
+        });
+        centres_ += m;
+        point_distances_ += static_cast<std::uint64_t>(rows_.local()) * m;
+    }
+
+    const std::vector<double>& block_sums() const { return block_sums_; }
+    const double* distances() const { return nearest_.data(); }
+    const std::vector<std::uint32_t>& owner() const { return owner_; }
+    std::uint64_t point_distances() const { return point_distances_; }
+    std::uint64_t centre_distances() const { return 0; }
+
+private:
+    double mass(std::size_t i) const { return weight_ ? weight_[i] * nearest_[i] : nearest_[i]; }
+
+    const Rows<T>& rows_;
+    int threads_;
+    const double* weight_;
+    std::stop_token stop_;
+    std::string source_name_;
+    std::vector<double> nearest_;
+    std::vector<std::uint32_t> owner_;
+    std::vector<double> block_sums_;
+    std::size_t centres_ = 0;
+    std::uint64_t point_distances_ = 0;
+};
+
+// The candidates' unweighted counts: exact in any order (integers below 2^53), so in
+// the order the nearest structure holds them.
+template <typename T>
+const std::vector<std::uint32_t>& owners_in_any_order(const WindowedNearest<T>& nearest) { return nearest.owner(); }
+template <typename T>
+const LargeVector<std::uint32_t>& owners_in_any_order(const BoundedNearest<T>& nearest) {
+    return nearest.owner_in_tree_order();
+}
+
+template <typename T, typename Nearest>
+Matrix<double> parallel_init(const Rows<T>& rows, Nearest& nearest, std::size_t k, const InitOptions& options,
                              const std::string& source_name) {
-    const Matrix<T>& block = *rows.block();
     const std::size_t n = rows.global(), local = rows.local(), offset = rows.first(), d = rows.cols();
-    if (n >= (std::size_t{1} << 32)) throw Error("k-means‖ seeds fewer than 2^32 points");
     Communicator* comm = rows.comm();
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data();  // every row's
     const std::uint64_t seed = options.seed;
     const std::stop_token stop = comm ? std::stop_token{} : options.cancel;
-    BoundedNearest<T> nearest(block, threads, weight ? weight + offset : nullptr, stop, source_name);
     std::vector<std::size_t> chosen;     // candidate c is global row chosen[c]: the centres' order in `nearest`
     std::vector<double> chosen_rows;     // and its coordinates, widened: chosen.size() × d
     std::vector<char> taken(n, 0);
@@ -137,11 +215,14 @@ Matrix<double> parallel_init(const Rows<T>& rows, std::size_t k, const InitOptio
         });
         // This rank's picks (global row, coordinates); every rank's in rank order are in row order.
         std::vector<double> mine, mine_rows;
-        for (const std::vector<std::size_t>& picked : picks)
-            for (std::size_t i : picked) {
-                mine.push_back(static_cast<double>(offset + i));
-                mine_rows.insert(mine_rows.end(), block.row(i), block.row(i) + d);
-            }
+        agreed(comm, [&] {  // (out of core a pick's row is read from the file, which may fail)
+            for (const std::vector<std::size_t>& picked : picks)
+                for (std::size_t i : picked) {
+                    mine.push_back(static_cast<double>(offset + i));
+                    const std::vector<double> values = rows.local_row(i);
+                    mine_rows.insert(mine_rows.end(), values.begin(), values.end());
+                }
+        });
         const std::vector<double> all = rows.gather(mine), all_rows = rows.gather(mine_rows);
         std::vector<std::vector<double>> centres(all.size());
         for (std::size_t c = 0; c < all.size(); ++c) {
@@ -176,7 +257,7 @@ Matrix<double> parallel_init(const Rows<T>& rows, std::size_t k, const InitOptio
     std::vector<double> candidate_weight(count, 0.0);
     const auto add_mine = [&] {
         if (!weight) {  // counts of points: exact in any order, so in the tree's (read in order, not at random)
-            for (std::uint32_t owner : nearest.owner_in_tree_order()) candidate_weight[owner] += 1.0;
+            for (std::uint32_t owner : owners_in_any_order(nearest)) candidate_weight[owner] += 1.0;
             return;
         }
         const std::vector<std::uint32_t>& owner = nearest.owner();
@@ -211,6 +292,24 @@ Matrix<double> parallel_init(const Rows<T>& rows, std::size_t k, const InitOptio
     return centres;
 }
 
+}  // namespace
+
+namespace {
+// In memory the boxes' tree (BoundedNearest), out of core a window at a time (WindowedNearest).
+template <typename T>
+Matrix<double> parallel_init(const Rows<T>& rows, std::size_t k, const InitOptions& options,
+                             const std::string& source_name) {
+    if (rows.global() >= (std::size_t{1} << 32)) throw Error("k-means‖ seeds fewer than 2^32 points");
+    const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    const double* weight = options.sample_weight.empty() ? nullptr : options.sample_weight.data() + rows.first();
+    const std::stop_token stop = rows.comm() ? std::stop_token{} : options.cancel;
+    if (rows.out_of_core()) {
+        WindowedNearest<T> nearest(rows, threads, weight, stop, source_name);
+        return parallel_init(rows, nearest, k, options, source_name);
+    }
+    BoundedNearest<T> nearest(*rows.block(), threads, weight, stop, source_name);
+    return parallel_init(rows, nearest, k, options, source_name);
+}
 }  // namespace
 
 Matrix<double> kmeans_parallel_init(const Rows<double>& rows, std::size_t k, const InitOptions& options,

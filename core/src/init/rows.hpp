@@ -86,6 +86,18 @@ public:
         if (comm_) comm_->broadcast(out, owner(g));
         return out;
     }
+    // This rank's local row i, widened to double (out of core: read from the file; not collective).
+    std::vector<double> local_row(std::size_t i) const {
+        std::vector<double> out(cols_, 0.0);
+        if (block_) {
+            std::copy(block_->row(i), block_->row(i) + cols_, out.begin());
+        } else {
+            std::vector<T> read(cols_);
+            source_->read(first_ + i, 1, read.data());
+            std::copy(read.begin(), read.end(), out.begin());
+        }
+        return out;
+    }
     // A value the owner of global row g computed, on every rank.
     double from_owner(double value, std::size_t g) const {
         if (comm_) comm_->broadcast({&value, 1}, owner(g));
