@@ -175,15 +175,23 @@ struct StepCounts : kms::FitObserver {
     }
 };
 
+// Sample weights for n rows: 0.25 .. 3.25 by row, every 17th zero (a cluster of zero weight is empty).
+std::shared_ptr<const std::vector<double>> sample_weights(std::size_t n) {
+    auto weights = std::make_shared<std::vector<double>>(n);
+    for (std::size_t i = 0; i < n; ++i) (*weights)[i] = i % 17 == 0 ? 0.0 : 0.25 + static_cast<double>((i * 7) % 13) / 4.0;
+    return weights;
+}
+
 // Ranks (threads of a ThreadGroup) each read only their block, a block at a time: one process's bits.
 void ranks_read_only_their_blocks_with(const std::string& path,
                                        const std::shared_ptr<const kms::Matrix<double>>& loaded,
-                                       kms::InitMethod method) {
+                                       kms::InitMethod method, bool weighted) {
     kms::FitOptions options;
     options.k = 9;
     options.init.seed = 5;
     options.init.method = method;
     options.solver.backend = kms::Backend::Sequential;
+    if (weighted) options.sample_weight = sample_weights(loaded->rows());  // every row's, on every rank
     const kms::FitResult want = kms::fit(loaded, options);
     for (const int ranks : {2, 3}) {
         const std::vector<std::size_t> first = kms::partition_rows(loaded->rows(), options.k, loaded->cols(), ranks);
@@ -198,7 +206,8 @@ void ranks_read_only_their_blocks_with(const std::string& path,
             results[r] = kms::fit(watched[r], 200000, mine);
         });
         for (std::size_t r = 0; r < results.size(); ++r) {
-            expect_same(results[r], want, std::to_string(ranks) + " ranks, rank " + std::to_string(r));
+            expect_same(results[r], want,
+                        std::to_string(ranks) + " ranks" + (weighted ? " weighted" : "") + ", rank " + std::to_string(r));
             if (first[r + 1] == first[r]) continue;
             QVERIFY2(watched[r]->lowest >= first[r] && watched[r]->highest <= first[r + 1],
                      ("rank " + std::to_string(r) + " read rows [" + std::to_string(watched[r]->lowest) + ", " +
@@ -240,6 +249,7 @@ private slots:
             kms::Precision precision;
             kms::Algorithm algorithm = kms::Algorithm::Lloyd;
             std::size_t k = 9;
+            bool weighted = false;  // sample weights (in memory beside the blocks)
         };
         const Case cases[] = {{"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64},
                               {"f8.npy", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32},
@@ -262,7 +272,15 @@ private slots:
                               {"f4.npy", kms::InitMethod::Maximin, kms::Precision::F64, kms::Algorithm("shallot")},
                               // k-means‖: a window at a time, the boxes' tree's candidates and weights bit for bit.
                               {"f8.npy", kms::InitMethod::KMeansParallel, kms::Precision::F64},
-                              {"f4.fvecs", kms::InitMethod::KMeansParallel, kms::Precision::F32, kms::Algorithm::Hamerly}};
+                              {"f4.fvecs", kms::InitMethod::KMeansParallel, kms::Precision::F32, kms::Algorithm::Hamerly},
+                              // Sample weights: the weighted update, inertia and seeding, zero weights too.
+                              {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Lloyd, 9, true},
+                              {"f4.npy", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32, kms::Algorithm::Lloyd, 9, true},
+                              {"f4.fbin", kms::InitMethod::Random, kms::Precision::F64, kms::Algorithm::Lloyd, 9, true},
+                              {"f8.npy", kms::InitMethod::Maximin, kms::Precision::F32, kms::Algorithm::Hamerly, 9, true},
+                              {"u1.bvecs", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Hamerly, 9, true},
+                              {"f4.fvecs", kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Exponion, 40, true},
+                              {"f8.npy", kms::InitMethod::KMeansParallel, kms::Precision::F64, kms::Algorithm::Lloyd, 9, true}};
         // (buffer bytes, threads): one package a block (the least), a few, every row in one.
         const std::pair<std::size_t, int> shapes[] = {{1, 1}, {100000, 2}, {std::size_t{1} << 30, 1}};
         for (const Case& c : cases) {
@@ -279,11 +297,13 @@ private slots:
             options.solver.algorithm = c.algorithm;
             options.solver.threads = 2;
             options.solver.max_iterations = c.method == kms::InitMethod::Random ? 6 : 300;  // max-iter: the final relabel
+            if (c.weighted) options.sample_weight = sample_weights(loaded->rows());
             StepCounts want_steps;
             const kms::FitResult want = kms::fit(loaded, options, &want_steps);
             for (const auto& [buffer, threads] : shapes) {
                 options.solver.threads = threads;
-                const std::string what = std::string(c.file) + ", " + std::string(kms::to_string(c.algorithm)) + ", " +
+                const std::string what = std::string(c.file) + (c.weighted ? " weighted" : "") + ", " +
+                                         std::string(kms::to_string(c.algorithm)) + ", " +
                                          std::string(kms::to_string(c.method)) + ", " +
                                          std::string(kms::to_string(c.precision)) + ", buffers " +
                                          std::to_string(buffer) + ", threads " + std::to_string(threads);
@@ -298,9 +318,11 @@ private slots:
     void ranks_read_only_their_blocks() {
         const std::string path = dir_ + "/f8.npy";
         const auto loaded = std::make_shared<const kms::Matrix<double>>(kms::load_dataset(path).points);
-        for (const kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::KMeansParallel})
-            ranks_read_only_their_blocks_with(path, loaded, method);
+        for (const bool weighted : {false, true})
+            for (const kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::KMeansParallel})
+                ranks_read_only_their_blocks_with(path, loaded, method, weighted);
     }
+
     // What cannot run out of core says so, naming what to do instead.
     void refusals_name_the_reason() {
         const auto source = kms::open_matrix_rows(dir_ + "/f8.npy");
@@ -321,9 +343,24 @@ private slots:
         options.solver.empty_policy = kms::EmptyClusterPolicy::Farthest;
         refused(options, "--empty keep");
         options.solver.empty_policy = kms::EmptyClusterPolicy::Keep;
-
+        // Sample weights are taken on the CPU back ends (not yet on a CUDA device), their range
+        // checked against the file's rows (a pass over them).
         options.sample_weight = std::make_shared<const std::vector<double>>(source->rows(), 1.0);
-        refused(options, "sample weights");
+        const kms::Backend backend = options.solver.backend;
+        options.solver.backend = kms::Backend::Cuda;
+        refused(options, "sample weights (--weights) run on the CPU back ends");
+        options.solver.backend = backend;
+        // (Σw = 1e308: finite; its product with the data's largest |x| is not.)
+        options.sample_weight =
+            std::make_shared<const std::vector<double>>(source->rows(), 1e308 / static_cast<double>(source->rows()));
+        try {
+            kms::fit(source, 1 << 20, options);
+            QFAIL("no refusal of weights whose sums overflow");
+        } catch (const kms::InputError& error) {
+            QVERIFY2(std::string(error.what()).find("the centroid update's weighted sums overflow") != std::string::npos,
+                     error.what());
+            QVERIFY2(std::string(error.what()).find("f8.npy") != std::string::npos, error.what());
+        }
         // --solver auto runs Lloyd, and says why.
         options.sample_weight.reset();
         options.solver.algorithm = kms::Algorithm::Auto;

@@ -68,18 +68,24 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed) {
 namespace {
 
 // --weights beside a rank's block: every row's weight (n numbers, beside n·d
-// coordinates), read by every rank; a bad file fails alike on each, reported once.
+// coordinates), read by every rank (load_cli_weights).
 void load_block_weights(const ParsedOptions& options, Communicator& comm, CliData& result) {
-    if (!options.has("--weights")) return;
-    agreed(&comm, [&] {
-        LoadOptions load_options;
-        load_options.cancel = signal_stop().token();
-        result.weights = std::make_shared<const std::vector<double>>(
-            load_sample_weights(options.get("--weights"), result.global_rows, load_options));
-    });
+    result.weights = load_cli_weights(options, result.global_rows, &comm);
 }
 
 }  // namespace
+
+std::shared_ptr<const std::vector<double>> load_cli_weights(const ParsedOptions& options, std::size_t rows,
+                                                            Communicator* ranks) {
+    if (!options.has("--weights")) return nullptr;
+    std::shared_ptr<const std::vector<double>> weights;
+    agreed(ranks, [&] {  // a bad file fails alike on every rank: reported once
+        LoadOptions load_options;
+        load_options.cancel = signal_stop().token();
+        weights = std::make_shared<const std::vector<double>>(load_sample_weights(options.get("--weights"), rows, load_options));
+    });
+    return weights;
+}
 
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit) {
     const GeoOptions geo = geo_options_from(options);
@@ -208,8 +214,7 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
         return refuse(path + " is not a NumPy .npy file" + (geo.enabled ? "" : " (or .fvecs, .fbin, ...)") +
                       ": text is parsed, not read by position (convert it to .npy, e.g. numpy.save" +
                       (geo.enabled ? std::string(" of latitude, longitude") : "") + ")");
-    const bool needs_rows = options.has("--scores") || options.has("--weights");
-    if (needs_rows) return refuse("--scores and --weights take every row (or weight) in memory");
+    if (options.has("--scores")) return refuse("--scores takes every row in memory");
 
     OutOfCorePlan plan;
     plan.source = open_matrix_rows(path);
@@ -245,8 +250,14 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
                   (fit.solver.precision == Precision::F32 ? 4 : 8);
     // (k-means‖: each row's D and nearest candidate, 12 bytes, and a flag per row of the data set.)
     const bool seeds_in_rounds = fit.init.method == InitMethod::KMeansParallel;
-    plan.state_bytes = my_rows * (4 + 4 + bound_bytes + (seeds_by_distance ? 9 : seeds_in_rounds ? 12 : 0)) +
-                       n * (4 + label_text + (fit.ranks ? 16 : 0) + (seeds_in_rounds ? 1 : 0));
+    // --weights: every row's weight on every process (8), the solver's copy of its rows' (a
+    // rank's block: 8) in float (4).
+    const bool weighted = options.has("--weights");
+    const std::uint64_t weight_row_bytes =
+        weighted ? (fit.ranks ? 8 : 0) + (fit.solver.precision == Precision::F32 ? 4 : 0) : 0;
+    plan.state_bytes =
+        my_rows * (4 + 4 + bound_bytes + (seeds_by_distance ? 9 : seeds_in_rounds ? 12 : 0) + weight_row_bytes) +
+        n * (4 + label_text + (fit.ranks ? 16 : 0) + (seeds_in_rounds ? 1 : 0) + (weighted ? 8 : 0));
     // Beside the data: the program's own heap and one stack per thread (the solver's
     // OpenMP threads and the reader; under ulimit -v their address space counts).
     const int solver_threads = fit.solver.backend == Backend::Sequential ? 1

@@ -41,6 +41,11 @@ CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed);
 // by every rank, as load_cli_data.
 CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const FitOptions& fit);
 
+// --weights for `rows` points (null without it), read by every rank of `ranks` (may be
+// null) alike: in memory, and out of core beside the file read by blocks.
+std::shared_ptr<const std::vector<double>> load_cli_weights(const ParsedOptions& options, std::size_t rows,
+                                                            Communicator* ranks);
+
 // Out of core (--out-of-core, --memory-limit; docs/scale-out.md): whether `run` reads
 // the --input file a block at a time instead of loading it, and with what buffers.
 struct OutOfCorePlan {

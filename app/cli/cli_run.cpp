@@ -163,6 +163,7 @@ int run(const Args& args) {
     agreed(fit_options.ranks.get(), [&] { out_of_core = plan_out_of_core(options, fit_options); });
     CliData loaded;
     if (!out_of_core) agreed(fit_options.ranks.get(), [&] { loaded = load_cli_block(options, seed, fit_options); });
+    else loaded.weights = load_cli_weights(options, out_of_core->source->rows(), fit_options.ranks.get());
     // --scores over ranks: rank 0 alone also reads every row (and the truth of generated
     // data), which the scores take; the other ranks keep their blocks only. Agreed, so
     // that a failure there stops every rank.
@@ -177,8 +178,9 @@ int run(const Args& args) {
     const std::size_t data_rows = out_of_core ? out_of_core->source->rows() : loaded.rows();
     const std::size_t data_cols = out_of_core ? out_of_core->source->cols() : points->cols();
     fit_options.sample_weight = loaded.weights;
-    // The weights' range (kms/fit.hpp), named by their file (fit() checks it too, naming the data).
-    if (loaded.weights && !loaded.block)
+    // The weights' range (kms/fit.hpp), named by their file (fit() checks it too, naming the
+    // data; out of core only fit(), on its pass over the file).
+    if (loaded.weights && !loaded.block && !out_of_core)
         check_weight_range(*points, loaded.weights.get(), fit_options.solver.precision, options.get("--weights"));
     // --geo: the projection of the loaded table, or of the .npy read out of core.
     const GeoProjection* geo = out_of_core && out_of_core->geo ? &out_of_core->geo->projection

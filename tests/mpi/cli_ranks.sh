@@ -65,11 +65,13 @@ for case in "lloyd f64 kmeans++" "hamerly f32 greedy-kmeans++ weights" "elkan f6
   compare_ranks ".npy read by blocks, $case" '"n":23000'
 done
 # Out of core (issue 42): each rank reads its block of the .npy a few packages at a
-# time on every pass; the same files over 1, 2, 3 ranks, and as one process that loaded it.
-for case in "lloyd f32 kmeans++"; do
-  read -r solver precision init <<<"$case"
+# time on every pass; the same files over 1, 2, 3 ranks, and as one process that loaded it
+# (weighted: every rank holds every row's weight, the blocks read from the file).
+for case in "lloyd f32 kmeans++" "hamerly f64 kmeans++ weights"; do
+  read -r solver precision init weighted <<<"$case"
   args=(run --input "$dir/x.npy" --k 7 --solver "$solver" --precision "$precision" --init "$init" --seed 2
         --max-iter 40 --report json --backend omp --threads 1)
+  [ -n "${weighted:-}" ] && args+=(--weights "$dir/weights-npy.txt")
   "$cli" "${args[@]}" --labels-out "$dir/labels-loaded" --centroids-out "$dir/centroids-loaded" > /dev/null
   args+=(--out-of-core on --memory-limit 40M)
   compare_ranks ".npy out of core, $case" '"out_of_core":'

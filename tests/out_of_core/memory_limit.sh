@@ -4,7 +4,7 @@
 # (--out-of-core auto) and writes the labels and centroid files byte for byte those of
 # an in-memory run without the limit, after as many iterations. Loading the file
 # under the limit must fail (the limit binds), with the loader's message. The same for
-# --geo with two of its columns as latitude and longitude, and for a .fvecs file.
+# --geo with two of its columns as latitude and longitude, for a .fvecs file, and with --weights.
 # usage: memory_limit.sh KMEANS_CLI
 set -euo pipefail
 cli=$1
@@ -76,6 +76,13 @@ limited_equals_memory() {
 }
 args=(run --input "$dir/points.npy" --k 6 --seed 1 --init random --max-iter 3 --backend omp --report json)
 limited_equals_memory npy "${args[@]}"
+# --weights out of core (every row's weight in memory, 8 bytes a row, beside the blocks): the
+# in-memory weighted run's files, a zero weight every 11th row.
+python3 -c "import sys; sys.stdout.write(''.join('0\n' if i % 11 == 0 else f'{0.5 + (i * 7) % 5 / 4}\n' for i in range($rows)))" \
+  > "$dir/weights.txt"
+limited_equals_memory weighted "${args[@]}" --weights "$dir/weights.txt"
+cmp -s "$dir/npy-centroids-memory" "$dir/weighted-centroids-memory" && fail "weighted: the weights changed nothing"
+echo "weighted: $(iterations "$dir/weighted-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/weighted-out-limited")"
 # The limit binds: the same run told to load the points cannot.
 status=0
 (ulimit -v $((limit_mib * 1024)) && exec "$cli" "${args[@]}" --threads 1 --out-of-core off) > /dev/null 2> "$dir/err-off" || status=$?

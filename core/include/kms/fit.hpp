@@ -255,7 +255,7 @@ std::optional<std::size_t> pick_race_winner(const std::vector<RacedCandidate>& r
 void check_sample_weight(const std::vector<double>& weights, std::size_t n, const std::string& source_name);
 
 // The sample weights a fit in `precision` can work with (issue 39), checked by fit()
-// on host data before any work: kms::InputError naming `source_name` and the range
+// on host data (and rows read out of core) before any work: kms::InputError naming `source_name` and the range
 // when a positive weight is outside [smallest normal, largest] of the precision, or the
 // weights' sum times the largest |x| overflows (the update's weighted sums). The data's
 // own range (squared distances that overflow or underflow) every solver checks
@@ -263,6 +263,11 @@ void check_sample_weight(const std::vector<double>& weights, std::size_t n, cons
 void check_weight_range(const Matrix<double>& points, const std::vector<double>* weights, Precision precision,
                         const std::string& source_name);
 void check_weight_range(const Matrix<float>& points, const std::vector<double>* weights, Precision precision,
+                        const std::string& source_name);
+// The same out of core: the data's largest |x| from a pass over rows [first_row, first_row +
+// rows) of `source`, `block_rows` at a time (only where the weights pass their own check).
+void check_weight_range(const RowSource& source, std::size_t first_row, std::size_t rows,
+                        const std::vector<double>* weights, Precision precision, std::size_t block_rows,
                         const std::string& source_name);
 // kms::InputError naming `source_name` unless every centroid coordinate and the inertia are
 // finite: a non-finite result is never reported as success (what overflowed, what helps).

@@ -611,7 +611,10 @@ FitResult fit(std::shared_ptr<const RowSource> source, std::size_t buffer_bytes,
     if (!source) throw InputError::whole("data", "no points to cluster");
     const std::string& source_name = source->name();
     if (!given.devices.empty()) throw UsageError("out of core: --devices is not taken (the CPU back ends read the file)");
-    if (given.sample_weight) throw UsageError("out of core: sample weights (--weights) are not taken (yet)");
+    // (A CUDA solver streaming the file with the weights resident was not run on a GPU yet.)
+    if (given.sample_weight && given.solver.backend == Backend::Cuda)
+        throw UsageError("out of core: sample weights (--weights) run on the CPU back ends (omp, seq), not yet on a "
+                         "CUDA device");
     FitOptions options = given;
     std::string choice;
     const std::size_t n = source->rows(), d = source->cols();
@@ -638,8 +641,16 @@ FitResult fit(std::shared_ptr<const RowSource> source, std::size_t buffer_bytes,
         const auto rank = static_cast<std::size_t>(options.ranks->rank());
         return {first[rank], first[rank + 1] - first[rank]};
     };
+    // The weights (every row's, 8 bytes a row, in memory) against the data's range: a pass
+    // over this process's rows, as fit_block checks a rank's block.
+    const std::function<void()> check_weights = [&] {
+        const auto [first_row, rows] = my_rows();
+        check_weight_range(*source, first_row, rows, options.sample_weight.get(), options.solver.precision,
+                           std::max<std::size_t>(1, buffer_bytes / std::max<std::size_t>(1, d * sizeof(double))),
+                           source_name);
+    };
     FitResult result = run_fit(
-        n, d, options, observer, stop, source_name, {},
+        n, d, options, observer, stop, source_name, options.sample_weight ? check_weights : std::function<void()>{},
         [&](Solver& solver, std::size_t first_row, std::size_t rows) {
             if (options.ranks) solver.set_partition(RowPartition{options.ranks, n, first_row});
             solver.set_row_source(source, first_row, rows, buffer_bytes);

@@ -25,10 +25,11 @@ struct Limits {
 
 std::string precision_name(Precision precision) { return std::string(to_string(precision)); }
 
-template <typename T>
-void check_weights(const Matrix<T>& points, const std::vector<double>* weights, Precision precision,
-                   const std::string& source) {
-    if (!weights || points.size() == 0) return;
+// `biggest()`: the data's largest |x|, asked for once the weights themselves pass (a
+// matrix's values, or a pass over a file's rows).
+template <typename Biggest>
+void check_weights(const std::vector<double>* weights, Precision precision, const std::string& source,
+                   Biggest&& biggest_of_data) {
     const bool f32 = precision == Precision::F32;
     const double largest = f32 ? Limits<float>::largest : Limits<double>::largest;
     const double smallest_normal = f32 ? Limits<float>::smallest_normal : Limits<double>::smallest_normal;
@@ -47,8 +48,7 @@ void check_weights(const Matrix<T>& points, const std::vector<double>* weights, 
                                                 short_number(smallest_normal) + " .. " + short_number(largest) +
                                                 ": rescale the weights (only their ratios matter)" + f64_helps);
     }
-    double biggest = 0.0;
-    for (const T x : points.values()) biggest = std::max(biggest, std::fabs(double(x)));
+    const double biggest = biggest_of_data();
     if (biggest > 0.0 && total > largest / biggest)
         throw InputError::whole(source, "the sample weights sum to " + short_number(total) +
                                             " and the coordinates reach " + short_number(biggest) +
@@ -56,16 +56,46 @@ void check_weights(const Matrix<T>& points, const std::vector<double>* weights, 
                                             "; scale the weights down (only their ratios matter)" + f64_helps);
 }
 
+template <typename T>
+void check_matrix_weights(const Matrix<T>& points, const std::vector<double>* weights, Precision precision,
+                          const std::string& source) {
+    if (!weights || points.size() == 0) return;
+    check_weights(weights, precision, source, [&] {
+        double biggest = 0.0;
+        for (const T x : points.values()) biggest = std::max(biggest, std::fabs(double(x)));
+        return biggest;
+    });
+}
+
 }  // namespace
 
 void check_weight_range(const Matrix<double>& points, const std::vector<double>* weights, Precision precision,
                         const std::string& source_name) {
-    check_weights(points, weights, precision, source_name);
+    check_matrix_weights(points, weights, precision, source_name);
 }
 
 void check_weight_range(const Matrix<float>& points, const std::vector<double>* weights, Precision precision,
                         const std::string& source_name) {
-    check_weights(points, weights, precision, source_name);
+    check_matrix_weights(points, weights, precision, source_name);
+}
+
+void check_weight_range(const RowSource& source, std::size_t first_row, std::size_t rows,
+                        const std::vector<double>* weights, Precision precision, std::size_t block_rows,
+                        const std::string& source_name) {
+    const std::size_t d = source.cols();
+    if (!weights || rows == 0 || d == 0) return;
+    check_weights(weights, precision, source_name, [&] {
+        // The rows as loaded (doubles), a block at a time: the loaded matrix's largest |x|.
+        block_rows = std::max<std::size_t>(1, std::min(block_rows, rows));
+        std::vector<double> block(block_rows * d);
+        double biggest = 0.0;
+        for (std::size_t start = 0; start < rows; start += block_rows) {
+            const std::size_t count = std::min(block_rows, rows - start);
+            source.read(first_row + start, count, block.data());
+            for (std::size_t e = 0; e < count * d; ++e) biggest = std::max(biggest, std::fabs(block[e]));
+        }
+        return biggest;
+    });
 }
 
 void check_finite_result(const Matrix<double>& centroids, double inertia, Precision precision,

@@ -150,7 +150,6 @@ public:
 
     void set_sample_weight(std::shared_ptr<const std::vector<double>> weights) override {
         if (!source_) throw Error("set the data before the sample weights");
-        if (weights && row_source_) throw UsageError("out of core: sample weights are not taken (yet)");
         if (weights && weights->size() != n_)
             throw Error(std::to_string(weights->size()) + " sample weights for " + std::to_string(n_) + " points");
         weight_source_ = std::move(weights);
