@@ -280,7 +280,12 @@ private slots:
                               {"f8.npy", kms::InitMethod::Maximin, kms::Precision::F32, kms::Algorithm::Hamerly, 9, true},
                               {"u1.bvecs", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Hamerly, 9, true},
                               {"f4.fvecs", kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Exponion, 40, true},
-                              {"f8.npy", kms::InitMethod::KMeansParallel, kms::Precision::F64, kms::Algorithm::Lloyd, 9, true}};
+                              {"f8.npy", kms::InitMethod::KMeansParallel, kms::Precision::F64, kms::Algorithm::Lloyd, 9, true},
+                              // Yinyang's group bounds too (k = 24, 40: two and four groups; ten centroids a group).
+                              {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Yinyang, 40},
+                              {"f8.npy", kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Yinyang, 24},
+                              {"f4.fvecs", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32,
+                               kms::Algorithm::Yinyang, 40}};
         // (buffer bytes, threads): one package a block (the least), a few, every row in one.
         const std::pair<std::size_t, int> shapes[] = {{1, 1}, {100000, 2}, {std::size_t{1} << 30, 1}};
         for (const Case& c : cases) {
@@ -303,7 +308,7 @@ private slots:
             for (const auto& [buffer, threads] : shapes) {
                 options.solver.threads = threads;
                 const std::string what = std::string(c.file) + (c.weighted ? " weighted" : "") + ", " +
-                                         std::string(kms::to_string(c.algorithm)) + ", " +
+                                         std::string(kms::to_string(c.algorithm)) + " k=" + std::to_string(c.k) + ", " +
                                          std::string(kms::to_string(c.method)) + ", " +
                                          std::string(kms::to_string(c.precision)) + ", buffers " +
                                          std::to_string(buffer) + ", threads " + std::to_string(threads);
@@ -339,6 +344,7 @@ private slots:
         options.k = 4;
         options.solver.algorithm = kms::Algorithm::Elkan;  // (k bounds a point)
         refused(options, "or exponion or shallot: --solver elkan keeps per-point state");
+        refused(options, "or yinyang");  // (the streaming solvers named, from the registry)
         options.solver.algorithm = kms::Algorithm::Lloyd;
         options.solver.empty_policy = kms::EmptyClusterPolicy::Farthest;
         refused(options, "--empty keep");

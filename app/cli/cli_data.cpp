@@ -242,12 +242,18 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
                                    fit.init.method == InitMethod::Maximin;
     std::uint64_t label_text = 2;  // a label's digits and its newline
     for (std::uint64_t k = fit.k; k > 10; k /= 10) ++label_text;
-    // (A bounded solver out of core also keeps its bounds: SolverTraits::bounds_per_point.)
-    const std::uint64_t bound_bytes =
-        fit.solver.algorithm == Algorithm::Auto || !registered_solver(fit.solver.algorithm, fit.solver.backend)
-            ? 0
-            : static_cast<std::uint64_t>(solver_traits(fit.solver.algorithm, fit.solver.backend).bounds_per_point) *
-                  (fit.solver.precision == Precision::F32 ? 4 : 8);
+    // (A bounded solver out of core also keeps its bounds: SolverTraits::bounds_per_point
+    // and centroids_per_bound.)
+    std::uint64_t bound_bytes = 0;
+    if (fit.solver.algorithm != Algorithm::Auto && registered_solver(fit.solver.algorithm, fit.solver.backend)) {
+        const SolverTraits traits = solver_traits(fit.solver.algorithm, fit.solver.backend);
+        const std::uint64_t per_centroids =
+            traits.centroids_per_bound > 0
+                ? std::max<std::uint64_t>(1, fit.k / static_cast<std::uint64_t>(traits.centroids_per_bound))
+                : 0;
+        bound_bytes = (static_cast<std::uint64_t>(traits.bounds_per_point) + per_centroids) *
+                      (fit.solver.precision == Precision::F32 ? 4 : 8);
+    }
     // (k-means‖: each row's D and nearest candidate, 12 bytes, and a flag per row of the data set.)
     const bool seeds_in_rounds = fit.init.method == InitMethod::KMeansParallel;
     // --weights: every row's weight on every process (8), the solver's copy of its rows' (a

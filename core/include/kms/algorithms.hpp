@@ -35,9 +35,11 @@ struct SolverTraits {
     // Runs on points read from host memory a block at a time, each step: out of core on
     // the CPU (a file's blocks), --stream-chunk on a CUDA device (host memory's chunks).
     bool streams_points = false;
-    // Values of the solver's precision it keeps per point beside the label (its bounds),
-    // where that is a fixed count: what out of core must keep in memory for every row.
+    // Values of the solver's precision it keeps per point beside the label (its bounds):
+    // bounds_per_point, and one more per centroids_per_bound centroids (at least one;
+    // 0: none), Yinyang's group bounds. What out of core must keep in memory for every row.
     int bounds_per_point = 0;
+    int centroids_per_bound = 0;
 };
 
 // Adds an algorithm (or replaces the one of the same name).

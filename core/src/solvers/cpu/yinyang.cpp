@@ -15,6 +15,11 @@
 // the group's centroids have moved since. The bounds are brought up to date only
 // when they are read, so a settled point costs what a Hamerly point costs instead
 // of t bound updates.
+//
+// Out of core the bounds stay in memory (n·(t + 2) values and the stamps) while each
+// step assigns the file's blocks in turn: what a step decides once (whether it builds the
+// bounds; the groups' moves, the half distances, the blocks) is decided at its first
+// block, and the drift ring moves on after its last.
 #include "cpu_backend.hpp"
 #include "cpu_solver.hpp"
 
@@ -43,36 +48,32 @@ protected:
         group_shift_.assign(t, T(0));
     }
 
+    // Rows [window_first_, window_first_ + window_rows_): every row, or (out of core) the
+    // block in points_.
     std::uint64_t assign(IterationStats& stats) override {
-        if (!this->bounds_valid_) return first_assignment(stats);
-        const std::size_t n = this->n_, d = this->d_, k = this->k_, t = groups();
+        const std::size_t from = this->window_first_, to = from + this->window_rows_;
+        const std::size_t d = this->d_, k = this->k_, t = groups();
+        const auto bounds_start = Clock::now();
+        if (from == 0) {
+            building_ = !this->bounds_valid_;
+            if (!building_) start_bounded_step(stats);
+        }
+        if (building_) return first_assignment(stats, from, to);
         const BoundArithmetic<T> bounds(d);
         const T inf = std::numeric_limits<T>::infinity();
-        const T* points = this->points_;
+        const T* points = this->points_;  // row i at (i − from)
         const T* c = this->centroids_.data();
         const T* shift = this->shift_upper_.data();
         std::int32_t* labels = this->labels_.data();
         PointStatus* status = this->config_.record_point_status ? this->status_.data() : nullptr;
-
-        const auto bounds_start = Clock::now();
-        for (std::size_t g = 0; g < t; ++g) {
-            T largest = T(0);
-            for (std::size_t p = group_begin_[g]; p < group_begin_[g + 1]; ++p)
-                largest = std::max(largest, shift[members_[p]]);
-            group_shift_[g] = largest;
-        }
-        // Half the distance to the nearest other centroid: Hamerly's second test,
-        // which lets the global filter settle as many points as Hamerly does.
-        stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, T*) {});
         const T* nearest_half = this->nearest_half_.data();
-        const auto leaders = this->shift_leaders();
-        build_blocks();
-        const std::uint32_t now = ++assignment_;
+        const auto& leaders = leaders_;
+        const std::uint32_t now = assignment_;
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
         const auto assign_start = Clock::now();
         std::uint64_t changed = 0, evaluations = 0, skips = 0, group_skips = 0;
-        const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        const std::size_t chunks = (to - from + kChunk - 1) / kChunk;
         RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) \
     reduction(+ : changed, evaluations, skips, group_skips)
@@ -90,9 +91,9 @@ protected:
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (guard.failed() || this->stop_now()) continue;  // cancelled: step() restores the last iteration
-                const std::size_t chunk_end = std::min(n, (chunk + 1) * kChunk);
-                for (std::size_t i = chunk * kChunk; i < chunk_end; ++i) {
-                    const T* x = points + i * d;
+                const std::size_t chunk_begin = from + chunk * kChunk, chunk_end = std::min(to, chunk_begin + kChunk);
+                for (std::size_t i = chunk_begin; i < chunk_end; ++i) {
+                    const T* x = points + (i - from) * d;
                     T* lower = lower_.data() + i * t;
                     const std::size_t own = static_cast<std::size_t>(labels[i]);
                     const std::uint32_t age = now - stamp_[i];
@@ -238,12 +239,15 @@ protected:
             }
         }
         guard.rethrow();
-        // Every stamp's drift now reaches this assignment; this one's starts at zero.
-        for (std::uint32_t row = 0; row < kDriftHistory; ++row) {
-            T* drift = drift_.data() + std::size_t{row} * t;
-            if (row == now % kDriftHistory) std::fill(drift, drift + t, T(0));
-            else
-                for (std::size_t g = 0; g < t; ++g) drift[g] = bounds.grow(drift[g], group_shift_[g]);
+        // After the step's last block: every stamp's drift now reaches this assignment;
+        // this one's starts at zero.
+        if (to == this->n_) {
+            for (std::uint32_t row = 0; row < kDriftHistory; ++row) {
+                T* drift = drift_.data() + std::size_t{row} * t;
+                if (row == now % kDriftHistory) std::fill(drift, drift + t, T(0));
+                else
+                    for (std::size_t g = 0; g < t; ++g) drift[g] = bounds.grow(drift[g], group_shift_[g]);
+            }
         }
         stats.group_skips += group_skips;
         stats.groups = static_cast<std::uint32_t>(t);
@@ -253,23 +257,45 @@ protected:
 private:
     std::size_t groups() const { return group_begin_.empty() ? 0 : group_begin_.size() - 1; }
 
-    // Every point against every centroid, one group at a time with the vector
-    // kernel: its label (lowest index on ties), the upper bound and all group bounds.
-    std::uint64_t first_assignment(IterationStats& stats) {
+    // What a bounded step decides once, before its first row: the groups' largest moves,
+    // the centroids' half distances (Hamerly's second test, which lets the global filter
+    // settle as many points as Hamerly does), the shift leaders, the groups' blocks, the
+    // assignment's number.
+    void start_bounded_step(IterationStats& stats) {
+        const std::size_t t = groups();
+        const T* shift = this->shift_upper_.data();
+        for (std::size_t g = 0; g < t; ++g) {
+            T largest = T(0);
+            for (std::size_t p = group_begin_[g]; p < group_begin_[g + 1]; ++p)
+                largest = std::max(largest, shift[members_[p]]);
+            group_shift_[g] = largest;
+        }
+        stats.centroid_centroid_distances += this->centroid_rows([](std::size_t, T*) {});
+        leaders_ = this->shift_leaders();
+        build_blocks();
+        ++assignment_;
+    }
+
+    // Rows [from, to) against every centroid, one group at a time with the vector
+    // kernel: the label (lowest index on ties), the upper bound and all group bounds
+    // (the step's first block also resets the stamps and the drift ring).
+    std::uint64_t first_assignment(IterationStats& stats, std::size_t from, std::size_t to) {
         const auto start = Clock::now();
-        const std::size_t n = this->n_, d = this->d_, k = this->k_, t = groups();
+        const std::size_t d = this->d_, k = this->k_, t = groups();
         const BoundArithmetic<T> bounds(d);
         const T inf = std::numeric_limits<T>::infinity();
-        // Centroids in group order, so each group is one contiguous block for the kernel.
-        grouped_.resize(k * d);
-        for (std::size_t p = 0; p < k; ++p)
-            std::copy_n(this->centroids_.row(members_[p]), d, grouped_.data() + p * d);
-        std::fill(stamp_.begin(), stamp_.end(), assignment_);
-        std::fill(drift_.begin(), drift_.end(), T(0));
+        if (from == 0) {
+            // Centroids in group order, so each group is one contiguous block for the kernel.
+            grouped_.resize(k * d);
+            for (std::size_t p = 0; p < k; ++p)
+                std::copy_n(this->centroids_.row(members_[p]), d, grouped_.data() + p * d);
+            std::fill(stamp_.begin(), stamp_.end(), assignment_);
+            std::fill(drift_.begin(), drift_.end(), T(0));
+        }
         std::int32_t* labels = this->labels_.data();
 
         std::uint64_t changed = 0;
-        const std::size_t chunks = (n + kChunk - 1) / kChunk;
+        const std::size_t chunks = (to - from + kChunk - 1) / kChunk;
         RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed)
         {
@@ -285,8 +311,9 @@ private:
 #pragma omp for schedule(dynamic, 1)
             for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                 if (guard.failed() || this->stop_now()) continue;
-                const std::size_t begin = chunk * kChunk, m = std::min(n, begin + kChunk) - begin;
-                std::iota(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(m), begin);
+                const std::size_t begin = from + chunk * kChunk, m = std::min(to, begin + kChunk) - begin;
+                // (the kernel's rows: in points_, which holds rows from `from` on)
+                std::iota(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(m), begin - from);
                 for (std::size_t g = 0; g < t; ++g) {
                     const std::size_t first = group_begin_[g], size = group_begin_[g + 1] - first;
                     nearest_two(this->points_, d, grouped_.data() + first * d, size, rows.data(), m, nearest.data(),
@@ -317,7 +344,7 @@ private:
         }
         guard.rethrow();
         stats.groups = static_cast<std::uint32_t>(t);  // every group searched: no group skips yet
-        return this->finish_bounded_assignment(stats, changed, static_cast<std::uint64_t>(n) * k, 0, start);
+        return this->finish_bounded_assignment(stats, changed, static_cast<std::uint64_t>(to - from) * k, 0, start);
     }
 
     // Each group's centroids coordinate-major, for block_distances().
@@ -367,6 +394,8 @@ private:
     std::vector<T> drift_;                  // kDriftHistory × t: group moves since each recent assignment
     std::vector<T> group_shift_;            // per group: its largest move in the last update
     std::uint32_t assignment_ = 0;          // assignments since the bounds were last rebuilt
+    typename CpuSolver<T>::ShiftLeaders leaders_;  // this step's (start_bounded_step)
+    bool building_ = false;                 // this step's assignment is a full search that builds the bounds
 };
 
 }  // namespace
@@ -376,5 +405,7 @@ private:
 KMS_SOLVER_REGISTRATION(yinyang_cpu) {
     kms::cpu::register_cpu_solver({kms::Algorithm::Yinyang, "a lower bound per group of centroids", 2015,
                                    "Yinyang's global, group and local filters"},
-                                  kms::cpu::make_in_precision<kms::cpu::YinyangSolver>);
+                                  kms::cpu::make_in_precision<kms::cpu::YinyangSolver>,
+                                  // upper, global and the stamp (4 bytes), and a group bound per ~10 centroids
+                                  {.streams_points = true, .bounds_per_point = 3, .centroids_per_bound = 10});
 }
