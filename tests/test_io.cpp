@@ -716,6 +716,11 @@ private slots:
             for (std::size_t j = 0; j < 6; ++j) QCOMPARE(static_cast<double>(floats[j]), f(3 + j / 3, j % 3));
         }
         QVERIFY(!kms::is_binary_matrix_file(write_file("1,2\n", "points.csv")));
+        // A FIFO is looked at without waiting for a writer: not a binary matrix file.
+        const std::string fifo = dir_.filePath("points-fifo.npy").toStdString();
+        QVERIFY(::mkfifo(fifo.c_str(), 0600) == 0);
+        QVERIFY(!kms::is_binary_matrix_file(fifo));
+        ::unlink(fifo.c_str());
         // Row 3 of 5 says 2 values (the file still divides into rows of 3): the blocks before it read,
         // the one holding it is refused naming the row and its byte.
         QByteArray mixed = fvecs;

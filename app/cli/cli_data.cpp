@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "kms/algorithms.hpp"
 #include "kms/communicator.hpp"
@@ -21,15 +20,6 @@
 #include "signal_stop.hpp"
 
 namespace kms::cli {
-namespace {
-// The .npy magic at the file's start: the geographic tables are read by rows from a .npy only.
-bool starts_with_npy_magic(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    char magic[6] = {};
-    return file.read(magic, 6) && std::string_view(magic, 6) == std::string_view("\x93NUMPY", 6);
-}
-}  // namespace
-
 CliData load_cli_data(const ParsedOptions& options, std::uint64_t seed) {
     if (options.has("--input") == options.has("--generate"))
         throw UsageError("give exactly one of --input PATH and --generate SPEC");

@@ -60,6 +60,8 @@ Matrix<double> load_matrix(const std::string& path, const LoadOptions& options =
 // named by its extension (above). These are the files read by position: a block of rows
 // per MPI rank, or a block at a time out of core (kms/row_source.hpp: open_matrix_rows).
 bool is_binary_matrix_file(const std::string& path);
+// A regular file starting with the .npy magic (anything else, a FIFO included, false; never blocks).
+bool starts_with_npy_magic(const std::string& path);
 // A binary matrix file's shape from its header alone (points × coordinates; a 1-D .npy
 // is n × 1), checked as load_dataset checks it (dtype, order, the file's size).
 struct MatrixFileShape {

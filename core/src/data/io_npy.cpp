@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <new>
 #include <optional>
@@ -599,11 +598,21 @@ namespace kms {
 using io_detail::Header;
 using io_detail::Kind;
 
-bool is_binary_matrix_file(const std::string& path) {
-    if (io_detail::is_headerless_matrix(path)) return true;
-    std::ifstream file(path, std::ios::binary);
+bool starts_with_npy_magic(const std::string& path) {
+    // Opened without blocking and read only if regular: a FIFO is never waited on (the
+    // loaders then refuse it by name).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return false;
+    struct stat info {};
     char magic[6] = {};
-    return file.read(magic, 6) && io_detail::has_npy_magic(std::string_view(magic, 6));
+    const bool npy = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && ::pread(fd, magic, 6, 0) == 6 &&
+                     io_detail::has_npy_magic(std::string_view(magic, 6));
+    ::close(fd);
+    return npy;
+}
+
+bool is_binary_matrix_file(const std::string& path) {
+    return io_detail::is_headerless_matrix(path) || starts_with_npy_magic(path);
 }
 
 namespace {
