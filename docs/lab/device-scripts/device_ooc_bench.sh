@@ -18,7 +18,7 @@
 # keep their names).
 # Usage: KMS_DEVICE_CARRY=.devcarry-ooc OUT=$OUT docs/lab/device-scripts/device_ooc_bench.sh
 # (KMS_OOC_GIB, default 2; KMS_OOC_THREADS, default nproc up to 16; no run starts after
-# KMS_OOC_BUDGET = 170 s; each run at most 40 s. About 3.5 minutes.)
+# KMS_OOC_BUDGET = 170 s; each run at most 40 s. About 3.5 minutes; KMS_OOC_RUNS picks the runs.)
 set -uo pipefail
 source "$(dirname "$0")/device_common.sh"
 old="$work/bin/kmeans-cli-old"
@@ -60,7 +60,9 @@ dd_rate() {  # MB/s of dd over the file, cold, input flags $1
 echo "| k | build | median step (ms) | out of core (MB/s) | dd O_DIRECT (MB/s) | dd buffered cold (MB/s) | share of the better |" > "$out/summary.md"
 echo "|---:|---|---:|---:|---:|---:|---:|" >> "$out/summary.md"
 # Priority order: a cut budget leaves out the last.
-for run in "2 old" "2 new" "2 old" "2 new" "64 old" "64 new" "64 loaded" "2 loaded" "2 new-passive" "2 old" "2 new"; do
+# KMS_OOC_RUNS (a list of "k build" pairs separated by commas) replaces the default order.
+IFS=, read -r -a runs <<< "${KMS_OOC_RUNS:-2 old,2 new,2 old,2 new,64 old,64 new,64 loaded,2 loaded,2 new-passive,2 old,2 new}"
+for run in "${runs[@]}"; do
   [ "$SECONDS" -lt "$budget" ] || { echo "budget: $run not started"; continue; }
   set -- $run; k=$1 name=$2
   exe=$cli; env=(); mode=on; [ "$name" = old ] && exe=$old
