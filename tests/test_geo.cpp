@@ -417,8 +417,8 @@ private slots:
         const Cli text_ooc = run_cli({"run", "--input", path("gen.csv"), "--geo", "--k", "1", "--out-of-core", "on"});
         QCOMPARE(text_ooc.exit_code, 2);
         QVERIFY2(text_ooc.err.contains("--out-of-core on: " + path("gen.csv") +
-                                       " is not a NumPy .npy file: text is parsed, not read by position (convert it to "
-                                       ".npy, e.g. numpy.save of latitude, longitude)"),
+                                       " is not a NumPy .npy file: a --geo text table is loaded whole (convert it to "
+                                       "a .npy of latitude, longitude, e.g. numpy.save)"),
                  qPrintable(text_ooc.err));
         // Columns named on the command line; the sphere forced; refused values exit 1 with path:line.
         write(path("named.csv"), "name,y,x\nA,50.1,4.2\nB,50.2,4.3\nC,52.9,8.8\n");

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -83,6 +84,30 @@ void write_headerless_file(const std::string& path, const kms::Matrix<double>& v
         }
     }
     kms::write_text_file(path, bytes);
+}
+
+// `values` as delimited text in one of three styles, each of the loader's rules on the way:
+// 0: ',' with a header, '#' comments (whole lines and trailing), blank lines, CRLF, no newline
+//    after the last line; 1: spaces and tabs, LF, a comment first; 2: ';', '+' signs, blank
+//    lines of spaces. Values alternate between 17 significant digits (std::from_chars) and 6
+//    decimals (the short decimals' exact fast path), so both parse paths are read again.
+void write_text_points(const std::string& path, const kms::Matrix<double>& values, int style) {
+    const char* const newline = style == 0 ? "\r\n" : "\n";
+    const char separator = style == 0 ? ',' : style == 1 ? '\t' : ';';
+    std::string text = style == 0 ? "x,y,z\r\n# blobs\r\n" : style == 1 ? "# x y z\n" : "";
+    char number[64];
+    for (std::size_t i = 0; i < values.rows(); ++i) {
+        if (i % 97 == 5) text += style == 0 ? "\r\n# a comment\r\n" : style == 1 ? "  # a comment\n" : "   \n";
+        for (std::size_t j = 0; j < values.cols(); ++j) {
+            std::snprintf(number, sizeof number, (i + j) % 2 ? "%.17g" : "%.6f", values(i, j));
+            if (j) text += style == 1 && j == 1 ? std::string("  ") : std::string(1, separator);
+            if (style == 2 && number[0] != '-') text += '+';
+            text += number;
+        }
+        if (i % 13 == 0 && style == 0) text += " # trailing";
+        if (i + 1 < values.rows()) text += newline;
+    }
+    kms::write_text_file(path, text);
 }
 
 // Records the rows a rank asked for, to show it read only its block.
@@ -183,7 +208,9 @@ std::shared_ptr<const std::vector<double>> sample_weights(std::size_t n) {
 }
 
 // Ranks (threads of a ThreadGroup) each read only their block, a block at a time: one process's bits.
-void ranks_read_only_their_blocks_with(const std::string& path,
+// `open` gives each rank its source (a text file's pass is collective: every rank opens it).
+using OpenRows = std::function<std::shared_ptr<const kms::RowSource>(kms::Communicator&)>;
+void ranks_read_only_their_blocks_with(const OpenRows& open,
                                        const std::shared_ptr<const kms::Matrix<double>>& loaded,
                                        kms::InitMethod method, bool weighted) {
     kms::FitOptions options;
@@ -200,7 +227,7 @@ void ranks_read_only_their_blocks_with(const std::string& path,
         kms::ThreadGroup group(ranks);
         group.run([&](std::shared_ptr<kms::Communicator> comm) {
             const auto r = static_cast<std::size_t>(comm->rank());
-            watched[r] = std::make_shared<WatchedRows>(kms::open_matrix_rows(path));
+            watched[r] = std::make_shared<WatchedRows>(open(*comm));
             kms::FitOptions mine = options;
             mine.ranks = comm;
             results[r] = kms::fit(watched[r], 200000, mine);
@@ -325,7 +352,183 @@ private slots:
         const auto loaded = std::make_shared<const kms::Matrix<double>>(kms::load_dataset(path).points);
         for (const bool weighted : {false, true})
             for (const kms::InitMethod method : {kms::InitMethod::KMeansPlusPlus, kms::InitMethod::KMeansParallel})
-                ranks_read_only_their_blocks_with(path, loaded, method, weighted);
+                ranks_read_only_their_blocks_with([&](kms::Communicator&) { return kms::open_matrix_rows(path); }, loaded,
+                                                  method, weighted);
+    }
+
+    // Text out of core: the index's pass and every later pass parse the rows as the loader
+    // does, so the fits are the loaded text's, bit for bit, in every style, for marks every
+    // row to every 1024 rows, windows of one byte (one stretch a read) to 16 MiB, blocks of one
+    // package to every row, one and two threads; and every read gives the loaded values.
+    void text_rows_are_the_loaded_fit() {
+        const kms::Matrix<double> points = kms::generate_dataset("blobs:n=5003,k=5,d=3,spread=0.15", 11).points;
+        for (const int style : {0, 1, 2}) write_text_points(dir_ + "/text" + std::to_string(style) + ".csv", points, style);
+        struct Case {
+            int style;
+            kms::InitMethod method;
+            kms::Precision precision;
+            kms::Algorithm algorithm;
+            std::size_t k, rows_per_mark, window_bytes, buffer;
+            int threads;
+        };
+        const Case cases[] = {
+            {0, kms::InitMethod::Random, kms::Precision::F64, kms::Algorithm::Lloyd, 9, 1, 1, 1, 1},
+            {0, kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Lloyd, 9, 1024, 16 << 20, 1 << 30, 2},
+            {1, kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Hamerly, 9, 7, 300, 100000, 2},
+            {1, kms::InitMethod::KMeansPlusPlus, kms::Precision::F32, kms::Algorithm::Hamerly, 9, 7, 300, 1, 1},
+            {2, kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32, kms::Algorithm::Lloyd, 9, 50, 4096, 100000, 1},
+            {2, kms::InitMethod::KMeansParallel, kms::Precision::F64, kms::Algorithm::Yinyang, 24, 3, 65536, 1 << 30, 2}};
+        for (const Case& c : cases) {
+            const std::string path = dir_ + "/text" + std::to_string(c.style) + ".csv";
+            const auto loaded = std::make_shared<const kms::Matrix<double>>(kms::load_dataset(path).points);
+            kms::TextRowsOptions text;
+            text.threads = c.threads;
+            text.rows_per_mark = c.rows_per_mark;
+            text.window_bytes = c.window_bytes;
+            text.drop_behind = c.style == 0;
+            const auto source = kms::open_text_rows(path, text);
+            QCOMPARE(source->rows(), loaded->rows());
+            QCOMPARE(source->cols(), loaded->cols());
+            // The values: all rows, and single rows and short runs anywhere, double and float.
+            std::vector<double> all(loaded->size());
+            source->read(0, loaded->rows(), all.data());
+            QVERIFY2(std::memcmp(all.data(), loaded->data(), all.size() * sizeof(double)) == 0, path.c_str());
+            for (const std::size_t first : {std::size_t{0}, std::size_t{6}, std::size_t{2500}, loaded->rows() - 13}) {
+                std::vector<float> some(13 * loaded->cols());
+                source->read(first, 13, some.data());
+                for (std::size_t v = 0; v < some.size(); ++v)
+                    QVERIFY2(some[v] == static_cast<float>(loaded->data()[first * loaded->cols() + v]), path.c_str());
+            }
+            kms::FitOptions options;
+            options.k = c.k;
+            options.init.method = c.method;
+            options.init.seed = 4;
+            options.solver.backend = kms::Backend::OpenMP;
+            options.solver.precision = c.precision;
+            options.solver.algorithm = c.algorithm;
+            options.solver.threads = c.threads;
+            options.solver.max_iterations = c.method == kms::InitMethod::Random ? 5 : 300;
+            StepCounts want_steps, steps;
+            const kms::FitResult want = kms::fit(loaded, options, &want_steps);
+            const std::string what = "text style " + std::to_string(c.style) + ", " + std::string(kms::to_string(c.algorithm)) +
+                                     ", " + std::string(kms::to_string(c.method)) + ", " +
+                                     std::string(kms::to_string(c.precision)) + ", a mark every " +
+                                     std::to_string(c.rows_per_mark) + " rows, windows of " +
+                                     std::to_string(c.window_bytes) + " bytes, buffers " + std::to_string(c.buffer) +
+                                     ", threads " + std::to_string(c.threads);
+            expect_same(kms::fit(source, c.buffer, options, &steps), want, what);
+            QVERIFY2(steps.steps == want_steps.steps, (what + ": a step's distances, skips or changes differ").c_str());
+        }
+    }
+
+    // Text under ranks (threads of a ThreadGroup): the pass shared (each rank parses its share of
+    // the bytes), each rank then reads only its block through the index: one process's bits.
+    void text_ranks_read_only_their_blocks() {
+        const std::string path = dir_ + "/ranks.csv";
+        write_text_points(path, kms::generate_dataset("blobs:n=20011,k=6,d=3,spread=0.15", 7).points, 0);
+        const auto loaded = std::make_shared<const kms::Matrix<double>>(kms::load_dataset(path).points);
+        ranks_read_only_their_blocks_with(
+            [&](kms::Communicator& comm) {
+                kms::TextRowsOptions text;
+                text.ranks = &comm;
+                text.rows_per_mark = 100;
+                text.window_bytes = 20000;
+                return kms::open_text_rows(path, text);
+            },
+            loaded, kms::InitMethod::KMeansPlusPlus, false);
+    }
+
+    // A bad line deep in a text file: the pass names it as the loader does, one thread or two,
+    // one process or ranks (once, by the rank whose share holds it). A file changed after the
+    // pass is refused when read: its size or time, or (time kept) a row that no longer parses,
+    // or a stretch of the index that no longer holds its rows.
+    void text_rows_refuse_bad_and_changed_files() {
+        const kms::Matrix<double> points = kms::generate_dataset("blobs:n=3000,k=3,d=3", 2).points;
+        const std::string good = dir_ + "/good.csv";
+        write_text_points(good, points, 1);
+        std::string text;
+        {
+            std::ifstream in(good, std::ios::binary);
+            text.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        // Line 2901's first value (a comment line and 30 interleaved comments before: row ~2870).
+        std::size_t at = 0;
+        for (int line = 1; line < 2901; ++line) at = text.find('\n', at) + 1;
+        for (const char* bad : {"x", "nan", "1e999", "1\t2"}) {
+            std::string changed = text;
+            const std::size_t end = changed.find_first_of(" \t", at);
+            changed.replace(at, end - at, bad);
+            const std::string path = dir_ + "/bad.csv";
+            kms::write_text_file(path, changed);
+            std::string want;
+            try {
+                (void)kms::load_dataset(path);
+            } catch (const kms::InputError& error) {
+                want = error.what();
+            }
+            QVERIFY2(want.find("bad.csv:2901: ") != std::string::npos, want.c_str());
+            for (const int threads : {1, 2}) {
+                kms::TextRowsOptions options;
+                options.threads = threads;
+                options.window_bytes = 1000;
+                try {
+                    (void)kms::open_text_rows(path, options);
+                    QFAIL(("no refusal of " + want).c_str());
+                } catch (const kms::InputError& error) {
+                    QCOMPARE(std::string(error.what()), want);
+                }
+            }
+            for (const int ranks : {2, 3}) {
+                std::vector<std::string> messages(static_cast<std::size_t>(ranks));
+                kms::ThreadGroup group(ranks);
+                group.run([&](std::shared_ptr<kms::Communicator> comm) {
+                    kms::TextRowsOptions options;
+                    options.ranks = comm.get();
+                    try {
+                        (void)kms::open_text_rows(path, options);
+                    } catch (const kms::ReportedByAnotherRank&) {
+                    } catch (const kms::InputError& error) {
+                        messages[static_cast<std::size_t>(comm->rank())] = error.what();
+                    }
+                });
+                QCOMPARE(std::count(messages.begin(), messages.end(), want), std::ptrdiff_t{1});
+                QCOMPARE(std::count(messages.begin(), messages.end(), std::string()), std::ptrdiff_t{ranks - 1});
+            }
+        }
+        // Changed after the pass.
+        const std::string path = dir_ + "/changing.csv";
+        kms::TextRowsOptions options;
+        options.rows_per_mark = 7;
+        options.window_bytes = 4096;
+        std::vector<double> values(points.size());
+        const auto refused = [&](const std::string& contents, bool keep_time, const std::string& expected) {
+            kms::write_text_file(path, text);
+            const auto source = kms::open_text_rows(path, options);
+            source->read(0, points.rows(), values.data());
+            const auto time = std::filesystem::last_write_time(path);
+            {
+                std::ofstream out(path, std::ios::binary | std::ios::in);  // in place: the same file
+                out << contents;
+            }
+            // (A second on when not kept: a write within the clock's tick may leave the time as it was.)
+            std::filesystem::last_write_time(path, keep_time ? time : time + std::chrono::seconds(1));
+            try {
+                source->read(0, points.rows(), values.data());
+                QFAIL(("no refusal: expected '" + expected + "'").c_str());
+            } catch (const kms::InputError& error) {
+                QVERIFY2(std::string(error.what()).find(expected) != std::string::npos, error.what());
+            }
+        };
+        std::string other = text;
+        std::swap(other[at], other[at + 1]);  // (same size, new time)
+        refused(other, false, "changing.csv: the file changed (its size or modification time) since its first pass");
+        std::string unparsable = text;
+        unparsable[at] = 'x';
+        refused(unparsable, true, "changing.csv:2901: not a number");
+        refused(unparsable, true, "(the file changed since its first pass, which read this line)");
+        std::string commented = text;
+        commented[at] = '#';  // a row becomes a comment: its stretch holds one row fewer
+        refused(commented, true, "the file changed since its first pass: rows ");
     }
 
     // What cannot run out of core says so, naming what to do instead.

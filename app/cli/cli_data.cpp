@@ -151,8 +151,9 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
 namespace {
 constexpr OptionSpec kOutOfCoreOptions[] = {
     {"--out-of-core", "WHEN", "auto",
-     "auto | on | off: read a binary --input (.npy, .fvecs, .fbin, ...) a block at a time on\n"
-     "every pass instead of loading it: auto when its points do not fit in the memory limit"},
+     "auto | on | off: read the --input (.npy, .fvecs, .fbin, ..., or text: parsed again\n"
+     "each pass) a block at a time on every pass instead of loading it: auto when its points\n"
+     "do not fit in the memory limit"},
     {"--memory-limit", "SIZE", "",
      "memory this process may use, e.g. 512M, 8G (default: what is available: MemAvailable,\n"
      "the cgroup's memory.max, ulimit -v; under mpirun shared by the machine's ranks)"},
@@ -188,33 +189,39 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
             throw UsageError("--memory-limit '" + options.get("--memory-limit") +
                              "': give a size in bytes, or with k, M, G or T (powers of 1024), e.g. 512M");
     }
-    // What only a file read by position can be: a binary --input (decided as the loaders decide).
+    // What only a file read by pass after pass can be: a regular --input, binary (read by
+    // position) or text (parsed by blocks through the index of a first pass).
     const auto refuse = [&](const std::string& why) -> std::optional<OutOfCorePlan> {
         if (asked) throw UsageError("--out-of-core on: " + why);
         return std::nullopt;
     };
-    if (!options.has("--input")) return refuse("it reads an --input binary file (.npy, .fvecs, .fbin, ...); --generate makes the rows in memory");
+    if (!options.has("--input")) return refuse("it reads an --input file (.npy, .fvecs, .fbin, ..., or text); --generate makes the rows in memory");
     const std::string path = options.get("--input");
     // A FIFO or a device is never opened here (opening a FIFO waits for a writer; the loader
-    // refuses one in time, test_io_special): only a regular file is read by position.
+    // refuses one in time, test_io_special): only a regular file is read pass after pass.
     std::error_code not_regular;
     if (!std::filesystem::is_regular_file(path, not_regular))
-        return refuse(path + " is not a regular file: out of core reads the file by position, pass by pass");
-    if (!is_binary_matrix_file(path) || (geo.enabled && !starts_with_npy_magic(path)))
-        return refuse(path + " is not a NumPy .npy file" + (geo.enabled ? "" : " (or .fvecs, .fbin, ...)") +
-                      ": text is parsed, not read by position (convert it to .npy, e.g. numpy.save" +
-                      (geo.enabled ? std::string(" of latitude, longitude") : "") + ")");
+        return refuse(path + " is not a regular file: out of core reads the file again on every pass");
+    const bool binary = is_binary_matrix_file(path);
+    // (--geo text tables name their columns in a header: loaded whole.)
+    if (geo.enabled && !starts_with_npy_magic(path))
+        return refuse(path + " is not a NumPy .npy file: a --geo text table is loaded whole (convert it to a .npy "
+                             "of latitude, longitude, e.g. numpy.save)");
+    if (!binary && std::filesystem::path(path).extension() == ".npy")
+        return refuse(path + " is named .npy but is not a NumPy file (no \\x93NUMPY magic)");
     if (options.has("--scores")) return refuse("--scores takes every row in memory");
 
     OutOfCorePlan plan;
-    plan.source = open_matrix_rows(path);
+    // Text: the columns and the most rows its bytes can hold, until the pass counts them.
+    TextFileShape text;
+    if (binary) plan.source = open_matrix_rows(path);
+    else text = text_file_shape(path);
+    const std::uint64_t file_cols = binary ? plan.source->cols() : text.cols;
     // --geo: the points are the rows projected, 2 or 3 km coordinates as the pass of
     // statistics decides (below): 3 until then.
-    const std::uint64_t n = plan.source->rows();
-    const std::uint64_t d = !geo.enabled ? plan.source->cols() : geo.frame == GeoFrame::Equirectangular ? 2 : 3;
+    const std::uint64_t d = !geo.enabled ? file_cols : geo.frame == GeoFrame::Equirectangular ? 2 : 3;
     if (geo.enabled) (void)npy_geo_columns(path, plan.source->cols(), geo.columns);  // a bad --lat/--lon before the plan
     const std::uint64_t ranks = fit.ranks ? static_cast<std::uint64_t>(fit.ranks->size()) : 1;
-    const std::uint64_t my_rows = (n + ranks - 1) / ranks;
     if (limit == 0) limit = available_memory_bytes() / static_cast<std::uint64_t>(launcher_local_size());
     plan.memory_limit = limit;
     // In memory: the rows as doubles (and the solver's float copy), the per-row state.
@@ -251,9 +258,11 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     const bool weighted = options.has("--weights");
     const std::uint64_t weight_row_bytes =
         weighted ? (fit.ranks ? 8 : 0) + (fit.solver.precision == Precision::F32 ? 4 : 0) : 0;
-    plan.state_bytes =
-        my_rows * (4 + 4 + bound_bytes + (seeds_by_distance ? 9 : seeds_in_rounds ? 12 : 0) + weight_row_bytes) +
-        n * (4 + label_text + (fit.ranks ? 16 : 0) + (seeds_in_rounds ? 1 : 0) + (weighted ? 8 : 0));
+    const auto state_bytes = [&](std::uint64_t n) {
+        const std::uint64_t my_rows = (n + ranks - 1) / ranks;
+        return my_rows * (4 + 4 + bound_bytes + (seeds_by_distance ? 9 : seeds_in_rounds ? 12 : 0) + weight_row_bytes) +
+               n * (4 + label_text + (fit.ranks ? 16 : 0) + (seeds_in_rounds ? 1 : 0) + (weighted ? 8 : 0));
+    };
     // Beside the data: the program's own heap and one stack per thread (the solver's
     // OpenMP threads and the reader; under ulimit -v their address space counts).
     const int solver_threads = fit.solver.backend == Backend::Sequential ? 1
@@ -262,12 +271,45 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     // (--geo: the statistics' 1 MiB and the reader's 4 MiB of degrees.)
     const std::uint64_t reserve = (std::uint64_t{8} << 20) * (static_cast<std::uint64_t>(solver_threads) + 2) +
                                   (geo.enabled ? std::uint64_t{5} << 20 : 0);
-    const bool fits = limit > 0 && my_rows * point_bytes + plan.state_bytes + reserve <= limit;
-    if (!asked && (limit == 0 || fits)) return std::nullopt;  // auto: loaded as always
+    // Loaded, a text file's bytes (a rank's share of them) are held beside its matrix while it is parsed.
+    const auto fits = [&](std::uint64_t n) {
+        const std::uint64_t my_rows = (n + ranks - 1) / ranks;
+        return limit > 0 && my_rows * point_bytes + state_bytes(n) + reserve + (binary ? 0 : text.data_bytes / ranks) <= limit;
+    };
+    // Under ranks every rank takes the same road (the loaded and out-of-core ones meet other
+    // collectives): out of core when any rank's points do not fit. Text needs its pass for
+    // its rows unless even the most its bytes can hold fit.
+    const auto any_rank = [&](bool mine) {
+        if (!fit.ranks) return mine;
+        const std::int64_t flag = mine ? 1 : 0;
+        const std::vector<std::int64_t> all = fit.ranks->allgather(std::span<const std::int64_t>(&flag, 1));
+        return std::find(all.begin(), all.end(), 1) != all.end();
+    };
+    if (!asked && !any_rank(limit > 0 && !fits(binary ? plan.source->rows() : text.max_rows))) return std::nullopt;  // auto: loaded as always
+    // The text's window of the pass and of each read, and its index (24 bytes a mark: every
+    // 1024 rows, and at least one a piece of 1/16 of a window).
+    TextRowsOptions text_options;
+    text_options.threads = solver_threads;
+    text_options.ranks = fit.ranks.get();
+    text_options.cancel = signal_stop().token();
+    text_options.window_bytes = static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(limit / 16, std::uint64_t{1} << 20, text_options.window_bytes));
+    if (!binary) {
+        plan.source = open_text_rows(path, text_options);
+        // auto: the pass counted the rows; loaded if they fit after all (the pass then only counted them).
+        if (!asked && !any_rank(limit > 0 && !fits(plan.source->rows()))) return std::nullopt;
+    }
+    const std::uint64_t n = plan.source->rows();
+    plan.state_bytes = state_bytes(n) +
+                       (binary ? 0 : 2 * text_options.window_bytes +
+                                         24 * (n / text_options.rows_per_mark + text.data_bytes / (text_options.window_bytes / 16) + 1));
     plan.automatic = !asked;
+    // auto: where the per-row state leaves nothing for blocks, out of core cannot run either: loaded
+    // (and the loader says what it lacks).
+    if (!asked && any_rank(limit <= plan.state_bytes + reserve)) return std::nullopt;
     if (limit <= plan.state_bytes + reserve)
         throw UsageError("out of core: the memory limit " + mebibytes(limit) + " leaves nothing for blocks of " +
-                         path + "'s points beside the per-row state (labels, seeding: " + mebibytes(plan.state_bytes) +
+                         path + "'s points beside the per-row state (labels, seeding" + (binary ? "" : ", the text's index and window") + ": " + mebibytes(plan.state_bytes) +
                          ") and the program (" + mebibytes(reserve) + "); raise --memory-limit" +
                          (fit.ranks ? "" : ", or split the rows over MPI ranks (mpirun)"));
     plan.buffer_bytes = static_cast<std::size_t>(limit - plan.state_bytes - reserve);

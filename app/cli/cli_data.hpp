@@ -49,7 +49,7 @@ std::shared_ptr<const std::vector<double>> load_cli_weights(const ParsedOptions&
 // Out of core (--out-of-core, --memory-limit; docs/scale-out.md): whether `run` reads
 // the --input file a block at a time instead of loading it, and with what buffers.
 struct OutOfCorePlan {
-    std::shared_ptr<const RowSource> source;  // the .npy file, read by position (--geo: its rows projected)
+    std::shared_ptr<const RowSource> source;  // the file: binary by position, text by its index (--geo: rows projected)
     std::optional<GeoRows> geo;               // --geo: the projection, chosen from one pass over the file
     std::uint64_t memory_limit = 0;           // bytes this process may use (given, or what is available)
     std::uint64_t state_bytes = 0;            // what stays in memory per row (labels, seeding), all rows
@@ -58,10 +58,12 @@ struct OutOfCorePlan {
     std::string describe() const;             // one line for the report
 };
 // nullopt: load the data as always (--out-of-core off; auto with data that fit in
-// the memory limit; auto with an input that is not .npy, or generated data).
+// the memory limit; generated data). A text --input is counted by a first pass (its index)
+// unless even the most rows its bytes can hold fit; auto then loads it if they fit after all.
 // Throws kms::UsageError for --out-of-core on with what it cannot read a block at a
-// time (text, --generate, --geo text tables, --scores, --weights), and when the per-row
-// state alone does not fit in the limit. Under ranks each process plans for its block.
+// time (--generate, --geo text tables, --scores), and when the per-row
+// state alone does not fit in the limit. Under ranks each process plans for its block,
+// and every rank goes out of core when one must (collective).
 // --geo with a .npy: the file's pass of statistics is made here (open_geo_rows).
 std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, const FitOptions& fit);
 // The options: --out-of-core, --memory-limit.

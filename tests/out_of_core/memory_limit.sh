@@ -4,7 +4,8 @@
 # (--out-of-core auto) and writes the labels and centroid files byte for byte those of
 # an in-memory run without the limit, after as many iterations. Loading the file
 # under the limit must fail (the limit binds), with the loader's message. The same for
-# --geo with two of its columns as latitude and longitude, for a .fvecs file, and with --weights.
+# --geo with two of its columns as latitude and longitude, for a .fvecs file, with --weights, and for a CSV
+# (text: parsed again on every pass).
 # usage: memory_limit.sh KMEANS_CLI
 set -euo pipefail
 cli=$1
@@ -118,6 +119,33 @@ PY
 limited_equals_memory fvecs run --input "$dir/points.fvecs" --k 6 --seed 3 --init random --max-iter 3 --backend omp \
   --precision f32 --solver hamerly --report json
 echo ".fvecs: $(($(stat -c %s "$dir/points.fvecs") / 1048576)) MiB, $(iterations "$dir/fvecs-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/fvecs-out-limited")"
+# A CSV (a header, then the tile's values with 3 decimals, repeated) 4 x the limit: parsed once for its rows
+# and its index, then again a block at a time on every pass (docs/scale-out.md), by itself: the in-memory
+# run's files. (--tol 0 and random seeding: 5 passes of ~350 MB of text, ~5 CPU-s on the dev VM.)
+python3 - "$dir/tile.npy" "$dir/tile.csv" "$header_bytes" "$cols" <<'PY'
+import array, sys
+path, out_path, header, cols = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+values = array.array("d")
+values.frombytes(open(path, "rb").read()[header:])
+with open(out_path, "w") as out:
+    out.write("".join(",".join("%.3f" % v for v in values[i:i + cols]) + "\n" for i in range(0, len(values), cols)))
+PY
+tile_text=$(stat -c %s "$dir/tile.csv")
+text_copies=$(( (4 * limit_mib * 1048576 + tile_text - 1) / tile_text ))
+cp "$dir/tile.csv" "$dir/body.csv"
+copies=1
+while [ $((copies * 2)) -le "$text_copies" ]; do
+  cat "$dir/body.csv" "$dir/body.csv" > "$dir/body2.csv" && mv "$dir/body2.csv" "$dir/body.csv"
+  copies=$((copies * 2))
+done
+while [ "$copies" -lt "$text_copies" ]; do cat "$dir/tile.csv" >> "$dir/body.csv"; copies=$((copies + 1)); done
+{ seq -s, -f 'c%g' 1 "$cols"; cat "$dir/body.csv"; } > "$dir/points.csv"
+rm -f "$dir/body.csv" "$dir/tile.csv"
+[ "$(stat -c %s "$dir/points.csv")" -ge $((4 * limit_mib * 1048576)) ] || fail "the CSV is not 4 x the limit"
+limited_equals_memory csv run --input "$dir/points.csv" --k 6 --seed 1 --init random --max-iter 2 --tol 0 --backend omp \
+  --report json
+echo "CSV: $(($(stat -c %s "$dir/points.csv") / 1048576)) MiB, $(iterations "$dir/csv-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/csv-out-limited")"
+rm -f "$dir/points.csv"
 echo "in memory: $(iterations "$dir/npy-out-memory"); $((rows * cols * 8 / 1048576)) MiB of points under ${limit_mib} MiB (the CLI's own ${baseline_kib} KiB + 64 MiB): $(grep -o '"out_of_core":{[^}]*}' "$dir/npy-out-limited")"
 echo "failures: $([ $failures = 0 ] && echo PASS || echo $failures)"
 [ $failures = 0 ]

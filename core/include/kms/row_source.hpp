@@ -12,11 +12,14 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace kms {
+
+class Communicator;  // kms/communicator.hpp
 
 class RowSource {
 public:
@@ -127,6 +130,41 @@ std::uint64_t read_blocks(const RowSource& source, std::size_t first, std::size_
 // the page cache after (POSIX_FADV_DONTNEED): data larger than memory evicts nothing
 // useful that way, and a cgroup's limit (which counts the page cache) holds.
 std::shared_ptr<const RowSource> open_matrix_rows(const std::string& path, bool drop_behind = true);
+
+// A delimited text file (docs/loading.md: the separator, header, '#' comments, CRLF, a BOM,
+// as load_dataset reads them) read a block of rows at a time. Opening it is a pass that
+// parses every row as load_dataset does (the same values, the same refusal of the first bad
+// line, naming it), counts the rows and keeps a sparse index: where every `rows_per_mark`-th
+// row starts (its byte and line; 24 bytes a mark). Each read then seeks to the mark at or
+// before its first row and parses its rows again, over `threads` OpenMP threads (a team of
+// the caller's own), `window_bytes` of text at a time: the same strtod path, so the loaded
+// values, bit for bit (or those rounded to float). A file that changed since the pass (its
+// size or modification time, or a row that no longer parses, or a stretch between two marks
+// that no longer holds its rows) is refused when read, naming the file (and the line), never
+// read as other values.
+// With `ranks` the pass is shared and collective (every rank calls it): each rank parses the
+// lines that start in its equal share of the bytes (as load_text_block splits them) and the
+// ranks exchange their counts and marks, so each reads a 1/M share of the file once and then
+// holds the whole index (the seeding may read any row); the first bad line is reported once,
+// by the rank that holds it, with one process's message.
+struct TextRowsOptions {
+    int threads = 1;
+    Communicator* ranks = nullptr;
+    std::stop_token cancel;  // the pass stops when asked: kms::Error("PATH: loading cancelled")
+    bool drop_behind = true;  // as open_matrix_rows: each window dropped from the page cache once read
+    std::size_t rows_per_mark = 1024;
+    std::size_t window_bytes = std::size_t{16} << 20;
+};
+std::shared_ptr<const RowSource> open_text_rows(const std::string& path, const TextRowsOptions& options = {});
+// A text file's columns, from its first lines alone (as the loader finds them), its data's
+// bytes (after the header) and the most rows they can hold (a row: its values of at least
+// one character each, the separators between them and a newline): a plan's bound before
+// the pass that counts them.
+struct TextFileShape {
+    std::size_t cols = 0;
+    std::uint64_t data_bytes = 0, max_rows = 0;
+};
+TextFileShape text_file_shape(const std::string& path);
 
 // The memory a process may still use, in bytes: the least of MemAvailable
 // (/proc/meminfo), the room under its cgroup's memory.max, and the room under

@@ -223,6 +223,14 @@ RegularFile::RegularFile(const std::string& path, const char* what) : path_(path
     }
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     size_ = static_cast<std::uint64_t>(info.st_size);
+    modified_ns_ = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+}
+
+bool RegularFile::changed() const noexcept {
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0) return true;
+    return static_cast<std::uint64_t>(info.st_size) != size_ ||
+           static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec != modified_ns_;
 }
 
 RegularFile::~RegularFile() { ::close(fd_); }
@@ -247,6 +255,13 @@ void RegularFile::read_into(char* destination, std::uint64_t offset, std::size_t
 
 void RegularFile::drop_cached(std::uint64_t offset, std::uint64_t count) const noexcept {
     ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(count), POSIX_FADV_DONTNEED);
+}
+
+void RegularFile::drop_read(std::uint64_t offset, std::uint64_t count) const noexcept {
+    constexpr std::uint64_t kFolio = std::uint64_t{2} << 20;
+    const std::uint64_t from = offset / kFolio * kFolio, end = offset + count;
+    const std::uint64_t to = end >= size_ ? (size_ + kFolio - 1) / kFolio * kFolio : end / kFolio * kFolio;
+    if (to > from) drop_cached(from, to - from);
 }
 
 FileBytes read_whole_file(const std::string& path, const LoadOptions& options) {

@@ -692,18 +692,8 @@ private:
         if (drop_behind_) drop_read(offset, std::uint64_t{count} * stride);
     }
 
-    // The drop of bytes [offset, offset + count) just read. POSIX_FADV_DONTNEED
-    // drops only the page cache's folios wholly inside its range, and a file's folios are
-    // up to 2 MiB, aligned to their size: so the range starts at the 2 MiB boundary at or
-    // before `offset` (bytes read before) and ends at the one at or before its end (the
-    // rest goes with the next block's), or at the file's end. Unaligned blocks left a
-    // folio at each boundary in the cache (4 MiB of a 24 MiB file: test_out_of_core).
-    void drop_read(std::uint64_t offset, std::uint64_t count) const {
-        constexpr std::uint64_t kFolio = std::uint64_t{2} << 20;
-        const std::uint64_t from = offset / kFolio * kFolio, end = offset + count;
-        const std::uint64_t to = end >= file_.size() ? (file_.size() + kFolio - 1) / kFolio * kFolio : end / kFolio * kFolio;
-        if (to > from) file_.drop_cached(from, to - from);
-    }
+    // (RegularFile::drop_read: on the page cache's 2 MiB folio boundaries.)
+    void drop_read(std::uint64_t offset, std::uint64_t count) const { file_.drop_read(offset, count); }
 
     // Refuses the first value of values[from, to) that is NaN or infinite (values[0]
     // is row `first`'s first), over `threads` OpenMP threads: the lowest index wins,

@@ -14,10 +14,12 @@
 #include <mutex>
 #include <optional>
 #include <system_error>
+#include <type_traits>
 
 #include "detail/io_detail.hpp"
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
+#include "kms/row_source.hpp"
 
 namespace kms::io_detail {
 namespace {
@@ -379,6 +381,21 @@ Layout find_layout(const std::string& path, const char* begin, const char* end, 
     return {second->begin, second->number, separator, columns, second->number};
 }
 
+// One data line [p, line_end) (without its '\n' and trailing '\r') into `out` (up to
+// layout.columns values): the number of values (0: a blank or comment line); for a line the
+// loader refuses, the reason in `reason` (else left empty). The one rule for every row,
+// loaded whole, by a rank's block or out of core a block at a time.
+template <class Value>
+std::size_t parse_data_line(const char* p, const char* line_end, const Layout& layout, typename Value::type* out,
+                            const char* unit, std::string& reason) {
+    RowIssue issue;
+    const std::size_t count = parse_row<Value>(p, line_end, layout.separator, out, layout.columns, issue);
+    if (issue.kind != RowIssue::Kind::None) reason = describe<Value>(issue);
+    else if (count != 0 && count != layout.columns)
+        reason = count_mismatch(layout.columns, count, layout.separator, layout.columns_line, unit);
+    return count;
+}
+
 // Chunks of about this size are parsed in parallel; progress is reported after each.
 constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
 // What parse_rows uses: kChunkBytes, except in tests and fuzzers (set_text_chunk_bytes).
@@ -473,20 +490,18 @@ std::vector<typename Value::type> parse_rows(const std::string& path, FileBytes&
             const char* line_end = newline ? newline : chunk_end;
             const char* next = newline ? newline + 1 : chunk_end;
             if (line_end != p && line_end[-1] == '\r') --line_end;
-            RowIssue issue;
             T* row_out = out;
             if (rows == row_capacity) {
                 scratch.resize(columns);
                 row_out = scratch.data();
             }
-            const std::size_t count = parse_row<Value>(p, line_end, layout.separator, row_out, columns, issue);
-            const bool beyond_bound = row_out != out && issue.kind == RowIssue::Kind::None && count == columns;
-            if (issue.kind != RowIssue::Kind::None || (count != 0 && count != columns) || beyond_bound) {
+            std::string reason;
+            const std::size_t count = parse_data_line<Value>(p, line_end, layout, row_out, unit, reason);
+            if (reason.empty() && row_out != out && count == columns)
+                reason = "internal error: more rows than the size bound allows";
+            if (!reason.empty()) {
                 errors[c].line = line_number;
-                errors[c].reason = issue.kind != RowIssue::Kind::None ? describe<Value>(issue)
-                                   : beyond_bound ? "internal error: more rows than the size bound allows"
-                                                  : count_mismatch(columns, count, layout.separator,
-                                                                   layout.columns_line, unit);
+                errors[c].reason = std::move(reason);
                 std::size_t seen = first_failed_chunk.load();
                 while (c < seen && !first_failed_chunk.compare_exchange_weak(seen, c)) {
                 }
@@ -723,6 +738,255 @@ std::pair<std::uint64_t, std::uint64_t> locate_row(ForwardScan& scan, const Shar
     }
 }
 
+// ---------------------------------------------------------------- out of core (open_text_rows)
+
+// One entry of a text file's sparse index: row `row` starts at byte `offset`, on line `line`.
+struct TextMark {
+    std::uint64_t row = 0, offset = 0, line = 0;
+};
+
+// The first pass over the lines that start in [from, to) of the data region: every line
+// parsed by the loader's rule, the rows counted, a mark every `rows_per_mark` rows of each
+// piece (rows and lines counted from the share's first line, 0-based), and the first line
+// refused (the pass stops there).
+struct TextScan {
+    std::uint64_t rows = 0, lines = 0;
+    std::vector<TextMark> marks;
+    std::optional<ChunkError> error;
+};
+
+TextScan scan_text_share(const std::string& path, const RegularFile& file, const FileLayout& layout,
+                         std::uint64_t from, std::uint64_t to, const TextRowsOptions& options) {
+    TextScan scan;
+    if (from >= to) return scan;
+    const Layout rules{nullptr, layout.first_data_line, layout.separator, layout.columns, layout.columns_line};
+    const std::uint64_t size = file.size();
+    const std::size_t window_bytes = std::max<std::size_t>(1, options.window_bytes);
+    const std::uint64_t rows_per_mark = std::max<std::size_t>(1, options.rows_per_mark);
+    // A line belongs to the share its first byte lies in (load_text_block's rule).
+    std::uint64_t pos = from;
+    if (from != layout.data_offset) {
+        ForwardScan head(file);
+        if (head.at(from - 1) != '\n') pos = head.next_line(from);
+    }
+    std::vector<char> window;
+    while (pos < to) {
+        if (options.cancel.stop_requested()) throw_cancelled(path);
+        // Whole lines from pos: window_bytes cut after the last '\n' (more while there is
+        // none), or to the file's end; then only the lines that start before `to`.
+        std::uint64_t end = size;
+        for (std::uint64_t want = window_bytes;; want *= 2) {
+            const std::uint64_t take = std::min<std::uint64_t>(want, size - pos);
+            window.resize(static_cast<std::size_t>(take));
+            file.read_into(window.data(), pos, window.size());
+            if (pos + take == size) break;
+            if (const void* newline = memrchr(window.data(), '\n', window.size())) {
+                end = pos + static_cast<std::uint64_t>(static_cast<const char*>(newline) - window.data()) + 1;
+                break;
+            }
+        }
+        if (end > to) {  // the share's last line: the one holding byte to - 1
+            const char* last = window.data() + (to - 1 - pos);
+            const auto* newline = static_cast<const char*>(std::memchr(last, '\n', static_cast<std::size_t>(end - (to - 1))));
+            if (newline) end = pos + static_cast<std::uint64_t>(newline - window.data()) + 1;
+        }
+        // Pieces of whole lines, parsed in parallel; their marks and counts joined in order.
+        const char* const base = window.data();
+        const char* const stop = base + (end - pos);
+        const std::size_t piece_bytes = std::max<std::size_t>(1, window_bytes / 16);
+        std::vector<const char*> bounds{base};
+        while (static_cast<std::size_t>(stop - bounds.back()) > piece_bytes) {
+            const char* from_here = bounds.back() + piece_bytes - 1;
+            const auto* newline =
+                static_cast<const char*>(std::memchr(from_here, '\n', static_cast<std::size_t>(stop - from_here)));
+            if (!newline || newline + 1 >= stop) break;
+            bounds.push_back(newline + 1);
+        }
+        bounds.push_back(stop);
+        const std::size_t pieces = bounds.size() - 1;
+        std::vector<TextScan> parts(pieces);
+#pragma omp parallel for num_threads(std::max(1, options.threads)) if (options.threads > 1 && pieces > 1) schedule(dynamic, 1)
+        for (std::size_t c = 0; c < pieces; ++c) {
+            TextScan& part = parts[c];
+            std::vector<double> row(layout.columns);
+            for (const char* p = bounds[c]; p != bounds[c + 1];) {
+                const Line line = line_at(p, bounds[c + 1], 0);
+                std::string reason;
+                const std::size_t count = parse_data_line<CoordinateValue>(line.begin, line.end, rules, row.data(), "value", reason);
+                if (!reason.empty()) {
+                    part.error = ChunkError{part.lines, std::move(reason)};
+                    break;
+                }
+                if (count != 0) {
+                    if (part.rows % rows_per_mark == 0)
+                        part.marks.push_back({part.rows, pos + static_cast<std::uint64_t>(p - base), part.lines});
+                    ++part.rows;
+                }
+                ++part.lines;
+                p = line.next;
+            }
+        }
+        for (TextScan& part : parts) {
+            for (const TextMark& mark : part.marks)
+                scan.marks.push_back({scan.rows + mark.row, mark.offset, scan.lines + mark.line});
+            if (part.error) {
+                scan.error = ChunkError{scan.lines + part.error->line, std::move(part.error->reason)};
+                return scan;
+            }
+            scan.rows += part.rows;
+            scan.lines += part.lines;
+        }
+        if (options.drop_behind) file.drop_read(pos, end - pos);
+        pos = end;
+    }
+    return scan;
+}
+
+// A text file read a block of rows at a time through its index (kms::open_text_rows).
+class TextRowSource final : public RowSource {
+public:
+    TextRowSource(const std::string& path, const TextRowsOptions& options)
+        : path_(path), threads_(std::max(1, options.threads)),
+          window_bytes_(std::max<std::size_t>(1, options.window_bytes)), drop_behind_(options.drop_behind) {
+        Communicator* ranks = options.ranks;
+        const std::size_t count = ranks ? static_cast<std::size_t>(ranks->size()) : 1;
+        const std::size_t rank = ranks ? static_cast<std::size_t>(ranks->rank()) : 0;
+        TextScan scan;
+        agreed(ranks, [&] {
+            file_.emplace(path, "regular text file");
+            if (file_->size() == 0) throw InputError::whole(path, "empty file: no data rows");
+            layout_ = file_layout(path, *file_);
+            const std::uint64_t data_bytes = file_->size() - layout_.data_offset;
+            const auto share_start = [&](std::uint64_t r) {  // floor(data_bytes · r / ranks) without overflow
+                return layout_.data_offset + data_bytes / count * r + data_bytes % count * r / count;
+            };
+            scan = scan_text_share(path, *file_, layout_, share_start(rank), share_start(rank + 1), options);
+        });
+        // Each share's rows and lines before it (a share that failed stops counting at its bad
+        // line: only the shares after it, which report nothing, would count from there).
+        std::uint64_t rows_before = 0, lines_before = 0, rows = scan.rows, lines = scan.lines;
+        if (ranks) {
+            const std::int64_t counts[2] = {static_cast<std::int64_t>(scan.rows), static_cast<std::int64_t>(scan.lines)};
+            const std::vector<std::int64_t> all = ranks->allgather(std::span<const std::int64_t>(counts, 2));
+            rows = lines = 0;
+            for (std::size_t r = 0; r < count; ++r) {
+                if (r == rank) rows_before = rows, lines_before = lines;
+                rows += static_cast<std::uint64_t>(all[2 * r]);
+                lines += static_cast<std::uint64_t>(all[2 * r + 1]);
+            }
+        }
+        agreed(ranks, [&] {  // the lowest rank with a bad line holds the file's first: one process's message
+            if (scan.error)
+                throw InputError::at_line(path, layout_.first_data_line + lines_before + scan.error->line, scan.error->reason);
+        });
+        std::vector<std::int64_t> mine;
+        mine.reserve(3 * scan.marks.size());
+        for (const TextMark& mark : scan.marks)
+            mine.insert(mine.end(), {static_cast<std::int64_t>(rows_before + mark.row), static_cast<std::int64_t>(mark.offset),
+                                     static_cast<std::int64_t>(layout_.first_data_line + lines_before + mark.line)});
+        const std::vector<std::int64_t> all = ranks ? ranks->allgather(std::span<const std::int64_t>(mine)) : std::move(mine);
+        marks_.reserve(all.size() / 3 + 1);
+        for (std::size_t i = 0; i + 2 < all.size(); i += 3)
+            marks_.push_back({static_cast<std::uint64_t>(all[i]), static_cast<std::uint64_t>(all[i + 1]),
+                              static_cast<std::uint64_t>(all[i + 2])});
+        marks_.push_back({rows, file_->size(), layout_.first_data_line + lines});  // the end
+        rows_ = static_cast<std::size_t>(rows);
+        if (rows_ == 0) throw InputError::whole(path, "no data rows");  // (file_layout found one: unreachable)
+    }
+
+    std::size_t rows() const override { return rows_; }
+    std::size_t cols() const override { return layout_.columns; }
+    const std::string& name() const override { return path_; }
+    // The text's bytes per row, on average: what a pass reads.
+    std::size_t file_row_bytes() const override {
+        return std::max<std::size_t>(1, static_cast<std::size_t>((file_->size() - layout_.data_offset) / rows_));
+    }
+    void read(std::size_t first, std::size_t count, double* out) const override { read_as(first, count, out); }
+    void read(std::size_t first, std::size_t count, float* out) const override { read_as(first, count, out); }
+
+private:
+    // Rows [first, first + count): from the mark at or before `first` to the first mark at or
+    // past the last row, window_bytes_ of text at a time (at least one stretch between two
+    // marks), each window's stretches parsed in parallel. Rows outside the range are only
+    // counted (a stretch must still hold the rows its marks say).
+    template <typename T>
+    void read_as(std::size_t first, std::size_t count, T* out) const {
+        if (first > rows_ || count > rows_ - first)
+            throw InputError::whole(path_, "rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                                               ") lie outside its " + std::to_string(rows_) + " rows");
+        if (count == 0) return;
+        if (file_->changed())
+            throw InputError::whole(path_, "the file changed (its size or modification time) since its first pass: out of "
+                                           "core parses it again on every pass, and it must stay as it was");
+        const auto before = [](const TextMark& mark, std::uint64_t row) { return mark.row < row; };
+        const std::uint64_t last = std::uint64_t{first} + count;
+        std::size_t a = static_cast<std::size_t>(
+            std::upper_bound(marks_.begin(), marks_.end(), std::uint64_t{first},
+                             [](std::uint64_t row, const TextMark& mark) { return row < mark.row; }) -
+            marks_.begin() - 1);
+        const auto z = static_cast<std::size_t>(std::lower_bound(marks_.begin(), marks_.end(), last, before) - marks_.begin());
+        const Layout rules{nullptr, layout_.first_data_line, layout_.separator, layout_.columns, layout_.columns_line};
+        const std::size_t columns = layout_.columns;
+        std::vector<char> window;
+        while (a < z) {
+            std::size_t b = a + 1;
+            while (b < z && marks_[b + 1].offset - marks_[a].offset <= window_bytes_) ++b;
+            const std::uint64_t from = marks_[a].offset;
+            window.resize(static_cast<std::size_t>(marks_[b].offset - from));
+            file_->read_into(window.data(), from, window.size());
+            std::vector<ChunkError> errors(b - a);
+#pragma omp parallel for num_threads(threads_) if (threads_ > 1 && b - a > 1) schedule(dynamic, 1)
+            for (std::size_t q = a; q < b; ++q) {
+                std::vector<double> scratch(columns);
+                const char* p = window.data() + (marks_[q].offset - from);
+                const char* const end = window.data() + (marks_[q + 1].offset - from);
+                std::uint64_t row = marks_[q].row, line = marks_[q].line;
+                ChunkError& error = errors[q - a];
+                for (; p != end; ++line) {
+                    const Line text = line_at(p, end, line);
+                    p = text.next;
+                    if (!has_content(text)) continue;
+                    if (row >= first && row < last) {
+                        double* values = scratch.data();
+                        if constexpr (std::is_same_v<T, double>) values = out + (row - first) * columns;
+                        const std::size_t found =
+                            parse_data_line<CoordinateValue>(text.begin, text.end, rules, values, "value", error.reason);
+                        if (error.reason.empty() && found != columns) error.reason = "no values";
+                        if (!error.reason.empty()) {
+                            error.line = line;
+                            error.reason += " (the file changed since its first pass, which read this line)";
+                            break;
+                        }
+                        if constexpr (!std::is_same_v<T, double>)
+                            for (std::size_t j = 0; j < columns; ++j)
+                                out[(row - first) * columns + j] = static_cast<T>(scratch[j]);
+                    }
+                    ++row;
+                }
+                if (error.reason.empty() && row != marks_[q + 1].row) {
+                    error.line = marks_[q].line;
+                    error.reason = "the file changed since its first pass: rows " + std::to_string(marks_[q].row + 1) +
+                                   " to " + std::to_string(marks_[q + 1].row) + " started on this line, now " +
+                                   std::to_string(row - marks_[q].row) + " rows are there";
+                }
+            }
+            for (const ChunkError& error : errors)
+                if (!error.reason.empty()) throw InputError::at_line(path_, error.line, error.reason);
+            if (drop_behind_) file_->drop_read(from, window.size());
+            a = b;
+        }
+    }
+
+    std::string path_;
+    std::optional<RegularFile> file_;  // (opened in the pass's agreement: a rank that cannot open it stops every rank)
+    FileLayout layout_;
+    int threads_;
+    std::size_t window_bytes_;
+    bool drop_behind_;
+    std::vector<TextMark> marks_;  // ascending rows; the last one is the end: (rows, the file's size, ...)
+    std::size_t rows_ = 0;
+};
+
 }  // namespace
 
 void set_text_chunk_bytes(std::size_t bytes) noexcept { chunk_bytes_in_use.store(bytes ? bytes : kChunkBytes); }
@@ -833,6 +1097,21 @@ RowBlock load_text_block(const std::string& path, Communicator& comm, const RowS
         block.points = Matrix<double>(rows, layout.columns, std::move(values));
     });
     return block;
+}
+
+std::shared_ptr<const RowSource> open_text_rows(const std::string& path, const TextRowsOptions& options) {
+    return std::make_shared<const io_detail::TextRowSource>(path, options);
+}
+
+TextFileShape text_file_shape(const std::string& path) {
+    const io_detail::RegularFile file(path, "regular text file");
+    if (file.size() == 0) throw InputError::whole(path, "empty file: no data rows");
+    const io_detail::FileLayout layout = io_detail::file_layout(path, file);
+    TextFileShape shape;
+    shape.cols = layout.columns;
+    shape.data_bytes = file.size() - layout.data_offset;
+    shape.max_rows = (shape.data_bytes + 1) / (2 * layout.columns);  // (parse_rows' bound)
+    return shape;
 }
 
 }  // namespace kms

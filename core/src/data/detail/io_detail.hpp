@@ -53,11 +53,22 @@ public:
     void read_into(char* destination, std::uint64_t offset, std::size_t count) const;
     // Asks the kernel to drop these bytes from the page cache (a hint: failures are ignored).
     void drop_cached(std::uint64_t offset, std::uint64_t count) const noexcept;
+    // The drop of bytes [offset, offset + count) just read, a block of a pass. POSIX_FADV_DONTNEED
+    // drops only the page cache's folios wholly inside its range, and a file's folios are up to
+    // 2 MiB, aligned to their size: so the range starts at the 2 MiB boundary at or before
+    // `offset` (bytes read before) and ends at the one at or before its end (the rest goes with
+    // the next block's), or at the file's end. Unaligned blocks left a folio at each boundary in
+    // the cache (4 MiB of a 24 MiB file: test_out_of_core).
+    void drop_read(std::uint64_t offset, std::uint64_t count) const noexcept;
+    // Whether its size or modification time differ from those it had when opened (a file
+    // read again on every pass must be the file the first pass read).
+    bool changed() const noexcept;
 
 private:
     std::string path_;
     int fd_ = -1;
     std::uint64_t size_ = 0;
+    std::int64_t modified_ns_ = 0;
 };
 
 // kms::Error "PATH: not enough memory to load N bytes" / "PATH: not enough memory to load WHAT".
