@@ -191,12 +191,14 @@ void expect_same(const kms::FitResult& got, const kms::FitResult& want, const st
     QVERIFY2(got.stop_reason == want.stop_reason, (what + ": stop reason differs").c_str());
 }
 
-// Each step's counters: distances, bound skips, labels changed (a bounded solver out of core
-// must skip and compute exactly what it does loaded).
+// Each step's counters: distances (to points and between centroids), bound skips, labels
+// changed (a bounded solver out of core must skip and compute exactly what it does loaded,
+// and what it decides once a step, once).
 struct StepCounts : kms::FitObserver {
-    std::vector<std::array<std::uint64_t, 3>> steps;
+    std::vector<std::array<std::uint64_t, 4>> steps;
     void iteration_done(int, const kms::IterationStats& stats, const kms::Solver&) override {
-        steps.push_back({stats.point_centroid_distances, stats.bound_skips, stats.labels_changed});
+        steps.push_back({stats.point_centroid_distances, stats.centroid_centroid_distances, stats.bound_skips,
+                         stats.labels_changed});
     }
 };
 
@@ -312,7 +314,11 @@ private slots:
                               {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Yinyang, 40},
                               {"f8.npy", kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Yinyang, 24},
                               {"f4.fvecs", kms::InitMethod::GreedyKMeansPlusPlus, kms::Precision::F32,
-                               kms::Algorithm::Yinyang, 40}};
+                               kms::Algorithm::Yinyang, 40},
+                              // Elkan's k + 1 bounds a row: every step's distances, skips and changes.
+                              {"f8.npy", kms::InitMethod::KMeansPlusPlus, kms::Precision::F64, kms::Algorithm::Elkan, 24},
+                              {"f4.fvecs", kms::InitMethod::Random, kms::Precision::F32, kms::Algorithm::Elkan, 40},
+                              {"f8.npy", kms::InitMethod::Maximin, kms::Precision::F32, kms::Algorithm::Elkan, 9, true}};
         // (buffer bytes, threads): one package a block (the least), a few, every row in one.
         const std::pair<std::size_t, int> shapes[] = {{1, 1}, {100000, 2}, {std::size_t{1} << 30, 1}};
         for (const Case& c : cases) {
@@ -545,9 +551,9 @@ private slots:
         };
         kms::FitOptions options;
         options.k = 4;
-        options.solver.algorithm = kms::Algorithm::Elkan;  // (k bounds a point)
-        refused(options, "or exponion or shallot: --solver elkan keeps per-point state");
-        refused(options, "or yinyang");  // (the streaming solvers named, from the registry)
+        options.solver.algorithm = kms::Algorithm("ball");  // (its points' lists by centroid)
+        refused(options, "or exponion or shallot: --solver ball keeps per-point state");
+        refused(options, "lloyd or elkan or hamerly or yinyang");  // (the streaming solvers named, from the registry)
         options.solver.algorithm = kms::Algorithm::Lloyd;
         options.solver.empty_policy = kms::EmptyClusterPolicy::Farthest;
         refused(options, "--empty keep");
@@ -600,6 +606,18 @@ private slots:
         QVERIFY2(replaced.solver_choice.find("ball") != std::string::npos &&
                      replaced.solver_choice.find("does not read the file by blocks") != std::string::npos,
                  replaced.solver_choice.c_str());
+        // A rule's Elkan (no CPU rule picks it today) is kept where its k + 1 bounds a row fit
+        // the room the caller has (the CLI's plan: its memory limit), else Hamerly, and says so.
+        const kms::SolverChoice elkan_rule{kms::Algorithm::Elkan, "elkan: a rule"};
+        options.solver.precision = kms::Precision::F64;
+        QCOMPARE(kms::out_of_core_choice(elkan_rule, options.solver, 64).algorithm, kms::Algorithm::Elkan);
+        QCOMPARE(kms::out_of_core_choice(elkan_rule, options.solver, 64, 65 * 8).algorithm, kms::Algorithm::Elkan);
+        const kms::SolverChoice squeezed = kms::out_of_core_choice(elkan_rule, options.solver, 64, 65 * 8 - 1);
+        QCOMPARE(squeezed.algorithm, kms::Algorithm::Hamerly);
+        QVERIFY2(squeezed.reason.find("elkan: a rule; its bounds, 520 bytes a row, do not fit the memory limit, "
+                                      "hamerly's do") != std::string::npos,
+                 squeezed.reason.c_str());
+        QCOMPARE(kms::out_of_core_choice(elkan_rule, options.solver, 64, 15).algorithm, kms::Algorithm::Lloyd);
     }
 
     // A value no loader accepts, found on a pass: the file, the byte and the element.

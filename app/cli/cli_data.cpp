@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "kms/algorithms.hpp"
+#include "kms/backends.hpp"
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/generate.hpp"
@@ -239,18 +240,6 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
                                    fit.init.method == InitMethod::Maximin;
     std::uint64_t label_text = 2;  // a label's digits and its newline
     for (std::uint64_t k = fit.k; k > 10; k /= 10) ++label_text;
-    // (A bounded solver out of core also keeps its bounds: SolverTraits::bounds_per_point
-    // and centroids_per_bound.)
-    std::uint64_t bound_bytes = 0;
-    if (fit.solver.algorithm != Algorithm::Auto && registered_solver(fit.solver.algorithm, fit.solver.backend)) {
-        const SolverTraits traits = solver_traits(fit.solver.algorithm, fit.solver.backend);
-        const std::uint64_t per_centroids =
-            traits.centroids_per_bound > 0
-                ? std::max<std::uint64_t>(1, fit.k / static_cast<std::uint64_t>(traits.centroids_per_bound))
-                : 0;
-        bound_bytes = (static_cast<std::uint64_t>(traits.bounds_per_point) + per_centroids) *
-                      (fit.solver.precision == Precision::F32 ? 4 : 8);
-    }
     // (k-means‖: each row's D and nearest candidate, 12 bytes, and a flag per row of the data set.)
     const bool seeds_in_rounds = fit.init.method == InitMethod::KMeansParallel;
     // --weights: every row's weight on every process (8), the solver's copy of its rows' (a
@@ -258,9 +247,9 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     const bool weighted = options.has("--weights");
     const std::uint64_t weight_row_bytes =
         weighted ? (fit.ranks ? 8 : 0) + (fit.solver.precision == Precision::F32 ? 4 : 0) : 0;
-    const auto state_bytes = [&](std::uint64_t n) {
+    const auto unbounded_state = [&](std::uint64_t n) {
         const std::uint64_t my_rows = (n + ranks - 1) / ranks;
-        return my_rows * (4 + 4 + bound_bytes + (seeds_by_distance ? 9 : seeds_in_rounds ? 12 : 0) + weight_row_bytes) +
+        return my_rows * (4 + 4 + (seeds_by_distance ? 9 : seeds_in_rounds ? 12 : 0) + weight_row_bytes) +
                n * (4 + label_text + (fit.ranks ? 16 : 0) + (seeds_in_rounds ? 1 : 0) + (weighted ? 8 : 0));
     };
     // Beside the data: the program's own heap and one stack per thread (the solver's
@@ -271,6 +260,24 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
     // (--geo: the statistics' 1 MiB and the reader's 4 MiB of degrees.)
     const std::uint64_t reserve = (std::uint64_t{8} << 20) * (static_cast<std::uint64_t>(solver_threads) + 2) +
                                   (geo.enabled ? std::uint64_t{5} << 20 : 0);
+    // A bounded solver keeps its bounds in memory beside the blocks (SolverTraits::bound_bytes:
+    // Elkan's k + 1 a row). --solver auto: the out-of-core choice for n rows whose bounds leave
+    // room for blocks beside `base` bytes of other state.
+    const auto bound_bytes = [&](Algorithm algorithm) {
+        return solver_traits(algorithm, fit.solver.backend).bound_bytes(fit.k, fit.solver.precision);
+    };
+    const auto bounds_fit = [&](Algorithm algorithm, std::uint64_t n, std::uint64_t base) {
+        return limit > base + reserve && (n + ranks - 1) / ranks * bound_bytes(algorithm) < limit - base - reserve;
+    };
+    const auto solver_for = [&](std::uint64_t n, std::uint64_t base) -> SolverChoice {
+        if (fit.solver.algorithm != Algorithm::Auto) return {fit.solver.algorithm, {}};
+        const std::uint64_t room = limit > base + reserve ? limit - base - reserve - 1 : 0;
+        return out_of_core_choice(choose_solver(fit.solver, n, d, fit.k), fit.solver, fit.k,
+                                  limit == 0 ? UINT64_MAX : room / std::max<std::uint64_t>(1, (n + ranks - 1) / ranks));
+    };
+    const auto state_bytes = [&](std::uint64_t n) {
+        return unbounded_state(n) + (n + ranks - 1) / ranks * bound_bytes(solver_for(n, unbounded_state(n)).algorithm);
+    };
     // Loaded, a text file's bytes (a rank's share of them) are held beside its matrix while it is parsed.
     const auto fits = [&](std::uint64_t n) {
         const std::uint64_t my_rows = (n + ranks - 1) / ranks;
@@ -299,14 +306,35 @@ std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, cons
         // auto: the pass counted the rows; loaded if they fit after all (the pass then only counted them).
         if (!asked && !any_rank(limit > 0 && !fits(plan.source->rows()))) return std::nullopt;
     }
-    const std::uint64_t n = plan.source->rows();
-    plan.state_bytes = state_bytes(n) +
-                       (binary ? 0 : 2 * text_options.window_bytes +
-                                         24 * (n / text_options.rows_per_mark + text.data_bytes / (text_options.window_bytes / 16) + 1));
+    const std::uint64_t n = plan.source->rows(), my_rows = (n + ranks - 1) / ranks;
+    const std::uint64_t base = unbounded_state(n) +
+                               (binary ? 0 : 2 * text_options.window_bytes +
+                                                 24 * (n / text_options.rows_per_mark + text.data_bytes / (text_options.window_bytes / 16) + 1));
+    const SolverChoice solver = solver_for(n, base);
+    if (fit.solver.algorithm == Algorithm::Auto) plan.solver_choice = solver;
+    plan.state_bytes = base + my_rows * bound_bytes(solver.algorithm);
     plan.automatic = !asked;
     // auto: where the per-row state leaves nothing for blocks, out of core cannot run either: loaded
     // (and the loader says what it lacks).
-    if (!asked && any_rank(limit <= plan.state_bytes + reserve)) return std::nullopt;
+    if (!asked && any_rank(limit <= base + reserve)) return std::nullopt;
+    // The bounds stay in memory loaded too: where they leave nothing for blocks, the plan says so
+    // (not an allocation failure), with the solvers whose bounds fit (the registry's).
+    if (limit > base + reserve && !bounds_fit(solver.algorithm, n, base)) {
+        std::string fitting;
+        for (const AlgorithmInfo& info : registered_algorithms())
+            if (solver_traits(info.algorithm, fit.solver.backend).streams_points && bounds_fit(info.algorithm, n, base))
+                fitting += (fitting.empty() ? "" : ", ") + std::string(to_string(info.algorithm)) + " (" +
+                           std::to_string(bound_bytes(info.algorithm)) + ")";
+        throw UsageError("out of core: --solver " + std::string(to_string(solver.algorithm)) +
+                         " keeps its bounds in memory, " + std::to_string(bound_bytes(solver.algorithm)) +
+                         " bytes a row at k = " + std::to_string(fit.k) + ", " +
+                         mebibytes(my_rows * bound_bytes(solver.algorithm)) + " for " + std::to_string(my_rows) +
+                         " rows; beside the per-row state (" + mebibytes(base) + ") and the program (" +
+                         mebibytes(reserve) + ") that leaves nothing for blocks of " + path +
+                         "'s points in the memory limit " + mebibytes(limit) +
+                         ". Solvers that read the file by blocks with bounds that fit (bytes a row): " + fitting +
+                         "; or raise --memory-limit" + (fit.ranks ? "" : ", or split the rows over MPI ranks (mpirun)"));
+    }
     if (limit <= plan.state_bytes + reserve)
         throw UsageError("out of core: the memory limit " + mebibytes(limit) + " leaves nothing for blocks of " +
                          path + "'s points beside the per-row state (labels, seeding" + (binary ? "" : ", the text's index and window") + ": " + mebibytes(plan.state_bytes) +

@@ -55,6 +55,7 @@ struct OutOfCorePlan {
     std::uint64_t state_bytes = 0;            // what stays in memory per row (labels, seeding), all rows
     std::size_t buffer_bytes = 0;             // the solver's two blocks (and the seeding's one) together
     bool automatic = false;                   // chosen because the points did not fit (--out-of-core auto)
+    std::optional<SolverChoice> solver_choice;  // --solver auto: what runs out of core (its bounds fit), and why
     std::string describe() const;             // one line for the report
 };
 // nullopt: load the data as always (--out-of-core off; auto with data that fit in
@@ -62,8 +63,9 @@ struct OutOfCorePlan {
 // unless even the most rows its bytes can hold fit; auto then loads it if they fit after all.
 // Throws kms::UsageError for --out-of-core on with what it cannot read a block at a
 // time (--generate, --geo text tables, --scores), and when the per-row
-// state alone does not fit in the limit. Under ranks each process plans for its block,
-// and every rank goes out of core when one must (collective).
+// state alone does not fit in the limit (a bounded solver's bounds, which stay in memory,
+// included: then it names the solvers whose bounds fit). Under ranks each process plans for
+// its block, and every rank goes out of core when one must (collective).
 // --geo with a .npy: the file's pass of statistics is made here (open_geo_rows).
 std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, const FitOptions& fit);
 // The options: --out-of-core, --memory-limit.

@@ -199,12 +199,15 @@ int run(const Args& args) {
                                (geo ? "# geo: " + geo->describe() + "; " + geo->reason + "\n" : "") +
                                (out_of_core ? "# " + out_of_core->describe() + "\n" : "");
     PrintingObserver observer(json, fit_options.n_init, header);
-    const FitResult result =
+    // --solver auto out of core: the plan's choice, whose bounds fit in the memory limit.
+    if (out_of_core && out_of_core->solver_choice) fit_options.solver.algorithm = out_of_core->solver_choice->algorithm;
+    FitResult result =
         out_of_core  ? fit(out_of_core->source, out_of_core->buffer_bytes, fit_options, root ? &observer : nullptr,
                            signals.token())
         : loaded.block ? fit_block(points, loaded.global_rows, loaded.first_row, fit_options,
                                    root ? &observer : nullptr, data.name)
                        : fit(points, fit_options, root ? &observer : nullptr, signals.token(), data.name);
+    if (out_of_core && out_of_core->solver_choice) result.solver_choice = out_of_core->solver_choice->reason;
     if (!root) return signals.exit_status();  // rank 0 reports and writes the whole data set's results
     const RunSummary summary = summarize(result, fit_options, data_name, data_rows, data_cols);
 

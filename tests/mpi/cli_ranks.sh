@@ -66,8 +66,8 @@ for case in "lloyd f64 kmeans++" "hamerly f32 greedy-kmeans++ weights" "elkan f6
 done
 # Out of core (issue 42): each rank reads its block of the .npy a few packages at a
 # time on every pass; the same files over 1, 2, 3 ranks, and as one process that loaded it
-# (weighted: every rank holds every row's weight, the blocks read from the file).
-for case in "lloyd f32 kmeans++" "hamerly f64 kmeans++ weights"; do
+# (weighted: every rank holds every row's weight, the blocks read from the file; Elkan: its k + 1 bounds a row).
+for case in "lloyd f32 kmeans++" "hamerly f64 kmeans++ weights" "elkan f32 maximin"; do
   read -r solver precision init weighted <<<"$case"
   args=(run --input "$dir/x.npy" --k 7 --solver "$solver" --precision "$precision" --init "$init" --seed 2
         --max-iter 40 --report json --backend omp --threads 1)

@@ -146,6 +146,16 @@ limited_equals_memory csv run --input "$dir/points.csv" --k 6 --seed 1 --init ra
   --report json
 echo "CSV: $(($(stat -c %s "$dir/points.csv") / 1048576)) MiB, $(iterations "$dir/csv-out-limited"), out of core: $(grep -o '"out_of_core":{[^}]*}' "$dir/csv-out-limited")"
 rm -f "$dir/points.csv"
+# Elkan keeps k + 1 bounds a row in memory beside the blocks: at k = 64 (520 bytes a row, more than the
+# points' 512) they cannot fit the limit, and the plan says so, naming the solvers whose bounds fit,
+# before any allocation fails.
+status=0
+(ulimit -v $((limit_mib * 1024)) && exec "$cli" run --input "$dir/points.npy" --k 64 --solver elkan --seed 1 --init random \
+   --max-iter 3 --backend omp --threads 1) > /dev/null 2> "$dir/err-elkan" ||
+  status=$?
+[ "$status" = 2 ] && grep -q "out of core: --solver elkan keeps its bounds in memory, 520 bytes a row at k = 64" "$dir/err-elkan" &&
+  grep -q "blocks with bounds that fit (bytes a row): lloyd (0), hamerly (16)" "$dir/err-elkan" ||
+  fail "elkan at k = 64 under ulimit -v ${limit_mib} MiB was not refused by the plan (status $status): $(cat "$dir/err-elkan")"
 echo "in memory: $(iterations "$dir/npy-out-memory"); $((rows * cols * 8 / 1048576)) MiB of points under ${limit_mib} MiB (the CLI's own ${baseline_kib} KiB + 64 MiB): $(grep -o '"out_of_core":{[^}]*}' "$dir/npy-out-limited")"
 echo "failures: $([ $failures = 0 ] && echo PASS || echo $failures)"
 [ $failures = 0 ]

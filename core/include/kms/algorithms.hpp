@@ -5,6 +5,8 @@
 // The CLI's help and errors, the studio's panels, Python, the benchmarks and the
 // tests list what is registered: a new exact solver is its CPU file and its CUDA
 // file(s), with nothing else to edit.
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -39,7 +41,14 @@ struct SolverTraits {
     // bounds_per_point, and one more per centroids_per_bound centroids (at least one;
     // 0: none), Yinyang's group bounds. What out of core must keep in memory for every row.
     int bounds_per_point = 0;
-    int centroids_per_bound = 0;
+    int centroids_per_bound = 0;  // Elkan 1 (k lower bounds), Yinyang 10 (a group bound)
+
+    // The bytes those bounds take per point at k centroids in `precision`.
+    std::uint64_t bound_bytes(std::size_t k, Precision precision) const {
+        const std::uint64_t per_centroids =
+            centroids_per_bound > 0 ? std::max<std::uint64_t>(1, k / static_cast<std::uint64_t>(centroids_per_bound)) : 0;
+        return (static_cast<std::uint64_t>(bounds_per_point) + per_centroids) * (precision == Precision::F32 ? 4 : 8);
+    }
 };
 
 // Adds an algorithm (or replaces the one of the same name).

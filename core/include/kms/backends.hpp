@@ -125,6 +125,13 @@ std::unique_ptr<Solver> make_solver(const SolverConfig& config);
 SolverChoice choose_solver(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k);
 // `config` with Auto replaced by choose_solver()'s algorithm (what fit() runs).
 SolverConfig resolve_solver(const SolverConfig& config, std::size_t n, std::size_t d, std::size_t k);
+// --solver auto out of core (fit() of a RowSource; the CLI's memory plan): the back end's
+// rule's choice (`rule`, choose_solver()) where it reads the file by blocks
+// (SolverTraits::streams_points) and its bounds, which stay in memory, take at most
+// `bound_bytes` a row (SolverTraits::bound_bytes; the most: no limit); else Hamerly where that
+// reads by blocks and fits, else Lloyd; the reason says which and why.
+SolverChoice out_of_core_choice(const SolverChoice& rule, const SolverConfig& config, std::size_t k,
+                                std::uint64_t bound_bytes = UINT64_MAX);
 
 // Initial centroids where the configuration runs: the back end's own initialiser
 // when it has one and is available, else kms::initialize_centroids (same result).

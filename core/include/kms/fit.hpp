@@ -183,9 +183,11 @@ FitResult fit(std::shared_ptr<const DeviceMatrix> points, const FitOptions& opti
 // bytes, while seeding). The same fit loop as fit() of the loaded rows, bitwise its
 // result (labels, centroids, iterations) for any block size and thread count. With
 // FitOptions::ranks each rank reads only its block of rows (kms::partition_rows), a
-// block at a time. CPU back ends (seq, omp) and Lloyd: --solver auto runs Lloyd, the
-// bounded solvers and other back ends are refused (kms::UsageError), as are sample
-// weights, --devices, --empty farthest and k-means‖ seeding.
+// block at a time. The solvers that read by blocks (SolverTraits::streams_points; on the
+// CPU every one but Ball) keep their bounds in memory beside the labels (Elkan's k + 1 a
+// row); --solver auto takes out_of_core_choice() of the back end's rule. Refused
+// (kms::UsageError): the other solvers, --devices, --empty farthest, and sample weights on
+// a CUDA device.
 FitResult fit(std::shared_ptr<const RowSource> source, std::size_t buffer_bytes, const FitOptions& options,
               FitObserver* observer = nullptr, std::stop_token stop = {});
 

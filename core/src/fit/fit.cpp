@@ -619,20 +619,11 @@ FitResult fit(std::shared_ptr<const RowSource> source, std::size_t buffer_bytes,
     std::string choice;
     const std::size_t n = source->rows(), d = source->cols();
     if (options.solver.algorithm == Algorithm::Auto) {
-        // The back end's rule for the shape, kept where its choice reads the file by blocks;
-        // a bounded choice that does not is replaced by Hamerly, which does and prunes too
-        // (what the rule says bounds save, Hamerly's bounds save most of).
-        const SolverChoice rule = choose_solver(options.solver, n, d, options.k);
-        const Backend backend = options.solver.backend;
-        const auto streams = [&](Algorithm a) {
-            return registered_solver(a, backend) && solver_traits(a, backend).streams_points;
-        };
-        Algorithm pick = rule.algorithm;
-        if (!streams(pick)) pick = pick != Algorithm::Lloyd && streams(Algorithm::Hamerly) ? Algorithm::Hamerly : Algorithm::Lloyd;
-        options.solver.algorithm = pick;
-        choice = std::string(to_string(pick)) + " (out of core; the back end's rule: " + rule.reason +
-                 (pick == rule.algorithm ? ")" : "; it does not read the file by blocks, " +
-                                                     std::string(to_string(pick)) + " does)");
+        // The back end's rule for the shape, kept where its choice reads the file by blocks
+        // (the caller sized the buffers beside its bounds: the CLI's plan chose with its limit).
+        const SolverChoice picked = out_of_core_choice(choose_solver(options.solver, n, d, options.k), options.solver, options.k);
+        options.solver.algorithm = picked.algorithm;
+        choice = picked.reason;
     }
     // This process's rows: all, or (ranks) its block of partition_rows, as start_run splits them.
     const auto my_rows = [&]() -> std::pair<std::size_t, std::size_t> {

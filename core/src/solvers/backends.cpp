@@ -107,6 +107,30 @@ SolverConfig resolve_solver(const SolverConfig& config, std::size_t n, std::size
     return resolved;
 }
 
+SolverChoice out_of_core_choice(const SolverChoice& rule, const SolverConfig& config, std::size_t k,
+                                std::uint64_t bound_bytes) {
+    const auto streams = [&](Algorithm a) {
+        return registered_solver(a, config.backend) && solver_traits(a, config.backend).streams_points;
+    };
+    const auto fits = [&](Algorithm a) {
+        return solver_traits(a, config.backend).bound_bytes(k, config.precision) <= bound_bytes;
+    };
+    // A bounded choice that cannot run is replaced by Hamerly, which prunes too (what the
+    // rule says bounds save, Hamerly's two a row save most of).
+    Algorithm pick = rule.algorithm;
+    if (!streams(pick) || !fits(pick))
+        pick = pick != Algorithm::Lloyd && streams(Algorithm::Hamerly) && fits(Algorithm::Hamerly) ? Algorithm::Hamerly
+                                                                                                : Algorithm::Lloyd;
+    std::string why = ")";
+    if (pick != rule.algorithm)
+        why = !streams(rule.algorithm)
+                  ? "; it does not read the file by blocks, " + std::string(to_string(pick)) + " does)"
+                  : "; its bounds, " + std::to_string(solver_traits(rule.algorithm, config.backend)
+                                                          .bound_bytes(k, config.precision)) +
+                        " bytes a row, do not fit the memory limit, " + std::string(to_string(pick)) + "'s do)";
+    return {pick, std::string(to_string(pick)) + " (out of core; the back end's rule: " + rule.reason + why};
+}
+
 Matrix<double> initialize_centroids_for(const SolverConfig& config, const Matrix<double>& points, std::size_t k,
                                         const InitOptions& init, const std::string& source_name) {
     const BackendEntry& entry = usable_entry(config);

@@ -6,6 +6,10 @@ namespace {
 
 // Elkan: one upper bound and k lower bounds per point, plus all half distances
 // between centroids.
+//
+// Out of core the n·(k + 1) bounds stay in memory while each step assigns the file's
+// blocks in turn: what a step decides once (whether it builds the bounds; the centroids'
+// half distances) is decided at its first block.
 template <typename T>
 class ElkanSolver final : public CpuSolver<T> {
 public:
@@ -20,8 +24,11 @@ protected:
         this->assign_zeroed(lower_, n * k);
     }
 
+    // Rows [window_first_, window_first_ + window_rows_): every row, or (out of core) the
+    // block in points_ (row i at i − from).
     std::uint64_t assign(IterationStats& stats) override {
-        const std::size_t n = this->n_, d = this->d_, k = this->k_;
+        const std::size_t d = this->d_, k = this->k_;
+        const std::size_t from = this->window_first_, to = from + this->window_rows_;
         const BoundArithmetic<T> bounds(d);
         const T* points = this->points_;
         const T* c = this->centroids_.data();
@@ -30,8 +37,11 @@ protected:
         PointStatus* status = record ? this->status_.data() : nullptr;
 
         const auto bounds_start = Clock::now();
-        const bool first = !this->bounds_valid_;
-        if (!first) stats.centroid_centroid_distances += this->centroid_separations(true);
+        if (from == 0) {
+            building_ = !this->bounds_valid_;
+            if (!building_) stats.centroid_centroid_distances += this->centroid_separations(true);
+        }
+        const bool first = building_;
         stats.time_bounds_ms += elapsed_ms(bounds_start);
 
         const auto assign_start = Clock::now();
@@ -45,7 +55,7 @@ protected:
             // Every distance, vectorised, written straight into the lower bounds' rows,
             // then each row scanned in index order (first minimum) and made a bound.
             constexpr std::size_t kChunk = 256;
-            const std::size_t chunks = (n + kChunk - 1) / kChunk;
+            const std::size_t chunks = (to - from + kChunk - 1) / kChunk;
             RegionGuard guard;
 #pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1) reduction(+ : changed, evaluations)
             {
@@ -54,8 +64,8 @@ protected:
 #pragma omp for schedule(dynamic, 4)
                 for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
                     if (guard.failed() || this->stop_now()) continue;
-                    const std::size_t begin = chunk * kChunk, end = std::min(n, begin + kChunk);
-                    distances_range(points, d, c, k, begin, end, lower_all + begin * k, scratch.data());
+                    const std::size_t begin = from + chunk * kChunk, end = std::min(to, begin + kChunk);
+                    distances_range(points, d, c, k, begin - from, end - from, lower_all + begin * k, scratch.data());
                     for (std::size_t i = begin; i < end; ++i) {
                         T* lower = lower_all + i * k;
                         T best = std::numeric_limits<T>::infinity();
@@ -80,9 +90,9 @@ protected:
         }
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(this->threads_) if (this->threads_ > 1) \
     reduction(+ : changed, evaluations, skips)
-        for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t i = from; i < to; ++i) {
             if (this->stop_now()) continue;  // cancelled: step() restores the last iteration
-            const T* x = points + i * d;
+            const T* x = points + (i - from) * d;
             T* lower = lower_all + i * k;
             const std::int32_t old_label = labels[i];
             std::size_t a = static_cast<std::size_t>(old_label);
@@ -135,6 +145,7 @@ protected:
 
 private:
     std::vector<T> upper_, lower_;
+    bool building_ = false;  // this step's assignment is a full search that builds the bounds
 };
 
 }  // namespace
@@ -144,5 +155,6 @@ private:
 KMS_SOLVER_REGISTRATION(elkan_cpu) {
     kms::cpu::register_cpu_solver({kms::Algorithm::Elkan, "an upper bound and k lower bounds per point", 2003,
                                    "Elkan's upper and k lower bounds"},
-                                  kms::cpu::make_in_precision<kms::cpu::ElkanSolver>);
+                                  kms::cpu::make_in_precision<kms::cpu::ElkanSolver>,
+                                  {.streams_points = true, .bounds_per_point = 1, .centroids_per_bound = 1});
 }
