@@ -156,6 +156,22 @@ status=0
 [ "$status" = 2 ] && grep -q "out of core: --solver elkan keeps its bounds in memory, 520 bytes a row at k = 64" "$dir/err-elkan" &&
   grep -q "blocks with bounds that fit (bytes a row): lloyd (0), hamerly (16)" "$dir/err-elkan" ||
   fail "elkan at k = 64 under ulimit -v ${limit_mib} MiB was not refused by the plan (status $status): $(cat "$dir/err-elkan")"
+# --solver auto out of core: the plan keeps the rule's pick where its bounds fit the limit beside the blocks
+# (400 000 x 2-D, k = 40: Hamerly, 16 bytes a row, 6.1 MiB), else the next that fits (Lloyd), and says so;
+# the loaded run's centroid file either way.
+"$cli" generate --generate uniform:n=400000,d=2 --seed 3 --out "$dir/auto.npy" > /dev/null
+auto_args=(run --input "$dir/auto.npy" --k 40 --solver auto --init random --seed 1 --max-iter 3 --threads 1 --backend omp
+           --report json)
+"$cli" "${auto_args[@]}" --centroids-out "$dir/auto-centroids-memory" > /dev/null
+for case in "48M hamerly (out of core; the back end's rule: hamerly: low dimension" \
+            "33M lloyd (out of core; the back end's rule: hamerly: low dimension, 32 to 499 clusters (n = 400000, d = 2, k = 40); its bounds, 16 bytes a row, do not fit the memory limit, lloyd's do)"; do
+  read -r limit choice <<<"$case"
+  "$cli" "${auto_args[@]}" --out-of-core on --memory-limit "$limit" --centroids-out "$dir/auto-centroids-$limit" \
+    > "$dir/auto-out-$limit"
+  grep -qF "\"solver\":\"${choice%% *}/" "$dir/auto-out-$limit" && grep -qF "\"solver_choice\":\"$choice" "$dir/auto-out-$limit" ||
+    fail "auto under --memory-limit $limit: $(grep -o '"solver[a-z_]*":"[^"]*"' "$dir/auto-out-$limit"), expected $choice"
+  cmp -s "$dir/auto-centroids-memory" "$dir/auto-centroids-$limit" || fail "auto under --memory-limit $limit: centroids differ"
+done
 echo "in memory: $(iterations "$dir/npy-out-memory"); $((rows * cols * 8 / 1048576)) MiB of points under ${limit_mib} MiB (the CLI's own ${baseline_kib} KiB + 64 MiB): $(grep -o '"out_of_core":{[^}]*}' "$dir/npy-out-limited")"
 echo "failures: $([ $failures = 0 ] && echo PASS || echo $failures)"
 [ $failures = 0 ]
