@@ -3,7 +3,12 @@
 // one thread and on all OpenMP threads. The same points are also saved as
 // .npy and timed.
 //
-//   bench_load [--lines N] [--repeats R] [--keep] [PATH]
+//   bench_load [--lines N] [--repeats R] [--keep] [--rows] [PATH]
+//
+// --rows: also out of core (kms/row_source.hpp): the text's first pass (open_text_rows: every
+// row parsed, counted and indexed) and one pass that reads every row back a block at a time
+// (read_blocks, as a solver's step reads them), and the same pass over the .npy
+// (open_matrix_rows), on one thread and on all.
 //
 // With PATH the file is written there (and kept with --keep); without it a
 // file under $TMPDIR (or /tmp) is used and removed afterwards. If PATH already
@@ -26,6 +31,7 @@
 #include "kms/error.hpp"
 #include "kms/io.hpp"
 #include "kms/random.hpp"
+#include "kms/row_source.hpp"
 
 namespace {
 
@@ -34,11 +40,12 @@ struct Options {
     int repeats = 3;
     bool keep = false;
     bool reuse = false;
+    bool rows = false;
     std::string path;
 };
 
 [[noreturn]] void usage(const char* message) {
-    std::fprintf(stderr, "bench_load: %s\nusage: bench_load [--lines N] [--repeats R] [--keep] [--reuse] [PATH]\n",
+    std::fprintf(stderr, "bench_load: %s\nusage: bench_load [--lines N] [--repeats R] [--keep] [--reuse] [--rows] [PATH]\n",
                  message);
     std::exit(2);
 }
@@ -51,6 +58,7 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--repeats" && i + 1 < argc) options.repeats = std::atoi(argv[++i]);
         else if (arg == "--keep") options.keep = true;
         else if (arg == "--reuse") options.reuse = true;
+        else if (arg == "--rows") options.rows = true;
         else if (!arg.empty() && arg[0] != '-' && options.path.empty()) options.path = arg;
         else usage(("unknown argument " + arg).c_str());
     }
@@ -125,9 +133,45 @@ Timing time_loads(const std::string& path, int repeats, std::size_t rows, std::s
     return {median(seconds), median(cpu)};
 }
 
+// Out of core: median times of `repeats` (a) first passes over a text file (open_text_rows) or
+// opens of a binary one, and (b) passes reading every row back in blocks of at most 64 MiB of
+// doubles (read_blocks, the solver's reader), each block's values summed so nothing is optimised
+// away; the sum must be the loaded matrix's, in row order.
+std::pair<Timing, Timing> time_row_passes(const std::string& path, bool text, int repeats, int threads,
+                                          const kms::Matrix<double>& loaded) {
+    double want = 0;
+    for (const double v : loaded.span()) want += v;
+    std::vector<double> open_wall, open_cpu, pass_wall, pass_cpu;
+    for (int r = 0; r < repeats; ++r) {
+        double cpu_start = cpu_seconds();
+        auto start = std::chrono::steady_clock::now();
+        kms::TextRowsOptions options;
+        options.threads = threads;
+        const auto source = text ? kms::open_text_rows(path, options) : kms::open_matrix_rows(path);
+        open_wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        open_cpu.push_back(cpu_seconds() - cpu_start);
+        cpu_start = cpu_seconds();
+        start = std::chrono::steady_clock::now();
+        std::vector<double> buffers[2];
+        double sum = 0;
+        const std::size_t block_rows = std::max<std::size_t>(1, (std::size_t{64} << 20) / (8 * source->cols()));
+        kms::read_blocks(*source, 0, source->rows(), block_rows, buffers, threads,
+                         [&](std::size_t, std::size_t count, const double* values) {
+                             for (std::size_t i = 0; i < count * source->cols(); ++i) sum += values[i];
+                         });
+        pass_wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        pass_cpu.push_back(cpu_seconds() - cpu_start);
+        if (sum != want) {
+            std::fprintf(stderr, "bench_load: %s read back by blocks sums to %.17g, loaded %.17g\n", path.c_str(), sum, want);
+            std::exit(1);
+        }
+    }
+    return {{median(open_wall), median(open_cpu)}, {median(pass_wall), median(pass_cpu)}};
+}
+
 void report(const char* what, int threads, Timing timing, std::uintmax_t bytes, std::size_t lines) {
     const double megabytes = static_cast<double>(bytes) / 1e6;
-    std::printf("%-4s threads=%-2d wall %7.3f s %8.1f MB/s %7.2f M lines/s | cpu %7.3f s %8.1f MB per cpu-s\n", what,
+    std::printf("%-14s threads=%-2d wall %7.3f s %8.1f MB/s %7.2f M lines/s | cpu %7.3f s %8.1f MB per cpu-s\n", what,
                 threads, timing.wall, megabytes / timing.wall, static_cast<double>(lines) / timing.wall / 1e6,
                 timing.cpu, megabytes / timing.cpu);
 }
@@ -168,6 +212,18 @@ int main(int argc, char** argv) try {
     const std::uintmax_t npy_size = std::filesystem::file_size(npy_path);
     omp_set_num_threads(1);
     report("npy", 1, time_loads(npy_path, options.repeats, rows, cols), npy_size, rows);
+    if (options.rows) {
+        std::printf("out of core: the first pass (text: parse, count, index; .npy: open) and one pass reading "
+                    "every row back by blocks\n");
+        for (const int threads : {1, all_threads}) {
+            if (threads == all_threads && all_threads == 1) break;
+            const auto [csv_open, csv_pass] = time_row_passes(options.path, true, options.repeats, threads, reference.points);
+            report("csv first pass", threads, csv_open, bytes, rows);
+            report("csv pass", threads, csv_pass, bytes, rows);
+            report("npy pass", threads, time_row_passes(npy_path, false, options.repeats, threads, reference.points).second,
+                   npy_size, rows);
+        }
+    }
     std::filesystem::remove(npy_path);
 
     if (temporary && !options.keep) std::filesystem::remove(options.path);

@@ -112,6 +112,16 @@ for case in "hamerly f64 kmeans++" "yinyang f32 random"; do
         --max-iter 40 --report json --backend omp --threads 1)
   compare_ranks "text read by byte ranges, $case" '"n":21000'
 done
+# Text out of core: the first pass shared (each rank parses the lines that start in its share of the
+# bytes; the counts and the index exchanged), then each rank parses its block again on every pass; the
+# same files over 1, 2, 3 ranks, and as one process that loaded it.
+args=(run --input "$dir/x.csv" --k 6 --solver hamerly --precision f64 --init kmeans++ --seed 3 --max-iter 40
+      --report json --backend omp --threads 1)
+"$cli" "${args[@]}" --labels-out "$dir/labels-loaded" --centroids-out "$dir/centroids-loaded" > /dev/null
+args+=(--out-of-core on --memory-limit 40M)
+compare_ranks "text out of core, hamerly f64 kmeans++" '"out_of_core":'
+cmp -s "$dir/labels-loaded" "$dir/labels-1" && cmp -s "$dir/centroids-loaded" "$dir/centroids-1" ||
+  fail "text out of core: one process's files differ from the loaded run's"
 # --scores: the ranks solve their blocks and rank 0 alone reads every row for the scores
 # (with the truth of generated data: ARI, NMI, centroid index): the same scores as one process.
 args=(run --input "$dir/x.npy" --k 7 --solver hamerly --precision f64 --seed 2 --max-iter 40 --report json
@@ -154,6 +164,8 @@ compare_failure() {
 # A bad row or value in the last rank's block: reported by that rank.
 compare_failure "bad.csv" --input "$dir/bad.csv" --k 4 --backend omp --threads 1
 compare_failure "bad.npy" --input "$dir/bad.npy" --k 4 --backend omp --threads 1
+compare_failure "bad.csv out of core" --input "$dir/bad.csv" --k 4 --backend omp --threads 1 --out-of-core on \
+  --memory-limit 40M
 compare_failure "bad.npy out of core" --input "$dir/bad.npy" --k 4 --backend omp --threads 1 --out-of-core on \
   --memory-limit 40M
 compare_failure "bad.npy --geo" --input "$dir/bad.npy" --lat 2 --lon 4 --k 4 --backend omp --threads 1
