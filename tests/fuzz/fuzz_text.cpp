@@ -9,7 +9,11 @@
 //  - (one input in four) the input loaded as a file over 1..4 thread ranks by byte ranges
 //    (load_text_block, a first look of 1..64 bytes at the head) must give the
 //    whole parse's rows block by block, or exactly one rank must report the whole
-//    parse's error (the others: ReportedByAnotherRank).
+//    parse's error (the others: ReportedByAnotherRank);
+//  - (another input in four) the input read out of core (open_text_rows: its pass, then reads
+//    through the index, a mark every 1..8 rows, windows of 1..64 bytes, over 1..3 thread ranks)
+//    must give the whole parse's rows, all of them and a run from every mark, or the whole
+//    parse's error, once.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +31,7 @@
 #include "kms/communicator.hpp"
 #include "kms/error.hpp"
 #include "kms/io.hpp"
+#include "kms/row_source.hpp"
 
 namespace {
 
@@ -133,6 +138,81 @@ void check_blocks(std::string_view bytes, const Outcome& whole, int ranks, std::
     if (row != matrix.rows()) finding("blocks do not cover the rows", describe(whole), std::to_string(row));
 }
 
+// The input as a file (a memfd), read out of core by `ranks` thread ranks (each opens it: the
+// index's pass is shared) and compared with the whole parse.
+void check_rows(std::string_view bytes, const Outcome& whole, int ranks, std::size_t rows_per_mark,
+                std::size_t window_bytes, std::size_t first_look) {
+    if (kms::io_detail::has_npy_magic(bytes)) return;
+    const int fd = memfd_create("fuzz-rows", MFD_CLOEXEC);
+    if (fd < 0) return;
+    for (std::size_t done = 0; done < bytes.size();) {
+        const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (wrote <= 0) std::abort();
+        done += static_cast<std::size_t>(wrote);
+    }
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);
+    const auto count = static_cast<std::size_t>(ranks);
+    std::vector<std::string> errors(count), differences(count);
+    std::vector<int> kinds(count, 0);  // 1: the reporting rank, 2: ReportedByAnotherRank
+    const auto* matrix = std::get_if<kms::Matrix<double>>(&whole);
+    kms::io_detail::set_text_prefix_bytes(first_look);
+    const auto read = [&](kms::Communicator* comm, std::size_t r) {
+        try {
+            kms::TextRowsOptions options;
+            options.ranks = comm;
+            options.rows_per_mark = rows_per_mark;
+            options.window_bytes = window_bytes;
+            options.drop_behind = false;
+            const auto source = kms::open_text_rows(path, options);
+            if (!matrix) return;
+            if (source->rows() != matrix->rows() || source->cols() != matrix->cols()) {
+                differences[r] = "shape " + std::to_string(source->rows()) + " x " + std::to_string(source->cols());
+                return;
+            }
+            std::vector<double> values(matrix->size());
+            source->read(0, matrix->rows(), values.data());
+            if (std::memcmp(values.data(), matrix->data(), values.size() * sizeof(double)) != 0)
+                differences[r] = "values of every row";
+            for (std::size_t first = 0; first < matrix->rows(); first += rows_per_mark) {
+                const std::size_t rows = std::min(matrix->rows() - first, 1 + first % 5);
+                source->read(first, rows, values.data());
+                if (std::memcmp(values.data(), matrix->data() + first * matrix->cols(), rows * matrix->cols() * sizeof(double)) != 0)
+                    differences[r] = "values of rows from " + std::to_string(first);
+            }
+        } catch (const kms::ReportedByAnotherRank&) {
+            kinds[r] = 2;
+        } catch (const kms::Error& error) {
+            kinds[r] = 1;
+            errors[r] = error.what();
+        }
+    };
+    if (ranks == 1) {
+        read(nullptr, 0);
+    } else {
+        kms::ThreadGroup group(ranks);
+        group.run([&](std::shared_ptr<kms::Communicator> comm) { read(comm.get(), static_cast<std::size_t>(comm->rank())); });
+    }
+    kms::io_detail::set_text_prefix_bytes(0);
+    ::close(fd);
+    if (const auto* error = std::get_if<std::string>(&whole)) {
+        const std::string expected = path + error->substr(std::strlen("fuzz.txt"));
+        int reporters = 0;
+        for (std::size_t r = 0; r < count; ++r) {
+            if (kinds[r] == 0) finding("text rows opened a file the whole parse refuses", *error, "");
+            if (kinds[r] == 1) {
+                ++reporters;
+                if (errors[r] != expected) finding("text rows' error differs", expected, errors[r]);
+            }
+        }
+        if (reporters != 1) finding("not exactly one rank reports", *error, std::to_string(reporters));
+        return;
+    }
+    for (std::size_t r = 0; r < count; ++r) {
+        if (kinds[r] != 0) finding("text rows failed where the whole parse succeeded", describe(whole), errors[r]);
+        if (!differences[r].empty()) finding("text rows differ from the whole parse", describe(whole), differences[r]);
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -157,6 +237,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // One input in four (by its first byte, so that mutations keep the choice): the
     // thread ranks cost ~5 ms an input under ASan, 30 times the parse itself.
     if (size > 1 && data[0] % 4 == 0) check_blocks(bytes, whole, 1 + data[0] / 4 % 4, 1 + data[1] % 64);
+    if (size > 2 && data[0] % 4 == 1)
+        check_rows(bytes, whole, 1 + data[0] / 4 % 3, 1 + data[1] % 8, 1 + data[2] % 64, 1 + data[1] / 8 % 64);
 
     const LabelOutcome labels = parse_labels(bytes, 0);
     const LabelOutcome labels_chunked = parse_labels(bytes, small_chunk);
