@@ -462,6 +462,16 @@ private slots:
              Overflows},
             {{"clustered, decoys", n, 32, 288, 3, Case::Decoys, keep, 0, 16, 1e3}, Precision::F32, ListPass, ListPass},
             {{"clustered, decoys", n, 32, 288, 3, Case::Decoys, keep, 0, 16, 1e3}, Precision::F64, ListPass, ListPass},
+            // k ≤ 128 keeps the centroids resident and walks several point tiles a block
+            // (the next tile's first stages loading during an epilogue) once n exceeds the
+            // grid's 128 points a block (up to two blocks a multiprocessor): these n do on
+            // 132 multiprocessors, the last tile ragged.
+            {{"clustered, bisectors, tiles a block", small ? 40001u : 120001u, 32, 100, 2, Case::Bisectors, keep, 0, 10,
+              1e3},
+             Precision::F32, Listed, Listed},
+            {{"blobs d=128, tiles a block", small ? 20001u : 60001u, 128, 100, 2, Case::Blobs}, Precision::F32, Any, Any},
+            {{"duplicates d=200, tiles a block", small ? 20001u : 40001u, 200, 96, 2, Case::Duplicates}, Precision::F64,
+             Any, Any},
         };
         for (const char* format : {"tf32", "int8"}) {
             setenv("KMS_GEMM_FORMAT", format, 1);  // read when the data are set

@@ -71,6 +71,27 @@ namespace {
 // took 24). Shared rows are a stage's bytes + 16 apart (48 or 80), so the 8 rows of
 // 16 bytes an ldmatrix phase reads hit 8 different 16-byte bank groups.
 constexpr int kTilePoints = 128, kTileCentroids = 128, kFilterThreads = 256, kStages = 3;
+// k ≤ kTileCentroids (one centroid tile): the summary pass may keep the whole tile
+// resident in shared memory, loaded once a block, and walk point tiles with a pipeline of
+// the points' rows only, kResidentMinStages to kResidentMaxStages deep (as many as fit),
+// the next tile's first stages loading during a tile's epilogue. A block per tile reloaded
+// the centroids from L2 for each 128 points (as many bytes as the points) and waited
+// out its pipeline's fill and drain every tile.
+constexpr int kResidentMinStages = 4, kResidentMaxStages = 8;
+
+// Waits until at most `pending` (0 to kResidentMaxStages − 2) of this thread's groups are in flight.
+__device__ __forceinline__ void cp_async_wait_upto(int pending) {
+    switch (pending) {
+        case 0: cp_async_wait<0>(); break;
+        case 1: cp_async_wait<1>(); break;
+        case 2: cp_async_wait<2>(); break;
+        case 3: cp_async_wait<3>(); break;
+        case 4: cp_async_wait<4>(); break;
+        case 5: cp_async_wait<5>(); break;
+        default: cp_async_wait<6>(); break;
+    }
+}
+static_assert(kResidentMaxStages - 2 <= 6, "cp_async_wait_upto covers up to 6 groups in flight");
 
 // D += A·B, A 16×32 (row), B 32×8 (col), int8 → int32 (exact).
 __device__ __forceinline__ void mma_s8(int (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
@@ -163,6 +184,17 @@ constexpr int row_stride() { return stage_bytes<F>() + 16; }
 // The pipeline's dynamic shared memory: kStages × (points' and centroids' rows).
 template <FilterFormat F>
 constexpr int filter_shared_bytes() { return kStages * (kTilePoints + kTileCentroids) * row_stride<F>(); }
+// Resident centroids: whole rows 16 bytes apart beyond their padded_d (a multiple of a
+// stage: an odd number of 16-byte groups apart, so ldmatrix meets no bank conflict).
+template <FilterFormat F>
+long long resident_row_stride(int padded_d) {
+    return static_cast<long long>(padded_d) * filter_element_bytes(F) + 16;
+}
+// ... and `stages` stages of the points' rows.
+template <FilterFormat F>
+long long resident_shared_bytes(int padded_d, int stages) {
+    return static_cast<long long>(stages) * kTilePoints * row_stride<F>() + kTileCentroids * resident_row_stride<F>(padded_d);
+}
 
 // The certification's constants (the derivation above), shared by the filter's epilogue
 // and its per-point decisions so that both evaluate the same bits.
@@ -248,16 +280,22 @@ __device__ __forceinline__ unsigned long long take_slot(unsigned long long* coun
 // known on the device only), which lists every centroid under the final limit.
 enum class Pass { summary, lists };
 
-template <typename T, FilterFormat F, Pass P>
-__global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs<T> g) {
+// R (summary pass, k ≤ kTileCentroids): the centroid tile resident, `resident_stages`
+// stages of points in flight, a grid of fewer blocks than tiles (see kResidentMinStages).
+// Either way every Q̂ is the same MMAs' in the same order: the same bits.
+template <typename T, FilterFormat F, Pass P, bool R = false>
+__global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs<T> g, int resident_stages) {
+    static_assert(!R || P == Pass::summary, "resident centroids: the summary pass only");
     using Fmt = Format<F>;
     using V = typename Fmt::Value;
     constexpr bool kLists = P == Pass::lists;
     constexpr int kStageBytes = stage_bytes<F>(), kRowBytes = row_stride<F>();
     constexpr int kPiecesPerRow = kStageBytes / 16;  // 16-byte cp.async pieces
+    const int pipeline_stages = R ? resident_stages : kStages;
     extern __shared__ __align__(16) std::uint8_t pipeline[];
-    std::uint8_t* const xs = pipeline;                                        // [kStages][kTilePoints × kRowBytes]
-    std::uint8_t* const cs = pipeline + kStages * kTilePoints * kRowBytes;    // [kStages][kTileCentroids × kRowBytes]
+    std::uint8_t* const xs = pipeline;                                            // [stages][kTilePoints × kRowBytes]
+    std::uint8_t* const cs = pipeline + pipeline_stages * kTilePoints * kRowBytes;  // [kStages][kTileCentroids × kRowBytes]
+    // (R: [kTileCentroids × centroid_stride], every row whole)
     // Each row's candidates so far (a length over kListCapacity: overflow; one word of
     // padding a row: a thread a row reads them without bank conflicts), and (summary)
     // their Q̂, the rows' smallest Q̂ of a centroid tile by each half of the warps, and
@@ -271,6 +309,7 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
     // (summary) the rows' δ_x + δ_max and E as the running limit uses them (rounded up),
     // and its other constants (in shared memory: registers are the MMA tiles').
     __shared__ float row_slack_any[kLists ? 1 : kTilePoints], row_root_error[kLists ? 1 : kTilePoints];
+    __shared__ double row_error[kLists ? 1 : kTilePoints];  // E of the row, as the final decision uses it
     __shared__ RunningLimit running_constants;
     __shared__ unsigned long long uscratch[32];
     const LloydArgs<T>& a = g.lloyd;
@@ -280,10 +319,11 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
     // The fragments' matrices (load_matrices): A of row tile mt: rows mt·16 + 0-7 and 8-15,
     // bytes 0-15 and 16-31 of a k-step (a0-a3); B of centroid tiles 2p, 2p + 1: bytes 0-15
     // and 16-31 of each (b0, b1). The lane's row and byte in them:
-    const int a_offset = (warp_row + (lane & 7) + ((lane >> 3) & 1) * 8) * kRowBytes + (lane >> 4) * 16;
-    const int b_offset = (warp_col + (lane >> 4) * 8 + (lane & 7)) * kRowBytes + ((lane >> 3) & 1) * 16;
     const int padded_d = g.points.padded_d, stages = padded_d / (Fmt::kDimsPerStep * Fmt::kStepsPerStage);
     const long long row_bytes = static_cast<long long>(padded_d) * (kStepBytes / Fmt::kDimsPerStep);
+    const int centroid_stride = R ? static_cast<int>(row_bytes) + 16 : kRowBytes;  // between shared centroid rows
+    const int a_offset = (warp_row + (lane & 7) + ((lane >> 3) & 1) * 8) * kRowBytes + (lane >> 4) * 16;
+    const int b_offset = (warp_col + (lane >> 4) * 8 + (lane & 7)) * centroid_stride + ((lane >> 3) & 1) * 16;
     const V* point_norms = static_cast<const V*>(g.points.norms);
     const V* centroid_norms = static_cast<const V*>(g.centroid_norms);
     const auto* point_bytes = static_cast<const std::uint8_t*>(g.points.rows);
@@ -306,8 +346,18 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
         running_constants.scale = static_cast<float>(cert.scale);  // int8: 4 significant bits, exact
         running_constants.inverse_scale = __double2float_ru(__ddiv_ru(1.0, cert.scale));
     }
+    if constexpr (R) {  // the centroid tile, once (its group completes before the first stage's)
+        const int pieces = static_cast<int>(row_bytes / 16);
+        for (int piece = tid; piece < kTileCentroids * pieces; piece += kFilterThreads) {
+            const int row = piece / pieces, part = piece % pieces;
+            cp_async16(cs + row * centroid_stride + part * 16,
+                       centroid_bytes + static_cast<long long>(min(row, a.k - 1)) * row_bytes + part * 16);
+        }
+        cp_async_commit();
+    }
 
-    // The summary pass: one tile a block (the loop ends after it: nothing lives across tiles).
+    // One point tile a block (R: several, the resident centroids and the pipeline's next
+    // stages living across them; the rows' state is reset at each tile's start).
     for (int tile = blockIdx.x; static_cast<long long>(tile) * kTilePoints < rows; tile += gridDim.x) {
         const long long point0 = static_cast<long long>(tile) * kTilePoints;
         // The thread's 4 rows (2 MMA row tiles × 2 halves): their norms and (the list
@@ -327,7 +377,9 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
                 const Certifier<T, F> cert(g);
                 const long long r = point0 + tid;
                 row_slack_any[tid] = r < rows ? __double2float_ru(__dadd_ru(g.points.slack[r], cert.slack_max)) : 0.0f;
-                row_root_error[tid] = r < rows ? __double2float_ru(cert.root_error(point_norms[r])) : 0.0f;
+                const double error = r < rows ? cert.root_error(point_norms[r]) : 0.0;
+                row_error[tid] = error;
+                row_root_error[tid] = __double2float_ru(error);
                 row_best[tid] = r < rows ? Fmt::far() : Fmt::never();  // never: no tile improves on it
                 row_limit[tid] = r < rows ? __int_as_float(0x7f800000) : __int_as_float(0xff800000);
             }
@@ -347,18 +399,20 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
             centroid_row[l] = row * row_bytes + part * 16;  // + the tile's first row below
         }
 
-        for (int c0 = 0; c0 < a.k; c0 += kTileCentroids) {
+        for (int c0 = 0; c0 < a.k; c0 += kTileCentroids) {  // R: once (k ≤ kTileCentroids)
             auto issue = [&](int stage) {
-                const int slot = stage % kStages;
+                const int slot = stage % pipeline_stages;
 #pragma unroll
                 for (int l = 0; l < kLoads; ++l) {
-                    const int row = (tid + l * kFilterThreads) / kPiecesPerRow;
-                    const long long centroid_source =
-                        centroid_row[l] + static_cast<long long>(min(c0 + row, a.k - 1) - row) * row_bytes;
                     cp_async16(xs + slot * kTilePoints * kRowBytes + load_offset[l],
                                point_bytes + point_source[l] + static_cast<long long>(stage) * kStageBytes);
-                    cp_async16(cs + slot * kTileCentroids * kRowBytes + load_offset[l],
-                               centroid_bytes + centroid_source + static_cast<long long>(stage) * kStageBytes);
+                    if constexpr (!R) {
+                        const int row = (tid + l * kFilterThreads) / kPiecesPerRow;
+                        const long long centroid_source =
+                            centroid_row[l] + static_cast<long long>(min(c0 + row, a.k - 1) - row) * row_bytes;
+                        cp_async16(cs + slot * kTileCentroids * kRowBytes + load_offset[l],
+                                   centroid_bytes + centroid_source + static_cast<long long>(stage) * kStageBytes);
+                    }
                 }
             };
             V acc[2][8][4];
@@ -368,18 +422,24 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
                 for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
                     for (int e = 0; e < 4; ++e) acc[mt][nt][e] = V(0);
-#pragma unroll
-            for (int s = 0; s < kStages - 1; ++s) {
-                if (s < stages) issue(s);
-                cp_async_commit();
+            // The first stages (R: of the block's first tile; later tiles' were issued
+            // during the previous tile's epilogue).
+            if (!R || tile == static_cast<int>(blockIdx.x)) {
+                for (int s = 0; s < pipeline_stages - 1; ++s) {
+                    if (s < stages) issue(s);
+                    cp_async_commit();
+                }
             }
             for (int stage = 0; stage < stages; ++stage) {
-                cp_async_wait<kStages - 2>();  // this stage's group has landed (for this thread) ...
-                __syncthreads();               // ... for all, and the slot refilled next was consumed by all
-                if (stage + kStages - 1 < stages) issue(stage + kStages - 1);
+                // This stage's group has landed (for this thread) ...
+                if constexpr (R) cp_async_wait_upto(pipeline_stages - 2);
+                else cp_async_wait<kStages - 2>();
+                __syncthreads();  // ... for all, and the slot refilled next was consumed by all
+                if (stage + pipeline_stages - 1 < stages) issue(stage + pipeline_stages - 1);
                 cp_async_commit();
-                const std::uint8_t* x_stage = xs + (stage % kStages) * kTilePoints * kRowBytes;
-                const std::uint8_t* c_stage = cs + (stage % kStages) * kTileCentroids * kRowBytes;
+                const std::uint8_t* x_stage = xs + (stage % pipeline_stages) * kTilePoints * kRowBytes;
+                const std::uint8_t* c_stage =
+                    R ? cs + stage * kStageBytes : cs + (stage % kStages) * kTileCentroids * kRowBytes;
 #pragma unroll
                 for (int step = 0; step < Fmt::kStepsPerStage; ++step) {
                     unsigned frag_a[2][4];
@@ -388,8 +448,10 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
                         load_matrices(frag_a[mt], x_stage + a_offset + mt * 16 * kRowBytes + step * kStepBytes);
 #pragma unroll
                     for (int pair = 0; pair < 4; ++pair) {
+                        // Centroids past k only (their Q̂ is far whatever the product): no MMA.
+                        if (c0 + warp_col + pair * 16 >= a.k) continue;
                         unsigned frag_b[4];  // b0, b1 of centroid tiles 2·pair and 2·pair + 1
-                        load_matrices(frag_b, c_stage + b_offset + pair * 16 * kRowBytes + step * kStepBytes);
+                        load_matrices(frag_b, c_stage + b_offset + pair * 16 * centroid_stride + step * kStepBytes);
 #pragma unroll
                         for (int mt = 0; mt < 2; ++mt) {
                             Fmt::mma(acc[mt][2 * pair], frag_a[mt], frag_b[0], frag_b[1]);
@@ -400,6 +462,20 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
             }
             cp_async_wait<0>();
             __syncthreads();  // the next tile's prologue overwrites stages still being read
+            if constexpr (R) {  // the block's next tile's first stages, landing during this epilogue
+                const long long next0 = point0 + static_cast<long long>(gridDim.x) * kTilePoints;
+                if (next0 < rows) {
+#pragma unroll
+                    for (int l = 0; l < kLoads; ++l) {
+                        const int piece = tid + l * kFilterThreads, row = piece / kPiecesPerRow;
+                        point_source[l] = point_of(min(next0 + row, rows - 1)) * row_bytes + piece % kPiecesPerRow * 16;
+                    }
+                    for (int s = 0; s < pipeline_stages - 1; ++s) {
+                        if (s < stages) issue(s);
+                        cp_async_commit();
+                    }
+                }
+            }
             // Epilogue: acc[mt][nt][half·2 + e] = x̃·c̃ for row mt·16 + half·8 + group,
             // centroid nt·8 + quad·2 + e of the warp's; turned into Q̂ (far: a centroid
             // past k; a NaN is dropped by min and never under a limit, as `distance` allows).
@@ -518,7 +594,7 @@ __global__ void __launch_bounds__(kFilterThreads, 2) filter_kernel(GemmLloydArgs
                 const double slack_x = g.points.slack[i];
                 const double slack_c1 = c1 < a.k ? g.centroid_slack[c1]
                                                  : (length > kListCapacity ? cert.slack_max : infinity_of<double>());
-                const double root_error_i = cert.root_error(point_norms[i]);
+                const double root_error_i = row_error[tid];
                 const double reach1 = __dadd_ru(cert.root_high(q1, root_error_i), __dadd_ru(slack_x, slack_c1));
                 const double upper = __dadd_ru(__dmul_ru(__dmul_ru(reach1, reach1), cert.grow), cert.underflow);
                 const double slack_any_i = __dadd_ru(slack_x, cert.slack_max);
@@ -788,16 +864,39 @@ void launch_quantise_points(const T* data, long long n, int d, const T* shift, c
         launch_quantise<T, FilterFormat::tf32>(data, n, d, shift, points, rows, norms, slack, nullptr, sm_count, stream);
 }
 
-template <typename T, FilterFormat F, Pass P>
-void launch_filter_pass(const GemmLloydArgs<T>& g, unsigned blocks, cudaStream_t stream) {
-    constexpr int shared = filter_shared_bytes<F>();
+template <typename T, FilterFormat F, Pass P, bool R = false>
+void launch_filter_pass(const GemmLloydArgs<T>& g, unsigned blocks, cudaStream_t stream, int shared = filter_shared_bytes<F>(),
+                        int resident_stages = 0) {
     // Above the 48 KiB default (tf32: 60 KiB, and 36 KiB of lists); set on every launch:
     // it is per device. Two blocks a multiprocessor need nearly all of its shared memory.
-    KMS_CUDA_CHECK(cudaFuncSetAttribute(filter_kernel<T, F, P>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
-    KMS_CUDA_CHECK(cudaFuncSetAttribute(filter_kernel<T, F, P>, cudaFuncAttributePreferredSharedMemoryCarveout,
+    KMS_CUDA_CHECK(cudaFuncSetAttribute(filter_kernel<T, F, P, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+    KMS_CUDA_CHECK(cudaFuncSetAttribute(filter_kernel<T, F, P, R>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                         cudaSharedmemCarveoutMaxShared));
-    filter_kernel<T, F, P><<<blocks, kFilterThreads, shared, stream>>>(g);
+    filter_kernel<T, F, P, R><<<blocks, kFilterThreads, shared, stream>>>(g, resident_stages);
     KMS_CUDA_LAUNCH_CHECK(P == Pass::summary ? "GEMM filter kernel" : "GEMM list kernel");
+}
+
+// The resident summary pass's shape for k ≤ kTileCentroids: the most blocks a
+// multiprocessor (two let one block's epilogue overlap the other's MMAs), then the deepest
+// pipeline at that count; {0, 0} where the centroid tile does not fit (large d).
+struct ResidentShape {
+    int stages, blocks_per_sm;
+};
+template <typename T, FilterFormat F>
+ResidentShape resident_shape(int padded_d) {
+    int device = 0, per_block = 0, per_sm = 0, reserved = 0;
+    KMS_CUDA_CHECK(cudaGetDevice(&device));
+    KMS_CUDA_CHECK(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    KMS_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    KMS_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+    cudaFuncAttributes attributes{};
+    KMS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, filter_kernel<T, F, Pass::summary, true>));
+    for (int blocks = 2; blocks >= 1; --blocks)
+        for (int stages = kResidentMaxStages; stages >= kResidentMinStages; --stages) {
+            const long long block = resident_shared_bytes<F>(padded_d, stages) + static_cast<long long>(attributes.sharedSizeBytes);
+            if (block <= per_block && blocks * (block + reserved) <= per_sm) return {stages, blocks};
+        }
+    return {0, 0};
 }
 
 template <typename T, FilterFormat F>
@@ -808,7 +907,14 @@ void launch_filter(const GemmLloydArgs<T>& g, cudaStream_t stream) {
     launch_quantise<T, F>(a.centroids, a.k, a.d, g.shift, g.points, g.centroid_rows, g.centroid_norms,
                           g.centroid_slack, maxima, g.sm_count, stream);
     const long long tiles = (a.n + kTilePoints - 1) / kTilePoints;
-    launch_filter_pass<T, F, Pass::summary>(g, static_cast<unsigned>(tiles), stream);
+    const ResidentShape resident = a.k <= kTileCentroids ? resident_shape<T, F>(g.points.padded_d) : ResidentShape{0, 0};
+    if (resident.stages > 0) {
+        const auto shared = static_cast<int>(resident_shared_bytes<F>(g.points.padded_d, resident.stages));
+        const long long blocks = std::min<long long>(tiles, static_cast<long long>(resident.blocks_per_sm) * g.sm_count);
+        launch_filter_pass<T, F, Pass::summary, true>(g, static_cast<unsigned>(blocks), stream, shared, resident.stages);
+    } else {
+        launch_filter_pass<T, F, Pass::summary>(g, static_cast<unsigned>(tiles), stream);
+    }
     // The pending points' count is known on the device only: two blocks a multiprocessor
     // (the launch bounds) walk their tiles.
     launch_filter_pass<T, F, Pass::lists>(g, static_cast<unsigned>(std::min<long long>(tiles, 2LL * g.sm_count)),
