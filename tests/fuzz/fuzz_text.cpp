@@ -76,6 +76,22 @@ bool same_bits(const kms::Matrix<double>& a, const kms::Matrix<double>& b) {
 
 // The input as a file (a memfd: no disk), loaded by `ranks` thread ranks with an
 // equal split; compared with the whole parse.
+// Where the whole parse refuses the file, every rank must fail and exactly one (the one
+// holding the bad line) report the whole parse's message, under the file's own path.
+void check_one_report(const std::string& error, const std::string& path, const std::vector<int>& kinds,
+                      const std::vector<std::string>& errors, const char* opened, const char* differs) {
+    const std::string expected = path + error.substr(std::strlen("fuzz.txt"));
+    int reporters = 0;
+    for (std::size_t r = 0; r < kinds.size(); ++r) {
+        if (kinds[r] == 0) finding((std::string(opened) + " a file the whole parse refuses").c_str(), error, "");
+        if (kinds[r] == 1) {
+            ++reporters;
+            if (errors[r] != expected) finding(differs, expected, errors[r]);
+        }
+    }
+    if (reporters != 1) finding("not exactly one rank reports", error, std::to_string(reporters));
+}
+
 void check_blocks(std::string_view bytes, const Outcome& whole, int ranks, std::size_t first_look) {
     if (kms::io_detail::has_npy_magic(bytes)) return;  // the whole parse read it as .npy
     const int fd = memfd_create("fuzz-blocks", MFD_CLOEXEC);
@@ -111,16 +127,7 @@ void check_blocks(std::string_view bytes, const Outcome& whole, int ranks, std::
     kms::io_detail::set_text_prefix_bytes(0);
     ::close(fd);
     if (const auto* error = std::get_if<std::string>(&whole)) {
-        const std::string expected = path + error->substr(std::strlen("fuzz.txt"));
-        int reporters = 0;
-        for (std::size_t r = 0; r < count; ++r) {
-            if (kinds[r] == 0) finding("a rank loaded its block of a file the whole parse refuses", *error, "");
-            if (kinds[r] == 1) {
-                ++reporters;
-                if (errors[r] != expected) finding("block error differs", expected, errors[r]);
-            }
-        }
-        if (reporters != 1) finding("not exactly one rank reports", *error, std::to_string(reporters));
+        check_one_report(*error, path, kinds, errors, "a rank loaded its block of", "block error differs");
         return;
     }
     const auto& matrix = std::get<kms::Matrix<double>>(whole);
@@ -195,16 +202,7 @@ void check_rows(std::string_view bytes, const Outcome& whole, int ranks, std::si
     kms::io_detail::set_text_prefix_bytes(0);
     ::close(fd);
     if (const auto* error = std::get_if<std::string>(&whole)) {
-        const std::string expected = path + error->substr(std::strlen("fuzz.txt"));
-        int reporters = 0;
-        for (std::size_t r = 0; r < count; ++r) {
-            if (kinds[r] == 0) finding("text rows opened a file the whole parse refuses", *error, "");
-            if (kinds[r] == 1) {
-                ++reporters;
-                if (errors[r] != expected) finding("text rows' error differs", expected, errors[r]);
-            }
-        }
-        if (reporters != 1) finding("not exactly one rank reports", *error, std::to_string(reporters));
+        check_one_report(*error, path, kinds, errors, "text rows opened", "text rows' error differs");
         return;
     }
     for (std::size_t r = 0; r < count; ++r) {
