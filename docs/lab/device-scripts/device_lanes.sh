@@ -10,6 +10,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 final=${OUT:?}
+mkdir -p "$final"  # the lanes write their summaries beside their folders (session 12 lost a phase to a missing $OUT/lanes)
 cores=$(nproc)
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 lanes=$#
