@@ -11,6 +11,7 @@
 #include "kms/fit.hpp"
 #include "kms/geo.hpp"
 #include "kms/options.hpp"
+#include "kms/out_of_core.hpp"
 #include "kms/row_source.hpp"
 
 namespace kms::cli {
@@ -46,20 +47,9 @@ CliData load_cli_block(const ParsedOptions& options, std::uint64_t seed, const F
 std::shared_ptr<const std::vector<double>> load_cli_weights(const ParsedOptions& options, std::size_t rows,
                                                             Communicator* ranks);
 
-// Out of core (--out-of-core, --memory-limit; docs/scale-out.md): whether `run` reads
-// the --input file a block at a time instead of loading it, and with what buffers.
-struct OutOfCorePlan {
-    std::shared_ptr<const RowSource> source;  // the file: binary by position, text by its index (--geo: rows projected)
-    std::optional<GeoRows> geo;               // --geo: the projection, chosen from one pass over the file
-    std::uint64_t memory_limit = 0;           // bytes this process may use (given, or what is available)
-    std::uint64_t state_bytes = 0;            // what stays in memory per row (labels, seeding), all rows
-    std::size_t buffer_bytes = 0;             // the solver's two blocks (and the seeding's one) together
-    bool automatic = false;                   // chosen because the points did not fit (--out-of-core auto)
-    std::optional<SolverChoice> solver_choice;  // --solver auto: what runs out of core (its bounds fit), and why
-    std::string describe() const;             // one line for the report
-};
-// nullopt: load the data as always (--out-of-core off; auto with data that fit in
-// the memory limit; generated data). A text --input is counted by a first pass (its index)
+// kms::plan_out_of_core (kms/out_of_core.hpp) for --input, --out-of-core, --memory-limit,
+// --weights and --geo: nullopt: load the data as always (--out-of-core off; auto with data
+// that fit in the memory limit; generated data). A text --input is counted by a first pass (its index)
 // unless even the most rows its bytes can hold fit; auto then loads it if they fit after all.
 // Throws kms::UsageError for --out-of-core on with what it cannot read a block at a
 // time (--generate, --geo text tables, --scores), and when the per-row
@@ -68,8 +58,6 @@ struct OutOfCorePlan {
 // its block, and every rank goes out of core when one must (collective).
 // --geo with a .npy: the file's pass of statistics is made here (open_geo_rows).
 std::optional<OutOfCorePlan> plan_out_of_core(const ParsedOptions& options, const FitOptions& fit);
-// The options: --out-of-core, --memory-limit.
-OptionTable out_of_core_option_table();
 
 // --geo with --init FILE: the file holds latitude, longitude in degrees, as
 // --centroids-out writes them (one frame in and out: issue 39); they are checked

@@ -21,6 +21,7 @@ on the device. The results (labels_, cluster_centers_) are host NumPy arrays;
 sample weights are host values (a CUDA array of weights is copied to the host).
 """
 import numbers
+import os
 import re
 import warnings
 
@@ -60,6 +61,31 @@ except ImportError:  # pragma: no cover - the package also works without scikit-
 
 _SOLVERS = (*_engine.algorithms(), "auto")  # the engine's registered solvers
 _ALGORITHMS = ("lloyd", "elkan", "auto", "full")  # scikit-learn's; 'auto' and 'full' are its deprecated names of 'lloyd'
+
+
+def _is_path(X):
+    return isinstance(X, (str, bytes, os.PathLike))
+
+
+def _refuse_large_memmap(estimator, X):
+    """A memory-mapped array (np.load(..., mmap_mode='r')) that fit would have to convert (not C-contiguous
+    float32/float64) is refused, not copied, when it is larger than the memory limit: its file is read by path."""
+    if not isinstance(X, np.memmap) or (X.dtype in (np.float32, np.float64) and X.flags.c_contiguous):
+        return  # read in place (the pages come from the file as the passes reach them)
+    limit = estimator.memory_limit
+    limit = (_engine.available_memory() if limit is None else
+             _engine.parse_byte_size(limit) if isinstance(limit, str) else int(limit))
+    if limit and X.size * 8 > limit:
+        raise ValueError(f"X is a memory-mapped array of {X.nbytes} bytes ({X.dtype}"
+                         f"{'' if X.flags.c_contiguous else ', not C-contiguous'}) that fit would copy to float64 "
+                         f"({X.size * 8} bytes), more than the memory limit ({limit} bytes): pass the file's path "
+                         f"instead, fit({str(X.filename)!r}), to read it a block at a time")
+
+
+def _refuse_path(X, what):
+    if _is_path(X):
+        raise ValueError(f"{what} takes an array; a file ({os.fspath(X)!r}) is clustered by fit(path), whose "
+                         "labels_ are its rows' clusters (fit_predict(path) returns them)")
 
 
 def _issparse(X):
@@ -179,6 +205,13 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         expected (`--oversampling`).
     init_rounds : int, default=5
         init='k-means||': sampling rounds (`--init-rounds`).
+    out_of_core : {'auto', 'on', 'off'} or bool, default='auto'
+        fit(path) only: read the file a block at a time on every pass instead of
+        loading it ('auto': when its points do not fit in `memory_limit`), as
+        `kmeans-cli run --out-of-core`; the same fit either way, bit for bit.
+    memory_limit : None, int or str, default=None
+        fit(path): the memory this process may use, in bytes or as '512M', '8G'
+        (None: what is available), as `kmeans-cli run --memory-limit`.
 
     Attributes
     ----------
@@ -227,7 +260,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
     def __init__(self, n_clusters=8, *, init="k-means++", n_init=1, max_iter=300, tol=1e-4, verbose=0,
                  random_state=None, copy_x=True, algorithm=None, solver="auto", backend="omp", n_threads=None,
                  precision=None, devices=None, callback=None, init_bounds="auto", oversampling_factor=2.0,
-                 init_rounds=5):
+                 init_rounds=5, out_of_core="auto", memory_limit=None):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -246,6 +279,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         self.init_bounds = init_bounds
         self.oversampling_factor = oversampling_factor
         self.init_rounds = init_rounds
+        self.out_of_core = out_of_core
+        self.memory_limit = memory_limit
 
     # ------------------------------------------------------------ checks
     def _check_X(self, X, reset):
@@ -286,10 +321,17 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features), or a path
             The samples: a NumPy array (C-contiguous float32/float64 is read in place),
             anything NumPy converts, a SciPy sparse matrix (CSR read in place; CSC and
-            others converted to CSR once), or a CUDA array with backend='cuda'.
+            others converted to CSR once), or a CUDA array with backend='cuda'. Or the
+            path (str or os.PathLike) of a file `kmeans-cli run --input` reads (.npy,
+            .fvecs, .bvecs, .ivecs, .fbin, .u8bin, .i8bin, .ibin, CSV/TSV text): read a
+            block at a time where `out_of_core` says (data larger than memory), else
+            loaded; computed in f64 unless `precision` says, and an empty cluster keeps
+            its centre (the CLI's default). `out_of_core_` then holds the plan's line (None:
+            loaded). A memory-mapped array that would have to be copied (not C-contiguous
+            float32/float64) and is larger than the memory limit is refused: pass its path.
         y : Ignored
             Not used, present for scikit-learn's API.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -302,6 +344,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         """
         if _is_cuda_array(X):
             return self._fit_device(X, sample_weight)
+        if _is_path(X):
+            return self._fit_file(os.fspath(X), sample_weight)
+        _refuse_large_memmap(self, X)
         X = self._check_X(X, reset=True)
         weights = self._check_weights(sample_weight, X)
         args, init = self._engine_args(X, X.shape[0])
@@ -322,6 +367,45 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
                 result = _engine_call(_engine.fit, X, args, sample_weight=weights, init=init, callback=callback,
                                       compute_inertia=True)
         return self._store(result, args, X.dtype)
+
+    # ------------------------------------------------------------ files
+    def _out_of_core_args(self):
+        """out_of_core and memory_limit as the engine's (the CLI's) --out-of-core and --memory-limit."""
+        when = {True: "on", False: "off"}.get(self.out_of_core, self.out_of_core)
+        if when not in ("auto", "on", "off"):
+            raise ValueError(f"The 'out_of_core' parameter of KMeans must be 'auto', 'on', 'off' or a bool. "
+                             f"Got {self.out_of_core!r} instead.")
+        args = ["--out-of-core", when]
+        limit = self.memory_limit
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, (numbers.Integral, str)) or (
+                    isinstance(limit, numbers.Integral) and limit < 1):
+                raise ValueError(f"The 'memory_limit' parameter of KMeans must be None, a number of bytes >= 1 or a "
+                                 f"size such as '512M' or '8G'. Got {limit!r} instead.")
+            args += ["--memory-limit", str(limit)]
+        return args
+
+    def _fit_file(self, path, sample_weight):
+        """A file the CLI reads, fitted by path: out of core where the CLI's plan says so, else loaded (the same
+        fit either way)."""
+        if callable(self.init):
+            raise ValueError("a callable init takes X in memory; with a path give init as a string or an array")
+        n_features = _engine_call(_engine.file_columns, path)
+        weights = None
+        if sample_weight is not None:  # its length is checked against the file's rows by the engine
+            weights = _check_weights(sample_weight, np.empty((np.size(sample_weight), 0)))
+        # n_clusters <= n_samples is the engine's to check (the rows are known once the file is read)
+        args, init = self._engine_args(np.empty((0, n_features)), self.n_clusters)
+        # out of core an empty cluster keeps its centre (farthest relocation reads every row at once):
+        # the CLI's default, for the loaded road too, so that both give the same fit
+        args[args.index("--empty") + 1] = "keep"
+        args += self._out_of_core_args()
+        callback = self.callback  # (verbose's lines scale tol by X's variance: an array's)
+        result = _engine_call(_engine.fit_file, path, args, sample_weight=weights, init=init, callback=callback,
+                              compute_inertia=True)
+        self.n_features_in_ = n_features
+        self.out_of_core_ = result["out_of_core"]
+        return self._store(result, args, np.float64)
 
     # ------------------------------------------------------------ CUDA arrays
     def _check_device_X(self, X, reset):
@@ -419,6 +503,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         """
         if _is_cuda_array(X):
             raise ValueError("transform takes host arrays; for a CUDA array use fit and predict")
+        _refuse_path(X, "fit_transform")
         return self.fit(X, sample_weight=sample_weight)._transform(self._check_X(X, reset=False))
 
     def _check_fitted_X(self, X):
@@ -463,6 +548,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         """
         if _is_cuda_array(X):
             return self._assign_device(X)[0]
+        _refuse_path(X, "predict")
         X = self._check_fitted_X(X)
         return self._assign(X)[0]
 
@@ -479,6 +565,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         """
         if _is_cuda_array(X):
             raise ValueError("transform takes host arrays; for a CUDA array use predict, or pass a host copy")
+        _refuse_path(X, "transform")
         return self._transform(self._check_fitted_X(X))
 
     def _transform(self, X):
@@ -598,7 +685,8 @@ _FLAG_WORDS = (("--precision ", "precision="), ("--solver ", "solver="), ("--bac
                ("--representatives ", "n_representatives="), ("--neighbours ", "n_neighbors="), ("--sigma ", "sigma="),
                ("--final-n-init ", "final_n_init="), ("--rep-weights ", "rep_weights="), ("--k-range ", "k_range="),
                ("--scores ", "scores="), ("--init-bounds ", "init_bounds="), ("--oversampling ", "oversampling_factor="),
-               ("--init-rounds ", "init_rounds="))
+               ("--init-rounds ", "init_rounds="), ("--out-of-core ", "out_of_core="),
+               ("--memory-limit ", "memory_limit="))
 
 
 def _literal(value):

@@ -29,7 +29,10 @@
 #include "kms/error.hpp"
 #include "kms/fit.hpp"
 #include "kms/geo.hpp"
+#include "kms/io.hpp"
 #include "kms/options.hpp"
+#include "kms/out_of_core.hpp"
+#include "kms/row_source.hpp"
 #include "kms/scores.hpp"
 #include "kms/solver_support.hpp"
 #include "kms/sparse.hpp"
@@ -314,12 +317,11 @@ private:
     std::stop_source& stop_;
 };
 
-// Fits host (Matrix<double> or Matrix<float>) or device (DeviceMatrix) points through the one fit layer.
-template <typename Points>
-py::dict fit_common(std::shared_ptr<const Points> points, const std::vector<std::string>& args,
-                    const py::object& sample_weight, const py::object& init, const py::object& callback,
-                    bool compute_inertia) {
-    FitOptions options = parse_fit_options(args);
+// A fit through the one fit layer: `run(options, observer, stop)` returns its FitResult,
+// made into the estimator's dict.
+template <typename Run>
+py::dict fit_with(FitOptions options, const py::object& sample_weight, const py::object& init,
+                  const py::object& callback, bool compute_inertia, Run run) {
     if (!init.is_none()) {
         options.init.method = InitMethod::File;
         options.init.given = std::make_shared<const Matrix<double>>(copy_matrix(init, "init"));
@@ -329,7 +331,7 @@ py::dict fit_common(std::shared_ptr<const Points> points, const std::vector<std:
     std::stop_source stop;
     PythonObserver observer(callback, stop);
     FitResult result;
-    run_interruptible(stop, [&] { result = fit(points, options, &observer, stop.get_token(), "X"); });
+    run_interruptible(stop, [&] { result = run(options, observer, stop.get_token()); });
     if (observer.error_) throw std::move(*observer.error_);
 
     py::dict out;
@@ -374,6 +376,57 @@ py::dict fit_common(std::shared_ptr<const Points> points, const std::vector<std:
     out["solver_choice"] = result.solver_choice;
     out["data_address"] = reinterpret_cast<std::uintptr_t>(result.data_address);
     return out;
+}
+
+// Fits host (Matrix<double> or Matrix<float>) or device (DeviceMatrix) points.
+template <typename Points>
+py::dict fit_common(std::shared_ptr<const Points> points, const std::vector<std::string>& args,
+                    const py::object& sample_weight, const py::object& init, const py::object& callback,
+                    bool compute_inertia) {
+    return fit_with(parse_fit_options(args), sample_weight, init, callback, compute_inertia,
+                    [&](const FitOptions& options, PythonObserver& observer, std::stop_token stop) {
+                        return fit(points, options, &observer, stop, "X");
+                    });
+}
+
+// A file the CLI reads (.npy, .fvecs, .fbin, ..., or delimited text), fitted by its path:
+// read a block at a time on every pass where the CLI's plan says so (kms::plan_out_of_core:
+// --out-of-core, --memory-limit among `args`), else loaded as `kmeans-cli run --input`
+// loads it. The same values either way, so the same fit, bitwise. The result's
+// "out_of_core" says which (the plan's line, or None).
+py::dict fit_file_py(const std::string& path, const std::vector<std::string>& args, const py::object& sample_weight,
+                     const py::object& init, const py::object& callback, bool compute_inertia) {
+    const ParsedOptions parsed(args, {fit_option_table(), out_of_core_option_table()});
+    OutOfCoreRequest request = out_of_core_request_from(parsed);
+    request.path = path;
+    request.weighted = !sample_weight.is_none();
+    std::string planned;
+    py::dict out = fit_with(fit_options_from(parsed, false), sample_weight, init, callback, compute_inertia,
+                            [&](FitOptions& options, PythonObserver& observer, std::stop_token stop) {
+                                request.cancel = stop;
+                                const std::optional<OutOfCorePlan> plan = plan_out_of_core(request, options);
+                                if (!plan) {
+                                    LoadOptions load;
+                                    load.cancel = stop;
+                                    auto points = std::make_shared<const Matrix<double>>(
+                                        std::move(load_dataset(path, load).points));
+                                    return fit(points, options, &observer, stop, path);
+                                }
+                                planned = plan->describe();
+                                // --solver auto: the plan's choice, whose bounds fit in the limit (as the CLI's run).
+                                if (plan->solver_choice) options.solver.algorithm = plan->solver_choice->algorithm;
+                                FitResult result = fit(plan->source, plan->buffer_bytes, options, &observer, stop);
+                                if (plan->solver_choice) result.solver_choice = plan->solver_choice->reason;
+                                return result;
+                            });
+    out["out_of_core"] = planned.empty() ? py::object(py::none()) : py::object(py::str(planned));
+    return out;
+}
+
+// The columns of a file fit_file reads, from its header (binary) or first lines (text).
+std::size_t file_columns_py(const std::string& path) {
+    if (is_binary_matrix_file(path)) return open_matrix_rows(path, false)->cols();
+    return text_file_shape(path).cols;
 }
 
 // C-contiguous float32 or float64 host data, read in place by the engine (the
@@ -836,6 +889,13 @@ PYBIND11_MODULE(_engine, m) {
             PyErr_SetString(PyExc_RuntimeError, e.what());
         }
     });
+    m.def("fit_file", &fit_file_py, py::arg("path"), py::arg("args"), py::arg("sample_weight") = py::none(),
+          py::arg("init") = py::none(), py::arg("callback") = py::none(), py::arg("compute_inertia") = false,
+          "Fit the file at `path` (the CLI's formats): out of core where the plan says (--out-of-core, "
+          "--memory-limit), else loaded");
+    m.def("file_columns", &file_columns_py, py::arg("path"));
+    m.def("available_memory", [] { return available_memory_bytes(); });
+    m.def("parse_byte_size", [](const std::string& text) { return parse_byte_size(text); });
     m.def("fit", &fit_py, py::arg("X"), py::arg("args"), py::arg("sample_weight") = py::none(),
           py::arg("init") = py::none(), py::arg("callback") = py::none(), py::arg("compute_inertia") = false,
           "fit(X, args, sample_weight, init, callback, compute_inertia) -> dict; X C-contiguous float64 (read in "
