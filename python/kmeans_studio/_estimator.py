@@ -244,6 +244,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         What ran, e.g. 'hamerly/omp/f64'.
     solver_choice_ : str
         Why solver='auto' chose it ('' for a named solver).
+    out_of_core_ : str or None
+        fit(path): the out-of-core plan's line (the file read in blocks, the buffers, the
+        memory limit); None where the file was loaded, and for arrays.
 
     Examples
     --------
@@ -404,7 +407,6 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         result = _engine_call(_engine.fit_file, path, args, sample_weight=weights, init=init, callback=callback,
                               compute_inertia=True)
         self.n_features_in_ = n_features
-        self.out_of_core_ = result["out_of_core"]
         return self._store(result, args, np.float64)
 
     # ------------------------------------------------------------ CUDA arrays
@@ -463,6 +465,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
         self.stop_reason_ = result["stop_reason"]
         self.solver_ = result["solver"]
         self.solver_choice_ = result["solver_choice"]
+        self.out_of_core_ = result.get("out_of_core")  # fit(path)'s plan; None for arrays
         self._fit_dtype = dtype
         self._n_features_out = self.cluster_centers_.shape[0]
         distinct = int(np.count_nonzero(np.bincount(self.labels_, minlength=self.n_clusters)))  # O(n), no sort
