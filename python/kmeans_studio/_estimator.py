@@ -68,18 +68,30 @@ def _is_path(X):
 
 
 def _refuse_large_memmap(estimator, X):
-    """A memory-mapped array (np.load(..., mmap_mode='r')) that fit would have to convert (not C-contiguous
-    float32/float64) is refused, not copied, when it is larger than the memory limit: its file is read by path."""
-    if not isinstance(X, np.memmap) or (X.dtype in (np.float32, np.float64) and X.flags.c_contiguous):
-        return  # read in place (the pages come from the file as the passes reach them)
+    """A memory-mapped array (np.load(..., mmap_mode='r')) is read in place where the engine can (C-contiguous
+    float32/float64 in its own precision): its pages come from the file as the passes reach them. Where fit would
+    copy it (another dtype or order: to float64; the other precision: the engine's converted copy) and the copy
+    exceeds the memory limit, it is refused, naming the file to pass instead (read a block at a time)."""
+    if not isinstance(X, np.memmap):
+        return
+    p = estimator.precision
+    key = np.dtype(p).name if isinstance(p, type) else p
+    precision = _PRECISIONS.get(key) if p is not None else ("f32" if X.dtype == np.float32 else "f64")
+    widened = X.dtype not in (np.float32, np.float64) or not X.flags.c_contiguous
+    copy = X.size * ((8 + (4 if precision == "f32" else 0)) if widened else
+                     8 if X.dtype == np.float32 and precision == "f64" else
+                     4 if X.dtype == np.float64 and precision == "f32" else 0)
+    if copy == 0:
+        return
     limit = estimator.memory_limit
     limit = (_engine.available_memory() if limit is None else
              _engine.parse_byte_size(limit) if isinstance(limit, str) else int(limit))
-    if limit and X.size * 8 > limit:
+    if limit and copy > limit:
         raise ValueError(f"X is a memory-mapped array of {X.nbytes} bytes ({X.dtype}"
-                         f"{'' if X.flags.c_contiguous else ', not C-contiguous'}) that fit would copy to float64 "
-                         f"({X.size * 8} bytes), more than the memory limit ({limit} bytes): pass the file's path "
-                         f"instead, fit({str(X.filename)!r}), to read it a block at a time")
+                         f"{'' if X.flags.c_contiguous else ', not C-contiguous'}) that fit would copy "
+                         f"({copy} bytes{' in float64' if widened else ' in ' + precision}), more than the memory "
+                         f"limit ({limit} bytes): pass the file's path instead, fit({str(X.filename)!r}), to read it "
+                         "a block at a time")
 
 
 def _refuse_path(X, what):
@@ -333,8 +345,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, Ba
             block at a time where `out_of_core` says (data larger than memory), else
             loaded; computed in f64 unless `precision` says, and an empty cluster keeps
             its centre (the CLI's default). `out_of_core_` then holds the plan's line (None:
-            loaded). A memory-mapped array that would have to be copied (not C-contiguous
-            float32/float64) and is larger than the memory limit is refused: pass its path.
+            loaded). A memory-mapped array that fit would copy (not C-contiguous
+            float32/float64 in its own precision) beyond the memory limit is refused: pass its path.
         y : Ignored
             Not used, present for scikit-learn's API.
         sample_weight : array-like of shape (n_samples,), default=None

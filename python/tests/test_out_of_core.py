@@ -86,9 +86,13 @@ def test_fit_path_errors(data, tmp_path):
 
 
 def test_large_memmap_that_needs_a_copy_is_refused(tmp_path):
-    path = tmp_path / "ints.npy"
-    np.save(path, np.arange(64, dtype=np.int32).reshape(32, 2))
-    mapped = np.load(path, mmap_mode="r")
-    with pytest.raises(ValueError, match="pass the file's path"):
-        KMeans(n_clusters=2, memory_limit=100).fit(mapped)
-    KMeans(n_clusters=2, random_state=0).fit(mapped)  # under the limit: converted as any array
+    np.save(tmp_path / "ints.npy", np.arange(64, dtype=np.int32).reshape(32, 2))
+    np.save(tmp_path / "floats.npy", blobs(200, 2, 3).astype(np.float32))
+    ints, floats = np.load(tmp_path / "ints.npy", mmap_mode="r"), np.load(tmp_path / "floats.npy", mmap_mode="r")
+    for X, precision in ((ints, None), (floats, "f64")):  # widened to float64; the engine's float64 copy
+        with pytest.raises(ValueError, match=r"would copy.*pass the file's path instead, fit\('.*npy'\)"):
+            KMeans(n_clusters=2, memory_limit=400, precision=precision).fit(X)
+        KMeans(n_clusters=2, random_state=0, precision=precision).fit(X)  # under the limit: copied as any array
+    # read in place: no copy, whatever the limit (its pages come from the file)
+    in_place = KMeans(n_clusters=2, random_state=0, memory_limit=400).fit(floats)
+    assert in_place._data_address_ == floats.__array_interface__["data"][0]
