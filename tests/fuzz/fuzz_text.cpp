@@ -92,15 +92,22 @@ void check_one_report(const std::string& error, const std::string& path, const s
     if (reporters != 1) finding("not exactly one rank reports", error, std::to_string(reporters));
 }
 
-void check_blocks(std::string_view bytes, const Outcome& whole, int ranks, std::size_t first_look) {
-    if (kms::io_detail::has_npy_magic(bytes)) return;  // the whole parse read it as .npy
-    const int fd = memfd_create("fuzz-blocks", MFD_CLOEXEC);
-    if (fd < 0) return;
+// The input as an anonymous file (-1 where memfds are not to be had).
+int memfd_holding(std::string_view bytes, const char* name) {
+    const int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0) return fd;
     for (std::size_t done = 0; done < bytes.size();) {
         const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
         if (wrote <= 0) std::abort();
         done += static_cast<std::size_t>(wrote);
     }
+    return fd;
+}
+
+void check_blocks(std::string_view bytes, const Outcome& whole, int ranks, std::size_t first_look) {
+    if (kms::io_detail::has_npy_magic(bytes)) return;  // the whole parse read it as .npy
+    const int fd = memfd_holding(bytes, "fuzz-blocks");
+    if (fd < 0) return;
     const std::string path = "/proc/self/fd/" + std::to_string(fd);
     const auto count = static_cast<std::size_t>(ranks);
     std::vector<kms::RowBlock> blocks(count);
@@ -150,13 +157,8 @@ void check_blocks(std::string_view bytes, const Outcome& whole, int ranks, std::
 void check_rows(std::string_view bytes, const Outcome& whole, int ranks, std::size_t rows_per_mark,
                 std::size_t window_bytes, std::size_t first_look) {
     if (kms::io_detail::has_npy_magic(bytes)) return;
-    const int fd = memfd_create("fuzz-rows", MFD_CLOEXEC);
+    const int fd = memfd_holding(bytes, "fuzz-rows");
     if (fd < 0) return;
-    for (std::size_t done = 0; done < bytes.size();) {
-        const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (wrote <= 0) std::abort();
-        done += static_cast<std::size_t>(wrote);
-    }
     const std::string path = "/proc/self/fd/" + std::to_string(fd);
     const auto count = static_cast<std::size_t>(ranks);
     std::vector<std::string> errors(count), differences(count);
