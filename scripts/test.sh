@@ -9,7 +9,7 @@
 # After the install, three lanes run side by side: the Release build and its CTest; the
 # ASan+UBSan build and its CTest ("[asan] " before its lines); the TSan build and its
 # suites, then the fuzzers' build ("[tsan] "). The sanitizer and fuzz builds run niced
-# (KMS_BUILD_NICE: ASan's at 10, TSan's and the fuzzers' at 15, the shorter lane), so they
+# (KMS_BUILD_NICE: TSan's and the fuzzers' at 10, the longer lane; ASan's at 15), so they
 # take the cores the other lanes leave idle (a CTest waiting on processes and timers, a
 # build's last long file, TSan's suites) rather than slowing the Release build; every test
 # runs at normal priority. The fuzzers run last, alone, so each target still gets its
@@ -75,8 +75,9 @@ in_background() {  # PREFIX NICENESS FUNCTION: FUNCTION's output with PREFIX bef
                    # its builds at NICENESS; $! is its job
   (export KMS_BUILD_NICE=$2; set -o pipefail; "$3" 2>&1 | sed -u "s/^/[$1] /") &
 }
-# The ASan lane is the longer one (this machine: 460 CPU-s against 224 + 77 for TSan and the
-# fuzzers' build), so its build goes first when the two compete.
+# The TSan lane and the fuzzers' build are the longer lane since ASan builds with clang (2-core
+# VM, nothing else running: 431 + 134 CPU-s against ASan's 504), so its builds go first when
+# the two compete.
 kill_tree() {  # PID: the process and all its descendants
   local child
   for child in $(pgrep -P "$1"); do kill_tree "$child"; done
@@ -84,9 +85,9 @@ kill_tree() {  # PID: the process and all its descendants
 }
 # Background jobs ignore SIGINT: on an interrupt, end the sanitizer lanes too.
 trap 'for job in ${asan_job:-} ${tsan_job:-}; do kill_tree "$job"; done; exit 130' INT TERM
-in_background asan 10 asan_lane
+in_background asan 15 asan_lane
 asan_job=$!
-in_background tsan 15 tsan_lane
+in_background tsan 10 tsan_lane
 tsan_job=$!
 release_status=0 asan_status=0 tsan_status=0 fuzz_status=0
 release_lane || release_status=$?
