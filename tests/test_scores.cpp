@@ -7,8 +7,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <stop_token>
@@ -135,6 +140,7 @@ private slots:
     void mismatched_inputs_are_refused();
     void a_stop_request_cancels_the_silhouette();
     void compute_scores_reports_undefined_scores();
+    void scores_that_do_not_fit_are_a_message();
     void cli_score_reports_json();
 };
 
@@ -490,6 +496,75 @@ void TestScores::compute_scores_reports_undefined_scores() {
     QVERIFY(close(undefined.inertia, kms::inertia(c.points, std::vector<std::int32_t>(c.points.rows(), 0),
                                                    kms::label_means(c.points, one)), 1e-15));
     QVERIFY(kms::scores_json_fields(undefined).find("\"silhouette\":null") != std::string::npos);
+}
+
+// Out of memory while scoring (past the loader) was "kmeans-cli score: not enough memory",
+// with no sizes. A child process limits its own address space to what it holds and fills
+// it, so the scores' first array of one value a point cannot be had.
+void TestScores::scores_that_do_not_fit_are_a_message() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+    QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
+#endif
+#endif
+    const std::size_t n = 4'000'000;
+    Matrix<double> points(n, 1);
+    std::vector<std::int32_t> labels(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        points(i, 0) = double(i % 1000);
+        labels[i] = std::int32_t(i % 7);
+    }
+    int channel[2];
+    QVERIFY(::pipe(channel) == 0);
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {  // this thread alone (glibc keeps malloc usable after fork)
+        ::close(channel[0]);
+        ::alarm(60);
+        std::string said = "no error";
+        std::ifstream statm("/proc/self/statm");
+        std::size_t pages = 0;
+        statm >> pages;
+        const rlimit limit{pages * std::size_t(::sysconf(_SC_PAGESIZE)) + (4u << 20), RLIM_INFINITY};
+        std::vector<void*> balloon;
+        balloon.reserve(1 << 20);
+        if (::setrlimit(RLIMIT_AS, &limit) != 0) said = "setrlimit failed";
+        else try {
+            // The heap's free space counts as held: take it all in 1-MiB blocks, then give
+            // back 2 MiB for the message. No array of one value a point fits after that.
+            for (void* block; (block = std::malloc(1 << 20)) != nullptr;) balloon.push_back(block);
+            for (int i = 0; i < 2 && !balloon.empty(); ++i) {
+                std::free(balloon.back());
+                balloon.pop_back();
+            }
+            kms::ScoreInputs inputs;
+            inputs.points = &points;
+            inputs.labels = labels;
+            inputs.source = "points.npy";
+            kms::ScoreSettings settings;
+            settings.silhouette = kms::SilhouetteMode::None;
+            settings.options.threads = 1;
+            kms::compute_scores(inputs, settings);
+        } catch (const kms::Error& error) {
+            said = error.what();
+        } catch (const std::exception& error) {
+            said = std::string("not a kms::Error: ") + error.what();
+        }
+        [[maybe_unused]] const ssize_t written = ::write(channel[1], said.data(), said.size());
+        ::_exit(0);
+    }
+    ::close(channel[1]);
+    std::string message;
+    char buffer[512];
+    for (ssize_t got; (got = ::read(channel[0], buffer, sizeof buffer)) > 0;) message.append(buffer, std::size_t(got));
+    ::close(channel[0]);
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, message.c_str());
+    QVERIFY2(message.find("points.npy: not enough memory to score 4000000 points × 1 coordinates") == 0, message.c_str());
+    QVERIFY2(message.find("30.5176 MiB") != std::string::npos, message.c_str());
 }
 
 void TestScores::cli_score_reports_json() {

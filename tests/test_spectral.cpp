@@ -463,6 +463,23 @@ private slots:
         QVERIFY(!QFileInfo::exists(labels));
     }
 
+    // A build with LAPACKE that cannot load it: under `ulimit -v` the loader fails to map
+    // OpenBLAS, and the message said the program was built without LAPACKE and to install
+    // the -dev packages. Now it says which of the two it is.
+    void lapackThatCannotLoadSaysWhy() {
+        const std::string memory = kms::lapack_load_failure_message(
+            "libopenblas.so.0: failed to map segment from shared object");
+        QVERIFY2(memory.find("not enough memory") != std::string::npos, memory.c_str());
+        QVERIFY2(memory.find("failed to map segment") != std::string::npos, memory.c_str());
+        QVERIFY2(memory.find("built without") == std::string::npos, memory.c_str());
+        QVERIFY2(memory.find("install") == std::string::npos, memory.c_str());
+        const std::string missing = kms::lapack_load_failure_message(
+            "liblapacke.so.3: cannot open shared object file: No such file or directory");
+        QVERIFY2(missing.find("liblapacke and libopenblas0") != std::string::npos, missing.c_str());
+        QVERIFY2(missing.find("not enough memory") == std::string::npos, missing.c_str());
+        QVERIFY2(missing.find("built without") == std::string::npos, missing.c_str());
+    }
+
     void missingLapackSaysWhatToInstall() {
         const std::string message = kms::lapack_missing_message();
         QVERIFY(message.find("liblapacke-dev") != std::string::npos);

@@ -122,6 +122,7 @@ int score(const Args& args) {
     inputs.truth_labels = truth;
     if (options.has("--centroids")) inputs.centroids = &centroids;
     if (options.has("--truth-centroids")) inputs.truth_centroids = &truth_centroids;
+    inputs.source = input_path;
     const Scores scores = compute_scores(inputs, settings);
 
     for (const std::string& note : scores.notes) std::fprintf(stderr, "kmeans-cli score: note: %s\n", note.c_str());

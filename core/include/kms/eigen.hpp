@@ -21,6 +21,9 @@ struct EigenPairs {
 bool lapack_built();
 // What to install when it has not, in a sentence.
 std::string lapack_missing_message();
+// Why a build with LAPACKE could not load it at run time, from the dynamic loader's
+// error: not enough memory (say so), or the runtime libraries missing (say which).
+std::string lapack_load_failure_message(const std::string& loader_error);
 
 // The `count` smallest eigenvalues of the symmetric n × n `matrix` (only its upper
 // triangle is read) and their eigenvectors, by LAPACK's dsyevr. Throws kms::Error

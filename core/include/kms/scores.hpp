@@ -123,6 +123,7 @@ struct ScoreInputs {
     const Matrix<double>* centroids = nullptr;       // for inertia and CI; null = label means
     std::span<const std::int32_t> truth_labels;      // empty = no ARI/NMI
     const Matrix<double>* truth_centroids = nullptr; // null = no CI
+    std::string source;                              // the points' file, for messages (may be empty)
 };
 
 struct Scores {

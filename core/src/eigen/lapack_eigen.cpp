@@ -5,6 +5,7 @@
 // kmeans-cli's blocked signals (core/CMakeLists.txt says what went wrong).
 #include "kms/eigen.hpp"
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,24 +26,27 @@ struct Lapacke {
     std::string error;  // why it could not be opened
 };
 
-// Opened once, kept for the process's life. The library found at configure time,
-// else the runtime package's soname.
-const Lapacke& lapacke() {
-    static const Lapacke library = [] {
-        Lapacke result;
-        void* handle = nullptr;
-        for (const char* name : {KMS_LAPACKE_LIBRARY, "liblapacke.so.3"}) {
-            handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-            if (handle) break;
-            result.error += std::string(result.error.empty() ? "" : "; ") + dlerror();
-        }
-        if (!handle) return result;
-        result.dsyevr = reinterpret_cast<decltype(&LAPACKE_dsyevr)>(dlsym(handle, "LAPACKE_dsyevr"));
-        result.dlamch = reinterpret_cast<decltype(&LAPACKE_dlamch)>(dlsym(handle, "LAPACKE_dlamch"));
-        if (!result.dsyevr || !result.dlamch) result.error = "LAPACKE_dsyevr or LAPACKE_dlamch missing from " + std::string(KMS_LAPACKE_LIBRARY);
-        return result;
-    }();
-    return library;
+// The library found at configure time, else the runtime package's soname. Once opened
+// it is kept for the process's life. A failed open is tried again at the next call:
+// it may have been a passing shortage of memory, as in the studio.
+Lapacke lapacke() {
+    static std::mutex mutex;
+    static Lapacke opened;
+    const std::lock_guard lock(mutex);
+    if (opened.dsyevr && opened.dlamch) return opened;
+    Lapacke result;
+    void* handle = nullptr;
+    for (const char* name : {KMS_LAPACKE_LIBRARY, "liblapacke.so.3"}) {
+        handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (handle) break;
+        result.error += std::string(result.error.empty() ? "" : "; ") + dlerror();
+    }
+    if (!handle) return result;
+    result.dsyevr = reinterpret_cast<decltype(&LAPACKE_dsyevr)>(dlsym(handle, "LAPACKE_dsyevr"));
+    result.dlamch = reinterpret_cast<decltype(&LAPACKE_dlamch)>(dlsym(handle, "LAPACKE_dlamch"));
+    if (!result.dsyevr || !result.dlamch) result.error = "LAPACKE_dsyevr or LAPACKE_dlamch missing from " + std::string(KMS_LAPACKE_LIBRARY);
+    else opened = result;
+    return result;
 }
 }  // namespace
 #endif
@@ -53,6 +57,17 @@ bool lapack_built() {
 #else
     return false;
 #endif
+}
+
+std::string lapack_load_failure_message(const std::string& loader_error) {
+    // The dynamic loader says "failed to map segment" or "cannot allocate memory" when the
+    // address space is full (a `ulimit -v`, a cgroup): installing packages would not help.
+    const auto says = [&](const char* text) { return loader_error.find(text) != std::string::npos; };
+    const bool memory = says("failed to map segment") || says("annot allocate memory");
+    return "cannot load LAPACKE (" + loader_error + "): spectral clustering needs LAPACK's eigensolver, which this " +
+           "program was built to load at run time; " +
+           (memory ? std::string("there is not enough memory to load it (is the address space limited, e.g. by ulimit -v?)")
+                   : std::string("install the runtime libraries (Debian/Ubuntu: liblapacke and libopenblas0)"));
 }
 
 std::string lapack_missing_message() {
@@ -76,9 +91,8 @@ EigenPairs lapack_smallest_eigenpairs(const Matrix<double>& matrix, std::size_t 
     lapack_int found = 0;
     const auto size = static_cast<lapack_int>(n);
     // abstol = safe minimum: the most accurate eigenvalues dsyevr gives (its documentation's advice).
-    const Lapacke& library = lapacke();
-    if (!library.dsyevr || !library.dlamch)
-        throw Error("cannot open LAPACKE (" + library.error + "): " + lapack_missing_message());
+    const Lapacke library = lapacke();
+    if (!library.dsyevr || !library.dlamch) throw Error(lapack_load_failure_message(library.error));
     const lapack_int info =
         library.dsyevr(LAPACK_ROW_MAJOR, 'V', 'I', 'U', size, work.data(), size, 0.0, 0.0, 1,
                        static_cast<lapack_int>(count), library.dlamch('S'), &found, result.values.data(),

@@ -12,11 +12,13 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <new>
 #include <numeric>
 #include <sstream>
 
 #include "kms/distance.hpp"
 #include "kms/error.hpp"
+#include "kms/short_number.hpp"
 
 namespace kms {
 
@@ -390,8 +392,8 @@ int centroid_index(const Matrix<double>& predicted, const Matrix<double>& truth)
     return std::max(orphans(predicted, truth), orphans(truth, predicted));
 }
 
-Scores compute_scores(const ScoreInputs& inputs, const ScoreSettings& settings) {
-    if (!inputs.points) throw Error("compute_scores: no points");
+namespace {
+Scores scores_in_memory(const ScoreInputs& inputs, const ScoreSettings& settings) {
     const Matrix<double>& points = *inputs.points;
     require_same_length(points.rows(), inputs.labels.size());
     if (!inputs.truth_labels.empty() && inputs.truth_labels.size() != inputs.labels.size())
@@ -478,6 +480,25 @@ Scores compute_scores(const ScoreInputs& inputs, const ScoreSettings& settings) 
         scores.centroid_index = centroid_index(predicted, *inputs.truth_centroids);
     }
     return scores;
+}
+}  // namespace
+
+Scores compute_scores(const ScoreInputs& inputs, const ScoreSettings& settings) {
+    if (!inputs.points) throw Error("compute_scores: no points");
+    try {
+        return scores_in_memory(inputs, settings);
+    } catch (const std::bad_alloc&) {
+        // Beside the points the scores keep arrays of one value a point (the labels coded
+        // 0..k-1, the silhouette's values, a sample's rows): name the sizes, as the loaders
+        // and fit() do, and what needs less.
+        const std::size_t n = inputs.points->rows(), d = inputs.points->cols();
+        const bool exact_silhouette = settings.silhouette == SilhouetteMode::Exact;
+        throw Error((inputs.source.empty() ? std::string() : inputs.source + ": ") + "not enough memory to score " +
+                    std::to_string(n) + " points × " + std::to_string(d) +
+                    " coordinates (beside the points' " + short_number(double(n) * double(d) * 8.0 / 1048576.0) +
+                    " MiB, arrays of one value a point, " + short_number(double(n) * 8.0 / 1048576.0) + " MiB each" +
+                    (exact_silhouette ? "; --silhouette sampled:N or none needs less)" : ")"));
+    }
 }
 
 namespace {
