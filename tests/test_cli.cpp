@@ -241,13 +241,7 @@ private slots:
     // (a row of 25 M columns asked 12.8 GB a thread). 2 points × 2 M coordinates (32 MB)
     // now run in a 600 MB address space with 2 threads (before: 2 × 1 GB of scratch).
     void wide_rows_run_in_memory_sized_by_the_work() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-        QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-        QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
-#endif
-#endif
+        KMS_SKIP_ADDRESS_LIMIT_IF_SANITIZED();
         const std::size_t d = 2'000'000;
         kms::Matrix<double> wide(2, d);
         for (std::size_t i = 0; i < wide.size(); ++i) wide.data()[i] = double(i % 7) + (i >= d ? 10.0 : 0.0);
@@ -272,13 +266,7 @@ private slots:
     // tiles (16 × d values a thread) and every solver's per-thread scratch now fail as a
     // message (exit 1), or fit.
     void scratch_that_does_not_fit_is_a_message() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-        QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-        QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
-#endif
-#endif
+        KMS_SKIP_ADDRESS_LIMIT_IF_SANITIZED();
         const std::size_t d = 500'000;
         kms::Matrix<double> three(3, d);
         for (std::size_t i = 0; i < three.size(); ++i) three.data()[i] = double(i / d);

@@ -502,13 +502,7 @@ void TestScores::compute_scores_reports_undefined_scores() {
 // with no sizes. A child process limits its own address space to what it holds and fills
 // it, so the scores' first array of one value a point cannot be had.
 void TestScores::scores_that_do_not_fit_are_a_message() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-    QSKIP("a sanitizer's shadow memory does not fit an address-space limit");
-#endif
-#endif
+    KMS_SKIP_ADDRESS_LIMIT_IF_SANITIZED();
     const std::size_t n = 4'000'000;
     Matrix<double> points(n, 1);
     std::vector<std::int32_t> labels(n);

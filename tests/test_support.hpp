@@ -65,6 +65,22 @@ inline CliRun run_cli(const QStringList& arguments, int timeout_ms = 120000) {
     return result;
 }
 
+// Built with ASan, TSan or MSan (g++ or clang). An address-space limit (ulimit -v,
+// RLIMIT_AS) leaves a sanitizer's shadow memory no room: tests that set one skip.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#define KMS_SKIP_ADDRESS_LIMIT_IF_SANITIZED() \
+    if (kms::test::kSanitized) QSKIP("a sanitizer's shadow memory does not fit an address-space limit")
+
 // ../shared/datasets (absent in a user's clone: tests that need it skip).
 inline std::string datasets_dir() { return env_or_empty("KMS_DATASETS"); }
 
